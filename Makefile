@@ -1,0 +1,3 @@
+# Placeholder; the foundation commit fills it.
+test:
+	swift build

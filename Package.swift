@@ -1,0 +1,65 @@
+// swift-tools-version:6.0
+// Wharf: SwiftUI's fileImporter/fileExporter semantics as a JSON-RPC 2.0 server over stdio.
+//
+// Layers, each knowing only those below it:
+//   CJansson → WharfJSON → WharfJSONRPC
+//   WharfSystem → WharfContentTypes, WharfFileWriting, WharfAccess (CSQLite) → WharfDialogs
+//   all of the above → WharfServer → wharf
+// Domain modules (content types, file writing, access, dialogs) never see JSON.
+import PackageDescription
+
+let package = Package(
+    name: "Wharf",
+    products: [
+        .executable(name: "wharf", targets: ["wharf"]),
+    ],
+    targets: [
+        // MARK: System libraries
+        .systemLibrary(
+            name: "CJansson",
+            pkgConfig: "jansson",
+            providers: [.apt(["libjansson-dev"])]
+        ),
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
+
+        // MARK: Foundation layers
+        .target(name: "WharfSystem"),
+        .target(name: "WharfJSON", dependencies: ["CJansson"]),
+        .testTarget(name: "WharfJSONTests", dependencies: ["WharfJSON"]),
+        .target(name: "WharfJSONRPC", dependencies: ["WharfJSON", "WharfSystem"]),
+        .testTarget(name: "WharfJSONRPCTests", dependencies: ["WharfJSONRPC", "WharfTestSupport"]),
+
+        // MARK: Domain modules (no JSON)
+        .target(name: "WharfContentTypes", dependencies: ["WharfSystem"]),
+        .testTarget(name: "WharfContentTypesTests", dependencies: ["WharfContentTypes"]),
+        .target(name: "WharfFileWriting", dependencies: ["WharfSystem"]),
+        .testTarget(name: "WharfFileWritingTests", dependencies: ["WharfFileWriting"]),
+        .target(name: "WharfAccess", dependencies: ["CSQLite", "WharfSystem"]),
+        .testTarget(name: "WharfAccessTests", dependencies: ["WharfAccess"]),
+        .target(name: "WharfDialogs", dependencies: ["WharfSystem", "WharfFileWriting"]),
+        .testTarget(name: "WharfDialogsTests", dependencies: ["WharfDialogs"]),
+
+        // MARK: Server and executable
+        .target(
+            name: "WharfServer",
+            dependencies: [
+                "WharfJSON", "WharfJSONRPC", "WharfSystem",
+                "WharfContentTypes", "WharfFileWriting", "WharfAccess", "WharfDialogs",
+            ]
+        ),
+        .testTarget(name: "WharfServerTests", dependencies: ["WharfServer", "WharfTestSupport"]),
+        .executableTarget(name: "wharf", dependencies: ["WharfServer"]),
+
+        // MARK: Test support and end-to-end tests over the real binary
+        .target(name: "WharfTestSupport", dependencies: ["WharfJSON", "WharfJSONRPC", "WharfServer"]),
+        .testTarget(
+            name: "WharfEndToEndTests",
+            dependencies: ["WharfTestSupport", "WharfJSON"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,94 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// What `stat`/`lstat` says about a path, in Swift terms.
+public struct FileStatus: Sendable, Equatable {
+    public enum Kind: Sendable, Equatable {
+        case regular, directory, symlink, other
+    }
+
+    public var kind: Kind
+    public var size: Int64
+    /// Permission bits and file type bits, as `st_mode`.
+    public var mode: UInt32
+    /// Last modification, in seconds since the epoch (with fraction).
+    public var modified: Double
+    public var device: UInt64
+    public var inode: UInt64
+
+    public init(_ raw: stat) {
+        switch raw.st_mode & S_IFMT {
+        case S_IFREG: kind = .regular
+        case S_IFDIR: kind = .directory
+        case S_IFLNK: kind = .symlink
+        default: kind = .other
+        }
+        size = Int64(raw.st_size)
+        mode = raw.st_mode
+        modified = Double(raw.st_mtim.tv_sec) + Double(raw.st_mtim.tv_nsec) / 1_000_000_000
+        device = UInt64(raw.st_dev)
+        inode = UInt64(raw.st_ino)
+    }
+
+    /// `stat(2)`: follows symlinks.
+    public static func of(_ path: String) throws(SystemError) -> FileStatus {
+        var raw = stat()
+        guard stat(path, &raw) == 0 else { throw .current("stat", path: path) }
+        return FileStatus(raw)
+    }
+
+    /// `lstat(2)`: describes a symlink itself.
+    public static func ofLink(_ path: String) throws(SystemError) -> FileStatus {
+        var raw = stat()
+        guard lstat(path, &raw) == 0 else { throw .current("lstat", path: path) }
+        return FileStatus(raw)
+    }
+
+    /// `fstat(2)`.
+    public static func of(descriptor: Int32, path: String? = nil) throws(SystemError) -> FileStatus {
+        var raw = stat()
+        guard fstat(descriptor, &raw) == 0 else { throw .current("fstat", path: path) }
+        return FileStatus(raw)
+    }
+}
+
+/// Who a file is, independent of where it is: the inode within a file system.
+///
+/// The device number alone is not enough to name a file system across reboots (it changes on
+/// some), so identity also carries the file system id from `statfs(2)` (through `statvfs(3)`); callers fall back to
+/// the path when neither matches.
+public struct FileIdentity: Sendable, Hashable, CustomStringConvertible {
+    public var device: UInt64
+    public var inode: UInt64
+    /// The file system id (`f_fsid` of `statvfs(3)`, which glibc fills from `statfs(2)`).
+    public var fileSystem: UInt64
+
+    public init(device: UInt64, inode: UInt64, fileSystem: UInt64) {
+        self.device = device
+        self.inode = inode
+        self.fileSystem = fileSystem
+    }
+
+    /// The identity of what `path` names now, following symlinks unless `followSymlinks` is false.
+    public static func of(_ path: String, followSymlinks: Bool = true) throws(SystemError) -> FileIdentity {
+        let status = followSymlinks ? try FileStatus.of(path) : try FileStatus.ofLink(path)
+        var fs = statvfs()
+        // statvfs follows symlinks; for an unfollowed link its directory's file system is the same.
+        let fsPath = followSymlinks ? path : FilePath.directory(of: path)
+        guard statvfs(fsPath, &fs) == 0 else { throw .current("statvfs", path: path) }
+        return FileIdentity(device: status.device, inode: status.inode, fileSystem: UInt64(fs.f_fsid))
+    }
+
+    /// Same inode on the same file system, judged by the file system id when both have one and
+    /// by the device number otherwise.
+    public func sameFile(as other: FileIdentity) -> Bool {
+        guard inode == other.inode else { return false }
+        if fileSystem != 0 && other.fileSystem != 0 { return fileSystem == other.fileSystem }
+        return device == other.device
+    }
+
+    public var description: String { "dev \(device) ino \(inode) fs \(fileSystem)" }
+}

@@ -1,0 +1,80 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// A mutex with a condition variable, for the few places where threads must wait on each other
+/// (the writer's backlog bound, in-flight replies). Swift's `Mutex` has no condition variable.
+///
+/// `@unchecked Sendable`: the pthread objects are the synchronisation; they live in heap memory
+/// owned by this object and never move.
+public final class ConditionLock: @unchecked Sendable {
+    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+
+    public init() {
+        pthread_mutex_init(mutex, nil)
+        var attributes = pthread_condattr_t()
+        pthread_condattr_init(&attributes)
+        pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)
+        pthread_cond_init(condition, &attributes)
+        pthread_condattr_destroy(&attributes)
+    }
+
+    deinit {
+        pthread_cond_destroy(condition)
+        pthread_mutex_destroy(mutex)
+        condition.deallocate()
+        mutex.deallocate()
+    }
+
+    public func lock() { pthread_mutex_lock(mutex) }
+    public func unlock() { pthread_mutex_unlock(mutex) }
+
+    /// Runs `body` with the mutex held.
+    @inline(__always)
+    public func withLock<T>(_ body: () throws -> T) rethrows -> T {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return try body()
+    }
+
+    /// Waits for a signal; the mutex must be held. Callers loop on their own predicate.
+    public func wait() { pthread_cond_wait(condition, mutex) }
+
+    /// Waits for a signal or until `seconds` pass; the mutex must be held.
+    /// Returns false when the time ran out.
+    @discardableResult
+    public func wait(seconds: Double) -> Bool {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        let whole = Int(seconds)
+        var deadline = timespec(
+            tv_sec: now.tv_sec + whole,
+            tv_nsec: now.tv_nsec + Int((seconds - Double(whole)) * 1_000_000_000)
+        )
+        if deadline.tv_nsec >= 1_000_000_000 {
+            deadline.tv_sec += 1
+            deadline.tv_nsec -= 1_000_000_000
+        }
+        return pthread_cond_timedwait(condition, mutex, &deadline) == 0
+    }
+
+    public func signal() { pthread_cond_signal(condition) }
+    public func broadcast() { pthread_cond_broadcast(condition) }
+}
+
+/// A value guarded by a mutex. Small and explicit; the guarded state is only reachable inside
+/// `withValue`.
+public final class Locked<Value>: @unchecked Sendable {
+    private let lock = ConditionLock()
+    private var value: Value
+
+    public init(_ value: Value) { self.value = value }
+
+    @inline(__always)
+    public func withValue<T>(_ body: (inout Value) throws -> T) rethrows -> T {
+        try lock.withLock { try body(&value) }
+    }
+}

@@ -1,0 +1,37 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// A failed system call, told as a short story: what was attempted, on which path, and why it failed.
+///
+/// Every module that touches the operating system reports failures with this one type, so a
+/// protocol error can always name the file and the cause the same way.
+public struct SystemError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The `errno` value the call left behind.
+    public var code: Int32
+    /// What was attempted, e.g. `open` or `rename`.
+    public var operation: String
+    /// The path the call was about, when there was one.
+    public var path: String?
+
+    public init(code: Int32, operation: String, path: String? = nil) {
+        self.code = code
+        self.operation = operation
+        self.path = path
+    }
+
+    /// Captures the current `errno`.
+    public static func current(_ operation: String, path: String? = nil) -> SystemError {
+        SystemError(code: errno, operation: operation, path: path)
+    }
+
+    /// The C library's own wording for `code` (`strerror`).
+    public var reason: String { String(cString: strerror(code)) }
+
+    public var description: String {
+        if let path { return "\(operation) \(path): \(reason)" }
+        return "\(operation): \(reason)"
+    }
+}
