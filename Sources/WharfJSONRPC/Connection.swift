@@ -1,1 +1,353 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 import WharfJSON
+import WharfSystem
+
+/// One JSON-RPC 2.0 peer over a pair of file descriptors.
+///
+/// The connection owns everything that is JSON-RPC and nothing that is Wharf: framing,
+/// validation of messages, batches, matching responses to the requests we sent, and
+/// `$/cancelRequest`. Requests and notifications are handed to the handler on the read loop's
+/// thread, in stream order; a handler that has to wait (on disk, on the peer) answers its
+/// `Reply` later from any thread, and the read loop goes on meanwhile.
+public final class Connection: @unchecked Sendable {
+    public struct Options: Sendable {
+        public var framing: FramingMode = .auto
+        /// Longer messages are discarded unread and answered with -32600.
+        public var maxMessageBytes = 64 * 1024 * 1024
+        /// Reading pauses while more than this is waiting to be written.
+        public var backlogLimit = 16 * 1024 * 1024
+
+        public init(framing: FramingMode = .auto, maxMessageBytes: Int = 64 * 1024 * 1024) {
+            self.framing = framing
+            self.maxMessageBytes = maxMessageBytes
+        }
+    }
+
+    /// Why the read loop stopped.
+    public enum EndReason: Sendable, Equatable {
+        /// The peer closed its end cleanly, between messages.
+        case endOfInput
+        /// The input ended in the middle of a message.
+        case truncated
+        case readFailed(SystemError)
+        /// Our output was closed by the peer (EPIPE) or failed otherwise.
+        case writeFailed(SystemError)
+    }
+
+    /// What a handler sees. Called on the read loop's thread.
+    public struct Handler: Sendable {
+        public var request: @Sendable (Request, Reply) -> Void
+        public var notification: @Sendable (Notification) -> Void
+
+        public init(request: @escaping @Sendable (Request, Reply) -> Void, notification: @escaping @Sendable (Notification) -> Void) {
+            self.request = request
+            self.notification = notification
+        }
+    }
+
+    public let logger: Logger
+    private let input: Int32
+    private let options: Options
+    private var writer: MessageWriter!
+    private let state = Locked(SharedState())
+    /// Observes traffic, for `$/logTrace`.
+    public let tracer = Locked<(@Sendable (TraceEvent) -> Void)?>(nil)
+
+    private struct SharedState {
+        /// Requests from the peer not yet answered, so `$/cancelRequest` can answer them.
+        var incoming: [RequestID: Reply] = [:]
+        /// Requests we sent, waiting for the peer's response.
+        var outgoing: [RequestID: @Sendable (Result<JSON, ResponseError>) -> Void] = [:]
+        var nextOutgoingID: Int64 = 1
+        var ended: EndReason?
+        var writeFailure: SystemError?
+    }
+
+    public init(input: Int32, output: Int32, options: Options = Options(), logger: Logger = .silent) {
+        self.input = input
+        self.options = options
+        self.logger = logger
+        self.writer = MessageWriter(descriptor: output, backlogLimit: options.backlogLimit) { [weak self] error in
+            self?.outputFailed(error)
+        }
+        if case .lsp = options.framing { writer.setFraming(.lsp) }
+        if case .ndjson = options.framing { writer.setFraming(.ndjson) }
+    }
+
+    // MARK: Reading
+
+    /// Reads and dispatches until the input ends. Blocks the calling thread.
+    public func run(_ handler: Handler) -> EndReason {
+        var decoder = FrameDecoder(mode: options.framing, maxMessageBytes: options.maxMessageBytes)
+        var framingKnown = decoder.framing != nil
+        let capacity = 256 * 1024
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: capacity, alignment: 16)
+        defer { buffer.deallocate() }
+        var reason: EndReason
+        reading: while true {
+            writer.waitForRoom()
+            if let failure = state.withValue({ $0.writeFailure }) {
+                reason = .writeFailed(failure)
+                break
+            }
+            let count = read(input, buffer.baseAddress, capacity)
+            if count < 0 {
+                if errno == EINTR { continue }
+                reason = .readFailed(.current("read"))
+                break
+            }
+            if count == 0 {
+                if let last = decoder.finish() { process(last, handler) }
+                reason = decoder.hasPartialFrame ? .truncated : .endOfInput
+                break
+            }
+            decoder.append(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+            while let event = decoder.next() {
+                if !framingKnown, let framing = decoder.framing {
+                    framingKnown = true
+                    writer.setFraming(framing)
+                    logger.debug("framing: \(framing.rawValue)")
+                }
+                process(event, handler)
+                if state.withValue({ $0.writeFailure }) != nil { continue reading }
+            }
+        }
+        end(reason)
+        return reason
+    }
+
+    /// Runs the read loop on a thread of its own; `onEnd` is called there when it stops.
+    public func start(_ handler: Handler, onEnd: @escaping @Sendable (EndReason) -> Void) {
+        startThread { [self] in
+            let reason = run(handler)
+            onEnd(reason)
+        }
+    }
+
+    private func process(_ event: FrameEvent, _ handler: Handler) {
+        switch event {
+        case .message(let body):
+            let json: JSON
+            do {
+                json = try JSON.parse(body)
+            } catch {
+                logger.warning("invalid JSON (\(error)); answered -32700")
+                write(OutgoingMessage.response(id: .null, error: .parseError("invalid JSON: \(error)")))
+                return
+            }
+            if case .array(let elements) = json {
+                processBatch(elements, handler)
+            } else {
+                dispatch(IncomingMessage(json), handler, into: nil)
+            }
+        case .oversized(let length):
+            logger.warning("discarded a message of \(length) bytes (limit \(options.maxMessageBytes))")
+            write(OutgoingMessage.response(id: .null, error: .invalidRequest(
+                "message of \(length) bytes exceeds the limit of \(options.maxMessageBytes) bytes (--max-message-bytes)")))
+        case .skipped(let reason):
+            logger.warning("skipped bytes that are not a frame: \(reason)")
+        }
+    }
+
+    private func processBatch(_ elements: [JSON], _ handler: Handler) {
+        guard !elements.isEmpty else {
+            write(OutgoingMessage.response(id: .null, error: .invalidRequest("an empty batch")))
+            return
+        }
+        let batch = BatchCollector { [weak self] responses in
+            self?.write(.array(responses))
+        }
+        for element in elements {
+            dispatch(IncomingMessage(element), handler, into: batch)
+        }
+        batch.seal()
+    }
+
+    /// Handles one message; replies go straight out, or into `batch` when it is part of one.
+    private func dispatch(_ message: IncomingMessage, _ handler: Handler, into batch: BatchCollector?) {
+        switch message {
+        case .request(let request):
+            trace(.receivedRequest(request))
+            batch?.expect()
+            let reply = Reply(id: request.id, method: request.method) { [weak self] result in
+                guard let self else { return }
+                self.state.withValue { _ = $0.incoming.removeValue(forKey: request.id) }
+                let response: JSON
+                switch result {
+                case .success(let value): response = OutgoingMessage.response(id: request.id, result: value)
+                case .failure(let error): response = OutgoingMessage.response(id: request.id, error: error)
+                }
+                self.trace(.sentResponse(id: request.id, method: request.method, result: result))
+                if let batch { batch.add(response) } else { self.write(response) }
+            }
+            state.withValue { state in
+                if state.incoming[request.id] == nil { state.incoming[request.id] = reply }
+            }
+            handler.request(request, reply)
+        case .notification(let notification):
+            trace(.receivedNotification(notification))
+            if notification.method == "$/cancelRequest" {
+                cancelIncoming(notification.params)
+            } else {
+                handler.notification(notification)
+            }
+        case .response(let id, let result):
+            let completion = state.withValue { $0.outgoing.removeValue(forKey: id) }
+            if let completion {
+                completion(result)
+            } else {
+                logger.warning("a response to request \(id), which we did not send or which was already answered")
+            }
+        case .invalid(let error, let id):
+            logger.warning("invalid request: \(error.message)")
+            let response = OutgoingMessage.response(id: id, error: error)
+            if let batch {
+                batch.expect()
+                batch.add(response)
+            } else {
+                write(response)
+            }
+        case .strayResponse(let reason):
+            logger.warning("ignored \(reason)")
+        }
+    }
+
+    /// `$/cancelRequest {id}`: a request still pending is answered -32800 now; the handler's
+    /// own answer, when it comes, is dropped. Unknown ids are ignored, as the LSP says.
+    private func cancelIncoming(_ params: JSON?) {
+        guard let idValue = params?["id"], let id = RequestID(json: idValue) else {
+            logger.warning("$/cancelRequest without a valid id")
+            return
+        }
+        let reply = state.withValue { $0.incoming[id] }
+        reply?.fail(ResponseError(.requestCancelled, "request \(id) was cancelled"))
+    }
+
+    // MARK: Writing
+
+    private func write(_ message: JSON) {
+        writer.write(message.serialized())
+    }
+
+    /// Sends a notification to the peer. Notifications keep the order in which they are sent.
+    public func send(notification method: String, params: JSON?) {
+        trace(.sentNotification(method: method, params: params))
+        write(OutgoingMessage.notification(method: method, params: params))
+    }
+
+    /// Sends a request to the peer; `onReply` gets its response, or an error if the connection
+    /// ends first. Returns the id used.
+    @discardableResult
+    public func send(request method: String, params: JSON?, onReply: @escaping @Sendable (Result<JSON, ResponseError>) -> Void) -> RequestID {
+        let id: RequestID? = state.withValue { state in
+            guard state.ended == nil else { return nil }
+            let id = RequestID.int(state.nextOutgoingID)
+            state.nextOutgoingID += 1
+            state.outgoing[id] = onReply
+            return id
+        }
+        guard let id else {
+            onReply(.failure(Self.closedError))
+            return .null
+        }
+        trace(.sentRequest(id: id, method: method, params: params))
+        write(OutgoingMessage.request(id: id, method: method, params: params))
+        return id
+    }
+
+    /// Stops waiting for the response to `id` (the answer, if it comes, is ignored).
+    public func abandon(request id: RequestID) {
+        state.withValue { _ = $0.outgoing.removeValue(forKey: id) }
+    }
+
+    /// Waits until every request from the peer has been answered (or `seconds` pass): what is
+    /// in flight finishes before the process ends.
+    public func waitForPendingReplies(seconds: Double) {
+        var remaining = seconds
+        while remaining > 0 && !state.withValue({ $0.incoming.isEmpty }) {
+            usleep(5_000)
+            remaining -= 0.005
+        }
+    }
+
+    /// Waits until everything sent so far is written (or `seconds` pass).
+    @discardableResult
+    public func flush(seconds: Double = 5) -> Bool { writer.flush(seconds: seconds) }
+
+    /// The error every request still waiting on the peer gets when the connection ends.
+    public static let closedError = ResponseError(.internalError, "the connection closed before the peer answered")
+
+    private func outputFailed(_ error: SystemError) {
+        logger.warning("output closed: \(error)")
+        state.withValue { $0.writeFailure = error }
+    }
+
+    /// Marks the end and fails every request we are still waiting on.
+    private func end(_ reason: EndReason) {
+        let waiting = state.withValue { state -> [@Sendable (Result<JSON, ResponseError>) -> Void] in
+            state.ended = reason
+            let waiting = Array(state.outgoing.values)
+            state.outgoing.removeAll()
+            return waiting
+        }
+        for completion in waiting { completion(.failure(Self.closedError)) }
+    }
+
+    /// True when our output has failed (the peer closed it).
+    public var outputIsBroken: Bool { state.withValue { $0.writeFailure != nil } }
+
+    private func trace(_ event: TraceEvent) {
+        if let tracer = tracer.withValue({ $0 }) { tracer(event) }
+    }
+}
+
+/// Gathers the responses of one batch and sends them together, as one array, once every
+/// request in it has been answered. A batch of notifications only sends nothing at all.
+final class BatchCollector: Sendable {
+    private struct State {
+        var expected = 0
+        var responses: [JSON] = []
+        var sealed = false
+        var sent = false
+    }
+
+    private let state = Locked(State())
+    private let send: @Sendable ([JSON]) -> Void
+
+    init(send: @escaping @Sendable ([JSON]) -> Void) { self.send = send }
+
+    func expect() { state.withValue { $0.expected += 1 } }
+
+    func add(_ response: JSON) {
+        state.withValue { $0.responses.append(response) }
+        sendIfComplete()
+    }
+
+    /// Called once every element has been dispatched.
+    func seal() {
+        state.withValue { $0.sealed = true }
+        sendIfComplete()
+    }
+
+    private func sendIfComplete() {
+        let ready: [JSON]? = state.withValue { state in
+            guard state.sealed, !state.sent, state.responses.count == state.expected else { return nil }
+            state.sent = true
+            return state.expected == 0 ? nil : state.responses
+        }
+        if let ready { send(ready) }
+    }
+}
+
+/// Traffic as `$/logTrace` reports it.
+public enum TraceEvent: Sendable {
+    case receivedRequest(Request)
+    case receivedNotification(Notification)
+    case sentResponse(id: RequestID, method: String, result: Result<JSON, ResponseError>)
+    case sentNotification(method: String, params: JSON?)
+    case sentRequest(id: RequestID, method: String, params: JSON?)
+}

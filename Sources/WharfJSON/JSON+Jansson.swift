@@ -1,0 +1,164 @@
+import CJansson
+
+// The only file in Wharf that calls jansson.
+
+/// A valid pointer for empty inputs, whose buffers may have no base address.
+/// Never written after initialisation.
+nonisolated(unsafe) private let emptyCString: UnsafePointer<CChar> = {
+    let pointer = UnsafeMutablePointer<CChar>.allocate(capacity: 1)
+    pointer.initialize(to: 0)
+    return UnsafePointer(pointer)
+}()
+
+/// UTF-8 bytes as the `const char *` jansson takes (with an explicit length: NUL-safe).
+private func cChars(_ bytes: UnsafeBufferPointer<UInt8>) -> UnsafePointer<CChar> {
+    guard let base = bytes.baseAddress else { return emptyCString }
+    return UnsafeRawPointer(base).assumingMemoryBound(to: CChar.self)
+}
+
+/// Why bytes could not be read as JSON, with jansson's own position and wording.
+public struct JSONParseError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var message: String
+    public var line: Int
+    public var column: Int
+    public var position: Int
+
+    public var description: String { "\(message) at line \(line), column \(column)" }
+}
+
+extension JSON {
+    /// Decoding flags: any value at the top level (so `1` is valid JSON that is not a request),
+    /// and NUL characters allowed inside strings (see `JSON`).
+    private static let decodeFlags = Int(JSON_DECODE_ANY | JSON_ALLOW_NUL)
+
+    /// Parses one JSON text. Invalid UTF-8, lone surrogates, trailing garbage and nesting deeper
+    /// than jansson's limit (2048) are errors; integers beyond `Int64` are errors too, because
+    /// jansson cannot hold them exactly.
+    public static func parse(_ bytes: UnsafeRawBufferPointer) throws(JSONParseError) -> JSON {
+        var error = json_error_t()
+        let base = bytes.baseAddress?.assumingMemoryBound(to: CChar.self) ?? emptyCString
+        guard let root = json_loadb(base, bytes.count, decodeFlags, &error) else {
+            throw JSONParseError(error)
+        }
+        defer { json_decref(root) }
+        return JSON(jansson: root)
+    }
+
+    /// Parses one JSON text from bytes.
+    public static func parse(_ bytes: [UInt8]) throws(JSONParseError) -> JSON {
+        let result: Result<JSON, JSONParseError> = bytes.withUnsafeBytes { raw in
+            do throws(JSONParseError) { return .success(try parse(raw)) } catch { return .failure(error) }
+        }
+        return try result.get()
+    }
+
+    /// Parses one JSON text from a string.
+    public static func parse(_ text: String) throws(JSONParseError) -> JSON {
+        try parse(Array(text.utf8))
+    }
+
+    private init(jansson value: UnsafeMutablePointer<json_t>) {
+        switch wharf_json_typeof(value) {
+        case JSON_OBJECT:
+            var object = JSONObject()
+            var iterator = json_object_iter(value)
+            while let current = iterator {
+                let keyPointer = json_object_iter_key(current)!
+                let keyLength = json_object_iter_key_len(current)
+                let key = String(decoding: UnsafeRawBufferPointer(start: keyPointer, count: keyLength), as: UTF8.self)
+                // jansson already merged duplicate keys, so keys are unique here.
+                object.appendUnchecked(key: key, value: JSON(jansson: json_object_iter_value(current)))
+                iterator = json_object_iter_next(value, current)
+            }
+            self = .object(object)
+        case JSON_ARRAY:
+            let count = json_array_size(value)
+            var array: [JSON] = []
+            array.reserveCapacity(count)
+            for index in 0..<count { array.append(JSON(jansson: json_array_get(value, index))) }
+            self = .array(array)
+        case JSON_STRING:
+            let length = json_string_length(value)
+            self = .string(String(decoding: UnsafeRawBufferPointer(start: json_string_value(value), count: length), as: UTF8.self))
+        case JSON_INTEGER:
+            self = .int(Int64(json_integer_value(value)))
+        case JSON_REAL:
+            self = .double(json_real_value(value))
+        case JSON_TRUE:
+            self = .bool(true)
+        case JSON_FALSE:
+            self = .bool(false)
+        default:
+            self = .null
+        }
+    }
+}
+
+extension JSON {
+    /// Compact output, any value at the top level. Non-finite doubles, which JSON cannot
+    /// express, are written as `null`.
+    private static let encodeFlags = Int(JSON_COMPACT | JSON_ENCODE_ANY)
+
+    /// Serialises to compact JSON text, appending to `output`.
+    public func serialize(into output: inout [UInt8]) {
+        let root = makeJansson()
+        defer { json_decref(root) }
+        withUnsafeMutablePointer(to: &output) { pointer in
+            _ = json_dump_callback(root, { buffer, size, context in
+                let output = context!.assumingMemoryBound(to: [UInt8].self)
+                output.pointee.append(contentsOf: UnsafeRawBufferPointer(start: buffer, count: size))
+                return 0
+            }, pointer, Self.encodeFlags)
+        }
+    }
+
+    /// Serialises to compact JSON text.
+    public func serialized() -> [UInt8] {
+        var output: [UInt8] = []
+        output.reserveCapacity(128)
+        serialize(into: &output)
+        return output
+    }
+
+    /// Compact JSON text as a `String`.
+    public var jsonText: String { String(decoding: serialized(), as: UTF8.self) }
+
+    private func makeJansson() -> UnsafeMutablePointer<json_t> {
+        switch self {
+        case .null:
+            return json_null()
+        case .bool(let value):
+            return value ? json_true() : json_false()
+        case .int(let value):
+            return json_integer(json_int_t(value))
+        case .double(let value):
+            return json_real(value) ?? json_null()
+        case .string(let value):
+            var value = value
+            return value.withUTF8 { json_stringn_nocheck(cChars($0), $0.count) }
+        case .array(let elements):
+            let array = json_array()!
+            for element in elements { json_array_append_new(array, element.makeJansson()) }
+            return array
+        case .object(let object):
+            let result = json_object()!
+            for member in object.members {
+                var key = member.key
+                key.withUTF8 { bytes in
+                    _ = json_object_setn_new_nocheck(result, cChars(bytes), bytes.count, member.value.makeJansson())
+                }
+            }
+            return result
+        }
+    }
+}
+
+extension JSONParseError {
+    init(_ error: json_error_t) {
+        var error = error
+        let text = withUnsafeBytes(of: &error.text) { raw in
+            String(cString: raw.bindMemory(to: CChar.self).baseAddress!)
+        }
+        self.init(message: text, line: Int(error.line), column: Int(error.column), position: Int(error.position))
+    }
+}

@@ -1,0 +1,157 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import WharfSystem
+
+/// Writes framed messages to one file descriptor, in the order they were handed over.
+///
+/// There is no writer thread: whichever thread finds the writer idle drains the queue itself,
+/// so a reply written from the read loop costs one `writev` and no thread hop. Threads that
+/// arrive while a drain is under way only append. Each message's header and body go out in one
+/// `writev`; queued messages are combined into as few calls as possible.
+///
+/// The backlog (bytes queued but not yet written) is bounded: the read loop calls
+/// `waitForRoom()` before reading more, so a peer that stops reading stops being read from
+/// instead of growing our memory.
+final class MessageWriter: @unchecked Sendable {
+    private let descriptor: Int32
+    private let backlogLimit: Int
+    private let lock = ConditionLock()
+    // Guarded by `lock`.
+    private var queue: [Frame] = []
+    private var queuedBytes = 0
+    private var draining = false
+    private var framing: Framing = .lsp
+    private var failure: SystemError?
+    private let onFailure: @Sendable (SystemError) -> Void
+
+    init(descriptor: Int32, backlogLimit: Int, onFailure: @escaping @Sendable (SystemError) -> Void) {
+        self.descriptor = descriptor
+        self.backlogLimit = backlogLimit
+        self.onFailure = onFailure
+    }
+
+    /// Replies use the framing the peer uses; set once the reader has seen it.
+    func setFraming(_ framing: Framing) {
+        lock.withLock { self.framing = framing }
+    }
+
+    /// Queues one message body (already serialised JSON) and writes it unless another thread
+    /// is writing already.
+    func write(_ body: [UInt8]) {
+        lock.lock()
+        if failure != nil {
+            lock.unlock()
+            return
+        }
+        let frame: Frame
+        switch framing {
+        case .lsp: frame = Frame(prefix: FrameDecoder.header(forBodyLength: body.count), body: body, suffix: [])
+        case .ndjson: frame = Frame(prefix: [], body: body, suffix: [0x0A])
+        }
+        queue.append(frame)
+        queuedBytes += frame.count
+        if draining {
+            lock.unlock()
+            return
+        }
+        draining = true
+        drainLocked()
+        draining = false
+        lock.broadcast()
+        lock.unlock()
+    }
+
+    /// Writes everything queued, dropping the lock around each system call.
+    private func drainLocked() {
+        while !queue.isEmpty && failure == nil {
+            let batch = queue
+            queue.removeAll(keepingCapacity: true)
+            lock.unlock()
+            let error = Self.writeAll(batch, to: descriptor)
+            lock.lock()
+            for frame in batch { queuedBytes -= frame.count }
+            if let error {
+                failure = error
+                queue.removeAll()
+                queuedBytes = 0
+                lock.unlock()
+                onFailure(error)
+                lock.lock()
+            }
+        }
+    }
+
+    /// Blocks while more than the backlog limit is queued (the peer is not reading).
+    func waitForRoom() {
+        lock.withLock {
+            while queuedBytes > backlogLimit && failure == nil { lock.wait() }
+        }
+    }
+
+    /// Waits until everything queued so far has been written, or `seconds` pass.
+    @discardableResult
+    func flush(seconds: Double) -> Bool {
+        lock.withLock {
+            var remaining = seconds
+            while (draining || !queue.isEmpty) && failure == nil && remaining > 0 {
+                lock.wait(seconds: 0.05)
+                remaining -= 0.05
+            }
+            return !draining && queue.isEmpty
+        }
+    }
+
+    /// `writev` in groups of up to 64 frames, resuming after partial writes and EINTR.
+    private static func writeAll(_ frames: [Frame], to descriptor: Int32) -> SystemError? {
+        var index = 0
+        var offsetInFirst = 0
+        var iovecs: [iovec] = []
+        iovecs.reserveCapacity(min(64, frames.count))
+        while index < frames.count {
+            iovecs.removeAll(keepingCapacity: true)
+            for position in index..<min(index + 64, frames.count) {
+                let bytes = frames[position].bytes
+                let skip = position == index ? offsetInFirst : 0
+                iovecs.append(iovec(iov_base: bytes.baseAddress! + skip, iov_len: bytes.count - skip))
+            }
+            let written = writev(descriptor, iovecs, Int32(iovecs.count))
+            if written < 0 {
+                if errno == EINTR { continue }
+                return .current("write")
+            }
+            // Advance past whole frames, then into a partial one.
+            var remaining = written
+            for vector in iovecs {
+                if remaining >= vector.iov_len {
+                    remaining -= vector.iov_len
+                    index += 1
+                    offsetInFirst = 0
+                } else {
+                    offsetInFirst += remaining
+                    break
+                }
+            }
+        }
+        return nil
+    }
+}
+
+/// One framed message in memory that does not move, so `writev` can point into it.
+private final class Frame {
+    let bytes: UnsafeMutableRawBufferPointer
+    var count: Int { bytes.count }
+
+    init(prefix: [UInt8], body: [UInt8], suffix: [UInt8]) {
+        bytes = .allocate(byteCount: prefix.count + body.count + suffix.count, alignment: 1)
+        var offset = 0
+        for part in [prefix, body, suffix] where !part.isEmpty {
+            part.withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: bytes[offset...]).copyMemory(from: $0) }
+            offset += part.count
+        }
+    }
+
+    deinit { bytes.deallocate() }
+}

@@ -1,0 +1,77 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import Dispatch
+import WharfJSONRPC
+import WharfSystem
+
+/// Runs one session over this process's standard input and output, then exits.
+public enum StdioServer {
+    public static func run(_ options: ServerOptions) -> Never {
+        // A reader that closes our output must not kill us: writes then fail with EPIPE and the
+        // session ends cleanly.
+        signal(SIGPIPE, SIG_IGN)
+
+        // Protocol bytes go to a private copy of standard output; descriptor 1 becomes standard
+        // error, so a stray print from any library can never corrupt the stream.
+        let protocolOutput = dup(1)
+        guard protocolOutput >= 0 else { fail("cannot duplicate standard output: \(SystemError.current("dup"))") }
+        _ = fcntl(protocolOutput, F_SETFD, FD_CLOEXEC)
+        dup2(2, 1)
+
+        let logger = makeLogger(options)
+        let server = Server(options: options, logger: logger)
+        let connection = Connection(
+            input: 0,
+            output: protocolOutput,
+            options: Connection.Options(framing: options.framing, maxMessageBytes: options.maxMessageBytes),
+            logger: logger
+        )
+        let session = ClientSession(server: server, connection: connection) { code in
+            exit(code)
+        }
+
+        // SIGTERM and SIGINT end the session as end of input does.
+        let signalSources = [SIGTERM, SIGINT].map { number -> DispatchSourceSignal in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler {
+                logger.info("signal \(number)")
+                session.finish(exitCode: session.exitCodeForEndOfInput, reason: "signal \(number)")
+            }
+            source.resume()
+            return source
+        }
+        withExtendedLifetime(signalSources) {
+            let reason = connection.run(session.handler)
+            switch reason {
+            case .endOfInput:
+                session.finish(exitCode: session.exitCodeForEndOfInput, reason: "end of input")
+            case .truncated:
+                logger.error("input ended in the middle of a message")
+                session.finish(exitCode: 1, reason: "truncated input")
+            case .readFailed(let error):
+                logger.error("reading standard input failed: \(error)")
+                session.finish(exitCode: 1, reason: "read error")
+            case .writeFailed:
+                session.finish(exitCode: session.exitCodeForEndOfInput, reason: "output closed")
+            }
+        }
+        // `finish` exits; if another thread is finishing already, wait for it to.
+        while true { pause() }
+    }
+
+    private static func makeLogger(_ options: ServerOptions) -> Logger {
+        guard let path = options.logFile else { return Logger(level: options.logLevel) }
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { fail("--log-file: \(SystemError.current("open", path: path))") }
+        return Logger(level: options.logLevel, descriptor: descriptor)
+    }
+
+    static func fail(_ message: String) -> Never {
+        Logger(level: .error).error(message)
+        exit(2)
+    }
+}

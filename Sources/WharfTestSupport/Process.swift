@@ -1,0 +1,99 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import WharfSystem
+
+/// A child process with pipes on its standard streams.
+public final class ChildProcess: @unchecked Sendable {
+    public let pid: pid_t
+    /// Our ends: we write the child's stdin, read its stdout and stderr.
+    public let stdin: Int32
+    public let stdout: Int32
+    public let stderr: Int32
+    private let exit = Locked<Int32?>(nil)
+
+    /// Starts `path` with `arguments`; `environment` entries are added to ours.
+    public init(path: String, arguments: [String], environment: [String: String] = [:]) throws(SystemError) {
+        let inputPipe = try makePipe(), outputPipe = try makePipe(), errorPipe = try makePipe()
+        let input = [inputPipe.read, inputPipe.write]
+        let output = [outputPipe.read, outputPipe.write]
+        let errors = [errorPipe.read, errorPipe.write]
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, input[0], 0)
+        posix_spawn_file_actions_adddup2(&actions, output[1], 1)
+        posix_spawn_file_actions_adddup2(&actions, errors[1], 2)
+
+        var merged: [String: String] = [:]
+        var entry = environ
+        while let pointer = entry.pointee {
+            let pair = String(cString: pointer)
+            if let equals = pair.firstIndex(of: "=") {
+                merged[String(pair[..<equals])] = String(pair[pair.index(after: equals)...])
+            }
+            entry += 1
+        }
+        for (key, value) in environment { merged[key] = value }
+
+        let argv = ([path] + arguments).map { strdup($0) } + [nil]
+        let envp = merged.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            for pointer in argv { free(pointer) }
+            for pointer in envp { free(pointer) }
+        }
+        var child = pid_t()
+        let result = posix_spawn(&child, path, &actions, nil, argv, envp)
+        close(input[0]); close(output[1]); close(errors[1])
+        guard result == 0 else {
+            close(input[1]); close(output[0]); close(errors[0])
+            throw SystemError(code: result, operation: "posix_spawn", path: path)
+        }
+        pid = child
+        stdin = input[1]
+        stdout = output[0]
+        stderr = errors[0]
+    }
+
+    /// Waits up to `seconds` for the child to exit; its exit status, or nil if it has not.
+    /// A child killed by a signal reports 128 + the signal number, as shells do.
+    public func waitForExit(seconds: Double) -> Int32? {
+        if let code = exit.withValue({ $0 }) { return code }
+        var remaining = seconds
+        while remaining >= 0 {
+            var status: Int32 = 0
+            let result = waitpid(pid, &status, WNOHANG)
+            if result == pid {
+                let code: Int32 = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+                exit.withValue { $0 = code }
+                return code
+            }
+            usleep(2_000)
+            remaining -= 0.002
+        }
+        return nil
+    }
+
+    public func kill(_ signal: Int32 = SIGKILL) { _ = Glibc.kill(pid, signal) }
+
+    public func closeStdin() { close(stdin) }
+
+    deinit {
+        if exit.withValue({ $0 }) == nil {
+            _ = Glibc.kill(pid, SIGKILL)
+            _ = waitForExit(seconds: 2)
+        }
+        close(stdin); close(stdout); close(stderr)
+    }
+}
+
+/// Where the built `wharf` is: `$WHARF`, else next to the running test bundle in `.build/`.
+public func wharfExecutablePath() -> String {
+    if let override = getenv("WHARF") { return String(cString: override) }
+    var buffer = [CChar](repeating: 0, count: 4096)
+    let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+    let executable = count > 0 ? String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self) : ""
+    return FilePath.join(FilePath.directory(of: executable), "wharf")
+}

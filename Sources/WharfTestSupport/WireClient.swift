@@ -1,0 +1,273 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import WharfJSON
+import WharfJSONRPC
+import WharfServer
+import WharfSystem
+
+/// A test's end of a connection to a Wharf server: writes framed (or raw) bytes, and collects
+/// every message the server writes, in order, on a reader thread.
+///
+/// It knows the wire and nothing else, so tests say exactly what goes over it. Every message
+/// received passes through `inspect` (the schema check) before a test sees it.
+public final class WireClient: @unchecked Sendable {
+    public enum Server {
+        case process(ChildProcess)
+        case inProcess(InProcessServer)
+        /// Some other peer on the given descriptors (a bare `Connection` in transport tests).
+        case descriptors
+    }
+
+    public let server: Server
+    public let framing: Framing
+    private let output: Int32
+    private let input: Int32
+    private let lock = ConditionLock()
+    // Guarded by `lock`.
+    private var received: [JSON] = []
+    private var consumed = 0
+    private var rawCount = 0
+    private var endOfOutput = false
+    private var problems: [String] = []
+    private var nextID: Int64 = 1000
+
+    /// Called for every message the server sends; returns problems (schema violations).
+    nonisolated(unsafe) public static var inspect: (@Sendable (JSON) -> [String])?
+
+    /// Spawns the built `wharf` binary with `arguments`.
+    public static func spawn(_ arguments: [String] = [], framing: Framing = .lsp, environment: [String: String] = [:]) throws -> WireClient {
+        let child = try ChildProcess(path: wharfExecutablePath(), arguments: arguments, environment: environment)
+        return WireClient(server: .process(child), framing: framing, output: child.stdin, input: child.stdout)
+    }
+
+    /// Serves a session in this process, over real pipes.
+    public static func inProcess(_ options: ServerOptions = ServerOptions(), framing: Framing = .lsp) -> WireClient {
+        let server = InProcessServer(options: options)
+        return WireClient(server: .inProcess(server), framing: framing, output: server.clientWrites, input: server.clientReads)
+    }
+
+    /// A client of whatever serves on the other ends of `output` and `input`.
+    public convenience init(writingTo output: Int32, readingFrom input: Int32, framing: Framing = .lsp) {
+        self.init(server: .descriptors, framing: framing, output: output, input: input)
+    }
+
+    init(server: Server, framing: Framing, output: Int32, input: Int32) {
+        self.server = server
+        self.framing = framing
+        self.output = output
+        self.input = input
+        startThread { [self] in readLoop() }
+    }
+
+    // MARK: Sending
+
+    /// Writes bytes exactly as given.
+    public func sendRaw(_ bytes: [UInt8]) {
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeBytes { write(output, $0.baseAddress! + offset, bytes.count - offset) }
+            if written < 0 {
+                if errno == EINTR { continue }
+                return
+            }
+            offset += written
+        }
+    }
+
+    public func sendRaw(_ text: String) { sendRaw(Array(text.utf8)) }
+
+    /// Frames `body` in this client's framing and writes it.
+    public func sendBody(_ body: [UInt8]) {
+        switch framing {
+        case .lsp: sendRaw(FrameDecoder.header(forBodyLength: body.count) + body)
+        case .ndjson: sendRaw(body + [0x0A])
+        }
+    }
+
+    public func send(_ message: JSON) { sendBody(message.serialized()) }
+
+    /// Sends a request with a fresh id and returns the id.
+    @discardableResult
+    public func sendRequest(_ method: String, _ params: JSON? = nil) -> JSON {
+        let id: JSON = lock.withLock {
+            nextID += 1
+            return .int(nextID)
+        }
+        var message: JSON = ["jsonrpc": "2.0", "id": id, "method": .string(method)]
+        if let params { message = Self.with(message, "params", params) }
+        send(message)
+        return id
+    }
+
+    public func notify(_ method: String, _ params: JSON? = nil) {
+        var message: JSON = ["jsonrpc": "2.0", "method": .string(method)]
+        if let params { message = Self.with(message, "params", params) }
+        send(message)
+    }
+
+    /// Sends a request and waits for its response (the whole response object).
+    public func request(_ method: String, _ params: JSON? = nil, timeout: Double = 10) -> JSON? {
+        let id = sendRequest(method, params)
+        return response(to: id, timeout: timeout)
+    }
+
+    /// The `result` of a request, or nil (with the error recorded as a problem) if it failed.
+    public func call(_ method: String, _ params: JSON? = nil, timeout: Double = 10) -> JSON? {
+        guard let response = request(method, params, timeout: timeout) else { return nil }
+        return response["result"]
+    }
+
+    /// `initialize` with sensible defaults, then `initialized`.
+    @discardableResult
+    public func initialize(_ params: JSON = ["clientInfo": ["name": "wharf-tests"]]) -> JSON? {
+        let result = call("initialize", params)
+        notify("initialized", [:])
+        return result
+    }
+
+    /// `shutdown`, `exit`, and the exit status.
+    public func shutdownAndExit(timeout: Double = 10) -> Int32? {
+        _ = request("shutdown")
+        notify("exit")
+        return waitForExit(timeout: timeout)
+    }
+
+    public func closeInput() { close(output) }
+
+    // MARK: Receiving
+
+    /// The next message not yet taken by a `next…` or `response…` call, in arrival order.
+    public func nextMessage(timeout: Double = 10) -> JSON? {
+        lock.withLock {
+            var remaining = timeout
+            while consumed >= received.count && !endOfOutput && remaining > 0 {
+                lock.wait(seconds: min(remaining, 0.1))
+                remaining -= 0.1
+            }
+            guard consumed < received.count else { return nil }
+            defer { consumed += 1 }
+            return received[consumed]
+        }
+    }
+
+    /// Waits for the first message (taken or not) that `matches`; returns it without taking
+    /// anything else.
+    public func waitFor(timeout: Double = 10, _ matches: (JSON) -> Bool) -> JSON? {
+        lock.withLock {
+            var remaining = timeout
+            var checked = 0
+            while true {
+                while checked < received.count {
+                    if matches(received[checked]) { return received[checked] }
+                    checked += 1
+                }
+                if endOfOutput || remaining <= 0 { return nil }
+                lock.wait(seconds: min(remaining, 0.1))
+                remaining -= 0.1
+            }
+        }
+    }
+
+    public func response(to id: JSON, timeout: Double = 10) -> JSON? {
+        waitFor(timeout: timeout) { $0["id"] == id && $0["method"] == nil }
+    }
+
+    public func notification(_ method: String, timeout: Double = 10, where matches: (JSON) -> Bool = { _ in true }) -> JSON? {
+        waitFor(timeout: timeout) { $0["method"] == .string(method) && $0["id"] == nil && matches($0) }
+    }
+
+    /// Every message received so far.
+    public var messages: [JSON] { lock.withLock { received } }
+
+    /// Problems found in what the server sent (schema violations, undecodable frames).
+    public var protocolProblems: [String] { lock.withLock { problems } }
+
+    /// Waits until the server closes its output.
+    @discardableResult
+    public func waitForEndOfOutput(timeout: Double = 10) -> Bool {
+        lock.withLock {
+            var remaining = timeout
+            while !endOfOutput && remaining > 0 {
+                lock.wait(seconds: min(remaining, 0.1))
+                remaining -= 0.1
+            }
+            return endOfOutput
+        }
+    }
+
+    /// The server's exit status (the process's, or the in-process session's).
+    public func waitForExit(timeout: Double = 10) -> Int32? {
+        switch server {
+        case .process(let child): return child.waitForExit(seconds: timeout)
+        case .inProcess(let server): return server.waitForExit(seconds: timeout)
+        case .descriptors: return nil
+        }
+    }
+
+    /// What the server process wrote to standard error so far (spawned servers only).
+    public func standardError() -> String {
+        guard case .process(let child) = server else { return "" }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        let flags = fcntl(child.stderr, F_GETFL)
+        _ = fcntl(child.stderr, F_SETFL, flags | O_NONBLOCK)
+        while true {
+            let count = read(child.stderr, &buffer, buffer.count)
+            if count <= 0 { break }
+            bytes += buffer[0..<count]
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    private func readLoop() {
+        var decoder = FrameDecoder(mode: framing == .lsp ? .lsp : .ndjson, maxMessageBytes: Int.max)
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = read(input, &buffer, buffer.count)
+            if count < 0 && errno == EINTR { continue }
+            if count <= 0 {
+                if let last = decoder.finish() { deliver(last) }
+                if decoder.hasPartialFrame { lock.withLock { problems.append("server output ended inside a frame") } }
+                break
+            }
+            buffer.withUnsafeBytes { decoder.append(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
+            while let event = decoder.next() { deliver(event) }
+        }
+        lock.withLock {
+            endOfOutput = true
+            lock.broadcast()
+        }
+    }
+
+    private func deliver(_ event: FrameEvent) {
+        guard case .message(let body) = event else {
+            lock.withLock { problems.append("server wrote something that is not a frame: \(event)") }
+            return
+        }
+        do {
+            let message = try JSON.parse(body)
+            let found = Self.inspect?(message) ?? []
+            lock.withLock {
+                received.append(message)
+                problems += found
+                lock.broadcast()
+            }
+        } catch {
+            lock.withLock { problems.append("server wrote invalid JSON: \(error)") }
+        }
+    }
+
+    static func with(_ object: JSON, _ key: String, _ value: JSON) -> JSON {
+        guard case .object(var members) = object else { return object }
+        members[key] = value
+        return .object(members)
+    }
+
+    deinit {
+        close(output)
+        if case .process = server { close(input) }
+    }
+}

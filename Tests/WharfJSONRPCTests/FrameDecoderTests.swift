@@ -1,0 +1,147 @@
+import Testing
+@testable import WharfJSONRPC
+
+/// Feeds `chunks` to a decoder and collects every event.
+private func decode(_ chunks: [[UInt8]], mode: FramingMode = .lsp, max: Int = 1 << 20) -> (events: [FrameEvent], decoder: FrameDecoder) {
+    var decoder = FrameDecoder(mode: mode, maxMessageBytes: max)
+    var events: [FrameEvent] = []
+    for chunk in chunks {
+        chunk.withUnsafeBytes { decoder.append($0) }
+        while let event = decoder.next() { events.append(event) }
+    }
+    return (events, decoder)
+}
+
+private func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
+private func frame(_ body: String) -> String { "Content-Length: \(body.utf8.count)\r\n\r\n\(body)" }
+
+@Suite struct LSPFraming {
+    @Test func oneFrame() {
+        #expect(decode([bytes(frame("{}"))]).events == [.message(bytes("{}"))])
+    }
+
+    @Test func framesSplitAtEveryByteBoundary() {
+        let stream = bytes(frame(#"{"a":1}"#) + frame(#"{"b":2}"#))
+        for split in 1..<stream.count {
+            let events = decode([Array(stream[..<split]), Array(stream[split...])]).events
+            #expect(events == [.message(bytes(#"{"a":1}"#)), .message(bytes(#"{"b":2}"#))], "split at \(split)")
+        }
+    }
+
+    @Test func framesDeliveredOneByteAtATime() {
+        let stream = bytes(frame("[1]") + frame("[2]"))
+        let events = decode(stream.map { [$0] }).events
+        #expect(events == [.message(bytes("[1]")), .message(bytes("[2]"))])
+    }
+
+    @Test func manyFramesMergedInOneRead() {
+        let stream = bytes((0..<100).map { frame("[\($0)]") }.joined())
+        let events = decode([stream]).events
+        #expect(events.count == 100)
+        #expect(events.last == .message(bytes("[99]")))
+    }
+
+    @Test func headerNamesAreCaseInsensitiveAndSpacingIsTolerated() {
+        let stream = bytes("content-LENGTH:2  \r\n\r\n{}" + "CONTENT-LENGTH:   2\r\n\r\n[]")
+        #expect(decode([stream]).events == [.message(bytes("{}")), .message(bytes("[]"))])
+    }
+
+    @Test func contentTypeAndUnknownHeadersAreIgnored() {
+        let stream = bytes("Content-Type: application/vscode-jsonrpc; charset=utf-8\r\nX-Custom: 1\r\nContent-Length: 2\r\n\r\n{}")
+        #expect(decode([stream]).events == [.message(bytes("{}"))])
+    }
+
+    @Test func aMissingContentLengthSkipsToTheNextFrame() {
+        let stream = bytes("Content-Type: x\r\n\r\n{\"lost\":1}" + frame("{}"))
+        let events = decode([stream]).events
+        #expect(events.contains(.message(bytes("{}"))))
+        #expect(events.filter { if case .message = $0 { true } else { false } }.count == 1)
+        #expect(events.contains { if case .skipped = $0 { true } else { false } })
+    }
+
+    @Test func aBadContentLengthSkipsToTheNextFrame() {
+        for bad in ["abc", "-5", "", "1.5", "99999999999999999999"] {
+            let stream = bytes("Content-Length: \(bad)\r\n\r\n{}" + frame("[7]"))
+            let events = decode([stream]).events
+            #expect(events.last == .message(bytes("[7]")), "Content-Length: \(bad)")
+            #expect(events.first.map { if case .skipped = $0 { true } else { false } } == true)
+        }
+    }
+
+    @Test func garbageBeforeAHeaderIsSkipped() {
+        let stream = bytes("garbage!!" + frame("{}"))
+        let events = decode([stream]).events
+        #expect(events.last == .message(bytes("{}")))
+    }
+
+    @Test func anOversizedBodyIsDiscardedWithoutBuffering() {
+        let body = String(repeating: "x", count: 10_000)
+        var chunks = [bytes("Content-Length: 10000\r\n\r\n")]
+        chunks += Array(bytes(body)).chunked(1000)
+        chunks.append(bytes(frame("{}")))
+        var decoder = FrameDecoder(mode: .lsp, maxMessageBytes: 100)
+        var events: [FrameEvent] = []
+        var largestBuffer = 0
+        for chunk in chunks {
+            chunk.withUnsafeBytes { decoder.append($0) }
+            largestBuffer = max(largestBuffer, decoder.bufferedBytes)
+            while let event = decoder.next() { events.append(event) }
+        }
+        #expect(events == [.oversized(length: 10_000), .message(bytes("{}"))])
+        #expect(largestBuffer <= 1_000, "held \(largestBuffer) bytes of a body it should have discarded")
+        #expect(!decoder.hasPartialFrame)
+    }
+
+    @Test func aTruncatedBodyIsAPartialFrame() {
+        #expect(decode([bytes("Content-Length: 10\r\n\r\n{}")]).decoder.hasPartialFrame)
+        #expect(decode([bytes("Content-Len")]).decoder.hasPartialFrame)
+        #expect(!decode([bytes(frame("{}") + "\r\n")]).decoder.hasPartialFrame)
+    }
+}
+
+@Suite struct NDJSONFraming {
+    @Test func linesAreMessagesAndBlankLinesAreSkipped() {
+        let events = decode([bytes("{\"a\":1}\n\n  \r\n[2]\r\n")], mode: .ndjson).events
+        #expect(events == [.message(bytes("{\"a\":1}")), .message(bytes("[2]"))])
+    }
+
+    @Test func aLastLineWithoutNewlineIsDeliveredAtEndOfInput() {
+        var (events, decoder) = decode([bytes("{}\n[1]")], mode: .ndjson)
+        #expect(events == [.message(bytes("{}"))])
+        #expect(decoder.finish() == .message(bytes("[1]")))
+    }
+
+    @Test func anOversizedLineIsDiscardedUpToItsNewline() {
+        let long = String(repeating: "y", count: 5_000)
+        let chunks = Array(bytes("{\"big\":\"\(long)\"}\n{}\n")).chunked(700)
+        let events = decode(chunks, mode: .ndjson, max: 1_000).events
+        #expect(events.count == 2)
+        #expect(events.first.map { if case .oversized = $0 { true } else { false } } == true)
+        #expect(events.last == .message(bytes("{}")))
+    }
+}
+
+@Suite struct AutomaticFraming {
+    @Test func anOpeningBraceOrBracketMeansNDJSON() {
+        var decoder = decode([bytes("  \n{}\n")], mode: .auto).decoder
+        #expect(decoder.framing == .ndjson)
+        decoder = decode([bytes("[1]\n")], mode: .auto).decoder
+        #expect(decoder.framing == .ndjson)
+    }
+
+    @Test func anythingElseMeansLSP() {
+        let (events, decoder) = decode([bytes(frame("{}"))], mode: .auto)
+        #expect(decoder.framing == .lsp)
+        #expect(events == [.message(bytes("{}"))])
+    }
+
+    @Test func undecidedUntilANonBlankByteArrives() {
+        #expect(decode([bytes(" \r\n\t")], mode: .auto).decoder.framing == nil)
+    }
+}
+
+extension Array {
+    func chunked(_ size: Int) -> [[Element]] {
+        stride(from: 0, to: count, by: size).map { Array(self[$0..<Swift.min($0 + size, count)]) }
+    }
+}

@@ -1,0 +1,102 @@
+import Testing
+import WharfJSON
+
+@Suite struct JSONParsing {
+    @Test func integersStayExactBeyondDoublePrecision() throws {
+        let value = try JSON.parse("9007199254740993")
+        #expect(value == .int(9_007_199_254_740_993))
+        #expect(value.jsonText == "9007199254740993")
+    }
+
+    @Test func int64ExtremesRoundTrip() throws {
+        #expect(try JSON.parse("-9223372036854775808") == .int(Int64.min))
+        #expect(try JSON.parse("9223372036854775807") == .int(Int64.max))
+    }
+
+    @Test func integersBeyondInt64AreRejectedNotRounded() {
+        #expect(throws: JSONParseError.self) { try JSON.parse("9223372036854775808") }
+    }
+
+    @Test func numbersWithFractionOrExponentAreDoubles() throws {
+        #expect(try JSON.parse("1.5") == .double(1.5))
+        #expect(try JSON.parse("1e2") == .double(100))
+        #expect(try JSON.parse("1") == .int(1))
+    }
+
+    @Test func stringsWithEmbeddedNulRoundTrip() throws {
+        let value = try JSON.parse(#""a\u0000b""#)
+        #expect(value == .string("a\u{0}b"))
+        #expect(value.stringValue?.utf8.count == 3)
+        #expect(value.jsonText == #""a\u0000b""#)
+    }
+
+    @Test func objectKeyOrderIsPreservedOnOutput() throws {
+        let text = #"{"zeta":1,"alpha":2,"mid":{"b":1,"a":2}}"#
+        #expect(try JSON.parse(text).jsonText == text)
+        let built: JSON = ["jsonrpc": "2.0", "id": 1, "result": ["z": 1, "a": 2]]
+        #expect(built.jsonText == #"{"jsonrpc":"2.0","id":1,"result":{"z":1,"a":2}}"#)
+    }
+
+    @Test func objectEqualityIgnoresKeyOrder() throws {
+        #expect(try JSON.parse(#"{"a":1,"b":2}"#) == JSON.parse(#"{"b":2,"a":1}"#))
+        #expect(try JSON.parse(#"{"a":1,"b":2}"#) != JSON.parse(#"{"a":1,"b":3}"#))
+    }
+
+    @Test func duplicateKeysKeepTheLastValue() throws {
+        let value = try JSON.parse(#"{"a":1,"a":2}"#)
+        #expect(value["a"] == .int(2))
+        #expect(value.objectValue?.count == 1)
+    }
+
+    @Test func unicodeAndEscapesRoundTrip() throws {
+        let value = try JSON.parse(#""caf\u00e9 \ud83d\ude00 \"q\" \\ /""#)
+        #expect(value == .string("café 😀 \"q\" \\ /"))
+        #expect(try JSON.parse(value.jsonText) == value)
+    }
+
+    @Test func invalidUTF8IsAParseError() {
+        let bytes: [UInt8] = [0x22, 0xC3, 0x28, 0x22]
+        #expect(throws: JSONParseError.self) { try JSON.parse(bytes) }
+    }
+
+    @Test func loneSurrogatesAreAParseError() {
+        #expect(throws: JSONParseError.self) { try JSON.parse(#""\ud800""#) }
+        #expect(throws: JSONParseError.self) { try JSON.parse(#""\udc00x""#) }
+    }
+
+    @Test func nestingBeyondTheLimitIsAParseErrorNotACrash() {
+        let deep = String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)
+        #expect(throws: JSONParseError.self) { try JSON.parse(deep) }
+    }
+
+    @Test func scalarsAreValidTopLevelValues() throws {
+        #expect(try JSON.parse("null") == .null)
+        #expect(try JSON.parse("true") == .bool(true))
+        #expect(try JSON.parse(#""x""#) == .string("x"))
+    }
+
+    @Test func trailingGarbageAndTruncationAreParseErrors() {
+        #expect(throws: JSONParseError.self) { try JSON.parse("{} x") }
+        #expect(throws: JSONParseError.self) { try JSON.parse(#"{"a":"#) }
+        #expect(throws: JSONParseError.self) { try JSON.parse("") }
+    }
+
+    @Test func parseErrorsSayWhere() {
+        do {
+            _ = try JSON.parse("{\n  \"a\": ]")
+            Issue.record("expected a parse error")
+        } catch {
+            #expect(error.line == 2)
+            #expect(!error.message.isEmpty)
+        }
+    }
+
+    @Test func nonFiniteDoublesAreWrittenAsNull() {
+        #expect(JSON.array([.double(.nan), .double(.infinity)]).jsonText == "[null,null]")
+    }
+
+    @Test func emptyContainersAndCompactOutput() throws {
+        #expect(try JSON.parse(" { } ").jsonText == "{}")
+        #expect(try JSON.parse(" [ 1 , 2 ] ").jsonText == "[1,2]")
+    }
+}
