@@ -13,9 +13,14 @@ public final class ChildProcess: @unchecked Sendable {
     public let stdout: Int32
     public let stderr: Int32
     private let exit = Locked<Int32?>(nil)
+    /// Our descriptors still open. Each is closed exactly once: closing one twice could close a
+    /// descriptor number another test has been given meanwhile.
+    private let open = Locked<Set<Int32>>([])
 
     /// Starts `path` with `arguments`; `environment` entries are added to ours.
     public init(path: String, arguments: [String], environment: [String: String] = [:]) throws(SystemError) {
+        // Writing to a child that has exited must be an error to handle, not death by SIGPIPE.
+        signal(SIGPIPE, SIG_IGN)
         let inputPipe = try makePipe(), outputPipe = try makePipe(), errorPipe = try makePipe()
         let input = [inputPipe.read, inputPipe.write]
         let output = [outputPipe.read, outputPipe.write]
@@ -46,15 +51,22 @@ public final class ChildProcess: @unchecked Sendable {
         }
         var child = pid_t()
         let result = posix_spawn(&child, path, &actions, nil, argv, envp)
-        close(input[0]); close(output[1]); close(errors[1])
+        Glibc.close(input[0]); Glibc.close(output[1]); Glibc.close(errors[1])
         guard result == 0 else {
-            close(input[1]); close(output[0]); close(errors[0])
+            Glibc.close(input[1]); Glibc.close(output[0]); Glibc.close(errors[0])
             throw SystemError(code: result, operation: "posix_spawn", path: path)
         }
         pid = child
         stdin = input[1]
         stdout = output[0]
         stderr = errors[0]
+        open.withValue { $0 = [stdin, stdout, stderr] }
+    }
+
+    /// Closes one of our descriptors, once.
+    public func close(_ descriptor: Int32) {
+        let wasOpen = open.withValue { $0.remove(descriptor) != nil }
+        if wasOpen { _ = Glibc.close(descriptor) }
     }
 
     /// Waits up to `seconds` for the child to exit; its exit status, or nil if it has not.
@@ -79,13 +91,14 @@ public final class ChildProcess: @unchecked Sendable {
     public func kill(_ signal: Int32 = SIGKILL) { _ = Glibc.kill(pid, signal) }
 
     public func closeStdin() { close(stdin) }
+    public func closeStdout() { close(stdout) }
 
     deinit {
         if exit.withValue({ $0 }) == nil {
             _ = Glibc.kill(pid, SIGKILL)
             _ = waitForExit(seconds: 2)
         }
-        close(stdin); close(stdout); close(stderr)
+        for descriptor in open.withValue({ $0 }) { _ = Glibc.close(descriptor) }
     }
 }
 

@@ -28,11 +28,14 @@ public final class WireClient: @unchecked Sendable {
     private let lock = ConditionLock()
     // Guarded by `lock`.
     private var received: [JSON] = []
-    private var consumed = 0
+    /// Messages already handed to the test, by index; `nextMessage` skips them.
+    private var taken = Set<Int>()
+    private var cursor = 0
     private var rawCount = 0
     private var endOfOutput = false
     private var problems: [String] = []
     private var nextID: Int64 = 1000
+    private var outputClosed = false
 
     /// Called for every message the server sends; returns problems (schema violations).
     nonisolated(unsafe) public static var inspect: (@Sendable (JSON) -> [String])?
@@ -59,6 +62,7 @@ public final class WireClient: @unchecked Sendable {
         self.framing = framing
         self.output = output
         self.input = input
+        signal(SIGPIPE, SIG_IGN)
         startThread { [self] in readLoop() }
     }
 
@@ -135,33 +139,47 @@ public final class WireClient: @unchecked Sendable {
         return waitForExit(timeout: timeout)
     }
 
-    public func closeInput() { close(output) }
+    /// Closes the server's input (end of input for the server). Idempotent.
+    public func closeInput() {
+        let first = lock.withLock { () -> Bool in
+            defer { outputClosed = true }
+            return !outputClosed
+        }
+        guard first else { return }
+        if case .process(let child) = server { child.closeStdin() } else { close(output) }
+    }
 
     // MARK: Receiving
 
-    /// The next message not yet taken by a `next…` or `response…` call, in arrival order.
+    /// The next message not yet handed to the test by any `next…`, `response…` or
+    /// `notification…` call, in arrival order.
     public func nextMessage(timeout: Double = 10) -> JSON? {
         lock.withLock {
             var remaining = timeout
-            while consumed >= received.count && !endOfOutput && remaining > 0 {
+            while true {
+                while cursor < received.count && taken.contains(cursor) { cursor += 1 }
+                if cursor < received.count {
+                    taken.insert(cursor)
+                    return received[cursor]
+                }
+                if endOfOutput || remaining <= 0 { return nil }
                 lock.wait(seconds: min(remaining, 0.1))
                 remaining -= 0.1
             }
-            guard consumed < received.count else { return nil }
-            defer { consumed += 1 }
-            return received[consumed]
         }
     }
 
-    /// Waits for the first message (taken or not) that `matches`; returns it without taking
-    /// anything else.
+    /// Waits for the first message not yet handed out that `matches`, and hands it out.
     public func waitFor(timeout: Double = 10, _ matches: (JSON) -> Bool) -> JSON? {
         lock.withLock {
             var remaining = timeout
             var checked = 0
             while true {
                 while checked < received.count {
-                    if matches(received[checked]) { return received[checked] }
+                    if !taken.contains(checked) && matches(received[checked]) {
+                        taken.insert(checked)
+                        return received[checked]
+                    }
                     checked += 1
                 }
                 if endOfOutput || remaining <= 0 { return nil }
@@ -266,8 +284,7 @@ public final class WireClient: @unchecked Sendable {
         return .object(members)
     }
 
-    deinit {
-        close(output)
-        if case .process = server { close(input) }
-    }
+    /// The server's output is left open: the reader thread may still be in `read` on it (a
+    /// spawned server's is closed by its `ChildProcess`).
+    deinit { closeInput() }
 }

@@ -1,0 +1,249 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Testing
+import WharfJSON
+import WharfSystem
+import WharfTestSupport
+
+/// Bytes no client should send, sent anyway, to the built binary. Each gets a clear error where
+/// an id is known and a line on standard error; none kills the server.
+@Suite struct BadInput {
+    func initialized(_ arguments: [String] = []) throws -> WireClient {
+        let client = try WireClient.spawn(arguments)
+        client.initialize()
+        return client
+    }
+
+    /// The server still answers after whatever came before.
+    func expectAlive(_ client: WireClient, sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(client.call("ping", [:]) == [:], sourceLocation: sourceLocation)
+    }
+
+    @Test func invalidUTF8IsAParseError() throws {
+        let client = try initialized()
+        client.sendBody([0x7B, 0x22, 0x61, 0x22, 0x3A, 0x22, 0xC3, 0x28, 0x22, 0x7D])
+        #expect(client.nextMessage()?["error"]?["code"] == -32700)
+        expectAlive(client)
+    }
+
+    @Test func aLoneSurrogateIsAParseError() throws {
+        let client = try initialized()
+        client.sendBody(Array(#"{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":"\ud800"}}"#.utf8))
+        let response = client.nextMessage()
+        #expect(response?["error"]?["code"] == -32700)
+        #expect(response?["id"] == .null)
+        expectAlive(client)
+    }
+
+    @Test func nestingBeyondTheLimitIsAParseError() throws {
+        let client = try initialized()
+        client.sendBody(Array((String(repeating: "[", count: 5000) + String(repeating: "]", count: 5000)).utf8))
+        #expect(client.nextMessage()?["error"]?["code"] == -32700)
+        expectAlive(client)
+    }
+
+    @Test func aBadContentLengthIsSkippedAndLogged() throws {
+        let client = try initialized()
+        client.sendRaw("Content-Length: banana\r\n\r\n{\"jsonrpc\":\"2.0\",\"id\":\"lost\",\"method\":\"ping\"}")
+        client.sendRaw("Content-Type: text/plain\r\n\r\n{}")
+        expectAlive(client)
+        #expect(client.messages.allSatisfy { $0["id"] != "lost" })
+        #expect(client.standardError().contains("Content-Length"))
+    }
+
+    @Test func aMessageOverTheLimitIsDiscardedAndAnsweredInvalidRequest() throws {
+        let client = try initialized(["--max-message-bytes", "1000"])
+        let padding = String(repeating: " ", count: 5000)
+        client.sendBody(Array(#"{"jsonrpc":"2.0","id":5,"method":"ping"\#(padding)}"#.utf8))
+        let response = client.nextMessage()
+        #expect(response?["error"]?["code"] == -32600)
+        #expect(response?["id"] == .null)
+        #expect(response?["error"]?["message"]?.stringValue?.contains("1000") == true)
+        expectAlive(client)
+    }
+
+    @Test func aHugeDeclaredLengthIsDiscardedWithoutBuffering() throws {
+        let client = try initialized(["--max-message-bytes", "1024"])
+        guard case .process(let child) = client.server else { return }
+        let size = 64 * 1024 * 1024
+        client.sendRaw("Content-Length: \(size)\r\n\r\n")
+        let chunk = [UInt8](repeating: 0x20, count: 1 << 20)
+        for _ in 0..<64 { client.sendRaw(chunk) }
+        #expect(client.nextMessage()?["error"]?["code"] == -32600)
+        expectAlive(client)
+        #expect(residentKilobytes(child.pid) < 40_000, "the discarded body must not be held in memory")
+    }
+
+    @Test func aTruncatedBodyAtEndOfInputExitsNonZeroPromptly() throws {
+        let client = try initialized()
+        client.sendRaw("Content-Length: 100\r\n\r\n{\"jsonrpc\":")
+        client.closeInput()
+        let code = client.waitForExit(timeout: 1)
+        #expect(code != nil && code != 0)
+        #expect(client.standardError().contains("middle of a message"))
+    }
+
+    @Test func closedStandardOutputEndsTheServerCleanly() throws {
+        // No reader thread here: the read end must really be closed for the server to see EPIPE.
+        let child = try ChildProcess(path: wharfExecutablePath(), arguments: [])
+        child.closeStdout()
+        let body = Array(#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}"#.utf8)
+        let frame = Array("Content-Length: \(body.count)\r\n\r\n".utf8) + body
+        _ = frame.withUnsafeBytes { write(child.stdin, $0.baseAddress!, $0.count) }
+        let code = child.waitForExit(seconds: 10)
+        #expect(code == 1, "a clean exit, not death by SIGPIPE (141)")
+        #expect(readAll(child.stderr).contains("output closed"))
+    }
+
+    @Test func aClientThatStopsReadingStopsBeingRead() throws {
+        let client = try initialized()
+        guard case .process(let child) = client.server else { return }
+        // Pings whose answers nobody reads: the server must stop reading instead of buffering
+        // every answer, so our writer ends up blocked and the server's memory stays bounded.
+        let sent = Locked(0)
+        let body = Array(#"{"jsonrpc":"2.0","id":1,"method":"ping","params":{}}"#.utf8)
+        let frame = Array("Content-Length: \(body.count)\r\n\r\n".utf8) + body
+        let batch = Array([[UInt8]](repeating: frame, count: 1000).joined())
+        let stdin = child.stdin
+        startThread {
+            for _ in 0..<2000 {
+                var offset = 0
+                while offset < batch.count {
+                    let written = batch.withUnsafeBytes { write(stdin, $0.baseAddress! + offset, batch.count - offset) }
+                    if written <= 0 { return }
+                    offset += written
+                }
+                sent.withValue { $0 += 1000 }
+            }
+        }
+        usleep(3_000_000)
+        let sentSoFar = sent.withValue { $0 }
+        #expect(sentSoFar < 2_000_000, "the server kept reading although nobody read its answers")
+        #expect(residentKilobytes(child.pid) < 120_000)
+        child.kill()
+    }
+
+    @Test func garbageAndSplitFramesOverRealPipes() throws {
+        let client = try initialized()
+        let body = Array(#"{"jsonrpc":"2.0","id":"split","method":"ping","params":{}}"#.utf8)
+        let frame = Array("Content-Length: \(body.count)\r\n\r\n".utf8) + body
+        for byte in frame {
+            client.sendRaw([byte])
+            usleep(200)
+        }
+        #expect(client.response(to: "split")?["result"] == [:])
+        let merged = (1...20).map { id -> [UInt8] in
+            let body = Array(#"{"jsonrpc":"2.0","id":\#(id),"method":"ping"}"#.utf8)
+            return Array("Content-Length: \(body.count)\r\n\r\n".utf8) + body
+        }.joined()
+        client.sendRaw(Array(merged))
+        for id in 1...20 { #expect(client.response(to: .int(Int64(id)))?["result"] == [:]) }
+    }
+
+    @Test func nothingButProtocolReachesStandardOutput() throws {
+        let client = try initialized(["--log-level", "debug"])
+        client.sendRaw("garbage\r\n\r\n")
+        client.sendBody(Array("not json".utf8))
+        expectAlive(client)
+        #expect(client.shutdownAndExit() == 0)
+        #expect(client.protocolProblems.isEmpty, "\(client.protocolProblems)")
+        #expect(client.standardError().contains("debug"))
+    }
+}
+
+/// Newline-delimited JSON for simple harnesses, and forced framings.
+@Suite struct Framings {
+    @Test func autoDetectsNDJSONAndRepliesInKind() throws {
+        let client = try WireClient.spawn(framing: .ndjson)
+        client.initialize()
+        #expect(client.call("ping", [:]) == [:])
+        #expect(client.shutdownAndExit() == 0)
+        #expect(client.protocolProblems.isEmpty)
+    }
+
+    @Test func forcedNDJSONAcceptsBlankLinesAndCRLF() throws {
+        let client = try WireClient.spawn(["--framing", "ndjson"], framing: .ndjson)
+        client.sendRaw("\n\r\n" + #"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}"# + "\r\n")
+        #expect(client.nextMessage()?["result"]?["serverInfo"]?["name"] == "wharf")
+    }
+
+    @Test func forcedLSPFramingDoesNotTakeBareJSON() throws {
+        let client = try WireClient.spawn(["--framing", "lsp"])
+        client.sendRaw(#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}"# + "\n")
+        client.initialize()
+        #expect(client.messages.count == 1, "the bare line was skipped as garbage: \(client.messages)")
+    }
+
+    @Test func batchesOverTheBinary() throws {
+        let client = try WireClient.spawn()
+        client.initialize()
+        client.sendBody(Array("[]".utf8))
+        #expect(client.nextMessage()?["error"]?["code"] == -32600)
+        client.sendBody(Array(#"[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","method":"initialized"},7]"#.utf8))
+        let batch = client.nextMessage()?.arrayValue
+        #expect(batch?.count == 2)
+        #expect(batch?.contains { $0["id"] == 1 && $0["result"] == [:] } == true)
+        #expect(batch?.contains { $0["id"] == .null && $0["error"]?["code"] == -32600 } == true)
+        client.sendBody(Array(#"[{"jsonrpc":"2.0","method":"initialized"}]"#.utf8))
+        #expect(client.call("ping", [:]) == [:])
+        #expect(client.messages.count == 4)
+    }
+}
+
+/// The command line.
+@Suite struct CommandLineInterface {
+    @Test func helpListsEveryFlag() throws {
+        let child = try ChildProcess(path: wharfExecutablePath(), arguments: ["--help"])
+        #expect(child.waitForExit(seconds: 5) == 0)
+        let text = readAll(child.stdout)
+        for flag in ["--stdio", "--framing", "--max-message-bytes", "--log-level", "--log-file", "--version"] {
+            #expect(text.contains(flag), "--help does not mention \(flag)")
+        }
+    }
+
+    @Test func anUnknownFlagIsAUsageError() throws {
+        let child = try ChildProcess(path: wharfExecutablePath(), arguments: ["--frobnicate"])
+        #expect(child.waitForExit(seconds: 5) == 2)
+        #expect(readAll(child.stderr).contains("--frobnicate"))
+    }
+
+    @Test func aBadFlagValueIsAUsageError() throws {
+        let child = try ChildProcess(path: wharfExecutablePath(), arguments: ["--framing", "xml"])
+        #expect(child.waitForExit(seconds: 5) == 2)
+        #expect(readAll(child.stderr).contains("--framing"))
+    }
+
+    @Test func logsCanGoToAFile() throws {
+        let path = "/tmp/wharf-log-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).log"
+        defer { unlink(path) }
+        let client = try WireClient.spawn(["--log-file", path, "--log-level", "info"])
+        client.initialize()
+        #expect(client.shutdownAndExit() == 0)
+        let descriptor = open(path, O_RDONLY)
+        defer { close(descriptor) }
+        #expect(readAll(descriptor).contains("exit code 0"))
+    }
+}
+
+func readAll(_ descriptor: Int32) -> String {
+    var bytes: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 65536)
+    while true {
+        let count = read(descriptor, &buffer, buffer.count)
+        if count <= 0 { break }
+        bytes += buffer[0..<count]
+    }
+    return String(decoding: bytes, as: UTF8.self)
+}
+
+/// VmRSS of a process, in KiB.
+func residentKilobytes(_ pid: pid_t) -> Int {
+    let descriptor = open("/proc/\(pid)/status", O_RDONLY)
+    guard descriptor >= 0 else { return 0 }
+    defer { close(descriptor) }
+    for line in readAll(descriptor).split(separator: "\n") where line.hasPrefix("VmRSS:") {
+        return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
+    }
+    return 0
+}

@@ -1,0 +1,175 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Testing
+import WharfJSON
+import WharfTestSupport
+
+/// The LSP lifecycle, over real pipes to the built `wharf` binary.
+@Suite struct Lifecycle {
+    @Test func initializeDescribesTheServer() throws {
+        let client = try WireClient.spawn()
+        let result = client.initialize()
+        #expect(result?["serverInfo"]?["name"] == "wharf")
+        #expect(result?["serverInfo"]?["version"]?.stringValue?.isEmpty == false)
+        #expect(result?["protocolVersion"]?.stringValue != nil)
+        #expect(result?["capabilities"]?.objectValue != nil)
+        #expect(client.shutdownAndExit() == 0)
+        #expect(client.protocolProblems.isEmpty)
+    }
+
+    @Test func requestsBeforeInitializeGetServerNotInitialized() throws {
+        let client = try WireClient.spawn()
+        let response = client.request("ping", [:])
+        #expect(response?["error"]?["code"] == -32002)
+        #expect(client.initialize() != nil)
+    }
+
+    @Test func notificationsBeforeInitializeAreDropped() throws {
+        let client = try WireClient.spawn()
+        client.notify("$/setTrace", ["value": "verbose"])
+        client.initialize()
+        #expect(client.call("ping", [:]) == [:])
+        // Had $/setTrace been honoured, the ping would have been traced.
+        #expect(client.messages.allSatisfy { $0["method"] != "$/logTrace" })
+    }
+
+    @Test func initializeTwiceIsAnInvalidRequest() throws {
+        let client = try WireClient.spawn()
+        client.initialize()
+        #expect(client.request("initialize", [:])?["error"]?["code"] == -32600)
+    }
+
+    @Test func shutdownAnswersNullThenRequestsAreRefused() throws {
+        let client = try WireClient.spawn()
+        client.initialize()
+        let response = client.request("shutdown")
+        #expect(response?["result"] == .null)
+        #expect(response?.objectValue?.keys.contains("result") == true)
+        #expect(client.request("ping", [:])?["error"]?["code"] == -32600)
+        client.notify("exit")
+        #expect(client.waitForExit() == 0)
+    }
+
+    @Test func exitWithoutShutdownExitsOne() throws {
+        let client = try WireClient.spawn()
+        client.initialize()
+        client.notify("exit")
+        #expect(client.waitForExit() == 1)
+    }
+
+    @Test func exitBeforeInitializeExitsOne() throws {
+        let client = try WireClient.spawn()
+        client.notify("exit")
+        #expect(client.waitForExit() == 1)
+    }
+
+    @Test func endOfInputAfterShutdownExitsZero() throws {
+        let client = try WireClient.spawn()
+        client.initialize()
+        _ = client.request("shutdown")
+        client.closeInput()
+        #expect(client.waitForExit() == 0)
+    }
+
+    @Test func endOfInputWithoutShutdownExitsOneAfterAnsweringEverything() throws {
+        let client = try WireClient.spawn()
+        client.initialize()
+        let ids = (0..<200).map { _ in client.sendRequest("ping", [:]) }
+        client.closeInput()
+        #expect(client.waitForExit() == 1)
+        #expect(client.waitForEndOfOutput())
+        for id in ids { #expect(client.response(to: id, timeout: 0)?["result"] == [:]) }
+    }
+
+    @Test(arguments: [SIGTERM, SIGINT])
+    func signalsEndTheServerAsEndOfInputDoes(signal: Int32) throws {
+        let client = try WireClient.spawn()
+        client.initialize()
+        guard case .process(let child) = client.server else { return }
+        child.kill(signal)
+        #expect(client.waitForExit() == 1)
+
+        let polite = try WireClient.spawn()
+        polite.initialize()
+        _ = polite.request("shutdown")
+        guard case .process(let second) = polite.server else { return }
+        second.kill(signal)
+        #expect(polite.waitForExit() == 0)
+    }
+
+    @Test func theServerEndsWhenTheProcessNamedInInitializeDies() throws {
+        let parent = try ChildProcess(path: "/bin/sleep", arguments: ["60"])
+        let client = try WireClient.spawn()
+        client.initialize(["processId": .int(Int64(parent.pid)), "clientInfo": ["name": "orphan-test"]])
+        #expect(client.call("ping", [:]) == [:])
+        parent.kill()
+        _ = parent.waitForExit(seconds: 5)
+        #expect(client.waitForExit(timeout: 5) == 1)
+    }
+
+    @Test func pingAnswersAnEmptyObject() throws {
+        let client = try WireClient.spawn()
+        client.initialize()
+        #expect(client.call("ping", [:]) == [:])
+        #expect(client.call("ping") == [:])
+    }
+}
+
+/// Method dispatch rules of JSON-RPC and the LSP.
+@Suite struct Dispatch {
+    @Test func unknownMethodsAndRpcMethodsAreNotFound() throws {
+        let client = try WireClient.spawn()
+        client.initialize()
+        #expect(client.request("no/such/method", [:])?["error"]?["code"] == -32601)
+        #expect(client.request("rpc.discover", [:])?["error"]?["code"] == -32601)
+        #expect(client.request("$/unknownRequest", [:])?["error"]?["code"] == -32601)
+    }
+
+    @Test func unknownNotificationsAreIgnoredSilently() throws {
+        let client = try WireClient.spawn()
+        client.initialize()
+        client.notify("no/such/notification", [:])
+        client.notify("$/unknownNotification", [:])
+        #expect(client.call("ping", [:]) == [:])
+        #expect(client.messages.count == 2, "only the two responses: \(client.messages)")
+    }
+
+    @Test func paramsThatAreNotAnObjectAreInvalidParams() throws {
+        let client = try WireClient.spawn()
+        client.initialize()
+        let response = client.request("ping", [1, 2])
+        #expect(response?["error"]?["code"] == -32602)
+        #expect(response?["error"]?["message"]?.stringValue?.contains("params") == true)
+    }
+
+    @Test func initializeParamsAreCheckedFieldByField() throws {
+        let client = try WireClient.spawn()
+        let response = client.request("initialize", ["processId": "not a number"])
+        #expect(response?["error"]?["code"] == -32602)
+        #expect(response?["error"]?["message"]?.stringValue?.contains("processId") == true)
+    }
+
+    @Test func traceReportsTrafficAsLogTrace() throws {
+        let client = try WireClient.spawn()
+        client.initialize()
+        client.notify("$/setTrace", ["value": "verbose"])
+        #expect(client.call("ping", [:]) == [:])
+        let trace = client.notification("$/logTrace")
+        #expect(trace?["params"]?["message"]?.stringValue?.contains("ping") == true)
+        #expect(trace?["params"]?["verbose"] != nil)
+        client.notify("$/setTrace", ["value": "off"])
+        #expect(client.call("ping", [:]) == [:])
+        let count = client.messages.filter { $0["method"] == "$/logTrace" }.count
+        #expect(client.call("ping", [:]) == [:])
+        #expect(client.messages.filter { $0["method"] == "$/logTrace" }.count == count)
+    }
+
+    @Test func inProcessSessionsSpeakTheSameProtocol() {
+        let client = WireClient.inProcess()
+        #expect(client.request("ping", [:])?["error"]?["code"] == -32002)
+        client.initialize()
+        #expect(client.call("ping", [:]) == [:])
+        #expect(client.shutdownAndExit() == 0)
+    }
+}
