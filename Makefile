@@ -1,3 +1,60 @@
-# Placeholder; the foundation commit fills it.
-test:
-	swift build
+# Wharf: `make demo` shows a real session, `make test` runs every suite.
+# Both install what they need first (Debian packages through apt-get, Python packages into
+# .venv), so they work on a fresh Debian machine that has the Swift toolchain.
+
+SWIFT      ?= swift
+PYTHON     ?= python3
+VENV       := .venv
+BUILD_DIR  := .build/debug
+WHARF      := $(BUILD_DIR)/wharf
+
+# System packages: the C libraries Wharf links, the shared MIME database it reads, and the
+# peers its tests compare against (GLib's gio, file).
+APT_PACKAGES := libjansson-dev libsqlite3-dev shared-mime-info libglib2.0-bin file
+
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+.PHONY: all deps build test test-swift test-python demo clean help
+
+all: build
+
+help:
+	@echo "make demo    build and run a real Wharf session, printing the transcript"
+	@echo "make test    install what is missing, build, and run every test suite"
+	@echo "make build   build the wharf binary ($(WHARF))"
+	@echo "make clean   remove build products and the virtual environment"
+
+## Install missing Debian packages (apt-get update first, once, when something is missing).
+deps:
+	@missing=""; for p in $(APT_PACKAGES); do \
+		dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+		echo "installing:$$missing"; \
+		$(SUDO) apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing >/dev/null; \
+	fi
+
+build: deps
+	$(SWIFT) build
+
+$(VENV)/.installed: Tests/python/requirements.txt
+	@$(PYTHON) -m venv --help >/dev/null 2>&1 || (DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq python3-venv >/dev/null)
+	$(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/pip install -q --disable-pip-version-check -r Tests/python/requirements.txt
+	touch $@
+
+test: test-swift test-python
+
+test-swift: build
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+
+test-python: build $(VENV)/.installed
+	WHARF=$(CURDIR)/$(WHARF) $(VENV)/bin/python -m pytest -q Tests/python
+
+demo: build
+	@$(PYTHON) clients/python/examples/demo.py $(WHARF)
+
+clean:
+	rm -rf .build $(VENV)
