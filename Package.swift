@@ -60,6 +60,9 @@ let package = Package(
             name: "WharfEndToEndTests",
             dependencies: ["WharfTestSupport", "WharfJSON"]
         ),
+
+        // MARK: Test tools
+        .executableTarget(name: "wharf-write-probe", dependencies: ["WharfFileWriting"], path: "Tests/Tools/WriteProbe"),
     ],
     swiftLanguageModes: [.v6]
 )
