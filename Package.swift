@@ -60,6 +60,9 @@ let package = Package(
             name: "WharfEndToEndTests",
             dependencies: ["WharfTestSupport", "WharfJSON"]
         ),
+
+        // MARK: Test tools
+        .executableTarget(name: "wharf-access-stress", dependencies: ["WharfAccess"], path: "Tests/Tools/AccessStress"),
     ],
     swiftLanguageModes: [.v6]
 )
