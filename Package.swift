@@ -63,6 +63,7 @@ let package = Package(
 
         // MARK: Test tools
         .executableTarget(name: "wharf-write-probe", dependencies: ["WharfFileWriting"], path: "Tests/Tools/WriteProbe"),
+        .executableTarget(name: "wharf-access-stress", dependencies: ["WharfAccess"], path: "Tests/Tools/AccessStress"),
     ],
     swiftLanguageModes: [.v6]
 )
