@@ -1,0 +1,32 @@
+import WharfSystem
+
+/// Remembers, per app and `customizationId`, the directory a dialog ended in
+/// (`fileDialogCustomizationID`): next time, a dialog with the same id opens there, ahead of its
+/// `defaultDirectory`, as on macOS. The server backs this with its state store so it survives
+/// restarts.
+///
+/// The engine never calls these with its lock held, so an implementation may do I/O.
+public protocol DirectoryMemory: Sendable {
+    func rememberedDirectory(app: String, customizationId: String) -> String?
+    func remember(app: String, customizationId: String, directory: String)
+}
+
+/// A ``DirectoryMemory`` that forgets at exit: for tests and for servers without a state store.
+public final class InMemoryDirectoryMemory: DirectoryMemory {
+    private struct Key: Hashable {
+        var app: String
+        var customizationId: String
+    }
+
+    private let directories = Locked<[Key: String]>([:])
+
+    public init() {}
+
+    public func rememberedDirectory(app: String, customizationId: String) -> String? {
+        directories.withValue { $0[Key(app: app, customizationId: customizationId)] }
+    }
+
+    public func remember(app: String, customizationId: String, directory: String) {
+        directories.withValue { $0[Key(app: app, customizationId: customizationId)] = directory }
+    }
+}
