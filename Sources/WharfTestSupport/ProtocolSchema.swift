@@ -35,6 +35,8 @@ public final class ProtocolSchema: Sendable {
         public let name: String
         /// What `error.data` must look like for this code, if the table says.
         public let data: JSON?
+        /// Why no conformance transcript can provoke this code, if none can (`notInTranscripts`).
+        public let notInTranscripts: String?
     }
 
     public let document: JSON
@@ -96,9 +98,16 @@ public final class ProtocolSchema: Sendable {
                 throw LoadError(description: "an error table entry lacks a code or a name: \(entry.jsonText)")
             }
             if codes[code] != nil { throw LoadError(description: "the error code \(code) is tabled twice") }
-            codes[code] = ErrorCodeEntry(code: code, name: name, data: entry["data"])
+            codes[code] = ErrorCodeEntry(
+                code: code, name: name, data: entry["data"], notInTranscripts: entry["notInTranscripts"]?.stringValue
+            )
         }
         errorCodes = codes
+    }
+
+    /// Codes the table says no transcript can provoke, with the reason.
+    public var codesExemptFromConformance: [Int64: String] {
+        errorCodes.compactMapValues(\.notInTranscripts)
     }
 
     /// Every method name the schema knows, requests and notifications.
