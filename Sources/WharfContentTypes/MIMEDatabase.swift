@@ -80,6 +80,10 @@ final class MIMEDatabase: Sendable {
             rules += rulesHere
             hidden.formUnion(hiddenHere)
         }
+        // A type listing the same pattern twice (as `*.c:cs` and `*.c`) keeps only the first,
+        // as the cache GLib reads does: `main.c` is C, not also C++ through `*.C`.
+        var seenPatterns: Set<String> = []
+        rules = rules.filter { seenPatterns.insert("\($0.type):\($0.pattern)").inserted }
         // globs2 lists rules by weight within a file; across files keep precedence, then weight.
         rules = rules.enumerated().sorted {
             $0.element.weight != $1.element.weight ? $0.element.weight > $1.element.weight : $0.offset < $1.offset
