@@ -7,6 +7,13 @@ import WharfJSONRPC
 import WharfSystem
 import WharfTestSupport
 
+func readRepositoryFile(_ relative: String) throws -> String {
+    let descriptor = open(ProtocolSchema.repositoryRoot + "/" + relative, O_RDONLY)
+    guard descriptor >= 0 else { throw SystemError.current("open", path: relative) }
+    defer { close(descriptor) }
+    return readAll(descriptor)
+}
+
 /// The JSON Schema subset the protocol schema is written in.
 @Suite struct SchemaValidation {
     let validator = SchemaValidator(root: [
@@ -88,12 +95,23 @@ import WharfTestSupport
         }
     }
 
-    @Test func everyTabledCodeIsInTheServerErrorCodes() {
-        // The schema's table and the Swift ErrorCode constants must agree both ways.
-        let swiftCodes: [ErrorCode] = [.parseError, .invalidRequest, .methodNotFound, .invalidParams, .internalError, .serverNotInitialized, .requestCancelled]
-        for code in swiftCodes {
-            #expect(schema.errorCodes[code.rawValue] != nil, "\(code) is not in the schema's error table")
+    @Test func theErrorTableAndTheServersCodesAgree() throws {
+        // Every `ErrorCode(-…)` the Swift sources define must be tabled, and every tabled code
+        // must be defined: read from the sources, so a code added on either side is caught.
+        var defined = Set<Int64>()
+        for file in ["Sources/WharfJSONRPC/ErrorCode.swift", "Sources/WharfServer/WharfError.swift"] {
+            let text = try readRepositoryFile(file)
+            var rest = Substring(text)
+            while let range = rest.firstRange(of: "ErrorCode(-") {
+                let digits = rest[range.upperBound...].prefix { $0.isNumber }
+                if let code = Int64(digits) { defined.insert(-code) }
+                rest = rest[range.upperBound...]
+            }
         }
+        let tabled = Set(schema.errorCodes.keys)
+        #expect(defined.count >= 7)
+        #expect(defined.subtracting(tabled).isEmpty, "defined in Swift but not tabled: \(defined.subtracting(tabled).sorted())")
+        #expect(tabled.subtracting(defined).isEmpty, "tabled but not defined in Swift: \(tabled.subtracting(defined).sorted())")
     }
 
     @Test func aResultIsCheckedAgainstTheMethodItAnswers() {
