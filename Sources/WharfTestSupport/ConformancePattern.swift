@@ -105,16 +105,37 @@ public enum ConformancePattern {
     /// Matches `values` to `patterns` one to one in some order (backtracking; lists are short).
     public static func matchUnordered(_ values: [JSON], _ patterns: [JSON], _ captures: inout Captures) -> Bool {
         guard values.count == patterns.count else { return false }
-        if patterns.isEmpty { return true }
-        for (index, value) in values.enumerated() {
+        var used = [Bool](repeating: false, count: values.count)
+        return assign(values, patterns[...], &used, after: nil, keepingMethodOrder: false, &captures)
+    }
+
+    /// The rule of an `expectAll` step: `values` match `patterns` one to one, and the patterns
+    /// that name a `method` (what the server sends on its own: notifications and requests) match
+    /// in the order given, since the server's own messages keep their order; responses may
+    /// come anywhere among them.
+    public static func matchInterleaved(_ values: [JSON], _ patterns: [JSON], _ captures: inout Captures) -> Bool {
+        guard values.count == patterns.count else { return false }
+        var used = [Bool](repeating: false, count: values.count)
+        return assign(values, patterns[...], &used, after: nil, keepingMethodOrder: true, &captures)
+    }
+
+    private static func assign(
+        _ values: [JSON], _ patterns: ArraySlice<JSON>, _ used: inout [Bool], after lastOrdered: Int?,
+        keepingMethodOrder: Bool, _ captures: inout Captures
+    ) -> Bool {
+        guard let pattern = patterns.first else { return true }
+        let ordered = keepingMethodOrder && pattern["method"] != nil
+        let start = ordered ? (lastOrdered.map { $0 + 1 } ?? 0) : 0
+        for index in start..<max(start, values.count) where !used[index] {
             var trial = captures
-            guard match(value, patterns[0], &trial) else { continue }
-            var rest = values
-            rest.remove(at: index)
-            if matchUnordered(rest, Array(patterns.dropFirst()), &trial) {
+            guard match(values[index], pattern, &trial) else { continue }
+            used[index] = true
+            if assign(values, patterns.dropFirst(), &used, after: ordered ? index : lastOrdered,
+                      keepingMethodOrder: keepingMethodOrder, &trial) {
                 captures = trial
                 return true
             }
+            used[index] = false
         }
         return false
     }

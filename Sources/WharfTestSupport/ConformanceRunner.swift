@@ -78,9 +78,19 @@ public final class ConformanceRunner {
                 }
                 messages.append(message)
             }
-            guard ConformancePattern.matchUnordered(messages, patterns, &captures) else {
-                return "expected messages matching \(JSON.array(patterns).jsonText) in any order\n  got \(JSON.array(messages).jsonText)"
+            guard ConformancePattern.matchInterleaved(messages, patterns, &captures) else {
+                return "expected messages matching \(JSON.array(patterns).jsonText) (responses anywhere, the rest in order)\n  got \(JSON.array(messages).jsonText)"
             }
+        } else if let pattern = step["expectSome"] {
+            var count = 0
+            while let message = next(from: client) {
+                guard ConformancePattern.matches(message, pattern, &captures) else {
+                    pending.insert(message, at: 0)
+                    break
+                }
+                count += 1
+            }
+            if count == 0 { return "expected one or more messages matching \(pattern.jsonText)" + (pending.first.map { "\n  got \($0.jsonText)" } ?? ", but nothing came") }
         } else if let pattern = step["expectNone"] {
             return expectNone(pattern, on: client)
         } else if step["closeInput"] != nil {

@@ -25,7 +25,7 @@ public struct ConformanceTranscript: Sendable, CustomStringConvertible {
     }
 
     public static let stepKinds: Set<String> = [
-        "send", "sendBody", "sendRaw", "expect", "expectAll", "expectNone", "closeInput", "signal", "exit",
+        "send", "sendBody", "sendRaw", "expect", "expectAll", "expectSome", "expectNone", "closeInput", "signal", "exit",
     ]
 
     public init(name: String, document: JSON) throws(FormatError) {
@@ -91,7 +91,7 @@ public struct ConformanceTranscript: Sendable, CustomStringConvertible {
     public var methodsExpected: Set<String> {
         var methods = Set<String>()
         for step in steps {
-            let patterns = step["expectAll"]?.arrayValue ?? step["expect"].map { [$0] } ?? []
+            let patterns = step["expectAll"]?.arrayValue ?? (step["expect"] ?? step["expectSome"]).map { [$0] } ?? []
             for pattern in patterns {
                 if let method = pattern["method"]?.stringValue { methods.insert(method) }
             }
@@ -115,6 +115,7 @@ public struct ConformanceTranscript: Sendable, CustomStringConvertible {
         for step in steps {
             if let pattern = step["expect"] { collect(pattern) }
             if let patterns = step["expectAll"] { collect(patterns) }
+            if let pattern = step["expectSome"] { collect(pattern) }
         }
         return codes
     }
