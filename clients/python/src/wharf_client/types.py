@@ -1,6 +1,6 @@
 """Typed params and results, written by hand after protocol/wharf.schema.json.
 
-Each class that mirrors a schema object names it in ``SCHEMA``; a test checks that the fields
+Each class that mirrors a schema object names it in ``SCHEMA`` (a JSON pointer into the schema); a test checks that the fields
 (snake_case here, camelCase on the wire) and which of them are required agree with the schema.
 """
 from __future__ import annotations
@@ -66,7 +66,7 @@ class ServerInfo(WireObject):
 
 @dataclass(frozen=True)
 class InitializeResult(WireObject):
-    SCHEMA = "InitializeResult"
+    SCHEMA = "#/$defs/InitializeResult"
     server_info: ServerInfo = field(metadata={"convert": ServerInfo.from_json})
     protocol_version: str
     capabilities: Dict[str, Any]
@@ -76,7 +76,7 @@ class InitializeResult(WireObject):
 @dataclass(frozen=True)
 class TypeDescription(WireObject):
     """``contentTypes/describe``: one content type as the client sees it."""
-    SCHEMA = "TypeDescription"
+    SCHEMA = "#/$defs/TypeDescription"
     identifier: str
     description: str
     conforms_to: List[str]
@@ -93,7 +93,7 @@ class TypeDescription(WireObject):
 @dataclass(frozen=True)
 class Identification(WireObject):
     """``contentTypes/identify``: what one file is, and how that was decided."""
-    SCHEMA = "Identification"
+    SCHEMA = "#/$defs/Identification"
     path: str
     identifier: str
     mime_type: str
@@ -103,7 +103,10 @@ class Identification(WireObject):
 
 @dataclass(frozen=True)
 class DialogFilters(WireObject):
-    SCHEMA = "DialogFilters"
+    """``contentTypes/filters``, and ``filters`` of ``presenter/show`` (without allows_all_files)."""
+    SCHEMA = "#/requests/contentTypes~1filters/result"
+    #: Required in that result, absent from presenter/show: hence the default.
+    OPTIONAL_ELSEWHERE = ("allows_all_files",)
     globs: List[str]
     mime_types: List[str]
     directories: bool
@@ -113,7 +116,7 @@ class DialogFilters(WireObject):
 
 @dataclass(frozen=True)
 class DirectoryEntry(WireObject):
-    SCHEMA = "DirectoryEntry"
+    SCHEMA = "#/$defs/DirectoryEntry"
     name: str
     url: str
     is_directory: bool
@@ -130,6 +133,7 @@ class DirectoryEntry(WireObject):
 @dataclass(frozen=True)
 class DirectoryListing(WireObject):
     """``dialog/list``: one page of a folder as the dialog shows it."""
+    SCHEMA = "#/requests/dialog~1list/result"
     directory: str
     parent: Optional[str]
     entries: List[DirectoryEntry] = field(metadata={"convert": _list_of(DirectoryEntry)})
@@ -140,7 +144,7 @@ class DirectoryListing(WireObject):
 @dataclass(frozen=True)
 class Lease(WireObject):
     """``resolveAccess``: one balanced access to a granted file; release it once."""
-    SCHEMA = "Lease"
+    SCHEMA = "#/$defs/Lease"
     access_id: str
     url: str
     path: str
@@ -153,7 +157,7 @@ class Lease(WireObject):
 
 @dataclass(frozen=True)
 class AccessEntry(WireObject):
-    SCHEMA = "AccessEntry"
+    SCHEMA = "#/$defs/AccessEntry"
     id: str
     kind: str
     url: str
@@ -169,6 +173,7 @@ class AccessEntry(WireObject):
 @dataclass(frozen=True)
 class AccessList(WireObject):
     """``listAccess``: the app's grants and bookmarks."""
+    SCHEMA = "#/requests/listAccess/result"
     entries: List[AccessEntry] = field(metadata={"convert": _list_of(AccessEntry)})
     active_leases: int
     extra: Dict[str, Any] = field(default_factory=dict, compare=False)
@@ -177,7 +182,7 @@ class AccessList(WireObject):
 @dataclass
 class DialogOptions:
     """``options`` of ``presentImporter``/``presentExporter`` (SwiftUI's dialog modifiers)."""
-    SCHEMA = "DialogOptions"
+    SCHEMA = "#/$defs/DialogOptions"
     default_directory: Optional[str] = None
     title: Optional[str] = None
     message: Optional[str] = None
@@ -199,7 +204,6 @@ class ExportDocument:
     """One document to export. Give ``text``, ``data`` (bytes) or ``path`` for a value
     document, or ``snapshot`` — called with the chosen content type once the human has chosen
     where to save, returning ``str``, ``bytes`` or ``{"path": …}`` — for a lazy one."""
-    SCHEMA = "ExportDocument"
     writable_content_types: List[str]
     filename: Optional[str] = None
     text: Optional[str] = None
