@@ -19,6 +19,10 @@ extension AccessStore {
             guard try db.first("SELECT 1 FROM grants WHERE id = ?", [.integer(authorization.grantId)], map: { _ in true }) != nil else {
                 throw AccessError.accessDenied("the grant was revoked")
             }
+            if authorization.isStale && authorization.anchor == nil {
+                try db.run("UPDATE grants SET device = ?, inode = ?, file_system = ?, birth = ? WHERE id = ?",
+                           SQLiteValue.fingerprint(authorization.fingerprint) + [.integer(authorization.grantId)])
+            }
             if let existing = try db.first("SELECT id, token FROM bookmarks WHERE app = ? AND path = ? ORDER BY id LIMIT 1",
                                            [.text(app), .text(authorization.path)], map: { ($0.int(0), $0.text(1)) }) {
                 try db.run("""
