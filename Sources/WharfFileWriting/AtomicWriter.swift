@@ -59,6 +59,8 @@ struct WriterConfiguration: Sendable {
     var kernelCopy = true
     /// Use `renameat2` flags; when false, act as on a file system that rejects them (`EINVAL`).
     var renameFlags = true
+    /// Start writeback of each chunk as soon as it is written (`sync_file_range`).
+    var earlyWriteback = true
     var progressThreshold: Int64 = AtomicWriter.progressThreshold
     var progressInterval: UInt64 = 100_000_000
     var clock: @Sendable () -> UInt64 = monotonicNanoseconds

@@ -28,12 +28,14 @@ enum Syscalls {
         Int32, UnsafeMutablePointer<Int64>?, Int32, UnsafeMutablePointer<Int64>?, Int, UInt32
     ) -> Int
     private typealias GetRandom = @convention(c) (UnsafeMutableRawPointer?, Int, UInt32) -> Int
+    private typealias SyncFileRange = @convention(c) (Int32, Int64, Int64, UInt32) -> Int32
 
     /// C function pointers resolved once; they never change, so sharing them is safe.
     private struct Extensions: @unchecked Sendable {
         let renameat2: RenameAt2?
         let copyFileRange: CopyFileRange?
         let getrandom: GetRandom?
+        let syncFileRange: SyncFileRange?
 
         init() {
             func lookUp<F>(_ name: String, as type: F.Type) -> F? {
@@ -44,6 +46,7 @@ enum Syscalls {
             renameat2 = lookUp("renameat2", as: RenameAt2.self)
             copyFileRange = lookUp("copy_file_range", as: CopyFileRange.self)
             getrandom = lookUp("getrandom", as: GetRandom.self)
+            syncFileRange = lookUp("sync_file_range", as: SyncFileRange.self)
         }
     }
 
@@ -85,6 +88,13 @@ enum Syscalls {
             if copied >= 0 { return .copied(copied) }
             if errno != EINTR { return .failed(errno) }
         }
+    }
+
+    /// `sync_file_range(2)` with `SYNC_FILE_RANGE_WRITE`: starts writing the range back to disk
+    /// without waiting for it. Only a hint (durability still comes from `fsync`), so failures
+    /// and a missing symbol are ignored.
+    static func startWriteback(_ descriptor: Int32, offset: Int64, count: Int64) {
+        _ = extensions.syncFileRange?(descriptor, offset, count, 2)
     }
 
     /// Fills `buffer` from `getrandom(2)`, falling back to `/dev/urandom` on a C library that
