@@ -20,6 +20,8 @@ final class ExportTransaction {
     /// descriptors, so a directory renamed or replaced mid-export cannot redirect the writes.
     var directories: [String: DirectoryHandle] = [:]
     var entries: [ExportEntry] = []
+    /// Temporary and backup names claimed in `LiveTemporaries`, released when we are done.
+    private var claimedNames: [String] = []
 
     init(
         items: [ExportItem],
@@ -37,6 +39,14 @@ final class ExportTransaction {
     deinit {
         for entry in entries { entry.close() }
         for directory in directories.values { directory.close() }
+        LiveTemporaries.release(claimedNames)
+    }
+
+    /// A fresh temporary name, protected from this process's own orphan sweeps until the end.
+    func claimTemporaryName() -> String {
+        let name = LiveTemporaries.claimNew()
+        claimedNames.append(name)
+        return name
     }
 
     func run() throws(ExportError) {
@@ -157,7 +167,7 @@ final class ExportTransaction {
         let destination = entry.item.destination
         let directory = entry.directory
         for _ in 0..<100 {
-            let name = TemporaryName.make()
+            let name = claimTemporaryName()
             let descriptor: Int32
             do {
                 descriptor = try Syscalls.createExclusive(in: directory.descriptor, name, reportedAs: directory.path)
