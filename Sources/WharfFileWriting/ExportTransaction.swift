@@ -36,10 +36,13 @@ final class ExportTransaction {
         self.progress = ProgressReporter(total: 0, callback: nil, configuration: configuration)
     }
 
-    deinit {
+    /// Closes every descriptor (which releases the temporary files' locks) and gives the
+    /// claimed names back. Runs once the export has ended either way.
+    private func close() {
         for entry in entries { entry.close() }
         for directory in directories.values { directory.close() }
         LiveTemporaries.release(claimedNames)
+        claimedNames = []
     }
 
     /// A fresh temporary name, protected from this process's own orphan sweeps until the end.
@@ -50,6 +53,7 @@ final class ExportTransaction {
     }
 
     func run() throws(ExportError) {
+        defer { close() }
         do throws(ExportError) {
             try prepare()
             try writeTemporaries()
