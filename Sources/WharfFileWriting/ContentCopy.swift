@@ -20,6 +20,7 @@ extension ExportTransaction {
     /// Fills the temporary file, in chunks, looking at the cancellation flag between them.
     func copyContents(of entry: ExportEntry, into target: Int32) throws(ExportError) {
         entry.directory.changed = true
+        try reserveSpace(for: entry, in: target)
         switch entry.source {
         case .none:
             return
@@ -27,6 +28,24 @@ extension ExportTransaction {
             try writeBytes(bytes, into: target, for: entry.item.destination)
         case .file(let source, let path, let kernelCopy):
             try copyFile(source, path: path, into: target, kernelCopy: kernelCopy, for: entry.item.destination)
+        }
+    }
+
+    /// Reserves the blocks the file will need before writing it, where that is cheap and
+    /// helps: the file system allocates one run of extents up front instead of one per chunk
+    /// during writeback (measured: a 1 GiB export on ext4 finishes markedly sooner), and a
+    /// file that cannot fit fails at once instead of after writing most of it. Skipped on
+    /// memory-backed file systems, where reserving means zeroing every page first.
+    private func reserveSpace(for entry: ExportEntry, in target: Int32) throws(ExportError) {
+        guard configuration.reserveSpace, entry.expectedSize > 0 else { return }
+        guard configuration.reserveSpaceInMemory || !entry.directory.isMemoryBacked else { return }
+        guard let code = Syscalls.reserveSpace(target, count: entry.expectedSize) else { return }
+        // Only a definite "it will not fit" is an answer; anything else (no support) is not.
+        if [ENOSPC, EDQUOT, EFBIG].contains(code) {
+            throw .failed(
+                path: entry.item.destination,
+                cause: SystemError(code: code, operation: "reserve space for", path: entry.item.destination)
+            )
         }
     }
 

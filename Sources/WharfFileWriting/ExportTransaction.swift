@@ -112,6 +112,7 @@ final class ExportTransaction {
             switch item.source {
             case .bytes(let bytes):
                 entry.source = .bytes(bytes)
+                entry.expectedSize = Int64(bytes.count)
                 total += Int64(bytes.count)
             case .file(let path):
                 let descriptor: Int32
@@ -125,6 +126,7 @@ final class ExportTransaction {
                 case S_IFDIR:
                     throw .failed(path: destination, cause: SystemError(code: EISDIR, operation: "read", path: path))
                 case S_IFREG:
+                    entry.expectedSize = Int64(status.st_size)
                     total += Int64(status.st_size)
                     // Files that claim to be empty (procfs, sysfs) may still have contents the
                     // kernel copy would not see; only the read loop is trusted with them.
@@ -223,10 +225,13 @@ final class DirectoryHandle {
     private(set) var descriptor: Int32
     /// A name in it was created, renamed or removed: it needs an `fsync` to make that durable.
     var changed = false
+    /// tmpfs or ramfs: no disk behind it, so no point in reserving blocks.
+    let isMemoryBacked: Bool
 
     init(path: String, descriptor: Int32) {
         self.path = path
         self.descriptor = descriptor
+        isMemoryBacked = Syscalls.isMemoryBacked(descriptor)
     }
 
     func close() {
@@ -280,6 +285,8 @@ final class ExportEntry {
     let directory: DirectoryHandle
     let name: String
     var source = Source.none
+    /// The size the source had when opened; 0 when unknown (a FIFO) or empty.
+    var expectedSize: Int64 = 0
     var temporary: TemporaryFile?
     var publication: Publication?
 
