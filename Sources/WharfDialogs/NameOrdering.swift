@@ -56,8 +56,10 @@ enum NameOrdering {
         return restA < restB ? -1 : 1
     }
 
-    /// `a` sorts before `b` (names, with their precomputed keys).
-    static func precedes(_ a: String, key keyA: [UInt8], _ b: String, key keyB: [UInt8]) -> Bool {
+    /// `a` sorts before `b` (the listing's sort does the same over precomputed keys).
+    static func precedes(_ a: String, _ b: String) -> Bool {
+        let keyA = key(for: a)
+        let keyB = key(for: b)
         let order = keyA.withUnsafeBufferPointer { x in keyB.withUnsafeBufferPointer { y in compare(x, y) } }
         if order != 0 { return order < 0 }
         return a.utf8.lexicographicallyPrecedes(b.utf8)
