@@ -64,11 +64,10 @@ extension DialogEngine {
             throw error
         }
         record.isShowing = false
-        let remembrance = end(record, .completed(
+        end(record, .completed(
             choice.files, contentTypes: nil,
             directory: Self.endedIn(chosen: choice.firstChosenPath, lastListed: record.lastListedDirectory)))
         lock.unlock()
-        remember(remembrance)
     }
 
     /// Where the user ended up: the directory last listed when the choice was made in it (or is
