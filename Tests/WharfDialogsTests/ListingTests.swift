@@ -255,3 +255,81 @@ import WharfSystem
         #expect(NameOrdering.precedes("a", "a1"))
     }
 }
+
+/// The encoded keys must order names exactly as a plain natural comparison does.
+@Suite struct NameOrderingReferenceTests {
+    /// The straightforward natural comparison the encoding stands in for: folded bytes, digit
+    /// runs by value (leading zeros ignored), raw bytes on a tie.
+    static func reference(_ a: String, _ b: String) -> Bool {
+        func fold(_ s: String) -> [UInt8] {
+            s.utf8.allSatisfy { $0 < 0x80 } ? s.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 } : Array(s.lowercased().utf8)
+        }
+        let x = fold(a), y = fold(b)
+        func digit(_ c: UInt8) -> Bool { c >= 0x30 && c <= 0x39 }
+        var i = 0, j = 0
+        while i < x.count && j < y.count {
+            if digit(x[i]) && digit(y[j]) {
+                var endX = i; while endX < x.count && digit(x[endX]) { endX += 1 }
+                var endY = j; while endY < y.count && digit(y[endY]) { endY += 1 }
+                let runX = x[i..<endX].drop { $0 == 0x30 }, runY = y[j..<endY].drop { $0 == 0x30 }
+                if runX.count != runY.count { return runX.count < runY.count }
+                if !runX.elementsEqual(runY) { return runX.lexicographicallyPrecedes(runY) }
+                i = endX; j = endY
+                continue
+            }
+            if x[i] != y[j] { return x[i] < y[j] }
+            i += 1; j += 1
+        }
+        if x.count - i != y.count - j { return x.count - i < y.count - j }
+        return a.utf8.lexicographicallyPrecedes(b.utf8)
+    }
+
+    @Test func encodedKeysAgreeWithThePlainNaturalComparison() {
+        var generator = SplitMix(seed: 42)
+        let alphabet = Array("aAbB0012 9._-zZé".unicodeScalars)
+        var names: [String] = []
+        for _ in 0..<3_000 {
+            let length = Int(generator.next() % 8) + 1
+            names.append(String(String.UnicodeScalarView((0..<length).map { _ in alphabet[Int(generator.next() % UInt64(alphabet.count))] })))
+        }
+        var disagreements: [String] = []
+        for index in 0..<names.count - 1 {
+            let (a, b) = (names[index], names[index + 1])
+            if NameOrdering.precedes(a, b) != Self.reference(a, b) { disagreements.append("\(a) vs \(b)") }
+            if NameOrdering.precedes(b, a) != Self.reference(b, a) { disagreements.append("\(b) vs \(a)") }
+        }
+        #expect(disagreements.isEmpty, "\(disagreements.prefix(5))")
+    }
+
+    @Test func theListingSortAgreesWithTheReference() {
+        var generator = SplitMix(seed: 7)
+        let alphabet = Array("ab0123456789xY.".unicodeScalars)
+        var seen = Set<String>()
+        var entries: [ListedEntry] = []
+        let status = FileStatus(kind: .regular, size: 0, modified: 0)
+        while entries.count < 2_000 {
+            let length = Int(generator.next() % 10) + 1
+            let name = String(String.UnicodeScalarView((0..<length).map { _ in alphabet[Int(generator.next() % UInt64(alphabet.count))] }))
+            guard seen.insert(name).inserted else { continue }
+            let facts = EntryFacts(
+                name: name, directory: "/d", status: status, isSymlink: false, isBrokenSymlink: false,
+                browserOptions: [], types: FakeTypes())
+            entries.append(ListedEntry(facts: facts, enabled: true))
+        }
+        let sorted = DirectoryLister.sortedOrder(entries).map { entries[$0].facts.name }
+        #expect(sorted == entries.map(\.facts.name).sorted(by: Self.reference))
+    }
+}
+
+/// A small deterministic generator, so failures reproduce.
+struct SplitMix {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}

@@ -11,7 +11,7 @@ import WharfSystem
     ) -> EntryFacts {
         let status = FileStatus(kind: directory ? .directory : .regular, size: size, modified: modified)
         return EntryFacts(
-            name: name, path: path, status: status, isSymlink: false, isBrokenSymlink: false,
+            name: name, directory: FilePath.directory(of: path), status: status, isSymlink: false, isBrokenSymlink: false,
             browserOptions: [], types: types)
     }
 
