@@ -93,12 +93,21 @@ final class Tables: Sendable {
         var records: [String: TypeRecord] = [:]
         var byExtension: [String: TypeRecord] = [:]
         var byMIME: [String: TypeRecord] = [:]
-        for declaration in systemTypeDeclarations {
+        // Parents first, whatever the table's order, so each record sees its ancestors.
+        let declarationsByKey = Dictionary(systemTypeDeclarations.map { ($0.identifier, $0) }, uniquingKeysWith: { a, _ in a })
+        func build(_ key: String) -> TypeRecord? {
+            if let existing = records[key] { return existing }
+            guard let declaration = declarationsByKey[key] else { return nil }
+            for parent in declaration.conformsTo { _ = build(parent) }
             let record = TypeRecord(
                 identifier: declaration.identifier, description: declaration.description,
                 conformsTo: declaration.conformsTo, filenameExtensions: declaration.filenameExtensions,
                 mimeTypes: declaration.mimeTypes, origin: .system, parentRecord: { records[$0] })
-            records[record.key] = record
+            records[key] = record
+            return record
+        }
+        for declaration in systemTypeDeclarations {
+            guard let record = build(declaration.identifier) else { continue }
             for ext in declaration.filenameExtensions where byExtension[ext] == nil { byExtension[ext] = record }
             for mime in declaration.mimeTypes {
                 let lower = asciiLowercased(mime)
