@@ -29,11 +29,16 @@ public final class ContentTypeRegistry: Sendable {
         self.mimeDirectories = mimeDirectories
     }
 
-    /// The MIME directories the XDG Base Directory specification names for this process.
-    public static func defaultMIMEDirectories() -> [String] {
+    /// The MIME directories the XDG Base Directory specification names: `$XDG_DATA_HOME/mime`
+    /// (default `~/.local/share/mime`), then `mime` in each absolute entry of `$XDG_DATA_DIRS`
+    /// (default `/usr/local/share:/usr/share`). `environment` reads a variable (the process
+    /// environment unless a test passes its own).
+    public static func defaultMIMEDirectories(
+        environment: (String) -> String? = { getenv($0).map { String(cString: $0) } }
+    ) -> [String] {
         func variable(_ name: String) -> String? {
-            guard let value = getenv(name), value.pointee != 0 else { return nil }
-            return String(cString: value)
+            guard let value = environment(name), !value.isEmpty else { return nil }
+            return value
         }
         let home = variable("XDG_DATA_HOME") ?? FilePath.join(FilePath.homeDirectory(), ".local/share")
         let system = (variable("XDG_DATA_DIRS") ?? "/usr/local/share:/usr/share")
