@@ -65,8 +65,13 @@ struct GlobTable: Sendable {
 
     /// The rules in the order given (highest precedence first).
     init(rules: [GlobRule]) {
-        var builderChildren: [[UInt8: Int32]] = [[:]]
-        var builderLeaves: [[Leaf]] = [[]]
+        // Build the trie with one dictionary of edges keyed by (parent node, byte), then lay
+        // the edges out sorted by that key: each node's children end up contiguous and in
+        // byte order, ready for binary search.
+        var edges: [Int: Int32] = [:]
+        edges.reserveCapacity(rules.count * 4)
+        var nodeCount: Int32 = 1
+        var leavesOfNode: [Int32: [Leaf]] = [:]
         for rule in rules {
             let bytes = Array(rule.pattern.utf8)
             let isWildcard: (UInt8) -> Bool = { $0 == UInt8(ascii: "*") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "[") }
@@ -78,37 +83,45 @@ struct GlobTable: Sendable {
                     literalLengths.insert(bytes.count)
                 }
             } else if bytes.first == UInt8(ascii: "*"), bytes.count > 1, !bytes.dropFirst().contains(where: isWildcard) {
-                let suffix = rule.caseSensitive ? Array(bytes.dropFirst()) : Array(bytes.dropFirst()).map(lowercaseASCII)
                 var node: Int32 = 0
-                for byte in suffix.reversed() {
-                    if let next = builderChildren[Int(node)][byte] {
+                for byte in bytes.dropFirst().reversed() {
+                    let edge = Int(node) << 8 | Int(rule.caseSensitive ? byte : lowercaseASCII(byte))
+                    if let next = edges[edge] {
                         node = next
                     } else {
-                        let next = Int32(builderChildren.count)
-                        builderChildren.append([:])
-                        builderLeaves.append([])
-                        builderChildren[Int(node)][byte] = next
-                        node = next
+                        edges[edge] = nodeCount
+                        node = nodeCount
+                        nodeCount += 1
                     }
                 }
-                if !builderLeaves[Int(node)].contains(where: { $0.match.type == rule.type && $0.caseSensitive == rule.caseSensitive }) {
-                    builderLeaves[Int(node)].append(Leaf(match: match, caseSensitive: rule.caseSensitive))
+                if !(leavesOfNode[node] ?? []).contains(where: { $0.match.type == rule.type && $0.caseSensitive == rule.caseSensitive }) {
+                    leavesOfNode[node, default: []].append(Leaf(match: match, caseSensitive: rule.caseSensitive))
                 }
-                maxSuffixLength = max(maxSuffixLength, suffix.count)
+                maxSuffixLength = max(maxSuffixLength, bytes.count - 1)
             } else {
                 patterns.append(rule)
             }
         }
-        for node in builderChildren.indices {
-            childStart.append(Int32(edgeBytes.count))
-            childCount.append(Int32(builderChildren[node].count))
-            for (byte, target) in builderChildren[node].sorted(by: { $0.key < $1.key }) {
-                edgeBytes.append(byte)
-                edgeTargets.append(target)
+        childStart = Array(repeating: 0, count: Int(nodeCount))
+        childCount = Array(repeating: 0, count: Int(nodeCount))
+        leafStart = Array(repeating: 0, count: Int(nodeCount))
+        leafCount = Array(repeating: 0, count: Int(nodeCount))
+        let sortedEdges = edges.sorted { $0.key < $1.key }
+        edgeBytes.reserveCapacity(sortedEdges.count)
+        edgeTargets.reserveCapacity(sortedEdges.count)
+        for (position, edge) in sortedEdges.enumerated() {
+            let parent = edge.key >> 8
+            if childCount[parent] == 0 { childStart[parent] = Int32(position) }
+            childCount[parent] += 1
+            edgeBytes.append(UInt8(edge.key & 0xFF))
+            edgeTargets.append(edge.value)
+        }
+        for node in 0 ..< Int(nodeCount) {
+            leafStart[node] = Int32(leaves.count)
+            if let nodeLeaves = leavesOfNode[Int32(node)] {
+                leafCount[node] = Int32(nodeLeaves.count)
+                leaves += nodeLeaves
             }
-            leafStart.append(Int32(leaves.count))
-            leafCount.append(Int32(builderLeaves[node].count))
-            leaves.append(contentsOf: builderLeaves[node])
         }
     }
 
