@@ -50,6 +50,11 @@ struct GlobTable: Sendable {
     private var literals: [String: Literal] = [:]
     private var literalLengths: Set<Int> = []
     private var patterns: [GlobRule] = []
+    /// For each pattern, literal bytes any matching name must contain (the run before the first
+    /// wildcard as a prefix, or the first run after a leading `*`), so `fnmatch` is only called
+    /// for names that could match.
+    private var patternPrefixes: [[UInt8]] = []
+    private var patternFragments: [[UInt8]] = []
 
     // The suffix trie, flattened: node `n` has children `edges[childStart[n] ..< childStart[n] + childCount[n]]`
     // sorted by byte, and the rules ending there in `leaves[leafStart[n] ..< leafStart[n] + leafCount[n]]`.
@@ -100,6 +105,17 @@ struct GlobTable: Sendable {
                 maxSuffixLength = max(maxSuffixLength, bytes.count - 1)
             } else {
                 patterns.append(rule)
+                let literalRun: (ArraySlice<UInt8>) -> [UInt8] = { run in
+                    let literal = run.prefix(while: { !isWildcard($0) })
+                    return rule.caseSensitive ? Array(literal) : literal.map(lowercaseASCII)
+                }
+                if bytes.first == UInt8(ascii: "*") {
+                    patternPrefixes.append([])
+                    patternFragments.append(literalRun(bytes.dropFirst()))
+                } else {
+                    patternPrefixes.append(literalRun(bytes[...]))
+                    patternFragments.append([])
+                }
             }
         }
         childStart = Array(repeating: 0, count: Int(nodeCount))
@@ -152,12 +168,17 @@ struct GlobTable: Sendable {
             found += walkSuffixes(bytes, foldCase: false, visit)
         }
         if found < 2 && !patterns.isEmpty {
-            let lower = asciiLowercased(name)
-            for rule in patterns {
-                let subject = rule.caseSensitive ? name : lower
-                if fnmatch(rule.pattern, subject, 0) == 0 {
-                    visit(GlobMatch(type: rule.type, weight: rule.weight))
+            var lower: String?
+            for (index, rule) in patterns.enumerated() {
+                guard Self.mayMatch(bytes, prefix: patternPrefixes[index], fragment: patternFragments[index],
+                                    foldCase: !rule.caseSensitive)
+                else { continue }
+                if !rule.caseSensitive && lower == nil { lower = asciiLowercased(name) }
+                let subject = rule.caseSensitive ? name : lower!
+                let matched = rule.pattern.withCString { pattern in
+                    subject.withCString { fnmatch(pattern, $0, 0) == 0 }
                 }
+                if matched { visit(GlobMatch(type: rule.type, weight: rule.weight)) }
             }
         }
     }
@@ -187,6 +208,21 @@ struct GlobTable: Sendable {
             count += 1
         }
         return count
+    }
+
+    /// Whether `name` starts with `prefix` and contains `fragment` (ASCII case folded for
+    /// case-insensitive patterns, whose literal parts are stored in lowercase).
+    private static func mayMatch(_ name: UnsafeBufferPointer<UInt8>, prefix: [UInt8], fragment: [UInt8], foldCase: Bool) -> Bool {
+        @inline(__always) func fold(_ byte: UInt8) -> UInt8 { foldCase ? lowercaseASCII(byte) : byte }
+        if prefix.count > name.count { return false }
+        for (offset, byte) in prefix.enumerated() where fold(name[offset]) != byte { return false }
+        if fragment.isEmpty { return true }
+        if fragment.count > name.count { return false }
+        outer: for start in 0 ... name.count - fragment.count {
+            for (offset, byte) in fragment.enumerated() where fold(name[start + offset]) != byte { continue outer }
+            return true
+        }
+        return false
     }
 
     @inline(__always)
