@@ -19,20 +19,24 @@ extension AccessStore {
             guard try db.first("SELECT 1 FROM grants WHERE id = ?", [.integer(authorization.grantId)], map: { _ in true }) != nil else {
                 throw AccessError.accessDenied("the grant was revoked")
             }
+            if authorization.isStale && authorization.anchor == nil {
+                try db.run("UPDATE grants SET device = ?, inode = ?, file_system = ?, birth = ? WHERE id = ?",
+                           SQLiteValue.fingerprint(authorization.fingerprint) + [.integer(authorization.grantId)])
+            }
             if let existing = try db.first("SELECT id, token FROM bookmarks WHERE app = ? AND path = ? ORDER BY id LIMIT 1",
                                            [.text(app), .text(authorization.path)], map: { ($0.int(0), $0.text(1)) }) {
                 try db.run("""
-                    UPDATE bookmarks SET device = ?, inode = ?, file_system = ?, is_directory = ?,
+                    UPDATE bookmarks SET device = ?, inode = ?, file_system = ?, birth = ?, is_directory = ?,
                                          read_only = read_only AND ?
                     WHERE id = ?
-                    """, SQLiteValue.identity(authorization.identity)
+                    """, SQLiteValue.fingerprint(authorization.fingerprint)
                     + [.bool(authorization.isDirectory), .bool(authorization.readOnly), .integer(existing.0)])
                 return existing.1
             }
             try db.run("""
-                INSERT INTO bookmarks (token, app, path, device, inode, file_system, is_directory, read_only, created)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """, [.text(fresh), .text(app), .text(authorization.path)] + SQLiteValue.identity(authorization.identity)
+                INSERT INTO bookmarks (token, app, path, device, inode, file_system, birth, is_directory, read_only, created)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """, [.text(fresh), .text(app), .text(authorization.path)] + SQLiteValue.fingerprint(authorization.fingerprint)
                 + [.bool(authorization.isDirectory), .bool(authorization.readOnly), .real(StateLocation.now())])
             return fresh
         }
@@ -48,11 +52,11 @@ extension AccessStore {
     /// the last known path.
     public func resolve(app: String, client: ClientID, bookmark: String) throws(AccessError) -> Lease {
         let row = try bookmarkRow(app: app, token: bookmark)
-        let location = FileLocator.locate(path: row.path, identity: row.identity, isDirectory: row.isDirectory)
-        let identity: FileIdentity
+        let location = FileLocator.locate(path: row.path, fingerprint: row.fingerprint, isDirectory: row.isDirectory)
+        let fingerprint: Fingerprint
         switch location {
-        case .same: identity = row.identity
-        case .replaced(_, let found), .moved(_, let found): identity = found
+        case .same: fingerprint = row.fingerprint
+        case .replaced(_, let found), .moved(_, let found): fingerprint = found
         case .gone:
             throw .bookmarkInvalid("the bookmarked file is gone: it is neither at its last known path nor "
                 + "in that folder or the folders beside it", lastKnownPath: row.path)
@@ -64,16 +68,16 @@ extension AccessStore {
                 throw AccessError.bookmarkInvalid(Self.unknownBookmark, lastKnownPath: nil)
             }
             if location.isStale {
-                try db.run("UPDATE bookmarks SET path = ?, device = ?, inode = ?, file_system = ?, resolved = ? WHERE id = ?",
-                           [.text(path)] + SQLiteValue.identity(identity) + [.real(StateLocation.now()), .integer(row.id)])
+                try db.run("UPDATE bookmarks SET path = ?, device = ?, inode = ?, file_system = ?, birth = ?, resolved = ? WHERE id = ?",
+                           [.text(path)] + SQLiteValue.fingerprint(fingerprint) + [.real(StateLocation.now()), .integer(row.id)])
             } else {
                 try db.run("UPDATE bookmarks SET resolved = ? WHERE id = ?", [.real(StateLocation.now()), .integer(row.id)])
             }
             let grantId = try Self.upsertGrant(db, instance: instance, client: client, app: app, path: path,
-                                               identity: identity, isDirectory: row.isDirectory,
+                                               fingerprint: fingerprint, isDirectory: row.isDirectory,
                                                readOnly: row.readOnly, bookmarkId: row.id)
             try insertLease(db, accessId: accessId, client: client,
-                            Authorization(grantId: grantId, path: path, anchor: nil, identity: identity,
+                            Authorization(grantId: grantId, path: path, anchor: nil, fingerprint: fingerprint,
                                           isDirectory: row.isDirectory, readOnly: row.readOnly,
                                           isStale: location.isStale))
         }

@@ -60,7 +60,7 @@ extension AccessStore {
             }
             throw .unknownAccessId("this client holds no access with id \(accessId)")
         }
-        guard row.grantIdentity != nil else { throw .accessDenied("this access was revoked") }
+        guard row.grant != nil else { throw .accessDenied("this access was revoked") }
         guard !row.isDirectory else {
             throw .invalidArgument("this access is to a folder; resolve the URL of a file inside it to read or write it")
         }
@@ -70,14 +70,14 @@ extension AccessStore {
     /// Opens the lease's file and checks it is the file the lease was started on.
     private func open(_ lease: LeaseRow, mode: AccessFileHandle.Mode) throws(AccessError) -> AccessFileHandle {
         let handle = try GrantedFileOpener.open(target: lease.path, anchor: lease.anchor,
-                                                anchorIdentity: lease.grantIdentity, mode: mode)
+                                                granted: lease.grant, mode: mode)
         let status: FileStatus
-        let identity: FileIdentity
+        let fingerprint: Fingerprint
         do {
             status = try handle.status()
-            identity = try handle.identity()
+            fingerprint = try Fingerprint.of(handle)
         } catch { throw .io(error) }
-        guard status.kind == .regular, identity.sameFile(as: lease.identity) else {
+        guard status.kind == .regular, fingerprint.matches(lease.fingerprint) else {
             throw .accessDenied("the file is no longer the one this access was started on (it was replaced); "
                 + "resolve it again")
         }

@@ -9,7 +9,7 @@ extension AccessStore {
         var path: String
         /// The granted directory the file is reached through, or nil for a file granted itself.
         var anchor: String?
-        var identity: FileIdentity
+        var fingerprint: Fingerprint
         var isDirectory: Bool
         var readOnly: Bool
         var isStale: Bool
@@ -27,9 +27,10 @@ extension AccessStore {
                       readOnly: Bool) throws(AccessError) {
         let normalized = FilePath.normalize(path)
         let isDirectory = (try? FileStatus.of(normalized))?.kind == .directory
+        let fingerprint = Fingerprint.recorded(identity, at: normalized)
         _ = try write { db in
             try Self.upsertGrant(db, instance: instance, client: client, app: app, path: normalized,
-                                 identity: identity, isDirectory: isDirectory, readOnly: readOnly, bookmarkId: nil)
+                                 fingerprint: fingerprint, isDirectory: isDirectory, readOnly: readOnly, bookmarkId: nil)
         }
     }
 
@@ -37,22 +38,22 @@ extension AccessStore {
     /// nil) is never demoted to one that depends on a bookmark, so revoking a bookmark cannot
     /// take away what a human picked in this session.
     static func upsertGrant(_ db: SQLiteConnection, instance: String, client: ClientID, app: String, path: String,
-                            identity: FileIdentity, isDirectory: Bool, readOnly: Bool,
+                            fingerprint: Fingerprint, isDirectory: Bool, readOnly: Bool,
                             bookmarkId: Int64?) throws -> Int64 {
         let sql = """
-            INSERT INTO grants (instance, client, app, path, device, inode, file_system, is_directory,
+            INSERT INTO grants (instance, client, app, path, device, inode, file_system, birth, is_directory,
                                 read_only, bookmark_id, created)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT (instance, client, path) DO UPDATE SET
                 device = excluded.device, inode = excluded.inode, file_system = excluded.file_system,
-                is_directory = excluded.is_directory,
+                birth = excluded.birth, is_directory = excluded.is_directory,
                 read_only = grants.read_only AND excluded.read_only,
                 bookmark_id = CASE WHEN grants.bookmark_id IS NULL OR excluded.bookmark_id IS NULL
                                    THEN NULL ELSE excluded.bookmark_id END
             RETURNING id
             """
         let values: [SQLiteValue] = [.text(instance), .text(client.rawValue), .text(app), .text(path)]
-            + SQLiteValue.identity(identity)
+            + SQLiteValue.fingerprint(fingerprint)
             + [.bool(isDirectory), .bool(readOnly), .optional(bookmarkId), .real(StateLocation.now())]
         guard let id = try db.first(sql, values, map: { $0.int(0) }) else {
             throw AccessError.store("recording a grant returned no row")
@@ -106,18 +107,18 @@ extension AccessStore {
     /// A path granted itself: the very file → fresh; a regular file put in its place (an editor's
     /// atomic save) → stale, and the grant follows the new file; anything else → denied.
     private func authorizeExact(_ grant: GrantRow) throws(AccessError) -> Authorization {
-        let handle = try GrantedFileOpener.open(target: grant.path, anchor: nil, anchorIdentity: nil, mode: .path)
+        let handle = try GrantedFileOpener.open(target: grant.path, anchor: nil, granted: nil, mode: .path)
         let status: FileStatus
-        let current: FileIdentity
+        let current: Fingerprint
         do {
             status = try handle.status()
-            current = try handle.identity()
+            current = try Fingerprint.of(handle)
         } catch { throw .io(error) }
-        var result = Authorization(grantId: grant.id, path: grant.path, anchor: nil, identity: current,
+        var result = Authorization(grantId: grant.id, path: grant.path, anchor: nil, fingerprint: current,
                                    isDirectory: grant.isDirectory, readOnly: grant.readOnly, isStale: false)
         switch status.kind {
         case .directory where grant.isDirectory, .regular where !grant.isDirectory:
-            if current.sameFile(as: grant.identity) { return result }
+            if current.matches(grant.fingerprint) { return result }
             if status.kind == .regular {
                 result.isStale = true
                 return result
@@ -125,10 +126,10 @@ extension AccessStore {
         case .symlink:
             // Granted as the link itself (an unresolved alias): fine while it still leads to the
             // granted file, which is then used directly.
-            if let target = try? FilePath.resolve(grant.path), let targetIdentity = try? FileIdentity.of(target),
-               targetIdentity.sameFile(as: grant.identity) {
+            if let target = try? FilePath.resolve(grant.path), let targetFingerprint = Fingerprint.of(path: target),
+               targetFingerprint.matches(grant.fingerprint) {
                 result.path = target
-                result.identity = targetIdentity
+                result.fingerprint = targetFingerprint
                 return result
             }
             throw .accessDenied("a symbolic link now stands where the granted file was")
@@ -150,21 +151,21 @@ extension AccessStore {
             throw .accessDenied("that URL leads outside the granted folder")
         }
         let handle = try GrantedFileOpener.open(target: target, anchor: target == root ? nil : root,
-                                                anchorIdentity: grant.identity, mode: .path)
+                                                granted: grant.fingerprint, mode: .path)
         let status: FileStatus
-        let identity: FileIdentity
+        let fingerprint: Fingerprint
         do {
             status = try handle.status()
-            identity = try handle.identity()
+            fingerprint = try Fingerprint.of(handle)
         } catch { throw .io(error) }
-        if target == root && !identity.sameFile(as: grant.identity) {
+        if target == root && !fingerprint.matches(grant.fingerprint) {
             throw .accessDenied("the granted folder is no longer the one that was granted")
         }
         guard status.kind == .regular || status.kind == .directory else {
             throw .accessDenied("only regular files and folders can be accessed")
         }
         return Authorization(grantId: grant.id, path: target, anchor: target == root ? nil : root,
-                             identity: identity, isDirectory: status.kind == .directory,
+                             fingerprint: fingerprint, isDirectory: status.kind == .directory,
                              readOnly: grant.readOnly, isStale: false)
     }
 
@@ -177,8 +178,9 @@ extension AccessStore {
                 throw AccessError.accessDenied("the grant was revoked")
             }
             if authorization.isStale && authorization.anchor == nil {
-                try db.run("UPDATE grants SET path = ?, device = ?, inode = ?, file_system = ? WHERE id = ?",
-                           [.text(authorization.path)] + SQLiteValue.identity(authorization.identity) + [.integer(authorization.grantId)])
+                try db.run("UPDATE grants SET path = ?, device = ?, inode = ?, file_system = ?, birth = ? WHERE id = ?",
+                           [.text(authorization.path)] + SQLiteValue.fingerprint(authorization.fingerprint)
+                           + [.integer(authorization.grantId)])
             }
             try insertLease(db, accessId: accessId, client: client, authorization)
         }
@@ -195,11 +197,11 @@ extension AccessStore {
     func insertLease(_ db: SQLiteConnection, accessId: String, client: ClientID, _ authorization: Authorization) throws {
         try db.run("""
             INSERT INTO leases (access_id, instance, client, grant_id, path, anchor, device, inode, file_system,
-                                is_directory, read_only, created)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                birth, is_directory, read_only, created)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """,
             [.text(accessId), .text(instance), .text(client.rawValue), .integer(authorization.grantId),
-             .text(authorization.path), .optional(authorization.anchor)] + SQLiteValue.identity(authorization.identity)
+             .text(authorization.path), .optional(authorization.anchor)] + SQLiteValue.fingerprint(authorization.fingerprint)
             + [.bool(authorization.isDirectory), .bool(authorization.readOnly), .real(StateLocation.now())])
     }
 

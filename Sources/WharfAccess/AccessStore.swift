@@ -10,6 +10,16 @@ import WharfSystem
 /// another process (`wharf access revoke`) takes effect at the next request; nothing is cached
 /// that could keep a revoked grant alive.
 ///
+/// Threat model. Wharf protects against a *client* reaching files the human did not pick for
+/// it: another session's grants, paths beyond a grant (`..`, symbolic links leading out, links
+/// or other kinds of files swapped in after the pick), bookmarks it was not given or has edited,
+/// and recycled inode numbers posing as deleted files. It does not protect against other programs
+/// running as the same user — they can read the files, and the store, directly — and an app
+/// identity is the name a client declares, a label rather than a credential: what keeps one
+/// app's bookmarks from another is that the bookmark strings are unguessable secrets. A regular
+/// file put at a granted path (an editor's save; equally a hard link made there by something
+/// that could already reach the target) is accepted as the granted document, marked stale.
+///
 /// `Sendable` and internally synchronised: the one connection sits behind a lock (SQLite itself
 /// is opened without its own mutexes), and file-system work — locating moved files, reading,
 /// writing — happens outside that lock.

@@ -14,16 +14,16 @@ import WharfSystem
 /// opened is the one granted — so neither a link swapped in below it nor a race between checking
 /// and opening can lead out of it.
 enum GrantedFileOpener {
-    /// Opens `target`, beneath `anchor` when given (whose identity must match `anchorIdentity`).
-    static func open(target: String, anchor: String?, anchorIdentity: FileIdentity?,
+    /// Opens `target`, beneath `anchor` when given (which must be the directory `granted`).
+    static func open(target: String, anchor: String?, granted: Fingerprint?,
                      mode: AccessFileHandle.Mode) throws(AccessError) -> AccessFileHandle {
         do {
             guard let anchor else { return try AccessFileHandle(path: target, mode: mode) }
-            guard let anchorIdentity, target.hasPrefix(anchor == "/" ? "/" : anchor + "/") else {
+            guard let granted, target.hasPrefix(anchor == "/" ? "/" : anchor + "/") else {
                 throw AccessError.accessDenied("that file is not inside the granted folder")
             }
             var current = try AccessFileHandle(path: anchor, mode: .directory)
-            guard try current.identity().sameFile(as: anchorIdentity) else {
+            guard try Fingerprint.of(current).matches(granted) else {
                 throw AccessError.accessDenied("the granted folder is no longer the one that was granted")
             }
             let components = target.dropFirst(anchor.count).split(separator: "/").map(String.init)

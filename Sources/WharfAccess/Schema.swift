@@ -31,7 +31,8 @@ enum Schema {
 
     /// Version 2: identity gains the file system id (device numbers change across reboots on
     /// some file systems; rows from version 1 get 0, which `FileIdentity.sameFile` treats as
-    /// "compare devices", with the path as the last resort); bookmarks learn their kind and
+    /// "compare devices", with the path as the last resort) and the birth time (so a recycled
+    /// inode number is not taken for a deleted file; NULL where unknown); bookmarks learn their kind and
     /// rights; per-session grants and leases move into the store so that every Wharf process —
     /// and `wharf access list|revoke` — sees and can revoke them; the exporter's written
     /// directories are recorded for cleaning at the next start.
@@ -46,6 +47,7 @@ enum Schema {
         ALTER TABLE bookmarks ADD COLUMN file_system INTEGER NOT NULL DEFAULT 0;
         ALTER TABLE bookmarks ADD COLUMN is_directory INTEGER NOT NULL DEFAULT 0;
         ALTER TABLE bookmarks ADD COLUMN read_only INTEGER NOT NULL DEFAULT 1;
+        ALTER TABLE bookmarks ADD COLUMN birth INTEGER;
         ALTER TABLE bookmarks ADD COLUMN resolved REAL;
         CREATE INDEX bookmarks_by_app_path ON bookmarks (app, path);
         ALTER TABLE remembered_directories ADD COLUMN updated REAL NOT NULL DEFAULT 0;
@@ -64,6 +66,7 @@ enum Schema {
             device INTEGER NOT NULL,
             inode INTEGER NOT NULL,
             file_system INTEGER NOT NULL,
+            birth INTEGER,
             is_directory INTEGER NOT NULL,
             read_only INTEGER NOT NULL,
             bookmark_id INTEGER REFERENCES bookmarks (id) ON DELETE CASCADE,
@@ -83,6 +86,7 @@ enum Schema {
             device INTEGER NOT NULL,
             inode INTEGER NOT NULL,
             file_system INTEGER NOT NULL,
+            birth INTEGER,
             is_directory INTEGER NOT NULL,
             read_only INTEGER NOT NULL,
             created REAL NOT NULL

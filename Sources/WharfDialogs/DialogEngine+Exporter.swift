@@ -178,9 +178,8 @@ extension DialogEngine {
             return
         }
         if case .cancelled = ending, let stop { ending = .cancelled(stop) }
-        let remembrance = end(record, ending)
+        end(record, ending)
         lock.unlock()
-        remember(remembrance)
     }
 
     /// Forwards the writer's progress for exports over 1 MiB, at most ten events a second,
@@ -193,7 +192,8 @@ extension DialogEngine {
               case .writing(_, _, stop: nil) = record.phase
         else { return }
         let now = scheduler.now
-        guard now - record.lastProgress >= Self.progressInterval else { return }
+        // A millisecond of slack: clocks tick in steps, and 0.3 - 0.2 < 0.1 in binary.
+        guard now - record.lastProgress >= Self.progressInterval - 0.001 else { return }
         record.lastProgress = now
         sink(client, .progress(id, written: progress.bytesWritten, total: progress.totalBytes))
     }

@@ -56,19 +56,12 @@ extension DialogEngine {
             rules: rules, types: types)
 
         lock.lock()
-        let record: DialogRecord
-        do {
-            record = try lookup(client: client, id: id, kind: .importer)
-        } catch {
-            lock.unlock()
-            throw error
-        }
+        defer { lock.unlock() }
+        let record = try lookup(client: client, id: id, kind: .importer)
         record.isShowing = false
-        let remembrance = end(record, .completed(
+        end(record, .completed(
             choice.files, contentTypes: nil,
             directory: Self.endedIn(chosen: choice.firstChosenPath, lastListed: record.lastListedDirectory)))
-        lock.unlock()
-        remember(remembrance)
     }
 
     /// Where the user ended up: the directory last listed when the choice was made in it (or is

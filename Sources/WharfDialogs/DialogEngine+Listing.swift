@@ -38,14 +38,14 @@ extension DialogEngine {
             (requested ?? record.directory, record.rules, record.types)
         }
         try Self.checkBrowsable(target, rules: rules, types: types)
-        let entries = try DirectoryLister.read(target, rules: rules, types: types)
+        let (entries, order) = try DirectoryLister.read(target, rules: rules, types: types)
 
         lock.lock()
         defer { lock.unlock() }
         let record = try lookup(client: client, id: id)
         guard case .choosing = record.phase else { throw .choiceAlreadyMade(id) }
         state.listingCounter += 1
-        let snapshot = ListingSnapshot(generation: state.listingCounter, directory: target, entries: entries)
+        let snapshot = ListingSnapshot(generation: state.listingCounter, directory: target, entries: entries, order: order)
         record.listings.removeAll { $0.directory == target }
         record.listings.append(snapshot)
         if record.listings.count > Self.cachedListingsPerDialog { record.listings.removeFirst() }
@@ -66,20 +66,20 @@ extension DialogEngine {
         let record = try lookup(client: client, id: id)
         guard case .choosing = record.phase else { throw .choiceAlreadyMade(id) }
         guard let snapshot = record.listings.first(where: { $0.generation == generation }),
-              offset <= snapshot.entries.count,
+              offset <= snapshot.count,
               directory == nil || directory == snapshot.directory
         else { throw .invalidCursor(cursor) }
         return Self.page(of: snapshot, from: offset, size: pageSize)
     }
 
     private static func page(of snapshot: ListingSnapshot, from offset: Int, size: Int) -> DirectoryListing {
-        let end = min(snapshot.entries.count, offset + size)
+        let end = min(snapshot.count, offset + size)
         let directory = snapshot.directory
         return DirectoryListing(
             directory: directory,
             parent: directory == "/" ? nil : FilePath.directory(of: directory),
-            entries: snapshot.entries[offset..<end].map(\.publicEntry),
-            nextCursor: end < snapshot.entries.count ? "\(snapshot.generation):\(end)" : nil)
+            entries: snapshot.entries(offset..<end),
+            nextCursor: end < snapshot.count ? "\(snapshot.generation):\(end)" : nil)
     }
 
     private static func pageSize(_ limit: Int?) throws(DialogError) -> Int {

@@ -219,13 +219,10 @@ public final class DialogEngine: @unchecked Sendable {
     }
 
     /// Lock held. **The** ending: removes the dialog, hides it if the presenter still shows it,
-    /// then emits `presentationChanged(false)` and the ending, in that order. Nothing is ever
-    /// emitted for the dialog afterwards, because nothing can find it any more.
-    ///
-    /// - Returns: the directory to remember for the dialog's customization id, if any; the
-    ///   caller hands it to ``remember(_:)`` after releasing the lock.
-    @discardableResult
-    func end(_ record: DialogRecord, _ ending: Ending) -> Remembrance? {
+    /// remembers where a completed dialog ended up, then emits `presentationChanged(false)` and
+    /// the ending, in that order. Nothing is ever emitted for the dialog afterwards, because
+    /// nothing can find it any more.
+    func end(_ record: DialogRecord, _ ending: Ending) {
         state.dialogs[record.id] = nil
         if let clientRecord = state.clients[record.client] {
             clientRecord.close(record.id, presentationId: record.presentationId)
@@ -235,27 +232,21 @@ public final class DialogEngine: @unchecked Sendable {
             record.isShowing = false
             record.presenter.hide(record.id)
         }
+        // Remembered before the client hears of the completion, so a dialog it presents in
+        // response already opens there.
+        if case .completed(_, _, let directory?) = ending, let customizationId = record.customizationId, let memory {
+            memory.remember(app: record.app, customizationId: customizationId, directory: directory)
+        }
         sink(record.client, .presentationChanged(record.id, isPresented: false))
-        var remembrance: Remembrance?
         switch ending {
-        case .completed(let files, let contentTypes, let directory):
+        case .completed(let files, let contentTypes, _):
             sink(record.client, .completed(record.id, record.kind, files: files, contentTypes: contentTypes))
-            if let customizationId = record.customizationId, let directory {
-                remembrance = Remembrance(app: record.app, customizationId: customizationId, directory: directory)
-            }
         case .failed(let failure):
             sink(record.client, .failed(record.id, record.kind, failure))
         case .cancelled(let reason):
             sink(record.client, .cancelled(record.id, record.kind, reason: reason))
         }
         lock.broadcast()
-        return remembrance
-    }
-
-    /// Stores a remembered directory; called without the lock (the store may do I/O).
-    func remember(_ remembrance: Remembrance?) {
-        guard let remembrance, let memory else { return }
-        memory.remember(app: remembrance.app, customizationId: remembrance.customizationId, directory: remembrance.directory)
     }
 
     /// Where a new dialog opens: the directory remembered for its customization id (if it is
@@ -284,13 +275,6 @@ enum Ending {
     case completed([ChosenFile], contentTypes: [String]?, directory: String?)
     case failed(DialogFailure)
     case cancelled(CancellationReason)
-}
-
-/// A directory to remember once the lock is released.
-struct Remembrance {
-    var app: String
-    var customizationId: String
-    var directory: String
 }
 
 /// Everything the engine holds; only touched with its lock held.

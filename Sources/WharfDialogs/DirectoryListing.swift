@@ -44,7 +44,15 @@ public struct DirectoryEntry: Sendable, Equatable {
 struct ListingSnapshot: Sendable {
     var generation: UInt64
     var directory: String
+    /// In `readdir` order; `order` holds their indices sorted (cheaper than moving the entries).
     var entries: [ListedEntry]
+    var order: [Int]
+
+    var count: Int { order.count }
+
+    func entries(_ range: Range<Int>) -> [DirectoryEntry] {
+        order[range].map { entries[$0].publicEntry }
+    }
 }
 
 struct ListedEntry: Sendable {
@@ -68,7 +76,7 @@ enum DirectoryLister {
     /// entry by `rules`, and sorts: directories first, then ``NameOrdering``.
     static func read(
         _ directory: String, rules: SelectionRules, types: any ContentTypeOracle
-    ) throws(DialogError) -> [ListedEntry] {
+    ) throws(DialogError) -> (entries: [ListedEntry], order: [Int]) {
         let raw: [DirectoryReader.Entry]
         do {
             raw = try DirectoryReader.read(directory, includeHidden: rules.browserOptions.contains(.includeHiddenFiles))
@@ -81,43 +89,51 @@ enum DirectoryLister {
         listed.reserveCapacity(raw.count)
         for entry in raw {
             let facts = EntryFacts(
-                name: entry.name, path: FilePath.join(directory, entry.name), status: entry.status,
+                name: entry.name, directory: directory, status: entry.status,
                 isSymlink: entry.isSymlink, isBrokenSymlink: entry.isBrokenSymlink,
                 browserOptions: rules.browserOptions, types: types)
             let enabled = rules.rejection(of: facts, types: types, conformance: &conformance) == nil
             listed.append(ListedEntry(facts: facts, enabled: enabled))
         }
-        return sorted(listed)
+        return (listed, sortedOrder(listed))
     }
 
-    /// Sorts through an index array over one flat buffer of folded keys, so the comparisons
-    /// of a 100,000-entry sort touch no reference counts.
-    static func sorted(_ entries: [ListedEntry]) -> [ListedEntry] {
+    /// The indices of `entries` in listing order. The sort runs over flat buffers of encoded
+    /// keys, their 8-byte prefixes and the directory flags, so its comparisons touch no strings
+    /// and no reference counts; only names equal under folding compare the names themselves.
+    static func sortedOrder(_ entries: [ListedEntry]) -> [Int] {
         var keyBytes: [UInt8] = []
-        var keyRanges: [(start: Int, count: Int)] = []
-        keyRanges.reserveCapacity(entries.count)
+        var keyStarts: [Int] = []
+        var isDirectory: [Bool] = []
+        keyStarts.reserveCapacity(entries.count + 1)
+        isDirectory.reserveCapacity(entries.count)
         for entry in entries {
-            let key = NameOrdering.key(for: entry.facts.name)
-            keyRanges.append((keyBytes.count, key.count))
-            keyBytes.append(contentsOf: key)
+            keyStarts.append(keyBytes.count)
+            NameOrdering.appendKey(for: entry.facts.name, to: &keyBytes)
+            isDirectory.append(entry.facts.isDirectory)
         }
+        keyStarts.append(keyBytes.count)
         var order = Array(entries.indices)
         keyBytes.withUnsafeBufferPointer { bytes in
-            entries.withUnsafeBufferPointer { entries in
-                keyRanges.withUnsafeBufferPointer { ranges in
-                    order.sort { left, right in
-                        let a = entries[left].facts
-                        let b = entries[right].facts
-                        if a.isDirectory != b.isDirectory { return a.isDirectory }
-                        let x = UnsafeBufferPointer(rebasing: bytes[ranges[left].start..<ranges[left].start + ranges[left].count])
-                        let y = UnsafeBufferPointer(rebasing: bytes[ranges[right].start..<ranges[right].start + ranges[right].count])
-                        let comparison = NameOrdering.compare(x, y)
-                        if comparison != 0 { return comparison < 0 }
-                        return a.name.utf8.lexicographicallyPrecedes(b.name.utf8)
+            keyStarts.withUnsafeBufferPointer { starts in
+                let prefixes = (0..<entries.count).map { index in
+                    NameOrdering.prefix(UnsafeBufferPointer(rebasing: bytes[starts[index]..<starts[index + 1]]))
+                }
+                prefixes.withUnsafeBufferPointer { prefixes in
+                    isDirectory.withUnsafeBufferPointer { isDirectory in
+                        order.sort { left, right in
+                            if isDirectory[left] != isDirectory[right] { return isDirectory[left] }
+                            if prefixes[left] != prefixes[right] { return prefixes[left] < prefixes[right] }
+                            let comparison = NameOrdering.compare(
+                                UnsafeBufferPointer(rebasing: bytes[starts[left]..<starts[left + 1]]),
+                                UnsafeBufferPointer(rebasing: bytes[starts[right]..<starts[right + 1]]))
+                            if comparison != 0 { return comparison < 0 }
+                            return entries[left].facts.name.utf8.lexicographicallyPrecedes(entries[right].facts.name.utf8)
+                        }
                     }
                 }
             }
         }
-        return order.map { entries[$0] }
+        return order
     }
 }

@@ -5,7 +5,10 @@ import WharfSystem
 /// `defaultDirectory`, as on macOS. The server backs this with its state store so it survives
 /// restarts.
 ///
-/// The engine never calls these with its lock held, so an implementation may do I/O.
+/// `rememberedDirectory` is called without the engine's lock, before a dialog is registered.
+/// `remember` is called with the lock held, just before the completion is emitted, so that a
+/// dialog the client presents in response already opens in the remembered place: keep it
+/// quick (one small write) and never call back into the engine from it.
 public protocol DirectoryMemory: Sendable {
     func rememberedDirectory(app: String, customizationId: String) -> String?
     func remember(app: String, customizationId: String, directory: String)

@@ -4,7 +4,11 @@ import WharfSystem
 /// `enabled` rule, computed the same way for listings and for choices so the two never disagree.
 struct EntryFacts: Sendable {
     var name: String
-    var path: String
+    /// The directory holding the entry; the full path is only built when something asks for
+    /// it (a page of a listing, a `pathMatches` predicate), which most of 100,000 entries never do.
+    var directory: String
+    /// The path as chosen, when it is not simply `directory` + `name` (the root, for one).
+    var explicitPath: String?
     /// The entry can be browsed into: a directory (following a symlink) that is not a package
     /// shown as a leaf.
     var isDirectory: Bool
@@ -16,16 +20,19 @@ struct EntryFacts: Sendable {
     var size: Int64
     var modified: Double
 
+    var path: String { explicitPath ?? FilePath.join(directory, name) }
+
     /// - Parameter status: of the target when the entry is a symlink that can be followed.
     init(
-        name: String, path: String, status: FileStatus, isSymlink: Bool, isBrokenSymlink: Bool,
-        browserOptions: BrowserOptions, types: any ContentTypeOracle
+        name: String, directory: String, explicitPath: String? = nil, status: FileStatus, isSymlink: Bool,
+        isBrokenSymlink: Bool, browserOptions: BrowserOptions, types: any ContentTypeOracle
     ) {
         let onDisk = status.kind == .directory && !isBrokenSymlink
         let type = types.identifyByName(name, isDirectory: onDisk)
         let package = onDisk && types.isPackage(type)
         self.name = name
-        self.path = path
+        self.directory = directory
+        self.explicitPath = explicitPath
         self.isDirectory = onDisk && (!package || browserOptions.contains(.enumeratePackages))
         self.isPackage = package
         self.isHidden = name.utf8.first == UInt8(ascii: ".")

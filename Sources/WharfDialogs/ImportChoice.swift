@@ -58,7 +58,8 @@ struct ImportChoice: Sendable {
             if let target = try? FileStatus.of(path) { status = target } else { broken = true }
         }
         let facts = EntryFacts(
-            name: FilePath.lastComponent(of: path), path: path, status: status,
+            name: FilePath.lastComponent(of: path), directory: FilePath.directory(of: path), explicitPath: path,
+            status: status,
             isSymlink: link.kind == .symlink, isBrokenSymlink: broken,
             browserOptions: rules.browserOptions, types: types)
         if let reason = rules.rejection(of: facts, types: types) {

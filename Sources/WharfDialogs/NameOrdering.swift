@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
 /// The order of a listing: directories first, then names in a case-insensitive "natural" order
 /// where runs of digits compare by value (`file2` before `file10`).
 ///
@@ -5,64 +11,80 @@
 /// approximated: names are compared by their Unicode-lowercased UTF-8 bytes (code point order),
 /// digit runs by numeric value. Names equal under that folding (`a` and `A`, `1` and `01`) are
 /// ordered by their raw bytes, so the order is total and the same on every listing.
+///
+/// To keep a 100,000-entry sort cheap, each name is encoded once into a key whose plain byte
+/// order is the natural order: letters are folded, and a run of digits becomes a `0` marker,
+/// the count of its significant digits, then those digits. The marker sorts against other
+/// characters exactly as any digit would (nothing else lies between `0` and `9`), a longer
+/// number sorts after a shorter one, and equal lengths compare digit by digit.
 enum NameOrdering {
-    /// The folded form of a name that comparisons run on (computed once per entry, not per
-    /// comparison).
+    /// The encoded key of a name.
     static func key(for name: String) -> [UInt8] {
-        var isASCII = true
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(name.utf8.count)
-        for byte in name.utf8 {
-            if byte >= 0x80 { isASCII = false; break }
-            bytes.append(byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte)
-        }
-        if isASCII { return bytes }
-        return Array(name.lowercased().utf8)
+        appendKey(for: name, to: &bytes)
+        return bytes
     }
 
-    /// Natural comparison of two folded keys: -1, 0 or 1.
-    static func compare(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Int {
-        var i = 0
-        var j = 0
-        while i < a.count && j < b.count {
-            let x = a[i]
-            let y = b[j]
-            if isDigit(x) && isDigit(y) {
-                // Compare the digit runs by value: skip leading zeros, then the longer run is
-                // larger, then the first differing digit decides.
-                while i < a.count && a[i] == 0x30 { i += 1 }
-                while j < b.count && b[j] == 0x30 { j += 1 }
-                var endA = i
-                while endA < a.count && isDigit(a[endA]) { endA += 1 }
-                var endB = j
-                while endB < b.count && isDigit(b[endB]) { endB += 1 }
-                let lengthA = endA - i
-                let lengthB = endB - j
-                if lengthA != lengthB { return lengthA < lengthB ? -1 : 1 }
-                while i < endA {
-                    if a[i] != b[j] { return a[i] < b[j] ? -1 : 1 }
-                    i += 1
-                    j += 1
+    /// Appends the encoded key of `name` to `bytes` (a listing keeps all keys in one buffer).
+    static func appendKey(for name: String, to bytes: inout [UInt8]) {
+        if name.utf8.allSatisfy({ $0 < 0x80 }) {
+            encode(name.utf8, into: &bytes)
+        } else {
+            encode(name.lowercased().utf8, into: &bytes)
+        }
+    }
+
+    private static func encode(_ source: String.UTF8View, into bytes: inout [UInt8]) {
+        var lengthIndex = -1  // where the current digit run's length byte is, or -1 outside a run
+        var leadingZeros = false
+        for byte in source {
+            if byte >= 0x30 && byte <= 0x39 {
+                if lengthIndex < 0 {
+                    bytes.append(0x30)
+                    lengthIndex = bytes.count
+                    bytes.append(0)
+                    leadingZeros = true
                 }
-                continue
+                if leadingZeros && byte == 0x30 { continue }
+                leadingZeros = false
+                if bytes[lengthIndex] < 255 { bytes[lengthIndex] += 1 }
+                bytes.append(byte)
+            } else {
+                lengthIndex = -1
+                bytes.append(byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte)
             }
-            if x != y { return x < y ? -1 : 1 }
-            i += 1
-            j += 1
         }
-        let restA = a.count - i
-        let restB = b.count - j
-        if restA == restB { return 0 }
-        return restA < restB ? -1 : 1
     }
 
-    /// `a` sorts before `b` (names, with their precomputed keys).
-    static func precedes(_ a: String, key keyA: [UInt8], _ b: String, key keyB: [UInt8]) -> Bool {
+    /// Byte order of two encoded keys: -1, 0 or 1 (a key that is a prefix of the other is smaller).
+    @inline(__always)
+    static func compare(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Int {
+        let common = min(a.count, b.count)
+        if common > 0 {
+            let order = memcmp(a.baseAddress!, b.baseAddress!, common)
+            if order != 0 { return order < 0 ? -1 : 1 }
+        }
+        if a.count == b.count { return 0 }
+        return a.count < b.count ? -1 : 1
+    }
+
+    /// The first eight bytes of a key as a big-endian integer (zero-padded), so most comparisons
+    /// of a sort are one integer comparison. Equal prefixes say nothing; unequal ones decide.
+    @inline(__always)
+    static func prefix(_ key: UnsafeBufferPointer<UInt8>) -> UInt64 {
+        var value: UInt64 = 0
+        for index in 0..<8 {
+            value = value << 8 | UInt64(index < key.count ? key[index] : 0)
+        }
+        return value
+    }
+
+    /// `a` sorts before `b` (what the listing's sort decides, for single pairs).
+    static func precedes(_ a: String, _ b: String) -> Bool {
+        let keyA = key(for: a)
+        let keyB = key(for: b)
         let order = keyA.withUnsafeBufferPointer { x in keyB.withUnsafeBufferPointer { y in compare(x, y) } }
         if order != 0 { return order < 0 }
         return a.utf8.lexicographicallyPrecedes(b.utf8)
     }
-
-    @inline(__always)
-    private static func isDigit(_ byte: UInt8) -> Bool { byte >= 0x30 && byte <= 0x39 }
 }

@@ -126,7 +126,11 @@ public final class ScriptPresenter: DialogPresenter {
                 return
             case .expect(let expectation):
                 if let mismatch = expectation.mismatch(in: dialog) {
-                    state.withValue { skipRestOfDialog(&$0) }
+                    // Skip this dialog's remaining steps, unless the app ended it meanwhile
+                    // (then `hide` already did, and the turn has moved on).
+                    state.withValue { state in
+                        if state.turn == turn && !state.answered { skipRestOfDialog(&state) }
+                    }
                     finish(turn, dialog, failure: "the presenter script's expectation did not hold for dialog \(dialog.id): \(mismatch)")
                     return
                 }

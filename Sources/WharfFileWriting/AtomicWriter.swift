@@ -59,6 +59,12 @@ struct WriterConfiguration: Sendable {
     var kernelCopy = true
     /// Use `renameat2` flags; when false, act as on a file system that rejects them (`EINVAL`).
     var renameFlags = true
+    /// Start writeback of each chunk as soon as it is written (`sync_file_range`).
+    var earlyWriteback = true
+    /// Reserve the file's blocks before writing it (`fallocate`), on disk-backed file systems.
+    var reserveSpace = true
+    /// Reserve on tmpfs too (only tests want this: a small tmpfs is their "full disk").
+    var reserveSpaceInMemory = false
     var progressThreshold: Int64 = AtomicWriter.progressThreshold
     var progressInterval: UInt64 = 100_000_000
     var clock: @Sendable () -> UInt64 = monotonicNanoseconds

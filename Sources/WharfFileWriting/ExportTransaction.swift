@@ -20,6 +20,8 @@ final class ExportTransaction {
     /// descriptors, so a directory renamed or replaced mid-export cannot redirect the writes.
     var directories: [String: DirectoryHandle] = [:]
     var entries: [ExportEntry] = []
+    /// Temporary and backup names claimed in `LiveTemporaries`, released when we are done.
+    private var claimedNames: [String] = []
 
     init(
         items: [ExportItem],
@@ -34,12 +36,24 @@ final class ExportTransaction {
         self.progress = ProgressReporter(total: 0, callback: nil, configuration: configuration)
     }
 
-    deinit {
+    /// Closes every descriptor (which releases the temporary files' locks) and gives the
+    /// claimed names back. Runs once the export has ended either way.
+    private func close() {
         for entry in entries { entry.close() }
         for directory in directories.values { directory.close() }
+        LiveTemporaries.release(claimedNames)
+        claimedNames = []
+    }
+
+    /// A fresh temporary name, protected from this process's own orphan sweeps until the end.
+    func claimTemporaryName() -> String {
+        let name = LiveTemporaries.claimNew()
+        claimedNames.append(name)
+        return name
     }
 
     func run() throws(ExportError) {
+        defer { close() }
         do throws(ExportError) {
             try prepare()
             try writeTemporaries()
@@ -98,6 +112,7 @@ final class ExportTransaction {
             switch item.source {
             case .bytes(let bytes):
                 entry.source = .bytes(bytes)
+                entry.expectedSize = Int64(bytes.count)
                 total += Int64(bytes.count)
             case .file(let path):
                 let descriptor: Int32
@@ -111,6 +126,7 @@ final class ExportTransaction {
                 case S_IFDIR:
                     throw .failed(path: destination, cause: SystemError(code: EISDIR, operation: "read", path: path))
                 case S_IFREG:
+                    entry.expectedSize = Int64(status.st_size)
                     total += Int64(status.st_size)
                     // Files that claim to be empty (procfs, sysfs) may still have contents the
                     // kernel copy would not see; only the read loop is trusted with them.
@@ -157,7 +173,7 @@ final class ExportTransaction {
         let destination = entry.item.destination
         let directory = entry.directory
         for _ in 0..<100 {
-            let name = TemporaryName.make()
+            let name = claimTemporaryName()
             let descriptor: Int32
             do {
                 descriptor = try Syscalls.createExclusive(in: directory.descriptor, name, reportedAs: directory.path)
@@ -209,10 +225,13 @@ final class DirectoryHandle {
     private(set) var descriptor: Int32
     /// A name in it was created, renamed or removed: it needs an `fsync` to make that durable.
     var changed = false
+    /// tmpfs or ramfs: no disk behind it, so no point in reserving blocks.
+    let isMemoryBacked: Bool
 
     init(path: String, descriptor: Int32) {
         self.path = path
         self.descriptor = descriptor
+        isMemoryBacked = Syscalls.isMemoryBacked(descriptor)
     }
 
     func close() {
@@ -266,6 +285,8 @@ final class ExportEntry {
     let directory: DirectoryHandle
     let name: String
     var source = Source.none
+    /// The size the source had when opened; 0 when unknown (a FIFO) or empty.
+    var expectedSize: Int64 = 0
     var temporary: TemporaryFile?
     var publication: Publication?
 

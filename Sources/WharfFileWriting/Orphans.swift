@@ -10,20 +10,27 @@ extension AtomicWriter {
     ///
     /// Only names of exactly the form `.wharf-tmp-<pid>-<16 hex digits>` are considered, and of
     /// those only regular files and symlinks (a replaced symlink is kept under such a name until
-    /// an export ends). A file is left alone while its owner may still be writing:
-    /// - its pid is alive (`kill(pid, 0)` succeeds or is refused), which covers everything a
-    ///   live export holds, backups of replaced files included; a recycled pid only delays the
-    ///   cleanup until that process ends;
-    /// - or another process holds an `flock` on it, as every writer does on its temporary file
-    ///   while writing — which protects writers whose pid means nothing here (another pid
-    ///   namespace sharing the directory).
+    /// an export ends). A file is left alone while its owner may still be using it:
+    /// - its pid is another live process (`kill(pid, 0)` succeeds or is refused), which covers
+    ///   everything a live export holds, backups of replaced files included; a recycled pid
+    ///   only delays the cleanup until that process ends;
+    /// - its pid is ours and an export in this process has claimed the name; our pid on an
+    ///   unclaimed name means an earlier process that had the same pid;
+    /// - or someone holds an `flock` on it, as every writer does on its temporary file while
+    ///   writing — which protects writers whose pid means nothing here (another pid namespace
+    ///   sharing the directory).
     @discardableResult
     public static func removeOrphans(in directory: String) -> [String] {
         guard let descriptor = try? Syscalls.openDirectory(directory) else { return [] }
         defer { close(descriptor) }
         var removed: [String] = []
         for name in entryNames(of: descriptor) {
-            guard let owner = TemporaryName.owner(of: name), !processIsAlive(owner) else { continue }
+            guard let owner = TemporaryName.owner(of: name) else { continue }
+            if owner == getpid() {
+                if LiveTemporaries.contains(name) { continue }
+            } else if processIsAlive(owner) {
+                continue
+            }
             let path = FilePath.join(directory, name)
             guard let status = try? Syscalls.statusIfPresent(in: descriptor, name, reportedAs: path) else { continue }
             switch status.st_mode & S_IFMT {

@@ -120,7 +120,7 @@ extension ExportTransaction {
 
         // Without RENAME_EXCHANGE: keep the old file reachable under a backup name (a hard link,
         // so the destination never goes missing), then rename over it.
-        let backup = TemporaryName.make()
+        let backup = claimTemporaryName()
         do {
             try Syscalls.link(in: directory, entry.name, to: backup, reportedAs: destination)
         } catch {

@@ -9,7 +9,8 @@ import WharfSystem
 ///
 /// Every call retries on `EINTR` and reports failure as a `SystemError` naming the operation, so
 /// the code above reads as a sequence of steps. The Linux-only calls the writer depends on
-/// (`renameat2`, `copy_file_range`, `getrandom`) are declared by glibc only under `_GNU_SOURCE`,
+/// (`renameat2`, `copy_file_range`, `sync_file_range`, `fallocate`, `fstatfs`)
+/// are declared by glibc only under `_GNU_SOURCE`,
 /// which Swift's `Glibc` module does not see, and `syscall(2)` is variadic and cannot be called
 /// from Swift; so they are looked up once by name with `dlsym`. A missing symbol (an old C
 /// library) reads as `ENOSYS`, which sends callers down their fallback paths.
@@ -27,13 +28,17 @@ enum Syscalls {
     private typealias CopyFileRange = @convention(c) (
         Int32, UnsafeMutablePointer<Int64>?, Int32, UnsafeMutablePointer<Int64>?, Int, UInt32
     ) -> Int
-    private typealias GetRandom = @convention(c) (UnsafeMutableRawPointer?, Int, UInt32) -> Int
+    private typealias FStatFS = @convention(c) (Int32, UnsafeMutableRawPointer) -> Int32
+    private typealias Fallocate = @convention(c) (Int32, Int32, Int64, Int64) -> Int32
+    private typealias SyncFileRange = @convention(c) (Int32, Int64, Int64, UInt32) -> Int32
 
     /// C function pointers resolved once; they never change, so sharing them is safe.
     private struct Extensions: @unchecked Sendable {
         let renameat2: RenameAt2?
         let copyFileRange: CopyFileRange?
-        let getrandom: GetRandom?
+        let syncFileRange: SyncFileRange?
+        let fallocate: Fallocate?
+        let fstatfs: FStatFS?
 
         init() {
             func lookUp<F>(_ name: String, as type: F.Type) -> F? {
@@ -43,7 +48,9 @@ enum Syscalls {
             }
             renameat2 = lookUp("renameat2", as: RenameAt2.self)
             copyFileRange = lookUp("copy_file_range", as: CopyFileRange.self)
-            getrandom = lookUp("getrandom", as: GetRandom.self)
+            syncFileRange = lookUp("sync_file_range", as: SyncFileRange.self)
+            fallocate = lookUp("fallocate", as: Fallocate.self)
+            fstatfs = lookUp("fstatfs", as: FStatFS.self)
         }
     }
 
@@ -87,32 +94,38 @@ enum Syscalls {
         }
     }
 
-    /// Fills `buffer` from `getrandom(2)`, falling back to `/dev/urandom` on a C library that
-    /// lacks it; the names it feeds only need to be unpredictable, not secret.
-    static func randomBytes(_ buffer: UnsafeMutableRawBufferPointer) {
-        var filled = 0
-        if let call = extensions.getrandom {
-            while filled < buffer.count {
-                let got = call(buffer.baseAddress! + filled, buffer.count - filled, 0)
-                if got > 0 { filled += got } else if errno != EINTR { break }
-            }
+    /// `sync_file_range(2)` with `SYNC_FILE_RANGE_WRITE`: starts writing the range back to disk
+    /// without waiting for it. Only a hint (durability still comes from `fsync`), so failures
+    /// and a missing symbol are ignored.
+    static func startWriteback(_ descriptor: Int32, offset: Int64, count: Int64) {
+        _ = extensions.syncFileRange?(descriptor, offset, count, 2)
+    }
+
+    /// `fallocate(2)` with `FALLOC_FL_KEEP_SIZE`: reserves blocks for `count` bytes without
+    /// changing the file's size (so a source that turns out shorter leaves no zeros behind).
+    /// Returns the `errno`, or nil on success.
+    static func reserveSpace(_ descriptor: Int32, count: Int64) -> Int32? {
+        guard let call = extensions.fallocate else { return ENOSYS }
+        while call(descriptor, 1, 0, count) != 0 {
+            if errno != EINTR { return errno }
         }
-        if filled < buffer.count {
-            let fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC)
-            if fd >= 0 {
-                defer { close(fd) }
-                while filled < buffer.count {
-                    let got = read(fd, buffer.baseAddress! + filled, buffer.count - filled)
-                    if got > 0 { filled += got } else if errno != EINTR { break }
-                }
-            }
-        }
-        // Last resort: the standard library's generator (itself getrandom-backed).
-        var generator = SystemRandomNumberGenerator()
-        while filled < buffer.count {
-            buffer[filled] = UInt8.random(in: 0...255, using: &generator)
-            filled += 1
-        }
+        return nil
+    }
+
+    /// True when the file system behind `descriptor` keeps files in memory (tmpfs, ramfs),
+    /// judged by `f_type` from `fstatfs(2)`.
+    ///
+    /// `struct statfs` is not visible to Swift either; its first member is `f_type`, a C
+    /// `long` on the 64-bit Linux ABIs Wharf runs on, so the call fills an ample buffer and
+    /// that one field is read from its start.
+    static func isMemoryBacked(_ descriptor: Int32) -> Bool {
+        guard let call = extensions.fstatfs else { return false }
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 512, alignment: 16)
+        defer { buffer.deallocate() }
+        guard call(descriptor, buffer.baseAddress!) == 0 else { return false }
+        let type = buffer.load(as: Int.self)
+        let tmpfsMagic = 0x0102_1994, ramfsMagic = 0x8584_58F6
+        return type == tmpfsMagic || type == ramfsMagic
     }
 
     // MARK: POSIX calls

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import WharfSystem
 
 /// Names of temporary files: `.wharf-tmp-<pid>-<16 hex digits>`.
 ///
@@ -18,8 +19,9 @@ enum TemporaryName {
 
     /// A fresh name owned by this process.
     static func make() -> String {
-        var random: UInt64 = 0
-        withUnsafeMutableBytes(of: &random) { Syscalls.randomBytes($0) }
+        // The standard library's generator reads getrandom(2): unpredictable, which is all a
+        // name needs (it is not a secret).
+        let random = UInt64.random(in: .min ... .max)
         let hex = String(random, radix: 16)
         let padding = String(repeating: "0", count: randomDigits - hex.count)
         return prefix + String(getpid()) + "-" + padding + hex
@@ -45,5 +47,32 @@ enum TemporaryName {
 
     private static func isLowerHex(_ byte: UInt8) -> Bool {
         isDecimal(byte) || (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "f"))
+    }
+}
+
+/// The temporary names this process is using right now, so that an orphan sweep run by this
+/// same process can tell its own live files from those of an earlier process that had the same
+/// pid (in a fresh container or sandbox the server often gets the same pid every time).
+///
+/// A name is claimed before the file is created and released when its export has ended.
+enum LiveTemporaries {
+    private static let names = Locked(Set<String>())
+
+    /// A fresh temporary name, claimed.
+    static func claimNew() -> String {
+        while true {
+            let name = TemporaryName.make()
+            if names.withValue({ $0.insert(name).inserted }) { return name }
+        }
+    }
+
+    static func release(_ released: [String]) {
+        names.withValue { names in
+            for name in released { names.remove(name) }
+        }
+    }
+
+    static func contains(_ name: String) -> Bool {
+        names.withValue { $0.contains(name) }
     }
 }

@@ -154,6 +154,8 @@ public final class ClientSession: Sendable {
     /// the session's grants dropped (bookmarks, which belong to the app, stay).
     private func releaseEverything() {
         server.engine.disconnect(client: dialogClient)
+        // An export being written is rolled back before the process may end.
+        server.engine.waitForWrites(client: dialogClient)
         do {
             let released = try server.access.endSession(client: accessClient)
             if released > 0 { logger.info("released \(released) lease(s) left open") }

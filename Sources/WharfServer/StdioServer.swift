@@ -35,6 +35,8 @@ public enum StdioServer {
             logger: logger
         )
         let session = ClientSession(server: server, connection: connection) { code in
+            // This process's grants and leases go with it (bookmarks stay).
+            server.access.close()
             exit(code)
         }
 

@@ -88,6 +88,11 @@ public final class AccessFileHandle {
         return FileIdentity(device: status.device, inode: status.inode, fileSystem: UInt64(fs.f_fsid))
     }
 
+    /// When the opened file was created (see `FileBirth`), nil when the file system does not say.
+    public func birth() -> Int64? {
+        FileBirth.of(descriptor: descriptor)
+    }
+
     /// `pread(2)` until `length` bytes or end of file; fewer bytes means end of file was reached.
     public func read(at offset: Int64, length: Int) throws(SystemError) -> [UInt8] {
         var buffer = [UInt8](repeating: 0, count: length)

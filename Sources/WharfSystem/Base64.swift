@@ -33,6 +33,7 @@ public enum Base64 {
         let outputCount = count / 4 * 3 - padding
         var valid = true
         let output = [UInt8](unsafeUninitializedCapacity: outputCount) { out, initialized in
+            MemoryAdvice.preferHugePages(UnsafeMutableRawBufferPointer(out))
             valid = decode(input, padding: padding, into: out)
             initialized = valid ? outputCount : 0
         }

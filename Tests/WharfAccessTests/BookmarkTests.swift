@@ -48,6 +48,25 @@ import Testing
         #expect(try reopened.read(client: "c9", accessId: lease.accessId).bytes == Array("kept".utf8))
     }
 
+    @Test func aFolderBookmarkGivesBackTheFolderAndWhatIsInsideAfterARestart() throws {
+        // SwiftUI's "choose templates directory" example: pick once, keep it across launches.
+        let templates = directory.file("templates")
+        makeDirectory(templates)
+        writeFile(templates + "/letter.txt", "Dear")
+        let (store, bookmark) = try bookmarked(templates)
+        store.close()
+
+        let (reopened, _) = try AccessStore.open(stateDirectory: state.path)
+        let folder = try reopened.resolve(app: "editor", client: "c1", bookmark: bookmark)
+        #expect(folder.isDirectory && !folder.isStale && folder.path == templates)
+        let letter = try reopened.resolve(app: "editor", client: "c1", url: url(templates + "/letter.txt"))
+        #expect(try reopened.read(client: "c1", accessId: letter.accessId).bytes == Array("Dear".utf8))
+        // Renaming the folder is followed too.
+        move(templates, directory.file("templates-2026"))
+        let moved = try reopened.resolve(app: "editor", client: "c1", bookmark: bookmark)
+        #expect(moved.isStale && moved.path == directory.file("templates-2026"))
+    }
+
     @Test func anAtomicSaveMakesTheBookmarkStaleAtTheSamePath() throws {
         let file = directory.file("doc.txt")
         writeFile(file, "v1")

@@ -7,18 +7,24 @@ import Testing
 @testable import WharfAccess
 import WharfSystem
 
-/// A fresh directory under /tmp, removed with everything in it when the value goes away.
+/// A fresh directory, removed with everything in it when the value goes away.
+///
+/// It is `work` inside a private `mkdtemp` directory, so that a bookmark search, which looks
+/// through the folders beside a file's folder, only ever sees this test's own files.
 final class TemporaryDirectory {
     let path: String
+    private let base: String
 
     init() {
         var template = Array("/tmp/wharf-access-XXXXXX".utf8CString)
         let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
         precondition(made != nil, "mkdtemp failed: \(String(cString: strerror(errno)))")
-        path = String(cString: made!)
+        base = String(cString: made!)
+        path = base + "/work"
+        precondition(mkdir(path, 0o700) == 0)
     }
 
-    deinit { Self.remove(path) }
+    deinit { Self.remove(base) }
 
     func file(_ name: String) -> String { FilePath.join(path, name) }
 

@@ -150,14 +150,20 @@ final class RecordingPresenter: DialogPresenter, @unchecked Sendable {
 struct TestWriter: ExportWriting {
     typealias Hook = @Sendable ([ExportItem], (@Sendable (ExportProgress) -> Void)?, ExportCancellation?) throws(ExportError) -> Void
     var hook: Hook?
+    /// Throws `.cancelled` after the hook when a stop was requested, as a real writer that
+    /// noticed it in time would.
+    var honoursCancellation: Bool
 
-    init(hook: Hook? = nil) { self.hook = hook }
+    init(honoursCancellation: Bool = true, hook: Hook? = nil) {
+        self.hook = hook
+        self.honoursCancellation = honoursCancellation
+    }
 
     func write(
         _ items: [ExportItem], progress: (@Sendable (ExportProgress) -> Void)?, cancellation: ExportCancellation?
     ) throws(ExportError) {
         try hook?(items, progress, cancellation)
-        if cancellation?.isCancelled == true { throw .cancelled }
+        if honoursCancellation, cancellation?.isCancelled == true { throw .cancelled }
         for item in items {
             if !item.overwrite, (try? FileStatus.ofLink(item.destination)) != nil { throw .exists(path: item.destination) }
         }

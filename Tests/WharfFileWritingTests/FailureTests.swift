@@ -69,6 +69,35 @@ struct FailureTests {
         #expect(scratch.names(in: small).isEmpty)
     }
 
+    @Test func fileThatCannotFitFailsBeforeItIsWritten() throws {
+        // Reserving the blocks up front (fallocate) meets "no space" before any copying.
+        let scratch = Scratch()
+        let small = try scratch.tmpfs("small", size: 1 << 20)
+        put(patternBytes(3 << 20), at: scratch.at("big"))
+        let destination = FilePath.join(small, "copy.bin")
+        var configuration = WriterConfiguration()
+        configuration.reserveSpaceInMemory = true
+        let progressCalls = Locked(0)
+        #expect(throws: ExportError.failed(path: destination, cause: SystemError(code: ENOSPC, operation: "reserve space for", path: destination))) {
+            try AtomicWriter.write(
+                [ExportItem(destination: destination, source: .file(path: scratch.at("big")), overwrite: false)],
+                progress: { _ in progressCalls.withValue { $0 += 1 } }, cancellation: nil, configuration: configuration
+            )
+        }
+        #expect(progressCalls.withValue { $0 } == 0)
+        #expect(scratch.names(in: small).isEmpty)
+    }
+
+    @Test func memoryBackedFileSystemsAreRecognised() throws {
+        let scratch = Scratch()
+        let memory = try scratch.tmpfs("memory", size: 1 << 20)
+        for (path, expected) in [(memory, true), ("/proc", false)] {
+            let descriptor = try Syscalls.openDirectory(path)
+            defer { close(descriptor) }
+            #expect(Syscalls.isMemoryBacked(descriptor) == expected, "\(path)")
+        }
+    }
+
     @Test(arguments: ["--base64", "--file"])
     func fileSizeLimitFailsWithFileTooLargeAndKeepsTheOldFile(_ form: String) throws {
         let scratch = Scratch()

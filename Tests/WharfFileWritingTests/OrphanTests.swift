@@ -36,19 +36,54 @@ struct OrphanTests {
         #expect(scratch.names() == ["source", "probe.out"])
     }
 
-    @Test func sweepRemovesOrphansOfEndedProcessesOnly() throws {
+    @Test func sweepRemovesOrphansOfEndedProcessesButNotOfLiveOnes() throws {
         let scratch = Scratch()
         let ended = try endedProcessID()
         let orphan = scratch.at(".wharf-tmp-\(ended)-00000000000000aa")
         let orphanLink = scratch.at(".wharf-tmp-\(ended)-00000000000000bb")
-        let mine = scratch.at(".wharf-tmp-\(getpid())-00000000000000cc")
+        let live = try ChildProcess("/bin/sleep", ["60"], outputPath: scratch.at("sleep.out"))
+        defer { kill(live.pid, SIGKILL); live.wait() }
+        let othersInUse = scratch.at(".wharf-tmp-\(live.pid)-00000000000000cc")
         put("partial", at: orphan)
         #expect(symlink("/etc/passwd", orphanLink) == 0)  // A replaced symlink kept for rollback.
-        put("in progress", at: mine)
+        put("in progress", at: othersInUse)
         let removed = AtomicWriter.removeOrphans(in: scratch.path)
         #expect(Set(removed) == [orphan, orphanLink])
-        #expect(scratch.names() == [FilePath.lastComponent(of: mine)])
+        #expect(scratch.names() == [FilePath.lastComponent(of: othersInUse), "sleep.out"])
         #expect(linkStatus("/etc/passwd") != nil)
+    }
+
+    @Test func sweepRemovesOurPidsFilesUnlessThisProcessClaimedThem() throws {
+        // A server restarted in a fresh container often gets its old pid back: files with our
+        // pid are ours only if an export in this process is using them.
+        let scratch = Scratch()
+        let earlierIncarnation = scratch.at(".wharf-tmp-\(getpid())-00000000000000dd")
+        put("left by a crash", at: earlierIncarnation)
+        let claimed = LiveTemporaries.claimNew()
+        defer { LiveTemporaries.release([claimed]) }
+        put("in use right now", at: scratch.at(claimed))
+        #expect(AtomicWriter.removeOrphans(in: scratch.path) == [earlierIncarnation])
+        #expect(scratch.names() == [claimed])
+    }
+
+    @Test func sweepDuringAnExportInThisProcessLeavesItsFilesAlone() throws {
+        let scratch = Scratch()
+        let destination = scratch.at("doc.bin")
+        put("old", at: destination)
+        let sweptMidway = Locked<[String]?>(nil)
+        let directory = scratch.path
+        try AtomicWriter.write(
+            [ExportItem(destination: destination, source: .bytes(patternBytes(6 << 20)), overwrite: true)],
+            progress: { _ in
+                if sweptMidway.withValue({ $0 == nil }) {
+                    let removed = AtomicWriter.removeOrphans(in: directory)
+                    sweptMidway.withValue { $0 = removed }
+                }
+            }
+        )
+        #expect(sweptMidway.withValue { $0 } == [])
+        #expect(contents(of: destination) == patternBytes(6 << 20))
+        #expect(scratch.names() == ["doc.bin"])
     }
 
     @Test func sweepLeavesLockedTemporariesAlone() throws {
@@ -58,6 +93,7 @@ struct OrphanTests {
         put("being written", at: name)
         let holder = open(name, O_RDONLY | O_CLOEXEC)
         #expect(holder >= 0 && flock(holder, LOCK_EX) == 0)
+        // (The sweep's own open file description conflicts with this one, as with another process's.)
         #expect(AtomicWriter.removeOrphans(in: scratch.path).isEmpty)
         close(holder)
         #expect(AtomicWriter.removeOrphans(in: scratch.path) == [name])

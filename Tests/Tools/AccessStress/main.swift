@@ -1,9 +1,11 @@
-// wharf-access-stress STATE_DIR FILES_DIR OPERATIONS WORKER
+// wharf-access-stress STATE_DIR FILES_DIR OPERATIONS WORKER [GO_FILE]
 //
 // One of several processes hammering one shared state store, for the multi-process test in
 // WharfAccessTests: it runs OPERATIONS store operations (grants, resolutions, bookmarks, reads,
 // releases, listings, remembered folders — a mix of short writes and reads) and reports how many
 // failed, and how many of those were "database is locked". Exit status 0 only when none failed.
+// With GO_FILE, it opens the store and then waits for that file to appear before starting, so
+// that every worker's operations overlap.
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -13,8 +15,8 @@ import WharfAccess
 import WharfSystem
 
 let arguments = CommandLine.arguments
-guard arguments.count == 5, let operations = Int(arguments[3]), let worker = Int(arguments[4]) else {
-    print("usage: wharf-access-stress STATE_DIR FILES_DIR OPERATIONS WORKER")
+guard arguments.count == 5 || arguments.count == 6, let operations = Int(arguments[3]), let worker = Int(arguments[4]) else {
+    print("usage: wharf-access-stress STATE_DIR FILES_DIR OPERATIONS WORKER [GO_FILE]")
     exit(2)
 }
 let stateDirectory = arguments[1]
@@ -52,6 +54,18 @@ let files = (try? DirectoryEntries.names(in: filesDirectory))?.sorted().map { Fi
 guard !files.isEmpty else {
     print("done=0 locked=0 other=1 first=no files in \(filesDirectory)")
     exit(1)
+}
+
+if arguments.count == 6 {
+    var waited = 0
+    while access(arguments[5], F_OK) != 0 {
+        guard waited < 60_000 else {
+            print("done=0 locked=0 other=1 first=\(arguments[5]) never appeared")
+            exit(1)
+        }
+        usleep(1000)
+        waited += 1
+    }
 }
 
 var leases: [String] = []
