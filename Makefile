@@ -14,7 +14,7 @@ APT_PACKAGES := libjansson-dev libsqlite3-dev shared-mime-info libglib2.0-bin fi
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps build test test-swift test-python test-demo demo clean help
+.PHONY: all deps build test test-swift test-python test-clients test-demo demo clean help
 
 all: build
 
@@ -44,7 +44,7 @@ $(VENV)/.installed: Tests/python/requirements.txt
 	$(VENV)/bin/pip install -q --disable-pip-version-check -r Tests/python/requirements.txt
 	touch $@
 
-test: test-swift test-python test-demo
+test: test-swift test-python test-clients test-demo
 
 test-swift: build
 	$(SWIFT) build --build-tests
@@ -52,6 +52,14 @@ test-swift: build
 
 test-python: build $(VENV)/.installed
 	WHARF=$(CURDIR)/$(WHARF) $(VENV)/bin/python -m pytest -q Tests/python
+
+# The Python and Node clients, each against the built binary and every conformance transcript.
+# Node has no dependencies to install; only node itself, from apt if it is missing.
+test-clients: build $(VENV)/.installed
+	$(VENV)/bin/pip install -q --disable-pip-version-check ./clients/python
+	WHARF=$(CURDIR)/$(WHARF) $(VENV)/bin/python -m pytest -q clients/python/tests
+	@command -v node >/dev/null || (DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq nodejs >/dev/null)
+	WHARF=$(CURDIR)/$(WHARF) node --test clients/node/test/
 
 # The demo is part of the tests, so what README.md promises keeps working.
 test-demo: build

@@ -43,7 +43,8 @@ class WharfClient:
     """
 
     def __init__(self, reader: BinaryIO, writer: BinaryIO, framing: str = LSP,
-                 process: Optional[subprocess.Popen] = None, timeout: float = DEFAULT_TIMEOUT) -> None:
+                 process: Optional[subprocess.Popen] = None, timeout: float = DEFAULT_TIMEOUT,
+                 traffic: Optional[Callable[[str, Any], None]] = None) -> None:
         self.process = process
         self.timeout = timeout
         self._lock = threading.Lock()
@@ -59,6 +60,7 @@ class WharfClient:
         self._connection = Connection(reader, writer, framing, on_notification=self._route,
                                       on_request=self._serve, on_close=self._closed,
                                       describe_end=self._describe_end)
+        self._connection.traffic = traffic
         if process is not None and process.stderr is not None:
             threading.Thread(target=self._collect_stderr, args=(process.stderr,), name="wharf-stderr",
                              daemon=True).start()
@@ -69,15 +71,17 @@ class WharfClient:
     @classmethod
     def spawn(cls, wharf: Optional[str] = None, args: Sequence[str] = (), *, app: str = "python",
               presents_dialogs: bool = False, framing: str = LSP, env: Optional[Dict[str, str]] = None,
-              initialize: bool = True, timeout: float = DEFAULT_TIMEOUT) -> "WharfClient":
+              initialize: bool = True, timeout: float = DEFAULT_TIMEOUT,
+              traffic: Optional[Callable[[str, Any], None]] = None) -> "WharfClient":
         """Starts ``wharf`` (see :func:`find_wharf`) with ``args`` and, unless ``initialize`` is
-        false, initializes the session as app identity ``app``."""
+        false, initializes the session as app identity ``app``. ``traffic`` sees every message
+        from the first (see :meth:`on_traffic`)."""
         command = [find_wharf(wharf), *args]
         if framing != LSP:
             command += ["--framing", framing]
         process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                    env=None if env is None else {**os.environ, **env})
-        client = cls(process.stdout, process.stdin, framing, process=process, timeout=timeout)
+        client = cls(process.stdout, process.stdin, framing, process=process, timeout=timeout, traffic=traffic)
         if initialize:
             try:
                 client.initialize(app=app, presents_dialogs=presents_dialogs)
@@ -114,6 +118,11 @@ class WharfClient:
 
     def notify(self, method: str, params: Any = None) -> None:
         self._connection.notify(method, params)
+
+    def on_traffic(self, listener: Optional[Callable[[str, Any], None]]) -> None:
+        """Calls ``listener("send" | "receive", message)`` for every message, in order: a
+        transcript of the session (``make demo`` prints one). None stops it."""
+        self._connection.traffic = listener
 
     def on_notification(self, listener: Callable[[str, Any], None]) -> Callable[[], None]:
         """Calls ``listener(method, params)`` for every notification, in order, on the reader

@@ -51,6 +51,9 @@ class Connection:
         self._pending: Dict[Any, "tuple[str, Future, Optional[Callable[[Any], None]]]"] = {}
         self._closed: Optional[ConnectionLost] = None
         self._dispatch: "queue.Queue[Optional[Callable[[], None]]]" = queue.Queue()
+        #: Called with ("send", message) and ("receive", message) for every message, in order
+        #: (receive on the reader thread): for transcripts and debugging.
+        self.traffic: Optional[Callable[[str, Any], None]] = None
         self._reader_thread = threading.Thread(target=self._read_loop, name="wharf-reader", daemon=True)
         self._dispatcher_thread = threading.Thread(target=self._dispatch_loop, name="wharf-dispatcher", daemon=True)
 
@@ -96,6 +99,8 @@ class Connection:
     def _write(self, message: Any) -> None:
         frame = encode(message, self.framing)
         with self._write_lock:
+            if self.traffic is not None:
+                self.traffic("send", message)
             self._writer.write(frame)
             self._writer.flush()
 
@@ -134,6 +139,8 @@ class Connection:
                     break
                 if message is None:
                     break
+                if self.traffic is not None:
+                    self.traffic("receive", message)
                 for item in message if isinstance(message, list) else [message]:
                     self._handle(item)
         except OSError as error:
