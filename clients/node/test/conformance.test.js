@@ -4,8 +4,8 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
-import { assign, matches, parseJSON, run } from './conformance.js';
-import { wharfPath } from './support.js';
+import { assign, matches, parseJSON, run } from '../test-support/conformance.js';
+import { wharfPath } from '../test-support/support.js';
 
 const folder = fileURLToPath(new URL('../../../protocol/conformance/', import.meta.url));
 const names = readdirSync(folder).filter((name) => name.endsWith('.json')).sort();
