@@ -23,6 +23,8 @@ final class MessageWriter: @unchecked Sendable {
     private var queue: [Frame] = []
     private var queuedBytes = 0
     private var draining = false
+    /// While corked, writes only queue; `uncork` sends everything queued in one `writev`.
+    private var corked = false
     private var framing: Framing = .lsp
     private var failure: SystemError?
     private let onFailure: @Sendable (SystemError) -> Void
@@ -53,10 +55,32 @@ final class MessageWriter: @unchecked Sendable {
         }
         queue.append(frame)
         queuedBytes += frame.count
-        if draining {
+        if draining || corked {
             lock.unlock()
             return
         }
+        drainAndUnlock()
+    }
+
+    /// Holds writes back while the read loop handles one chunk of input: the answers to
+    /// pipelined requests then leave in one `writev` instead of one each.
+    func cork() {
+        lock.withLock { corked = true }
+    }
+
+    /// Sends whatever was queued while corked.
+    func uncork() {
+        lock.lock()
+        corked = false
+        if draining || queue.isEmpty {
+            lock.unlock()
+            return
+        }
+        drainAndUnlock()
+    }
+
+    /// Becomes the drainer, writes everything queued, and releases the lock.
+    private func drainAndUnlock() {
         draining = true
         drainLocked()
         draining = false
@@ -91,10 +115,12 @@ final class MessageWriter: @unchecked Sendable {
         }
     }
 
-    /// Waits until everything queued so far has been written, or `seconds` pass.
+    /// Waits until everything queued so far has been written, or `seconds` pass. Uncorks
+    /// first: the session may end in the middle of handling a chunk of input.
     @discardableResult
     func flush(seconds: Double) -> Bool {
-        lock.withLock {
+        uncork()
+        return lock.withLock {
             var remaining = seconds
             while (draining || !queue.isEmpty) && failure == nil && remaining > 0 {
                 lock.wait(seconds: 0.05)
