@@ -3,14 +3,17 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import Dispatch
 import WharfSystem
 
 /// Writes framed messages to one file descriptor, in the order they were handed over.
 ///
-/// There is no writer thread: whichever thread finds the writer idle drains the queue itself,
-/// so a reply written from the read loop costs one `writev` and no thread hop. Threads that
-/// arrive while a drain is under way only append. Each message's header and body go out in one
-/// `writev`; queued messages are combined into as few calls as possible.
+/// The read loop writes the answers to what it read itself, in one `writev` per chunk of input
+/// (`cork`/`uncork`), so a request answered at once costs no thread hop. Every other thread
+/// (dialog events, deferred replies) only appends and leaves the writing to a serial queue:
+/// such threads may hold locks (the dialog engine's), and must never wait on a peer that is
+/// slow to read. Each message's header and body go out in one `writev`; queued messages are
+/// combined into as few calls as possible.
 ///
 /// The backlog (bytes queued but not yet written) is bounded: the read loop calls
 /// `waitForRoom()` before reading more, so a peer that stops reading stops being read from
@@ -25,6 +28,9 @@ final class MessageWriter: @unchecked Sendable {
     private var draining = false
     /// While corked, writes only queue; `uncork` sends everything queued in one `writev`.
     private var corked = false
+    /// A drain is waiting on `drainQueue`.
+    private var drainScheduled = false
+    private let drainQueue = DispatchQueue(label: "wharf.message-writer")
     private var framing: Framing = .lsp
     private var failure: SystemError?
     private let onFailure: @Sendable (SystemError) -> Void
@@ -40,8 +46,8 @@ final class MessageWriter: @unchecked Sendable {
         lock.withLock { self.framing = framing }
     }
 
-    /// Queues one message body (already serialised JSON) and writes it unless another thread
-    /// is writing already.
+    /// Queues one message body (already serialised JSON). It goes out when the read loop
+    /// uncorks, or from the writer's own queue; never on the calling thread.
     func write(_ body: [UInt8]) {
         lock.lock()
         if failure != nil {
@@ -55,11 +61,21 @@ final class MessageWriter: @unchecked Sendable {
         }
         queue.append(frame)
         queuedBytes += frame.count
-        if draining || corked {
+        if draining || corked || drainScheduled {
             lock.unlock()
             return
         }
-        drainAndUnlock()
+        drainScheduled = true
+        lock.unlock()
+        drainQueue.async { [self] in
+            lock.lock()
+            drainScheduled = false
+            if draining || queue.isEmpty {
+                lock.unlock()
+                return
+            }
+            drainAndUnlock()
+        }
     }
 
     /// Holds writes back while the read loop handles one chunk of input: the answers to
@@ -68,7 +84,7 @@ final class MessageWriter: @unchecked Sendable {
         lock.withLock { corked = true }
     }
 
-    /// Sends whatever was queued while corked.
+    /// Sends whatever was queued while corked, on the calling thread (the read loop's).
     func uncork() {
         lock.lock()
         corked = false
