@@ -145,7 +145,7 @@ public final class AccessStore: Sendable {
                 try connection.execute("PRAGMA journal_mode = WAL")
                 return
             } catch {
-                guard let failure = error as? SQLiteError, failure.isBusy, waited < patience else { throw error }
+                guard error.isBusy, waited < patience else { throw error }
                 let pause = Int.random(in: 1_000...20_000)
                 usleep(UInt32(pause))
                 waited += pause
