@@ -25,7 +25,6 @@ public final class ClientSession: Sendable {
         /// `clientInfo.name`, the app identity grants and bookmarks belong to.
         var appIdentity = "unnamed-client"
         var presentsDialogs = false
-        var trace = TraceLevel.off
         var finished = false
     }
 

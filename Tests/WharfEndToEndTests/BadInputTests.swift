@@ -229,6 +229,21 @@ import WharfTestSupport
         #expect(readAll(child.stderr).contains("--framing"))
     }
 
+    @Test(arguments: [
+        ("missing.json", nil),
+        ("bad.json", "[{\"choose\": "),
+        ("unknown-step.json", "[{\"fly\": true}]"),
+        ("misspelt.json", "[{\"expect\": {\"titel\": \"x\"}}]"),
+    ] as [(String, String?)])
+    func aBadScriptIsRefusedAtStartWithTheReason(name: String, contents: String?) throws {
+        let scratch = ScratchDirectory()
+        if let contents { scratch.write(name, contents) }
+        let child = try ChildProcess(path: wharfExecutablePath(), arguments: ["--presenter", "script:" + scratch.path(name)])
+        #expect(child.waitForExit(seconds: 10) == 2)
+        let message = readAll(child.stderr)
+        #expect(message.contains(name), "\(message)")
+    }
+
     @Test func logsCanGoToAFile() throws {
         let path = "/tmp/wharf-log-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).log"
         defer { unlink(path) }
