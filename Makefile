@@ -58,3 +58,12 @@ demo: build
 
 clean:
 	rm -rf .build $(VENV)
+
+# MARK: Benchmarks, fuzzing and sanitizers (issue 8). Not part of `make test`.
+FUZZ_SECONDS ?= 60
+
+.PHONY: bench fuzz test-asan test-tsan
+
+## Benchmarks against the C floor, python-lsp-jsonrpc and pygls; rewrites bench/README.md.
+bench: deps
+	bench/bench.sh
