@@ -60,6 +60,11 @@ let package = Package(
             name: "WharfEndToEndTests",
             dependencies: ["WharfTestSupport", "WharfJSON"]
         ),
+
+        // MARK: Fuzzing
+        // `make fuzz` builds this with libFuzzer (`--sanitize=fuzzer`, `-D WHARF_FUZZING`); a plain
+        // build makes it a replayer of saved inputs. See bench/fuzz/README.md.
+        .executableTarget(name: "WharfFuzz", dependencies: ["WharfServer", "WharfJSONRPC", "WharfJSON", "WharfSystem"]),
     ],
     swiftLanguageModes: [.v6]
 )
