@@ -67,3 +67,7 @@ FUZZ_SECONDS ?= 60
 ## Benchmarks against the C floor, python-lsp-jsonrpc and pygls; rewrites bench/README.md.
 bench: deps
 	bench/bench.sh
+
+## libFuzzer over framing, JSON, JSON-RPC and every method, for FUZZ_SECONDS (default 60).
+fuzz:
+	FUZZ_SECONDS=$(FUZZ_SECONDS) bench/fuzz/fuzz.sh

@@ -197,8 +197,14 @@ struct ReplayInputs {
         var paths = Array(CommandLine.arguments.dropFirst())
         let verbose = paths.first == "-v"
         if verbose { paths.removeFirst() }
+        // `-n N` replays each input N times: a slow leak shows in the resident memory.
+        var times = 1
+        if paths.first == "-n", paths.count > 1, let count = Int(paths[1]), count > 0 {
+            times = count
+            paths.removeFirst(2)
+        }
         if paths.isEmpty {
-            print("usage: WharfFuzz [-v] FILE|DIRECTORY...  (replays inputs; `make fuzz` builds the libFuzzer version)")
+            print("usage: WharfFuzz [-v] [-n TIMES] FILE|DIRECTORY...  (replays inputs; `make fuzz` builds the libFuzzer version)")
             exit(2)
         }
         var count = 0
@@ -216,7 +222,8 @@ struct ReplayInputs {
                 print("cannot read \(path)")
                 exit(1)
             }
-            let (output, exitCode) = bytes.withUnsafeBytes { WharfFuzz.run($0) }
+            var (output, exitCode) = bytes.withUnsafeBytes { WharfFuzz.run($0) }
+            for _ in 1..<times { (output, exitCode) = bytes.withUnsafeBytes { WharfFuzz.run($0) } }
             if verbose {
                 print("\(path): \(bytes.count) bytes in, \(output.count) bytes out, exit status \(exitCode.map(String.init) ?? "none")")
             }
