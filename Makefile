@@ -71,3 +71,10 @@ bench: deps
 ## libFuzzer over framing, JSON, JSON-RPC and every method, for FUZZ_SECONDS (default 60).
 fuzz:
 	FUZZ_SECONDS=$(FUZZ_SECONDS) bench/fuzz/fuzz.sh
+
+## The Swift test suite under AddressSanitizer (+ LeakSanitizer) and ThreadSanitizer.
+test-asan: deps
+	bench/sanitizers/run.sh address
+
+test-tsan: deps
+	bench/sanitizers/run.sh thread
