@@ -14,7 +14,7 @@ APT_PACKAGES := libjansson-dev libsqlite3-dev shared-mime-info libglib2.0-bin fi
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps build test test-swift test-python demo clean help
+.PHONY: all deps build test test-swift test-python test-demo demo clean help
 
 all: build
 
@@ -44,7 +44,7 @@ $(VENV)/.installed: Tests/python/requirements.txt
 	$(VENV)/bin/pip install -q --disable-pip-version-check -r Tests/python/requirements.txt
 	touch $@
 
-test: test-swift test-python
+test: test-swift test-python test-demo
 
 test-swift: build
 	$(SWIFT) build --build-tests
@@ -52,6 +52,10 @@ test-swift: build
 
 test-python: build $(VENV)/.installed
 	WHARF=$(CURDIR)/$(WHARF) $(VENV)/bin/python -m pytest -q Tests/python
+
+# The demo is part of the tests, so what README.md promises keeps working.
+test-demo: build
+	$(PYTHON) clients/python/examples/demo.py $(WHARF) > /dev/null
 
 demo: build
 	@$(PYTHON) clients/python/examples/demo.py $(WHARF)

@@ -1,85 +1,71 @@
 import WharfSystem
 
-// STUB API — the file-writing helper replaces the bodies; the signatures are the contract the
-// dialog engine codes against. Keep them (extend, don't break).
-
-/// Where the bytes of one exported file come from.
-public enum ExportSource: Sendable, Equatable {
-    /// Bytes already in memory (a `text` or `base64` document).
-    case bytes([UInt8])
-    /// A file the client already has, copied in the kernel (`copy_file_range`/`sendfile`).
-    case file(path: String)
-}
-
-/// One file to write.
-public struct ExportItem: Sendable, Equatable {
-    /// Absolute destination path.
-    public var destination: String
-    public var source: ExportSource
-    /// The human confirmed replacing an existing file at `destination`.
-    public var overwrite: Bool
-
-    public init(destination: String, source: ExportSource, overwrite: Bool) {
-        self.destination = destination
-        self.source = source
-        self.overwrite = overwrite
-    }
-}
-
-/// How far an export has come.
-public struct ExportProgress: Sendable, Equatable {
-    public var bytesWritten: Int64
-    public var totalBytes: Int64
-    public init(bytesWritten: Int64, totalBytes: Int64) {
-        self.bytesWritten = bytesWritten
-        self.totalBytes = totalBytes
-    }
-}
-
-/// Why an export wrote nothing.
-public enum ExportError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// The export was cancelled; everything was rolled back.
-    case cancelled
-    /// `path` exists and `overwrite` was false.
-    case exists(path: String)
-    /// A system call failed while writing `path`.
-    case failed(path: String, cause: SystemError)
-
-    public var description: String {
-        switch self {
-        case .cancelled: return "the export was cancelled"
-        case .exists(let path): return "\(path) already exists"
-        case .failed(let path, let cause): return "could not write \(path): \(cause)"
-        }
-    }
-}
-
-/// A flag the caller sets to stop an export in progress.
-public final class ExportCancellation: Sendable {
-    private let flag = Locked(false)
-    public init() {}
-    public func cancel() { flag.withValue { $0 = true } }
-    public var isCancelled: Bool { flag.withValue { $0 } }
-}
-
 /// Writes files so that a reader never sees a half-written one and a failure changes nothing.
+///
+/// Each item goes to a fresh temporary file in its destination's directory (so the final
+/// `rename` never crosses file systems), is `fsync`ed, and only when every item is fully on disk
+/// are they renamed into place one by one, each in a way that can be undone: a new file with
+/// `RENAME_NOREPLACE`, a replaced one with `RENAME_EXCHANGE` so the old file survives under the
+/// temporary name until the end. If anything fails or the export is cancelled, the renames done
+/// so far are undone in reverse order and the temporaries removed. The directories are
+/// `fsync`ed before the replaced files are finally deleted, so a crash can lose the new files
+/// but never both versions.
 public enum AtomicWriter {
     /// Temporary files start with this prefix, so orphans left by a crash can be recognised.
-    public static let temporaryPrefix = ".wharf-tmp-"
+    /// The full form is `.wharf-tmp-<pid>-<16 hex digits>`.
+    public static let temporaryPrefix = TemporaryName.prefix
+
+    /// Exports over this many bytes in total report progress.
+    public static let progressThreshold: Int64 = 1 << 20
 
     /// Writes every item or none. `progress` is called from the writing thread, at most ten
-    /// times a second, for exports over 1 MiB.
+    /// times a second, for exports over 1 MiB; its last call (`bytesWritten == totalBytes`)
+    /// comes when every byte is on disk, just before the files are renamed into place.
+    ///
+    /// Runs on the calling thread and blocks it; `cancellation` may be set from any other
+    /// thread.
     public static func write(
         _ items: [ExportItem],
         progress: (@Sendable (ExportProgress) -> Void)? = nil,
         cancellation: ExportCancellation? = nil
     ) throws(ExportError) {
-        fatalError("AtomicWriter.write is not implemented yet")
+        try write(items, progress: progress, cancellation: cancellation, configuration: WriterConfiguration())
     }
 
-    /// Removes temporary files orphaned by a crash in `directory`; returns the paths removed.
-    @discardableResult
-    public static func removeOrphans(in directory: String) -> [String] {
-        []
+    /// `write` with the knobs tests turn: chunk size, the clock behind progress pacing, and
+    /// switches that force the fallback paths taken on file systems without the Linux
+    /// extensions.
+    static func write(
+        _ items: [ExportItem],
+        progress: (@Sendable (ExportProgress) -> Void)?,
+        cancellation: ExportCancellation?,
+        configuration: WriterConfiguration
+    ) throws(ExportError) {
+        guard !items.isEmpty else { return }
+        let transaction = ExportTransaction(
+            items: items, progress: progress, cancellation: cancellation, configuration: configuration
+        )
+        try transaction.run()
     }
+}
+
+/// How the writer goes about its work. The defaults are what the server uses.
+struct WriterConfiguration: Sendable {
+    /// Bytes moved between two looks at the cancellation flag (and two progress ticks).
+    var chunkSize = 4 << 20
+    /// The buffer of the read/write fallback; memory use stays bounded by it.
+    var bufferSize = 1 << 20
+    /// Try `copy_file_range` and `sendfile` before the read/write loop.
+    var kernelCopy = true
+    /// Use `renameat2` flags; when false, act as on a file system that rejects them (`EINVAL`).
+    var renameFlags = true
+    /// Start writeback of each chunk as soon as it is written (`sync_file_range`).
+    var earlyWriteback = true
+    /// Reserve the file's blocks before writing it (`fallocate`), on disk-backed file systems.
+    var reserveSpace = true
+    /// Reserve on tmpfs too (only tests want this: a small tmpfs is their "full disk").
+    var reserveSpaceInMemory = false
+    var progressThreshold: Int64 = AtomicWriter.progressThreshold
+    var progressInterval: UInt64 = 100_000_000
+    var clock: @Sendable () -> UInt64 = monotonicNanoseconds
 }

@@ -62,3 +62,9 @@ public struct JSONObject: Sendable, Hashable, Sequence {
         hasher.combine(combined)
     }
 }
+
+extension JSONObject: ExpressibleByDictionaryLiteral {
+    public init(dictionaryLiteral elements: (String, JSON)...) {
+        self.init(elements.map { (key: $0.0, value: $0.1) })
+    }
+}

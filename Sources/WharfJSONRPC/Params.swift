@@ -18,7 +18,7 @@ public struct Params: Sendable {
         }
     }
 
-    init(object: JSONObject, path: String) {
+    public init(object: JSONObject, path: String) {
         self.object = object
         self.path = path
     }

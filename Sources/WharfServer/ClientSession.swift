@@ -4,6 +4,7 @@ import Glibc
 import Musl
 #endif
 import Dispatch
+import WharfContentTypes
 import WharfJSON
 import WharfJSONRPC
 import WharfSystem
@@ -32,6 +33,8 @@ public final class ClientSession: Sendable {
     let server: Server
     public let connection: Connection
     let state = Locked(State())
+    /// The client's content types: the system registry plus what it declared.
+    let types: Locked<ContentTypeScope>
     /// Called once, when the session has ended and everything owed to the client is written.
     private let onFinish: @Sendable (Int32) -> Void
 
@@ -40,6 +43,8 @@ public final class ClientSession: Sendable {
         self.id = server.makeClientID()
         self.connection = connection
         self.onFinish = onFinish
+        self.types = Locked(ContentTypeScope(registry: server.registry))
+        server.register(self)
     }
 
     var logger: Logger { server.logger }
@@ -62,7 +67,11 @@ public final class ClientSession: Sendable {
                 reply.fail(.invalidRequest("initialize may be sent only once"))
                 return
             }
-            answer(reply) { () throws(ResponseError) in try initialize(Params(request.params)) }
+            do {
+                reply.succeed(try initialize(Params(request.params)))
+            } catch {
+                reply.fail(error)
+            }
             return
         }
         switch lifecycle {
@@ -79,23 +88,13 @@ public final class ClientSession: Sendable {
             reply.fail(.methodNotFound(request.method))
             return
         }
-        switch handler {
-        case .immediate(let body):
-            answer(reply) { () throws(ResponseError) in try body(self, Params(request.params)) }
-        case .deferred(let body):
-            do {
-                try body(self, Params(request.params), reply)
-            } catch {
-                reply.fail(error)
-            }
-        }
-    }
-
-    private func answer(_ reply: Reply, _ body: () throws(ResponseError) -> JSON) {
         do {
-            reply.succeed(try body())
+            switch handler {
+            case .immediate(let body): reply.succeed(try body(self, Params(request.params)))
+            case .deferred(let body): try body(self, Params(request.params), reply)
+            }
         } catch {
-            reply.fail(error)
+            reply.fail(ResponseError(answering: error, logger: logger))
         }
     }
 
@@ -150,9 +149,19 @@ public final class ClientSession: Sendable {
         onFinish(exitCode)
     }
 
-    /// Everything the client held goes: open dialogs end, leases are released.
-    /// Later layers add to this.
-    private func releaseEverything() {}
+    /// Everything the client held goes: open dialogs end (`dialog/cancelled` with reason
+    /// `disconnected`, still written to the client if it is reading), leases are released and
+    /// the session's grants dropped (bookmarks, which belong to the app, stay).
+    private func releaseEverything() {
+        server.engine.disconnect(client: dialogClient)
+        do {
+            let released = try server.access.endSession(client: accessClient)
+            if released > 0 { logger.info("released \(released) lease(s) left open") }
+        } catch {
+            logger.error("could not release the session's leases: \(error)")
+        }
+        server.unregister(self)
+    }
 
     /// Ends the session when the editor that spawned us dies (`initialize.processId`).
     func watchParent(_ pid: Int32) {

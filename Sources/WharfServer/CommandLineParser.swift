@@ -7,6 +7,21 @@ public enum Command: Sendable, Equatable {
     case serve(ServerOptions)
     case help
     case version
+    /// `wharf types identify FILE…` (and `--no-sniff`), `describe ID…`, `conforms ID TO`.
+    case types(TypesCommand)
+    /// `wharf access list` / `wharf access revoke ID`.
+    case access(AccessCommand, stateDirectory: String?)
+}
+
+public enum TypesCommand: Sendable, Equatable {
+    case identify(paths: [String], sniff: Bool)
+    case describe([String])
+    case conforms(String, to: String)
+}
+
+public enum AccessCommand: Sendable, Equatable {
+    case list
+    case revoke(String)
 }
 
 /// A command line we cannot act on; the message says which word and why.
@@ -18,6 +33,11 @@ public struct UsageError: Error, Sendable, Equatable, CustomStringConvertible {
 public enum CommandLineParser {
     public static let usage = """
         Usage: wharf [--stdio] [options]
+               wharf types identify [--no-sniff] FILE...
+               wharf types describe IDENTIFIER...
+               wharf types conforms IDENTIFIER PARENT
+               wharf access list [--state-dir DIR]
+               wharf access revoke ID [--state-dir DIR]
                wharf --help | --version
 
         Wharf serves SwiftUI-style file import and export dialogs to editors and tools as a
@@ -34,8 +54,25 @@ public enum CommandLineParser {
                                       (default 67108864, 64 MiB).
           --log-level LEVEL           error, warning (default), info or debug.
           --log-file PATH             Append logs to PATH instead of standard error.
+          --presenter script:FILE     Answer dialogs from a script of steps (a JSON array of
+                                      {"choose":[paths]}, {"save":{path,contentType,overwrite}},
+                                      {"dismiss":true}, {"delayMs":n}, {"expect":{...}}), for
+                                      demos, tests and harnesses. Without it, a client shows
+                                      dialogs itself by saying capabilities.presentsDialogs.
+          --state-dir DIR             Where grants, bookmarks and remembered folders live
+                                      (default $XDG_STATE_HOME/wharf, else ~/.local/state/wharf);
+                                      :memory: keeps them in memory for this process only.
+          --max-dialogs-per-client N  Open dialogs one client may have (default 64).
           -h, --help                  Show this help.
           --version                   Show the version.
+
+        Subcommands:
+          types identify FILE...      Print each file's type: path, identifier, MIME type, and
+                                      how it was decided (extension, magic, fallback, fileSystem).
+          types describe ID...        Print what Wharf knows about content types.
+          types conforms ID PARENT    Exit 0 if ID conforms to PARENT, 1 if not.
+          access list                 Every grant and bookmark every app holds, with an ID.
+          access revoke ID            Remove one of them.
 
         Standard output carries only protocol messages; logs go to standard error or --log-file.
         Exit status: 0 after shutdown and exit, 1 when input ends (or a signal arrives) without
@@ -43,6 +80,11 @@ public enum CommandLineParser {
         """
 
     public static func parse(_ arguments: [String]) throws(UsageError) -> Command {
+        switch arguments.first {
+        case "types": return try parseTypes(Array(arguments.dropFirst()))
+        case "access": return try parseAccess(Array(arguments.dropFirst()))
+        default: break
+        }
         var options = ServerOptions()
         var index = 0
         func value(for flag: String) throws(UsageError) -> String {
@@ -86,6 +128,20 @@ public enum CommandLineParser {
                 options.logLevel = level
             case "--log-file":
                 options.logFile = try value(for: argument)
+            case "--presenter":
+                let raw = try value(for: argument)
+                guard raw.hasPrefix("script:"), raw.count > 7 else {
+                    throw UsageError(message: "--presenter: expected script:FILE, got \(raw)")
+                }
+                options.scriptFile = String(raw.dropFirst(7))
+            case "--state-dir":
+                options.stateDirectory = try value(for: argument)
+            case "--max-dialogs-per-client":
+                let raw = try value(for: argument)
+                guard let count = Int(raw), count > 0, count <= 100_000 else {
+                    throw UsageError(message: "--max-dialogs-per-client: expected a number from 1 to 100000, got \(raw)")
+                }
+                options.maxDialogsPerClient = count
             default:
                 argument = argument.isEmpty ? "''" : argument
                 throw UsageError(message: "unknown argument \(argument)")
@@ -93,5 +149,51 @@ public enum CommandLineParser {
             index += 1
         }
         return .serve(options)
+    }
+
+    private static func parseTypes(_ arguments: [String]) throws(UsageError) -> Command {
+        guard let verb = arguments.first else {
+            throw UsageError(message: "types: expected identify, describe or conforms")
+        }
+        let rest = Array(arguments.dropFirst())
+        switch verb {
+        case "identify":
+            let sniff = !rest.contains("--no-sniff")
+            let paths = rest.filter { $0 != "--no-sniff" }
+            guard !paths.isEmpty else { throw UsageError(message: "types identify: expected at least one FILE") }
+            return .types(.identify(paths: paths, sniff: sniff))
+        case "describe":
+            guard !rest.isEmpty else { throw UsageError(message: "types describe: expected at least one IDENTIFIER") }
+            return .types(.describe(rest))
+        case "conforms":
+            guard rest.count == 2 else { throw UsageError(message: "types conforms: expected IDENTIFIER PARENT") }
+            return .types(.conforms(rest[0], to: rest[1]))
+        default:
+            throw UsageError(message: "types: unknown command \(verb) (identify, describe, conforms)")
+        }
+    }
+
+    private static func parseAccess(_ arguments: [String]) throws(UsageError) -> Command {
+        var words: [String] = []
+        var stateDirectory: String?
+        var index = 0
+        while index < arguments.count {
+            if arguments[index] == "--state-dir" {
+                guard index + 1 < arguments.count else { throw UsageError(message: "--state-dir needs a value") }
+                stateDirectory = arguments[index + 1]
+                index += 2
+            } else {
+                words.append(arguments[index])
+                index += 1
+            }
+        }
+        switch words.first {
+        case "list" where words.count == 1:
+            return .access(.list, stateDirectory: stateDirectory)
+        case "revoke" where words.count == 2:
+            return .access(.revoke(words[1]), stateDirectory: stateDirectory)
+        default:
+            throw UsageError(message: "access: expected `list` or `revoke ID`")
+        }
     }
 }

@@ -5,9 +5,12 @@ import WharfJSONRPC
 ///
 /// Most methods answer at once (`immediate`); the few that wait on disk or on the client answer
 /// their `Reply` later (`deferred`) so that the read loop never waits on them.
+///
+/// Handlers may throw any error: `ResponseError`s go to the client as they are, the domain
+/// modules' errors are turned into protocol errors in one place (`ResponseError(answering:)`).
 public enum MethodHandler: Sendable {
-    case immediate(@Sendable (ClientSession, Params) throws(ResponseError) -> JSON)
-    case deferred(@Sendable (ClientSession, Params, Reply) throws(ResponseError) -> Void)
+    case immediate(@Sendable (ClientSession, Params) throws -> JSON)
+    case deferred(@Sendable (ClientSession, Params, Reply) throws -> Void)
 }
 
 /// Every request method the server answers, by name: dispatch is one dictionary lookup.
@@ -26,6 +29,9 @@ struct MethodTable: Sendable {
     static let standard: MethodTable = {
         var table = MethodTable()
         table.addLifecycleMethods()
+        table.addContentTypeMethods()
+        table.addDialogMethods()
+        table.addAccessMethods()
         return table
     }()
 }

@@ -1,21 +1,57 @@
+import Dispatch
+import WharfAccess
+import WharfContentTypes
+import WharfDialogs
+import WharfFileWriting
 import WharfJSON
 import WharfJSONRPC
 import WharfSystem
 
-/// What every client of one `wharf` process shares: configuration, the method table, and
-/// (as later layers arrive) the dialog engine, the content-type registry and the access store.
+/// What every client of one `wharf` process shares: configuration, the method table, the
+/// content-type registry, the dialog engine and the access store.
 ///
-/// One process can serve many clients; nothing here belongs to a single one.
+/// One process can serve many clients; nothing here belongs to a single one. Dialog events are
+/// routed to the session that owns the dialog.
 public final class Server: Sendable {
     public let options: ServerOptions
     public let logger: Logger
     let methods = MethodTable.standard
+    let registry: ContentTypeRegistry
+    let access: AccessStore
+    /// Set once, right after init (the engine's event sink needs `self`).
+    private let engineBox = Locked<DialogEngine?>(nil)
+    /// The `--presenter script:FILE` presenter, shared by every client.
+    let scriptPresenter: ScriptPresenter?
     private let nextClientID = Locked<UInt64>(1)
+    private let sessions = Locked<[UInt64: ClientSession]>([:])
 
-    public init(options: ServerOptions, logger: Logger) {
+    public init(options: ServerOptions, logger: Logger) throws(StartupError) {
         self.options = options
         self.logger = logger
+        self.registry = .system
+        do {
+            let (store, warnings) = try AccessStore.open(stateDirectory: options.stateDirectory)
+            for warning in warnings { logger.warning(warning) }
+            self.access = store
+        } catch {
+            throw StartupError(message: "cannot open the state store: \(error)")
+        }
+        if let script = options.scriptFile {
+            self.scriptPresenter = ScriptPresenter(steps: try ScriptFile.load(script))
+        } else {
+            self.scriptPresenter = nil
+        }
+        let engine = DialogEngine(
+            maxDialogsPerClient: options.maxDialogsPerClient,
+            memory: StoreDirectoryMemory(store: access, logger: logger),
+            writer: RecordingExportWriter(store: access, logger: logger),
+            sink: { [weak self] client, event in self?.route(event, to: client) }
+        )
+        engineBox.withValue { $0 = engine }
+        removeOrphanedTemporaries()
     }
+
+    var engine: DialogEngine { engineBox.withValue { $0! } }
 
     /// A new id for each connection; unique within this process.
     func makeClientID() -> UInt64 {
@@ -25,11 +61,49 @@ public final class Server: Sendable {
         }
     }
 
+    func register(_ session: ClientSession) { sessions.withValue { $0[session.id] = session } }
+    func unregister(_ session: ClientSession) { sessions.withValue { $0[session.id] = nil } }
+
+    /// Delivers a dialog event to the session that owns the dialog (called under the engine's
+    /// lock, so per-client order is the engine's order).
+    private func route(_ event: DialogEvent, to client: WharfDialogs.ClientID) {
+        guard let session = sessions.withValue({ $0[client.rawValue] }) else { return }
+        session.deliver(event)
+    }
+
+    /// Runs work that may wait on the disk off the read loop.
+    func background(_ work: @escaping @Sendable () -> Void) {
+        DispatchQueue.global().async(execute: work)
+    }
+
+    /// Temporary files left in directories we wrote into by a process that crashed mid-write.
+    private func removeOrphanedTemporaries() {
+        guard let directories = try? access.writtenDirectories() else { return }
+        for directory in directories {
+            let removed = AtomicWriter.removeOrphans(in: directory)
+            for path in removed { logger.info("removed orphaned temporary file \(path)") }
+        }
+    }
+
     /// What `initialize` reports under `capabilities`.
     var capabilities: JSON {
-        var capabilities = JSONObject()
-        capabilities["ping"] = true
-        capabilities["framings"] = .array(Framing.allCases.map { .string($0.rawValue) })
-        return .object(capabilities)
+        var presenters: [JSON] = ["frontend"]
+        if scriptPresenter != nil { presenters.append("script") }
+        return [
+            "ping": true,
+            "framings": .array(Framing.allCases.map { .string($0.rawValue) }),
+            "contentTypes": true,
+            "importer": true,
+            "exporter": true,
+            "access": ["bookmarks": true, "fileIO": true, "maxTransferBytes": .int(Int64(AccessStore.maximumTransferLength))],
+            "presenters": .array(presenters),
+            "maxDialogsPerClient": .int(Int64(options.maxDialogsPerClient)),
+        ]
     }
+}
+
+/// Why the server could not start (bad script file, unusable state directory).
+public struct StartupError: Error, Sendable, CustomStringConvertible {
+    public var message: String
+    public var description: String { message }
 }

@@ -8,6 +8,13 @@ public struct ServerOptions: Sendable, Equatable {
     public var maxMessageBytes = 64 * 1024 * 1024
     public var logLevel: Logger.Level = .warning
     public var logFile: String?
+    /// `--presenter script:FILE`: answer dialogs from a script of steps.
+    public var scriptFile: String?
+    /// `--state-dir`: where the SQLite state lives; nil means `$XDG_STATE_HOME/wharf`, and
+    /// `":memory:"` keeps it in memory.
+    public var stateDirectory: String?
+    /// `--max-dialogs-per-client`.
+    public var maxDialogsPerClient = 64
 
     public init() {}
 }

@@ -22,7 +22,12 @@ public enum StdioServer {
         dup2(2, 1)
 
         let logger = makeLogger(options)
-        let server = Server(options: options, logger: logger)
+        let server: Server
+        do {
+            server = try Server(options: options, logger: logger)
+        } catch {
+            fail(error.message)
+        }
         let connection = Connection(
             input: 0,
             output: protocolOutput,
@@ -30,6 +35,8 @@ public enum StdioServer {
             logger: logger
         )
         let session = ClientSession(server: server, connection: connection) { code in
+            // This process's grants and leases go with it (bookmarks stay).
+            server.access.close()
             exit(code)
         }
 

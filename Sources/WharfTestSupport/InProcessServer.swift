@@ -23,7 +23,7 @@ public final class InProcessServer: @unchecked Sendable {
         clientWrites = toServer.write
         clientReads = fromServer.read
         serverWrites = fromServer.write
-        let server = Server(options: options, logger: .silent)
+        let server = try! Server(options: options, logger: .silent)
         let connection = Connection(
             input: serverReads,
             output: serverWrites,

@@ -13,6 +13,8 @@ public final class ChildProcess: @unchecked Sendable {
     public let stdout: Int32
     public let stderr: Int32
     private let exit = Locked<Int32?>(nil)
+    /// Something that must live as long as the child (its scratch state directory).
+    public var keepAlive: AnyObject?
     /// Our descriptors still open. Each is closed exactly once: closing one twice could close a
     /// descriptor number another test has been given meanwhile.
     private let open = Locked<Set<Int32>>([])

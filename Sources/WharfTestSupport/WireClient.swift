@@ -40,9 +40,18 @@ public final class WireClient: @unchecked Sendable {
     /// Called for every message the server sends; returns problems (schema violations).
     nonisolated(unsafe) public static var inspect: (@Sendable (JSON) -> [String])?
 
-    /// Spawns the built `wharf` binary with `arguments`.
+    /// Spawns the built `wharf` binary with `arguments`. Unless `environment` says otherwise,
+    /// its state lives in a fresh `XDG_STATE_HOME`, so tests never touch the user's own store.
     public static func spawn(_ arguments: [String] = [], framing: Framing = .lsp, environment: [String: String] = [:]) throws -> WireClient {
+        var environment = environment
+        var stateHome: ScratchDirectory?
+        if environment["XDG_STATE_HOME"] == nil {
+            let scratch = ScratchDirectory("wharf-state")
+            environment["XDG_STATE_HOME"] = scratch.path
+            stateHome = scratch
+        }
         let child = try ChildProcess(path: wharfExecutablePath(), arguments: arguments, environment: environment)
+        child.keepAlive = stateHome
         return WireClient(server: .process(child), framing: framing, output: child.stdin, input: child.stdout)
     }
 

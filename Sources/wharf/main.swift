@@ -14,6 +14,10 @@ do {
         print("wharf \(ServerInfo.version) (protocol \(ServerInfo.protocolVersion))")
     case .serve(let options):
         StdioServer.run(options)
+    case .types(let command):
+        exit(Subcommands.run(command))
+    case .access(let command, let stateDirectory):
+        exit(Subcommands.run(command, stateDirectory: stateDirectory))
     }
 } catch {
     var message = "wharf: \(error)\nTry 'wharf --help'.\n"

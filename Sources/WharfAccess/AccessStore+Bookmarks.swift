@@ -1,0 +1,158 @@
+import WharfSystem
+
+/// Bookmarks: an app identity's lasting claim on a file, kept server-side and named by a random
+/// token (the twin of security-scoped bookmark data).
+extension AccessStore {
+    private static let unknownBookmark = "no such bookmark for this app (never issued, revoked, or another app's)"
+
+    /// Makes a bookmark for `url`, which `client` must hold a grant for (directly or inside a
+    /// granted directory). The bookmark belongs to `app` and carries the grant's rights.
+    ///
+    /// An app has one bookmark per path: bookmarking the same file again answers the same token
+    /// (refreshed to the file as it is now), so an app that bookmarks at every launch does not
+    /// grow the store.
+    public func createBookmark(app: String, client: ClientID, url: String) throws(AccessError) -> String {
+        let authorization = try authorize(client: client, url: url)
+        let fresh: String
+        do { fresh = try RandomTokens.bookmark() } catch { throw .io(error) }
+        return try write { db in
+            guard try db.first("SELECT 1 FROM grants WHERE id = ?", [.integer(authorization.grantId)], map: { _ in true }) != nil else {
+                throw AccessError.accessDenied("the grant was revoked")
+            }
+            if authorization.isStale && authorization.anchor == nil {
+                try db.run("UPDATE grants SET device = ?, inode = ?, file_system = ?, birth = ? WHERE id = ?",
+                           SQLiteValue.fingerprint(authorization.fingerprint) + [.integer(authorization.grantId)])
+            }
+            if let existing = try db.first("SELECT id, token FROM bookmarks WHERE app = ? AND path = ? ORDER BY id LIMIT 1",
+                                           [.text(app), .text(authorization.path)], map: { ($0.int(0), $0.text(1)) }) {
+                try db.run("""
+                    UPDATE bookmarks SET device = ?, inode = ?, file_system = ?, birth = ?, is_directory = ?,
+                                         read_only = read_only AND ?
+                    WHERE id = ?
+                    """, SQLiteValue.fingerprint(authorization.fingerprint)
+                    + [.bool(authorization.isDirectory), .bool(authorization.readOnly), .integer(existing.0)])
+                return existing.1
+            }
+            try db.run("""
+                INSERT INTO bookmarks (token, app, path, device, inode, file_system, birth, is_directory, read_only, created)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """, [.text(fresh), .text(app), .text(authorization.path)] + SQLiteValue.fingerprint(authorization.fingerprint)
+                + [.bool(authorization.isDirectory), .bool(authorization.readOnly), .real(StateLocation.now())])
+            return fresh
+        }
+    }
+
+    /// Starts access through a bookmark of `app`; `client` gains a grant for the file (tied to
+    /// the bookmark: revoking the bookmark revokes it) and a lease on it.
+    ///
+    /// The file at the bookmarked path → fresh. Replaced at the same path (an editor's atomic
+    /// save) → that path, `isStale`. Renamed, or moved to a sibling directory → found by identity,
+    /// `isStale`. In both stale cases the bookmark is refreshed in place to the file as it is now,
+    /// so the same string keeps working and is the one to store. Gone → `bookmarkInvalid` with
+    /// the last known path.
+    public func resolve(app: String, client: ClientID, bookmark: String) throws(AccessError) -> Lease {
+        let row = try bookmarkRow(app: app, token: bookmark)
+        let location = FileLocator.locate(path: row.path, fingerprint: row.fingerprint, isDirectory: row.isDirectory)
+        let fingerprint: Fingerprint
+        switch location {
+        case .same: fingerprint = row.fingerprint
+        case .replaced(_, let found), .moved(_, let found): fingerprint = found
+        case .gone:
+            throw .bookmarkInvalid("the bookmarked file is gone: it is neither at its last known path nor "
+                + "in that folder or the folders beside it", lastKnownPath: row.path)
+        }
+        let path = location.path ?? row.path
+        let accessId = try Self.newAccessId()
+        try write { db in
+            guard try db.first("SELECT 1 FROM bookmarks WHERE id = ?", [.integer(row.id)], map: { _ in true }) != nil else {
+                throw AccessError.bookmarkInvalid(Self.unknownBookmark, lastKnownPath: nil)
+            }
+            if location.isStale {
+                try db.run("UPDATE bookmarks SET path = ?, device = ?, inode = ?, file_system = ?, birth = ?, resolved = ? WHERE id = ?",
+                           [.text(path)] + SQLiteValue.fingerprint(fingerprint) + [.real(StateLocation.now()), .integer(row.id)])
+            } else {
+                try db.run("UPDATE bookmarks SET resolved = ? WHERE id = ?", [.real(StateLocation.now()), .integer(row.id)])
+            }
+            let grantId = try Self.upsertGrant(db, instance: instance, client: client, app: app, path: path,
+                                               fingerprint: fingerprint, isDirectory: row.isDirectory,
+                                               readOnly: row.readOnly, bookmarkId: row.id)
+            try insertLease(db, accessId: accessId, client: client,
+                            Authorization(grantId: grantId, path: path, anchor: nil, fingerprint: fingerprint,
+                                          isDirectory: row.isDirectory, readOnly: row.readOnly,
+                                          isStale: location.isStale))
+        }
+        return Lease(accessId: accessId, url: FileURL.from(path: path), path: path, readOnly: row.readOnly,
+                     isStale: location.isStale, bookmark: bookmark, isDirectory: row.isDirectory)
+    }
+
+    /// The bookmark row for `token` if it is `app`'s. A malformed or edited token is refused
+    /// before the store is asked; an unknown one and another app's get the same answer, so a
+    /// client learns nothing about bookmarks that are not its app's.
+    func bookmarkRow(app: String, token: String) throws(AccessError) -> BookmarkRow {
+        guard RandomTokens.isWellFormedBookmark(token) else {
+            throw .bookmarkInvalid("not a bookmark Wharf issued (malformed, or edited)", lastKnownPath: nil)
+        }
+        let row = try read { db in
+            try db.first("SELECT \(BookmarkRow.columns) FROM bookmarks WHERE token = ?", [.text(token)], map: BookmarkRow.init)
+        }
+        guard let row, row.app == app else { throw .bookmarkInvalid(Self.unknownBookmark, lastKnownPath: nil) }
+        return row
+    }
+
+    // MARK: Listing and revoking for an app
+
+    /// What `client` holds and what its app keeps: the session's grants, then the app's
+    /// bookmarks, each with its active lease count.
+    public func list(app: String, client: ClientID) throws(AccessError) -> [AccessEntry] {
+        try read { db in
+            var entries: [AccessEntry] = []
+            try db.query("""
+                SELECT g.id, g.app, g.path, g.read_only, g.is_directory, g.created,
+                       (SELECT count(*) FROM leases l WHERE l.grant_id = g.id)
+                FROM grants g WHERE g.instance = ? AND g.client = ? ORDER BY g.id
+                """, [.text(instance), .text(client.rawValue)]) { row in
+                entries.append(Self.entry(kind: .grant, row, bookmark: nil, holder: nil))
+            }
+            try db.query("""
+                SELECT b.id, b.app, b.path, b.read_only, b.is_directory, b.created,
+                       (SELECT count(*) FROM leases l JOIN grants g ON l.grant_id = g.id WHERE g.bookmark_id = b.id),
+                       b.token
+                FROM bookmarks b WHERE b.app = ? ORDER BY b.id
+                """, [.text(app)]) { row in
+                entries.append(Self.entry(kind: .bookmark, row, bookmark: row.text(7), holder: nil))
+            }
+            return entries
+        }
+    }
+
+    /// Builds an entry from columns `id, app, path, read_only, is_directory, created, leases`.
+    static func entry(kind: AccessEntry.Kind, _ row: SQLiteRow, bookmark: String?, holder: String?) -> AccessEntry {
+        let path = row.text(2)
+        return AccessEntry(id: (kind == .grant ? "g" : "b") + String(row.int(0)), kind: kind, app: row.text(1),
+                           path: path, url: FileURL.from(path: path), readOnly: row.bool(3),
+                           isDirectory: row.bool(4), activeLeases: Int(row.int(6)), created: row.real(5),
+                           bookmark: bookmark, holder: holder)
+    }
+
+    /// Removes, for `app`, every grant (of any of its sessions, in any process) and bookmark of
+    /// `url`, or the one `bookmark`. Leases through what was removed stay to be released, but
+    /// refuse I/O from now on. Answers how many grants and bookmarks were removed.
+    public func revoke(app: String, url: String?, bookmark: String?) throws(AccessError) -> Int {
+        switch (url, bookmark) {
+        case (let url?, nil):
+            guard let raw = FileURL.pathOrURL(url) else {
+                throw .invalidArgument("expected a file: URL or an absolute path")
+            }
+            let path = FilePath.normalize(raw)
+            return try write { db in
+                try db.run("DELETE FROM grants WHERE app = ? AND path = ?", [.text(app), .text(path)])
+                    + db.run("DELETE FROM bookmarks WHERE app = ? AND path = ?", [.text(app), .text(path)])
+            }
+        case (nil, let token?):
+            let row = try bookmarkRow(app: app, token: token)
+            return try write { db in try db.run("DELETE FROM bookmarks WHERE id = ?", [.integer(row.id)]) }
+        default:
+            throw .invalidArgument("revoke takes exactly one of a URL or a bookmark")
+        }
+    }
+}

@@ -1,0 +1,56 @@
+/// What the dialog engine keeps between runs, without knowing about SQLite: the folder each
+/// importer customization ended in, and the folders the exporter wrote into (so the temporaries
+/// of an interrupted export can be cleaned at the next start).
+public protocol DialogMemory: Sendable {
+    /// Remembers the folder the human ended in, per app identity and `customizationId`.
+    func rememberDirectory(app: String, customizationId: String, directory: String) throws(AccessError)
+    /// The folder last remembered for this app identity and `customizationId`.
+    func rememberedDirectory(app: String, customizationId: String) throws(AccessError) -> String?
+    /// Records that the exporter is writing into `directory`.
+    func recordWrittenDirectory(_ directory: String) throws(AccessError)
+    /// Every folder recorded by `recordWrittenDirectory`, oldest first.
+    func writtenDirectories() throws(AccessError) -> [String]
+    /// Forgets a folder once its leftovers have been cleaned.
+    func forgetWrittenDirectory(_ directory: String) throws(AccessError)
+}
+
+extension AccessStore: DialogMemory {
+    public func rememberDirectory(app: String, customizationId: String, directory: String) throws(AccessError) {
+        try write { db in
+            try db.run("""
+                INSERT INTO remembered_directories (app, customization_id, directory, updated) VALUES (?, ?, ?, ?)
+                ON CONFLICT (app, customization_id) DO UPDATE SET directory = excluded.directory, updated = excluded.updated
+                """, [.text(app), .text(customizationId), .text(directory), .real(StateLocation.now())])
+        }
+    }
+
+    public func rememberedDirectory(app: String, customizationId: String) throws(AccessError) -> String? {
+        try read { db in
+            try db.first("SELECT directory FROM remembered_directories WHERE app = ? AND customization_id = ?",
+                         [.text(app), .text(customizationId)], map: { $0.text(0) })
+        }
+    }
+
+    public func recordWrittenDirectory(_ directory: String) throws(AccessError) {
+        try write { db in
+            try db.run("""
+                INSERT INTO written_directories (directory, recorded) VALUES (?, ?)
+                ON CONFLICT (directory) DO UPDATE SET recorded = excluded.recorded
+                """, [.text(directory), .real(StateLocation.now())])
+        }
+    }
+
+    public func writtenDirectories() throws(AccessError) -> [String] {
+        try read { db in
+            var directories: [String] = []
+            try db.query("SELECT directory FROM written_directories ORDER BY recorded, directory") {
+                directories.append($0.text(0))
+            }
+            return directories
+        }
+    }
+
+    public func forgetWrittenDirectory(_ directory: String) throws(AccessError) {
+        try write { db in try db.run("DELETE FROM written_directories WHERE directory = ?", [.text(directory)]) }
+    }
+}

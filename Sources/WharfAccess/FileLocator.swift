@@ -1,0 +1,99 @@
+import WharfSystem
+
+/// Finds a granted or bookmarked file again: at its path, or — when it was renamed or moved —
+/// by its identity near where it was.
+enum FileLocator {
+    /// Where the file is now.
+    enum Location: Equatable {
+        /// The very file, where it was.
+        case same(path: String)
+        /// Another file of the same kind now stands at the path (an editor's atomic save: write a
+        /// temporary, rename it over the original).
+        case replaced(path: String, fingerprint: Fingerprint)
+        /// The file itself, found by identity under another name nearby.
+        case moved(path: String, fingerprint: Fingerprint)
+        /// Neither the file nor a stand-in could be found.
+        case gone
+
+        var path: String? {
+            switch self {
+            case .same(let path), .replaced(let path, _), .moved(let path, _): path
+            case .gone: nil
+            }
+        }
+
+        var isStale: Bool {
+            switch self {
+            case .same, .gone: false
+            case .replaced, .moved: true
+            }
+        }
+    }
+
+    /// The most directory entries one search looks at, and the most sibling directories it
+    /// enters: a bookmark resolution must stay quick even next to a huge directory.
+    static let searchEntryLimit = 50_000
+    static let searchDirectoryLimit = 1_000
+
+    /// Locates what was recorded as `fingerprint` at `path`. Fingerprints are taken of what `lstat`
+    /// showed not to be a symbolic link, so no link is ever followed to another file.
+    ///
+    /// The order matters. A regular file standing at the path wins even when its identity
+    /// differs, because that is what an editor's save looks like — and some editors (Emacs by
+    /// default) keep the *old* inode as a `name~` backup next to it, which a search by identity
+    /// would wrongly follow. Only when the path is empty, or holds something of another kind (a
+    /// symbolic link swapped in, a directory), is the file searched for by identity in its
+    /// directory and the directories beside it. A directory whose identity changed is searched
+    /// for first (directories are renamed, not saved), then accepted at its path as the fallback
+    /// for file systems whose ids do not survive a reboot.
+    static func locate(path: String, fingerprint: Fingerprint, isDirectory: Bool) -> Location {
+        let status = try? FileStatus.ofLink(path)
+        let wanted: FileStatus.Kind = isDirectory ? .directory : .regular
+        if let status, status.kind == wanted, let current = Fingerprint.of(path: path) {
+            if current.matches(fingerprint) { return .same(path: path) }
+            if !isDirectory { return .replaced(path: path, fingerprint: current) }
+        }
+        if let found = search(near: path, for: fingerprint, kind: wanted) {
+            return .moved(path: found.path, fingerprint: found.fingerprint)
+        }
+        if let status, status.kind == .directory, isDirectory, let current = Fingerprint.of(path: path) {
+            return .replaced(path: path, fingerprint: current)
+        }
+        return .gone
+    }
+
+    /// Looks for `fingerprint` in the directory of `path`, then in that directory's siblings
+    /// (which also covers the directory itself having been renamed). Never follows symbolic links.
+    static func search(near path: String, for fingerprint: Fingerprint,
+                       kind: FileStatus.Kind) -> (path: String, fingerprint: Fingerprint)? {
+        let directory = FilePath.directory(of: path)
+        var budget = searchEntryLimit
+        if let found = scan(directory, for: fingerprint, kind: kind, budget: &budget) { return found }
+        guard directory != "/" else { return nil }
+        let parent = FilePath.directory(of: directory)
+        let ownName = FilePath.lastComponent(of: directory)
+        guard let siblings = try? DirectoryEntries.names(in: parent, limit: searchDirectoryLimit) else { return nil }
+        for name in siblings where name != ownName && budget > 0 {
+            let sibling = FilePath.join(parent, name)
+            guard (try? FileStatus.ofLink(sibling))?.kind == .directory else { continue }
+            if let found = scan(sibling, for: fingerprint, kind: kind, budget: &budget) { return found }
+        }
+        return nil
+    }
+
+    private static func scan(_ directory: String, for fingerprint: Fingerprint, kind: FileStatus.Kind,
+                             budget: inout Int) -> (path: String, fingerprint: Fingerprint)? {
+        guard budget > 0, let names = try? DirectoryEntries.names(in: directory, limit: budget) else { return nil }
+        budget -= names.count
+        for name in names {
+            let candidate = FilePath.join(directory, name)
+            // The inode is compared first: one lstat per entry, the rest only on a hit.
+            guard let status = try? FileStatus.ofLink(candidate), status.inode == fingerprint.identity.inode,
+                  status.kind == kind,
+                  let found = Fingerprint.of(path: candidate), found.matches(fingerprint)
+            else { continue }
+            return (candidate, found)
+        }
+        return nil
+    }
+}

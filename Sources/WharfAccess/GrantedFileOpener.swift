@@ -1,0 +1,58 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import WharfSystem
+
+/// Opens granted files without ever being led elsewhere.
+///
+/// A file granted by itself is opened at its path with `O_NOFOLLOW` and then judged by the
+/// identity of what was actually opened: whatever the path went through, only the granted inode
+/// passes. A file inside a granted directory is reached by walking down from that directory one
+/// component at a time, each step refusing symbolic links, after checking that the directory
+/// opened is the one granted — so neither a link swapped in below it nor a race between checking
+/// and opening can lead out of it.
+enum GrantedFileOpener {
+    /// Opens `target`, beneath `anchor` when given (which must be the directory `granted`).
+    static func open(target: String, anchor: String?, granted: Fingerprint?,
+                     mode: AccessFileHandle.Mode) throws(AccessError) -> AccessFileHandle {
+        do {
+            guard let anchor else { return try AccessFileHandle(path: target, mode: mode) }
+            guard let granted, target.hasPrefix(anchor == "/" ? "/" : anchor + "/") else {
+                throw AccessError.accessDenied("that file is not inside the granted folder")
+            }
+            var current = try AccessFileHandle(path: anchor, mode: .directory)
+            guard try Fingerprint.of(current).matches(granted) else {
+                throw AccessError.accessDenied("the granted folder is no longer the one that was granted")
+            }
+            let components = target.dropFirst(anchor.count).split(separator: "/").map(String.init)
+            for (index, name) in components.enumerated() {
+                let last = index == components.count - 1
+                current = try AccessFileHandle(in: current, name: name, mode: last ? mode : .directory)
+            }
+            return current
+        } catch let error as AccessError {
+            throw error
+        } catch let error as SystemError {
+            throw denial(for: error)
+        } catch {
+            throw .store("\(error)")
+        }
+    }
+
+    /// Failures that mean "what is there now is not what was granted" become denials without a
+    /// path; anything else is an I/O error about the client's own file.
+    static func denial(for error: SystemError) -> AccessError {
+        switch error.code {
+        case ELOOP, ENOTDIR:
+            .accessDenied("a symbolic link or another kind of file now stands where the granted file was")
+        case ENOENT:
+            .accessDenied("the granted file no longer exists there")
+        case EACCES, EPERM:
+            .accessDenied("the file system does not allow this operation on the granted file")
+        default:
+            .io(error)
+        }
+    }
+}

@@ -1,0 +1,240 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import WharfSystem
+
+/// The system's content types: Apple's system-declared types built in, and the freedesktop
+/// shared MIME database as the oracle for everything they do not cover.
+///
+/// One registry is shared by every client (each client sees it through its own
+/// `ContentTypeScope`, which adds the client's declarations). The MIME database is read lazily,
+/// on the first question that needs it, exactly once even when many threads ask at the same
+/// time; after that every answer comes from immutable tables, plus a small cache of the
+/// dynamic types met so far.
+public final class ContentTypeRegistry: Sendable {
+    /// The registry over the real XDG directories (`$XDG_DATA_HOME/mime`, then each
+    /// `$XDG_DATA_DIRS/mime`, defaulting to `~/.local/share` and `/usr/local/share:/usr/share`).
+    public static let system = ContentTypeRegistry(mimeDirectories: defaultMIMEDirectories())
+
+    /// The MIME directories to read, highest precedence first.
+    public let mimeDirectories: [String]
+    private let state = Locked<Tables?>(nil)
+
+    /// A registry over the given MIME directories (each one holds `globs2`, `magic`, … as
+    /// `update-mime-database` writes them), highest precedence first. Tests point this at a
+    /// database they generate; missing directories and files are simply empty.
+    public init(mimeDirectories: [String]) {
+        self.mimeDirectories = mimeDirectories
+    }
+
+    /// The MIME directories the XDG Base Directory specification names for this process.
+    public static func defaultMIMEDirectories() -> [String] {
+        func variable(_ name: String) -> String? {
+            guard let value = getenv(name), value.pointee != 0 else { return nil }
+            return String(cString: value)
+        }
+        let home = variable("XDG_DATA_HOME") ?? FilePath.join(FilePath.homeDirectory(), ".local/share")
+        let system = (variable("XDG_DATA_DIRS") ?? "/usr/local/share:/usr/share")
+            .split(separator: ":").map(String.init).filter { $0.hasPrefix("/") }
+        var seen: Set<String> = []
+        return ([home] + system).map { FilePath.join($0, "mime") }.filter { seen.insert($0).inserted }
+    }
+
+    /// Loads the MIME database now if it was not loaded yet, and says how long loading took.
+    /// The server can call this at start-up (or for `wharf types --stats`).
+    @discardableResult
+    public func load() -> LoadStatistics { tables.statistics }
+
+    /// The loaded tables; the first call reads the database.
+    var tables: Tables {
+        state.withValue { tables in
+            if let tables { return tables }
+            let loaded = Tables(directories: mimeDirectories)
+            tables = loaded
+            return loaded
+        }
+    }
+}
+
+/// How loading the MIME database went.
+public struct LoadStatistics: Sendable, Equatable {
+    /// Wall-clock time spent reading and indexing the database, in seconds.
+    public var seconds: Double
+    /// MIME types known (named by a glob, magic, alias or subclass rule).
+    public var mimeTypes: Int
+    public var globRules: Int
+    public var magicSections: Int
+    public var aliases: Int
+    /// The directories read, highest precedence first.
+    public var directories: [String]
+}
+
+/// Everything the registry knows once loaded. Immutable except the dynamic-type cache.
+final class Tables: Sendable {
+    let database: MIMEDatabase
+    let systemTypes: [String: TypeRecord]
+    /// Lowercased extension → the first system type claiming it.
+    let systemByExtension: [String: TypeRecord]
+    /// Lowercased MIME type (as declared, and canonicalised by the database) → first claimant.
+    let systemByMIME: [String: TypeRecord]
+    /// For each MIME type of the database (by index), the identifier it maps to without any
+    /// client declarations: a system type, or its dynamic identifier.
+    let identifierForType: [String]
+    let statistics: LoadStatistics
+    private let dynamicRecords = Locked<[String: TypeRecord]>([:])
+
+    init(directories: [String]) {
+        var start = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &start)
+        let database = MIMEDatabase(directories: directories)
+
+        var records: [String: TypeRecord] = [:]
+        var byExtension: [String: TypeRecord] = [:]
+        var byMIME: [String: TypeRecord] = [:]
+        for declaration in systemTypeDeclarations {
+            let record = TypeRecord(
+                identifier: declaration.identifier, description: declaration.description,
+                conformsTo: declaration.conformsTo, filenameExtensions: declaration.filenameExtensions,
+                mimeTypes: declaration.mimeTypes, origin: .system, parentRecord: { records[$0] })
+            records[record.key] = record
+            for ext in declaration.filenameExtensions where byExtension[ext] == nil { byExtension[ext] = record }
+            for mime in declaration.mimeTypes {
+                let lower = asciiLowercased(mime)
+                if byMIME[lower] == nil { byMIME[lower] = record }
+                if !lower.contains(";") {
+                    let canonical = database.canonicalName(lower)
+                    if byMIME[canonical] == nil { byMIME[canonical] = record }
+                }
+            }
+        }
+        self.database = database
+        self.systemTypes = records
+        self.systemByExtension = byExtension
+        self.systemByMIME = byMIME
+        self.identifierForType = database.typeNames.map { name in
+            byMIME[name]?.key ?? DynamicIdentifier(tag: .mimeType(name)).identifier
+        }
+        var end = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &end)
+        statistics = LoadStatistics(
+            seconds: Double(end.tv_sec - start.tv_sec) + Double(end.tv_nsec - start.tv_nsec) / 1e9,
+            mimeTypes: database.typeNames.count, globRules: database.patterns.reduce(0) { $0 + $1.count },
+            magicSections: database.magic.sections.count, aliases: database.aliases.count,
+            directories: directories)
+    }
+
+    /// The identifier a (canonical) MIME type maps to, ignoring client declarations.
+    func systemIdentifier(forMIME canonical: String) -> String {
+        if let record = systemByMIME[canonical] { return record.key }
+        if let index = database.typeIndex[canonical] { return identifierForType[Int(index)] }
+        return DynamicIdentifier(tag: .mimeType(canonical)).identifier
+    }
+
+    /// A system or dynamic type by key; `resolve` looks up the keys of other types (which may
+    /// be a client's declared types when a dynamic type was asked to conform to one).
+    func record(forKey key: String, resolve: (String) -> TypeRecord?) -> TypeRecord? {
+        if let record = systemTypes[key] { return record }
+        guard key.hasPrefix(DynamicIdentifier.prefix) else { return nil }
+        if let cached = dynamicRecords.withValue({ $0[key] }) { return cached }
+        guard let dynamic = DynamicIdentifier(key) else { return nil }
+        guard let record = makeDynamicRecord(dynamic, resolve: resolve, depth: 0) else { return nil }
+        // Records that conform to a client's declared type are that client's business; cache
+        // only those that depend on system knowledge alone.
+        if dynamic.conformsTo == nil || systemTypes[dynamic.conformsTo!] != nil {
+            dynamicRecords.withValue { $0[key] = record }
+        }
+        return record
+    }
+
+    private func makeDynamicRecord(_ dynamic: DynamicIdentifier, resolve: (String) -> TypeRecord?, depth: Int) -> TypeRecord? {
+        guard depth < 32 else { return nil }
+        func lookup(_ key: String) -> TypeRecord? {
+            if let record = systemTypes[key] { return record }
+            if let dynamic = DynamicIdentifier(key) {
+                return makeDynamicRecord(dynamic, resolve: resolve, depth: depth + 1)
+            }
+            return resolve(key)
+        }
+        var parents: [String] = []
+        var extensions: [String] = []
+        var mimeTypes: [String] = []
+        var description: String
+        switch dynamic.tag {
+        case .filenameExtension(let ext):
+            extensions = [ext]
+            description = "\(ext) file"
+            if let target = dynamic.conformsTo {
+                guard lookup(target) != nil else { return nil }
+                parents = [target]
+            } else {
+                parents = ["public.data"]
+            }
+        case .mimeType(let mime):
+            guard isValidMIMEType(mime) else { return nil }
+            mimeTypes = [mime]
+            // The database's own wording is read only when someone asks (`describe`).
+            description = ""
+            if let index = database.typeIndex[mime] {
+                for pattern in database.patterns[Int(index)] {
+                    if let ext = simpleExtension(of: pattern), !extensions.contains(ext) { extensions.append(ext) }
+                }
+            }
+            parents = mimeParents(of: mime)
+            if let target = dynamic.conformsTo {
+                guard lookup(target) != nil else { return nil }
+                if !parents.contains(target) { parents.append(target) }
+            }
+            let isInode = mime.hasPrefix("inode/")
+            let base = isInode ? "public.item" : "public.data"
+            if !parents.contains(where: { lookup($0)?.conforms(to: base) ?? false }) {
+                parents.append(base)
+            }
+        }
+        return TypeRecord(identifier: dynamic.identifier, description: description, conformsTo: parents,
+                          filenameExtensions: extensions, mimeTypes: mimeTypes, origin: .dynamic,
+                          parentRecord: lookup)
+    }
+
+    /// The identifiers a MIME type's parents map to: its `subclasses` entries, `text/plain` for
+    /// every other `text/*` (shared-mime-info's implicit rule), and the abstract type of its media
+    /// type (`image/*` is `public.image`, …), so that a type the system does not declare still
+    /// conforms to what a `image/*`-style dialog filter lets through.
+    func mimeParents(of mime: String) -> [String] {
+        var parents: [String] = []
+        func add(_ key: String) { if !parents.contains(key) { parents.append(key) } }
+        if let index = database.typeIndex[mime] {
+            for parent in database.parents[Int(index)] {
+                add(identifierForType[Int(parent)])
+            }
+        }
+        if mime.hasPrefix("text/"), mime != "text/plain" { add("public.plain-text") }
+        if let abstract = abstractType(forMediaType: mime) { add(abstract) }
+        return parents
+    }
+}
+
+/// The abstract system type a top-level media type stands for, if any.
+func abstractType(forMediaType mime: String) -> String? {
+    if mime.hasPrefix("image/") { return "public.image" }
+    if mime.hasPrefix("audio/") { return "public.audio" }
+    if mime.hasPrefix("video/") { return "public.movie" }
+    if mime.hasPrefix("font/") { return "public.font" }
+    return nil
+}
+
+/// `*.png` → `png`; nil for patterns that are not a plain extension.
+func simpleExtension(of pattern: String) -> String? {
+    guard pattern.hasPrefix("*."), pattern.count > 2 else { return nil }
+    let ext = pattern.dropFirst(2)
+    guard !ext.contains(where: { $0 == "*" || $0 == "?" || $0 == "[" }) else { return nil }
+    return asciiLowercased(String(ext))
+}
+
+/// `type/subtype`, both non-empty, no spaces or controls.
+func isValidMIMEType(_ mime: String) -> Bool {
+    let parts = mime.split(separator: "/", omittingEmptySubsequences: false)
+    guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else { return false }
+    return !mime.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F || $0 == UInt8(ascii: ";") })
+}

@@ -1,0 +1,128 @@
+/// What a file dialog should show for a list of allowed types, in the terms presenters speak
+/// (GTK's `GtkFileFilter`, the portal's filters): name globs and MIME types.
+///
+/// **"No filter"** is explicit: `allowsAllFiles` is true, `globs` is `["*"]` (so a presenter
+/// that only reads globs still shows everything) and `mimeTypes` is empty. When
+/// `allowsAllFiles` is false, empty lists mean that *no* file matches — which is what a
+/// folder-only dialog (`[public.folder]`) needs. A file passes when its name matches a glob
+/// (case-insensitively, as shared-mime-info matches names) or its MIME type matches one of
+/// `mimeTypes` (where `image/*` matches every `image/` type).
+public struct DialogFilters: Sendable, Equatable {
+    public var allowsAllFiles: Bool
+    public var globs: [String]
+    public var mimeTypes: [String]
+    /// Whether plain directories may be chosen (the allowed types include `public.folder`,
+    /// `public.directory` or `public.item`). Package directories (`Foo.app`) are matched by
+    /// their globs instead.
+    public var directories: Bool
+
+    public init(allowsAllFiles: Bool, globs: [String], mimeTypes: [String], directories: Bool) {
+        self.allowsAllFiles = allowsAllFiles
+        self.globs = globs
+        self.mimeTypes = mimeTypes
+        self.directories = directories
+    }
+}
+
+extension ContentTypeScope {
+    /// The dialog filter for `allowed`, expanded so that it lets through exactly the files that
+    /// conform to one of the allowed types (as far as names and MIME types can say):
+    ///
+    /// - `public.item`, `public.data` and `public.content` mean no filter (`public.item` also
+    ///   allows directories);
+    /// - `public.folder` / `public.directory` allow directories;
+    /// - any other type contributes the globs and MIME types of every type that conforms to it —
+    ///   system types, this client's, and every type of the MIME database — so `public.archive`
+    ///   lists zip, gzip, tar, … and a declared `com.example.notes` lists `*.notes`;
+    /// - abstract media types become wildcards (`public.image` → `image/*`, `public.audio` →
+    ///   `audio/*`, `public.movie` → `video/*`, `public.font` → `font/*`, `public.plain-text`
+    ///   and `public.text` → `text/*`), replacing the concrete MIME types they cover — but only
+    ///   when the wildcard is exact, i.e. every type of the database under it conforms (`text/*`
+    ///   does not stand for `public.plain-text`, since `text/html` is `public.html`: text, but
+    ///   not plain text).
+    ///
+    /// Unknown identifiers contribute nothing; an empty list allows nothing.
+    public func filters(for allowed: [String]) -> DialogFilters {
+        var result = DialogFilters(allowsAllFiles: false, globs: [], mimeTypes: [], directories: false)
+        let records = allowed.compactMap { record($0) }
+        for record in records {
+            switch record.key {
+            case "public.item":
+                result.allowsAllFiles = true
+                result.directories = true
+            case "public.data", "public.content":
+                result.allowsAllFiles = true
+            case "public.directory", "public.folder":
+                result.directories = true
+            default:
+                break
+            }
+        }
+        if result.allowsAllFiles {
+            result.globs = ["*"]
+            return result
+        }
+        let targets = records.filter { !["public.directory", "public.folder"].contains($0.key) }
+        guard !targets.isEmpty else { return result }
+
+        let tables = registry.tables
+        let database = tables.database
+        func conformsToTarget(_ record: TypeRecord) -> Bool {
+            targets.contains { record.conforms(to: $0.key) }
+        }
+        // Which MIME types of the database conform, decided once.
+        let databaseConforms: [Bool] = database.typeNames.indices.map { index in
+            record(identifier(forMIMEIndex: Int32(index), tables: tables)).map(conformsToTarget) ?? false
+        }
+        // A wildcard stands in only when it is exact: every type under it conforms.
+        var wildcards: [String] = []
+        for target in targets {
+            for wildcard in Self.wildcards(for: target.key) where !wildcards.contains(wildcard) {
+                let prefix = wildcard.dropLast()
+                let exact = database.typeNames.indices.allSatisfy { index in
+                    !database.typeNames[index].hasPrefix(prefix) || databaseConforms[index]
+                }
+                if exact { wildcards.append(wildcard) }
+            }
+        }
+        var globs: [String] = []
+        var globSet: Set<String> = []
+        var mimeTypes: [String] = wildcards
+        var mimeSet = Set(wildcards)
+        func addGlob(_ glob: String) {
+            if globSet.insert(glob).inserted { globs.append(glob) }
+        }
+        func addMIME(_ mime: String) {
+            guard !mime.contains(";"), !wildcards.contains(where: { mime.hasPrefix($0.dropLast()) }) else { return }
+            if mimeSet.insert(mime).inserted { mimeTypes.append(mime) }
+        }
+
+        var candidates = systemTypeDeclarations.compactMap { tables.systemTypes[asciiLowercased($0.identifier)] }
+        candidates += declared.records.values.sorted { $0.key < $1.key }
+        for candidate in candidates where conformsToTarget(candidate) {
+            for ext in candidate.filenameExtensions { addGlob("*." + ext) }
+            for mime in candidate.mimeTypes { addMIME(database.canonicalName(mime)) }
+        }
+        for index in database.typeNames.indices where databaseConforms[index] {
+            let name = database.typeNames[index]
+            let patterns = database.patterns[index]
+            if !patterns.isEmpty || !name.hasPrefix("inode/") { addMIME(name) }
+            for pattern in patterns { addGlob(asciiLowercased(pattern)) }
+        }
+        result.globs = globs
+        result.mimeTypes = mimeTypes
+        return result
+    }
+
+    private static func wildcards(for key: String) -> [String] {
+        switch key {
+        case "public.image": return ["image/*"]
+        case "public.audio": return ["audio/*"]
+        case "public.movie", "public.video": return ["video/*"]
+        case "public.audiovisual-content": return ["video/*", "audio/*"]
+        case "public.font": return ["font/*"]
+        case "public.text", "public.plain-text": return ["text/*"]
+        default: return []
+        }
+    }
+}

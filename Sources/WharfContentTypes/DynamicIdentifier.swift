@@ -1,0 +1,103 @@
+/// Dynamic identifiers: names for types nobody declared, made from the tag that found them.
+///
+/// Like Apple's `dyn.…` identifiers they are a pure function of what they stand for — a MIME
+/// type, or a filename extension, optionally with the type it was asked to conform to — so they
+/// are the same in every run, on every machine, and can be decoded back without any state.
+///
+/// Encoding: the payload `mime=<type>` or `ext=<extension>`, followed by `;to=<identifier>`
+/// when a conformance was requested, in RFC 4648 base32 with the lowercase alphabet and no
+/// padding, after `dyn.`. Lowercase letters and digits keep the result a valid identifier
+/// (UTIs allow only ASCII alphanumerics, `-` and `.`) that survives case-insensitive handling.
+/// Example: `text/x-go` ↔ `dyn.nvuw2zjnorsxq5bppbvwo3y`.
+struct DynamicIdentifier: Sendable, Hashable {
+    enum Tag: Sendable, Hashable {
+        case mimeType(String)
+        case filenameExtension(String)
+    }
+
+    var tag: Tag
+    /// The type the dynamic type was declared to conform to, if any; otherwise its conformance
+    /// comes from what the MIME database says about the tag.
+    var conformsTo: String?
+
+    static let prefix = "dyn."
+    private static let alphabet = Array("abcdefghijklmnopqrstuvwxyz234567".utf8)
+
+    var identifier: String {
+        var payload: String
+        switch tag {
+        case .mimeType(let type): payload = "mime=" + type
+        case .filenameExtension(let ext): payload = "ext=" + ext
+        }
+        if let conformsTo { payload += ";to=" + conformsTo }
+        return Self.prefix + Self.encode(Array(payload.utf8))
+    }
+
+    init(tag: Tag, conformsTo: String? = nil) {
+        self.tag = tag
+        self.conformsTo = conformsTo
+    }
+
+    /// Decodes an identifier; nil unless it is `dyn.` followed by a payload this encoder made.
+    init?(_ identifier: String) {
+        let lower = asciiLowercased(identifier)
+        guard lower.hasPrefix(Self.prefix), let bytes = Self.decode(lower.utf8.dropFirst(Self.prefix.utf8.count)),
+              let payload = String(validating: bytes, as: UTF8.self)
+        else { return nil }
+        var fields = payload.split(separator: ";", omittingEmptySubsequences: false)
+        guard !fields.isEmpty, fields.count <= 2 else { return nil }
+        if fields.count == 2 {
+            let to = fields.removeLast()
+            guard to.hasPrefix("to="), to.count > 3 else { return nil }
+            conformsTo = String(to.dropFirst(3))
+        }
+        let first = fields[0]
+        if first.hasPrefix("mime="), first.count > 5 {
+            tag = .mimeType(String(first.dropFirst(5)))
+        } else if first.hasPrefix("ext="), first.count > 4 {
+            tag = .filenameExtension(String(first.dropFirst(4)))
+        } else {
+            return nil
+        }
+        // Only the canonical encoding is accepted, so one type has exactly one dynamic name.
+        guard self.identifier == lower else { return nil }
+    }
+
+    private static func encode(_ bytes: [UInt8]) -> String {
+        var out: [UInt8] = []
+        out.reserveCapacity((bytes.count * 8 + 4) / 5)
+        var buffer = 0
+        var bits = 0
+        for byte in bytes {
+            buffer = buffer << 8 | Int(byte)
+            bits += 8
+            while bits >= 5 {
+                out.append(alphabet[(buffer >> (bits - 5)) & 31])
+                bits -= 5
+            }
+        }
+        if bits > 0 { out.append(alphabet[(buffer << (5 - bits)) & 31]) }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    private static func decode(_ text: Substring.UTF8View) -> [UInt8]? {
+        var out: [UInt8] = []
+        var buffer = 0
+        var bits = 0
+        for character in text {
+            let value: Int
+            switch character {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"): value = Int(character - UInt8(ascii: "a"))
+            case UInt8(ascii: "2")...UInt8(ascii: "7"): value = Int(character - UInt8(ascii: "2")) + 26
+            default: return nil
+            }
+            buffer = (buffer << 5 | value) & 0xFFFF
+            bits += 5
+            if bits >= 8 {
+                out.append(UInt8((buffer >> (bits - 8)) & 0xFF))
+                bits -= 8
+            }
+        }
+        return out.isEmpty ? nil : out
+    }
+}

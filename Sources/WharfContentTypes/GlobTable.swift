@@ -1,0 +1,212 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// One glob rule from `globs2`: a pattern that names files of a MIME type.
+struct GlobRule: Sendable {
+    var weight: Int
+    /// Index of the MIME type in the database's type table.
+    var type: Int32
+    var pattern: String
+    var caseSensitive: Bool
+}
+
+/// A name-to-type candidate with its glob weight.
+struct GlobMatch: Sendable, Equatable {
+    var type: Int32
+    var weight: Int
+}
+
+/// The glob rules, split the way shared-mime-info suggests so that the common case costs
+/// almost nothing:
+///
+/// - **literals** (`Makefile`, `core`): whole-name matches, tried first;
+/// - **suffixes** (`*.png`, `*.tar.gz`: a `*` then no other wildcard), about 97% of all rules:
+///   a trie over the reversed bytes, walked from the end of the name, so matching costs one step
+///   per byte of the longest suffix, with no allocation and no hashing;
+/// - **patterns** (`*.so.[0-9]*`, `README*`): the few that need `fnmatch(3)`.
+///
+/// Matching follows GLib (whose answers Wharf must agree with): a literal match ends the search;
+/// among suffixes the longest one that matches wins, whatever the weights; case-insensitive
+/// rules are tried on the ASCII-lowercased name and, when that yields fewer than two types,
+/// every rule is tried on the name as written; `fnmatch` patterns are tried only when fewer
+/// than two types matched so far. The result is ordered by weight, then by discovery.
+struct GlobTable: Sendable {
+    private struct Literal: Sendable {
+        var match: GlobMatch
+        var caseSensitive: Bool
+    }
+
+    private struct Leaf: Sendable {
+        var match: GlobMatch
+        var caseSensitive: Bool
+    }
+
+    /// Keyed by the pattern (lowercased unless case-sensitive). When the same key is declared
+    /// twice the first rule wins, and a case-sensitive rule then hides a case-insensitive one
+    /// with the same spelling, exactly as in GLib's cache (`CORE` is not `application/x-core`).
+    private var literals: [String: Literal] = [:]
+    private var literalLengths: Set<Int> = []
+    private var patterns: [GlobRule] = []
+
+    // The suffix trie, flattened: node `n` has children `edges[childStart[n] ..< childStart[n] + childCount[n]]`
+    // sorted by byte, and the rules ending there in `leaves[leafStart[n] ..< leafStart[n] + leafCount[n]]`.
+    private var edgeBytes: [UInt8] = []
+    private var edgeTargets: [Int32] = []
+    private var childStart: [Int32] = []
+    private var childCount: [Int32] = []
+    private var leaves: [Leaf] = []
+    private var leafStart: [Int32] = []
+    private var leafCount: [Int32] = []
+    /// The deepest suffix, so a walk never goes further than any rule could match.
+    private var maxSuffixLength = 0
+
+    /// The rules in the order given (highest precedence first).
+    init(rules: [GlobRule]) {
+        var builderChildren: [[UInt8: Int32]] = [[:]]
+        var builderLeaves: [[Leaf]] = [[]]
+        for rule in rules {
+            let bytes = Array(rule.pattern.utf8)
+            let isWildcard: (UInt8) -> Bool = { $0 == UInt8(ascii: "*") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "[") }
+            let match = GlobMatch(type: rule.type, weight: rule.weight)
+            if !bytes.contains(where: isWildcard) {
+                let key = rule.caseSensitive ? rule.pattern : asciiLowercased(rule.pattern)
+                if literals[key] == nil {
+                    literals[key] = Literal(match: match, caseSensitive: rule.caseSensitive)
+                    literalLengths.insert(bytes.count)
+                }
+            } else if bytes.first == UInt8(ascii: "*"), bytes.count > 1, !bytes.dropFirst().contains(where: isWildcard) {
+                let suffix = rule.caseSensitive ? Array(bytes.dropFirst()) : Array(bytes.dropFirst()).map(lowercaseASCII)
+                var node: Int32 = 0
+                for byte in suffix.reversed() {
+                    if let next = builderChildren[Int(node)][byte] {
+                        node = next
+                    } else {
+                        let next = Int32(builderChildren.count)
+                        builderChildren.append([:])
+                        builderLeaves.append([])
+                        builderChildren[Int(node)][byte] = next
+                        node = next
+                    }
+                }
+                if !builderLeaves[Int(node)].contains(where: { $0.match.type == rule.type && $0.caseSensitive == rule.caseSensitive }) {
+                    builderLeaves[Int(node)].append(Leaf(match: match, caseSensitive: rule.caseSensitive))
+                }
+                maxSuffixLength = max(maxSuffixLength, suffix.count)
+            } else {
+                patterns.append(rule)
+            }
+        }
+        for node in builderChildren.indices {
+            childStart.append(Int32(edgeBytes.count))
+            childCount.append(Int32(builderChildren[node].count))
+            for (byte, target) in builderChildren[node].sorted(by: { $0.key < $1.key }) {
+                edgeBytes.append(byte)
+                edgeTargets.append(target)
+            }
+            leafStart.append(Int32(leaves.count))
+            leafCount.append(Int32(builderLeaves[node].count))
+            leaves.append(contentsOf: builderLeaves[node])
+        }
+    }
+
+    /// Calls `visit` with every type the name matches, in GLib's discovery order (duplicates
+    /// included; callers fold them). Returns without allocating for names that match a literal
+    /// or a suffix, which is nearly all of them.
+    func forEachMatch(_ name: String, _ visit: (GlobMatch) -> Void) {
+        var contiguous = name
+        contiguous.withUTF8 { bytes in
+            forEachMatch(bytes: bytes, name: name, visit)
+        }
+    }
+
+    private func forEachMatch(bytes: UnsafeBufferPointer<UInt8>, name: String, _ visit: (GlobMatch) -> Void) {
+        if bytes.isEmpty { return }
+        // Literals: the lowercased name against case-insensitive rules, then the name as written.
+        if literalLengths.contains(bytes.count) {
+            let lower = asciiLowercased(name)
+            if let literal = literals[lower] {
+                if !literal.caseSensitive { visit(literal.match); return }
+            }
+            if let literal = literals[name] {
+                visit(literal.match); return
+            }
+        }
+        var found = walkSuffixes(bytes, foldCase: true, visit)
+        if found < 2 {
+            found += walkSuffixes(bytes, foldCase: false, visit)
+        }
+        if found < 2 && !patterns.isEmpty {
+            let lower = asciiLowercased(name)
+            for rule in patterns {
+                let subject = rule.caseSensitive ? name : lower
+                if fnmatch(rule.pattern, subject, 0) == 0 {
+                    visit(GlobMatch(type: rule.type, weight: rule.weight))
+                }
+            }
+        }
+    }
+
+    /// Walks the trie from the last byte of the name and reports the rules at the deepest node
+    /// that has any acceptable ones. With `foldCase` the name is lowercased on the fly and only
+    /// case-insensitive rules count; without it the name is taken as written and every rule counts.
+    private func walkSuffixes(_ bytes: UnsafeBufferPointer<UInt8>, foldCase: Bool, _ visit: (GlobMatch) -> Void) -> Int {
+        // Remember the path; at most maxSuffixLength deep.
+        var best: Int32 = -1
+        var node: Int32 = 0
+        var index = bytes.count - 1
+        var depth = 0
+        while index >= 0 && depth < maxSuffixLength {
+            let byte = foldCase ? lowercaseASCII(bytes[index]) : bytes[index]
+            guard let next = child(of: node, byte: byte) else { break }
+            node = next
+            if hasLeaves(node, acceptingCaseSensitive: !foldCase) { best = node }
+            index -= 1
+            depth += 1
+        }
+        guard best >= 0 else { return 0 }
+        var count = 0
+        let start = Int(leafStart[Int(best)])
+        for leaf in leaves[start ..< start + Int(leafCount[Int(best)])] where !foldCase || !leaf.caseSensitive {
+            visit(leaf.match)
+            count += 1
+        }
+        return count
+    }
+
+    @inline(__always)
+    private func hasLeaves(_ node: Int32, acceptingCaseSensitive: Bool) -> Bool {
+        let count = Int(leafCount[Int(node)])
+        if count == 0 { return false }
+        if acceptingCaseSensitive { return true }
+        let start = Int(leafStart[Int(node)])
+        for i in start ..< start + count where !leaves[i].caseSensitive { return true }
+        return false
+    }
+
+    @inline(__always)
+    private func child(of node: Int32, byte: UInt8) -> Int32? {
+        var low = Int(childStart[Int(node)])
+        var high = low + Int(childCount[Int(node)]) - 1
+        while low <= high {
+            let middle = (low + high) / 2
+            let candidate = edgeBytes[middle]
+            if candidate < byte { low = middle + 1 } else if candidate > byte { high = middle - 1 } else { return edgeTargets[middle] }
+        }
+        return nil
+    }
+}
+
+@inline(__always)
+func lowercaseASCII(_ byte: UInt8) -> UInt8 {
+    byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte + 32 : byte
+}
+
+/// ASCII-only lowercasing, as GLib and shared-mime-info do for names: non-ASCII is left alone.
+/// Returns the string itself (no copy) when it has no uppercase ASCII.
+func asciiLowercased(_ string: String) -> String {
+    guard string.utf8.contains(where: { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") }) else { return string }
+    return String(decoding: string.utf8.map(lowercaseASCII), as: UTF8.self)
+}

@@ -1,0 +1,205 @@
+import Dispatch
+import WharfFileWriting
+import WharfSystem
+
+extension DialogEngine {
+    /// Presents an exporter (`fileExporter`, either form). See
+    /// ``present(client:app:request:presenter:types:announce:)-(_,_,ImporterRequest,_,_,_)``
+    /// for `announce` and the error contract.
+    public func present(
+        client: ClientID, app: String, request: ExporterRequest,
+        presenter: any DialogPresenter, types: any ContentTypeOracle,
+        announce: (DialogID) -> Void = { _ in }
+    ) throws(DialogError) -> DialogID {
+        try RequestValidation.validate(request, types: types)
+        let options = request.options
+        let plan = ExporterPlan(request)
+        let directory = initialDirectory(app: app, options: options)
+        let filters = types.filters(for: plan.offered)
+        let filenames = plan.filenames(choosing: plan.defaultChoice, types: types)
+        let rules = SelectionRules(
+            kind: .exporter, contentTypes: plan.offered,
+            browserOptions: options.browserOptions, urlEnabled: options.urlEnabled)
+        return try register(
+            client: client, app: app, kind: .exporter, presentationId: request.presentationId, options: options,
+            directory: directory, presenter: presenter, types: types, rules: rules, exporter: plan,
+            allowsMultipleSelection: false, announce: announce
+        ) { id, responder in
+            PresentedDialog(
+                id: id, client: client, kind: .exporter, title: options.title, message: options.message,
+                confirmationLabel: options.confirmationLabel, allowedContentTypes: [],
+                allowsMultipleSelection: false, filters: filters, directory: directory,
+                browserOptions: options.browserOptions, filename: filenames.count == 1 ? filenames[0] : nil,
+                filenames: filenames, contentTypes: plan.offered, filenameLabel: options.filenameLabel,
+                documentCount: plan.documents.count, responder: responder)
+        }
+    }
+
+    /// The human chose where (and as what) to save.
+    ///
+    /// - Parameters:
+    ///   - url: one document: the file to write; several: the directory to write them into, each
+    ///     under its own name. A `file:` URL or an absolute path; nil means the suggestion (the
+    ///     dialog's directory, plus the suggested name for one document).
+    ///   - contentType: one of the offered types; nil keeps the default.
+    ///   - overwrite: the human confirmed replacing existing files.
+    /// - Throws: ``DialogError/fileExists(url:)``, ``DialogError/contentTypeNotOffered(_:offered:)``
+    ///   or ``DialogError/rejectedChoice(url:reason:)``, and the dialog stays open.
+    ///
+    /// Lazy documents are then asked for (``DialogEvent/snapshotNeeded(_:documentIndex:contentType:)``);
+    /// once every document has bytes they are written on a background queue.
+    public func save(
+        client: ClientID, id: DialogID, url: String?, contentType: String?, overwrite: Bool
+    ) throws(DialogError) {
+        let (plan, directory, types) = try withRecord(client: client, id: id, kind: .exporter) { record in
+            (record.exporter!, record.directory, record.types)
+        }
+        let job = try ExportJob.choose(
+            url: url, contentType: contentType, overwrite: overwrite,
+            plan: plan, dialogDirectory: directory, types: types)
+
+        lock.lock()
+        defer { lock.unlock() }
+        let record = try lookup(client: client, id: id, kind: .exporter)
+        guard case .choosing = record.phase else { throw .choiceAlreadyMade(id) }
+        record.isShowing = false
+        let pending = job.pendingSnapshots
+        if pending.isEmpty {
+            startWriting(record, job)
+        } else {
+            record.phase = .awaitingSnapshots(job)
+            for index in pending {
+                sink(client, .snapshotNeeded(id, documentIndex: index, contentType: job.contentTypes[index]))
+            }
+        }
+    }
+
+    /// The client produced a lazy document's bytes. Writing starts once every document has them.
+    ///
+    /// - Throws: ``DialogError/notAwaitingSnapshot(_:documentIndex:)`` if this document was not
+    ///   asked for or was already provided; ``DialogError/alreadyEnded(_:)`` if the dialog ended.
+    public func provideSnapshot(
+        client: ClientID, id: DialogID, documentIndex: Int, source: ExportSource
+    ) throws(DialogError) {
+        lock.lock()
+        defer { lock.unlock() }
+        let record = try lookup(client: client, id: id, kind: .exporter)
+        guard case .awaitingSnapshots(var job) = record.phase, job.sources.indices.contains(documentIndex),
+              job.sources[documentIndex] == nil
+        else { throw .notAwaitingSnapshot(id, documentIndex: documentIndex) }
+        job.sources[documentIndex] = source
+        if job.pendingSnapshots.isEmpty {
+            startWriting(record, job)
+        } else {
+            record.phase = .awaitingSnapshots(job)
+        }
+    }
+
+    /// The client could not produce a lazy document (its snapshot request failed or was
+    /// cancelled): the dialog fails with `snapshotFailed` and nothing is written.
+    public func snapshotFailed(
+        client: ClientID, id: DialogID, documentIndex: Int, message: String
+    ) throws(DialogError) {
+        lock.lock()
+        defer { lock.unlock() }
+        let record = try lookup(client: client, id: id, kind: .exporter)
+        guard case .awaitingSnapshots(let job) = record.phase, job.sources.indices.contains(documentIndex),
+              job.sources[documentIndex] == nil
+        else { throw .notAwaitingSnapshot(id, documentIndex: documentIndex) }
+        let destination = job.destinations[documentIndex]
+        end(record, .failed(DialogFailure(
+            code: .snapshotFailed,
+            message: "the client could not produce document \(documentIndex) for \(destination): \(message); nothing was written",
+            url: FileURL.from(path: destination))))
+    }
+
+    /// Lock held. Hands the job to the writer on a background queue; the dialog ends when the
+    /// writer returns.
+    func startWriting(_ record: DialogRecord, _ job: ExportJob) {
+        let cancellation = ExportCancellation()
+        record.phase = .writing(job, cancellation, stop: nil)
+        let (client, id, items, writer) = (record.client, record.id, job.items, self.writer)
+        DispatchQueue.global(qos: .userInitiated).async { [self] in
+            var failure: ExportError?
+            do throws(ExportError) {
+                try writer.write(
+                    items,
+                    progress: { [weak self] progress in self?.forward(progress, client: client, id: id) },
+                    cancellation: cancellation)
+            } catch {
+                failure = error
+            }
+            finishWriting(client: client, id: id, job: job, failure: failure)
+        }
+    }
+
+    /// The writer returned: the dialog ends with what really happened on disk.
+    func finishWriting(client: ClientID, id: DialogID, job: ExportJob, failure: ExportError?) {
+        // Identities are read before taking the lock: the files are in place and ours.
+        var ending: Ending
+        switch failure {
+        case nil:
+            var files: [ChosenFile] = []
+            var vanished: (String, SystemError)?
+            for destination in job.destinations {
+                do {
+                    let identity = try FileIdentity.of(destination, followSymlinks: false)
+                    files.append(ChosenFile(path: destination, identity: identity, forWriting: true))
+                } catch {
+                    vanished = (destination, error)
+                    break
+                }
+            }
+            if let (path, error) = vanished {
+                ending = .failed(DialogFailure(
+                    code: .writeFailed, message: "\(path) was written but could not be found afterwards: \(error)",
+                    url: FileURL.from(path: path)))
+            } else {
+                ending = .completed(files, contentTypes: job.contentTypes, directory: job.directory)
+            }
+        case .cancelled:
+            ending = .cancelled(.client)  // the reason recorded at the stop request wins below
+        case .exists(let path):
+            ending = .failed(DialogFailure(
+                code: .fileExists,
+                message: "\(path) appeared after it was chosen, and replacing it was not agreed; nothing was written",
+                url: FileURL.from(path: path)))
+        case .failed(let path, let cause):
+            ending = .failed(DialogFailure(
+                code: .writeFailed, message: "could not write \(path): \(cause); nothing was written",
+                url: FileURL.from(path: path)))
+        }
+
+        lock.lock()
+        guard let record = state.dialogs[id], record.client == client,
+              case .writing(_, _, let stop) = record.phase
+        else {
+            lock.unlock()
+            return
+        }
+        if case .cancelled = ending, let stop { ending = .cancelled(stop) }
+        end(record, ending)
+        lock.unlock()
+    }
+
+    /// Forwards the writer's progress for exports over 1 MiB, at most ten events a second,
+    /// and never once the app asked the export to stop or the dialog ended.
+    func forward(_ progress: ExportProgress, client: ClientID, id: DialogID) {
+        guard progress.totalBytes > Self.progressThreshold else { return }
+        lock.lock()
+        defer { lock.unlock() }
+        guard let record = state.dialogs[id], record.client == client,
+              case .writing(_, _, stop: nil) = record.phase
+        else { return }
+        let now = scheduler.now
+        // A millisecond of slack: clocks tick in steps, and 0.3 - 0.2 < 0.1 in binary.
+        guard now - record.lastProgress >= Self.progressInterval - 0.001 else { return }
+        record.lastProgress = now
+        sink(client, .progress(id, written: progress.bytesWritten, total: progress.totalBytes))
+    }
+
+    /// Exports at most this large report no progress.
+    static var progressThreshold: Int64 { 1 << 20 }
+    /// The shortest time between two progress events, in seconds.
+    static var progressInterval: Double { 0.1 }
+}

@@ -1,0 +1,85 @@
+import WharfSystem
+
+extension DialogEngine {
+    /// Presents an importer (`fileImporter`).
+    ///
+    /// The request is validated completely first (nothing is presented when it is refused),
+    /// then the dialog is registered, `announce` is called with its id, the presenter is shown
+    /// and the timeout armed. `announce` runs under the engine's lock before any event of the
+    /// dialog can be emitted: a server that writes its `{dialogId}` response there guarantees
+    /// the client learns the id before any notification about it.
+    ///
+    /// - Throws: a validation error naming the field, ``DialogError/alreadyPresented(presentationId:dialog:)``
+    ///   or ``DialogError/tooManyDialogs(limit:)``.
+    public func present(
+        client: ClientID, app: String, request: ImporterRequest,
+        presenter: any DialogPresenter, types: any ContentTypeOracle,
+        announce: (DialogID) -> Void = { _ in }
+    ) throws(DialogError) -> DialogID {
+        try RequestValidation.validate(request, types: types)
+        let options = request.options
+        let directory = initialDirectory(app: app, options: options)
+        let filters = types.filters(for: request.allowedContentTypes)
+        let rules = SelectionRules(
+            kind: .importer, contentTypes: request.allowedContentTypes,
+            browserOptions: options.browserOptions, urlEnabled: options.urlEnabled)
+        return try register(
+            client: client, app: app, kind: .importer, presentationId: request.presentationId, options: options,
+            directory: directory, presenter: presenter, types: types, rules: rules, exporter: nil,
+            allowsMultipleSelection: request.allowsMultipleSelection, announce: announce
+        ) { id, responder in
+            PresentedDialog(
+                id: id, client: client, kind: .importer, title: options.title, message: options.message,
+                confirmationLabel: options.confirmationLabel, allowedContentTypes: request.allowedContentTypes,
+                allowsMultipleSelection: request.allowsMultipleSelection, filters: filters, directory: directory,
+                browserOptions: options.browserOptions, filename: nil, filenames: [], contentTypes: [],
+                filenameLabel: nil, documentCount: 0, responder: responder)
+        }
+    }
+
+    /// The human picked files in an importer. Each URL (a `file:` URL or an absolute path) must
+    /// exist, be enabled by the dialog's rules exactly as its listing showed, and open for
+    /// reading; one unless multiple selection is on. On success the dialog completes with the
+    /// files, symlinks resolved (unless unresolved aliases were asked for) and identities
+    /// recorded.
+    ///
+    /// - Throws: ``DialogError/rejectedChoice(url:reason:)`` naming the offending URL, and the
+    ///   dialog stays open; ``DialogError/alreadyEnded(_:)`` if it ended meanwhile.
+    public func choose(client: ClientID, id: DialogID, urls: [String]) throws(DialogError) {
+        // Look the dialog up, validate without the lock (that touches the disk), then commit
+        // only if nothing ended the dialog meanwhile.
+        let (rules, types, multiple, unresolved) = try withRecord(client: client, id: id, kind: .importer) { record in
+            (record.rules, record.types, record.allowsMultipleSelection, record.importsUnresolvedAliases)
+        }
+        let choice = try ImportChoice.validate(
+            urls: urls, allowsMultipleSelection: multiple, importsUnresolvedAliases: unresolved,
+            rules: rules, types: types)
+
+        lock.lock()
+        defer { lock.unlock() }
+        let record = try lookup(client: client, id: id, kind: .importer)
+        record.isShowing = false
+        end(record, .completed(
+            choice.files, contentTypes: nil,
+            directory: Self.endedIn(chosen: choice.firstChosenPath, lastListed: record.lastListedDirectory)))
+    }
+
+    /// Where the user ended up: the directory last listed when the choice was made in it (or is
+    /// it), otherwise the chosen file's directory.
+    static func endedIn(chosen: String, lastListed: String?) -> String {
+        let parent = FilePath.directory(of: chosen)
+        if let lastListed, lastListed == parent || lastListed == chosen { return lastListed }
+        return parent
+    }
+
+    /// Runs `body` on a live dialog in its choosing stage, under the lock.
+    func withRecord<T>(
+        client: ClientID, id: DialogID, kind: DialogKind?, _ body: (DialogRecord) -> T
+    ) throws(DialogError) -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        let record = if let kind { try lookup(client: client, id: id, kind: kind) } else { try lookup(client: client, id: id) }
+        guard case .choosing = record.phase else { throw .choiceAlreadyMade(id) }
+        return body(record)
+    }
+}

@@ -1,0 +1,112 @@
+import WharfSystem
+
+/// Something the owning client must be told about one of its dialogs.
+///
+/// Every dialog ends exactly once, as SwiftUI's importer and exporter do: first
+/// `presentationChanged(isPresented: false)` (the `isPresented` binding turns false before the
+/// completion handler runs), then exactly one of `completed`, `failed` or `cancelled`. After
+/// that, nothing more is ever emitted for the dialog.
+public enum DialogEvent: Sendable, Equatable {
+    /// The dialog is no longer presented. Always immediately followed by its ending.
+    case presentationChanged(DialogID, isPresented: Bool)
+    /// Success: the chosen files (importer) or the written files (exporter). For exporters,
+    /// `contentTypes` holds the resolved type of each file, in the same order; importers report nil.
+    case completed(DialogID, DialogKind, files: [ChosenFile], contentTypes: [String]?)
+    /// The operation failed: SwiftUI's `Result` failure (a presenter error, a failed write, a
+    /// snapshot the client could not produce).
+    case failed(DialogID, DialogKind, DialogFailure)
+    /// The dialog ended without a result; SwiftUI calls `onCancellation`, never `onCompletion`.
+    case cancelled(DialogID, DialogKind, reason: CancellationReason)
+    /// An export of more than 1 MiB is under way (at most ten of these a second).
+    case progress(DialogID, written: Int64, total: Int64)
+    /// A lazily produced document (one without contents) needs its bytes, in `contentType`:
+    /// the server asks the client (`exporter/snapshot`) and answers with
+    /// ``DialogEngine/provideSnapshot(client:id:documentIndex:source:)`` or
+    /// ``DialogEngine/snapshotFailed(client:id:documentIndex:message:)``.
+    case snapshotNeeded(DialogID, documentIndex: Int, contentType: String)
+
+    /// The dialog the event is about.
+    public var dialog: DialogID {
+        switch self {
+        case .presentationChanged(let id, _), .completed(let id, _, _, _), .failed(let id, _, _),
+             .cancelled(let id, _, _), .progress(let id, _, _), .snapshotNeeded(let id, _, _):
+            return id
+        }
+    }
+
+    /// True for the three events that end a dialog.
+    public var isEnding: Bool {
+        switch self {
+        case .completed, .failed, .cancelled: return true
+        case .presentationChanged, .progress, .snapshotNeeded: return false
+        }
+    }
+}
+
+/// A file a dialog handed to the app: what the access layer turns into a security-scoped grant.
+public struct ChosenFile: Sendable, Equatable {
+    /// Absolute, normalised path; symlinks resolved (unless the importer returns unresolved aliases).
+    public var path: String
+    /// Who the file was when it was chosen or written, so a later swap of the path is noticed.
+    public var identity: FileIdentity
+    /// The grant is for writing (exported files) rather than reading (imported files).
+    public var forWriting: Bool
+
+    public init(path: String, identity: FileIdentity, forWriting: Bool) {
+        self.path = path
+        self.identity = identity
+        self.forWriting = forWriting
+    }
+
+    /// The `file:` URL the client receives.
+    public var url: String { FileURL.from(path: path) }
+}
+
+/// Why a dialog ended without a result.
+public enum CancellationReason: String, Sendable, Equatable, CustomStringConvertible {
+    /// The human dismissed the dialog.
+    case user
+    /// The app asked (`cancel`).
+    case client
+    /// The dialog's `timeoutMs` ran out.
+    case timeout
+    /// The client went away (EOF, `exit`); recorded so the state store knows what happened.
+    case disconnected
+
+    public var description: String { rawValue }
+}
+
+/// The failure a dialog ended with: the error half of SwiftUI's `Result`.
+public struct DialogFailure: Sendable, Equatable, CustomStringConvertible {
+    /// A stable, open set of failure codes (the server maps them to protocol codes).
+    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+        public let rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+        public var description: String { rawValue }
+
+        /// The presenter could not serve the dialog (a script ran out of steps, an expectation
+        /// did not hold, a scripted choice was rejected, a frontend gave up).
+        public static let presenterFailed = Code(rawValue: "presenterFailed")
+        /// Writing an exported file failed; nothing was left behind.
+        public static let writeFailed = Code(rawValue: "writeFailed")
+        /// An exported file appeared at the destination after the user chose it without
+        /// agreeing to overwrite; nothing was written.
+        public static let fileExists = Code(rawValue: "fileExists")
+        /// The client could not produce a lazily written document; nothing was written.
+        public static let snapshotFailed = Code(rawValue: "snapshotFailed")
+    }
+
+    public var code: Code
+    /// A sentence that says what happened to which file, and why.
+    public var message: String
+    /// The file the failure is about, as a `file:` URL, when there is one.
+    public var url: String?
+
+    public init(code: Code, message: String, url: String? = nil) {
+        self.code = code
+        self.message = message
+        self.url = url
+    }
+
+    public var description: String { "\(code): \(message)" }
+}

@@ -1,0 +1,139 @@
+import WharfSystem
+
+/// One page of a directory, as a dialog's file browser shows it.
+public struct DirectoryListing: Sendable, Equatable {
+    /// The listed directory (absolute, normalised; symlinks on the way are kept as navigated).
+    public var directory: String
+    /// Where "up" goes; nil at `/`.
+    public var parent: String?
+    public var entries: [DirectoryEntry]
+    /// Pass back to get the next page; nil on the last page.
+    public var nextCursor: String?
+}
+
+/// One entry of a listing.
+public struct DirectoryEntry: Sendable, Equatable {
+    public var name: String
+    public var path: String
+    /// The browser can open it: a directory, or a symlink to one, that is not a package shown as
+    /// a single file. Packages are leaves (`isDirectory` false, `isPackage` true) unless the
+    /// dialog's browser options say `enumeratePackages`.
+    public var isDirectory: Bool
+    public var isPackage: Bool
+    /// The name starts with `.`; such entries are listed only with `includeHiddenFiles`.
+    public var isHidden: Bool
+    /// The entry is a symlink; the other fields describe its target (a broken link: the link
+    /// itself, and it is never enabled).
+    public var isSymlink: Bool
+    /// Identified by name, as ``DialogEngine/choose(client:id:urls:)`` identifies it.
+    public var contentType: String
+    public var size: Int64
+    /// Seconds since the epoch.
+    public var modified: Double
+    /// The user may pick it: decided by exactly the rules `choose` applies (broken links, hidden
+    /// files, content types, `urlEnabled`), except readability, which `choose` learns by opening
+    /// the file and a listing of 100,000 entries cannot afford to. Directories in an importer
+    /// are enabled only in directory pickers, but can always be browsed.
+    public var enabled: Bool
+
+    /// The `file:` URL of ``path``.
+    public var url: String { FileURL.from(path: path) }
+}
+
+/// A directory read, judged and sorted once, then served page by page.
+struct ListingSnapshot: Sendable {
+    var generation: UInt64
+    var directory: String
+    /// In `readdir` order; `order` holds their indices sorted (cheaper than moving the entries).
+    var entries: [ListedEntry]
+    var order: [Int]
+
+    var count: Int { order.count }
+
+    func entries(_ range: Range<Int>) -> [DirectoryEntry] {
+        order[range].map { entries[$0].publicEntry }
+    }
+}
+
+struct ListedEntry: Sendable {
+    var facts: EntryFacts
+    var enabled: Bool
+
+    var publicEntry: DirectoryEntry {
+        DirectoryEntry(
+            name: facts.name, path: facts.path, isDirectory: facts.isDirectory, isPackage: facts.isPackage,
+            isHidden: facts.isHidden, isSymlink: facts.isSymlink, contentType: facts.contentType,
+            size: facts.size, modified: facts.modified, enabled: enabled)
+    }
+}
+
+enum DirectoryLister {
+    /// The default page size, and the most a page may hold.
+    static let defaultLimit = 1_000
+    static let maximumLimit = 10_000
+
+    /// Reads `directory` in one pass (one `readdir`, one `fstatat` per entry), judges every
+    /// entry by `rules`, and sorts: directories first, then ``NameOrdering``.
+    static func read(
+        _ directory: String, rules: SelectionRules, types: any ContentTypeOracle
+    ) throws(DialogError) -> (entries: [ListedEntry], order: [Int]) {
+        let raw: [DirectoryReader.Entry]
+        do {
+            raw = try DirectoryReader.read(directory, includeHidden: rules.browserOptions.contains(.includeHiddenFiles))
+        } catch {
+            throw .cannotList(directory: directory, reason: error.reason)
+        }
+
+        var conformance: [String: Bool] = [:]
+        var listed: [ListedEntry] = []
+        listed.reserveCapacity(raw.count)
+        for entry in raw {
+            let facts = EntryFacts(
+                name: entry.name, directory: directory, status: entry.status,
+                isSymlink: entry.isSymlink, isBrokenSymlink: entry.isBrokenSymlink,
+                browserOptions: rules.browserOptions, types: types)
+            let enabled = rules.rejection(of: facts, types: types, conformance: &conformance) == nil
+            listed.append(ListedEntry(facts: facts, enabled: enabled))
+        }
+        return (listed, sortedOrder(listed))
+    }
+
+    /// The indices of `entries` in listing order. The sort runs over flat buffers of encoded
+    /// keys, their 8-byte prefixes and the directory flags, so its comparisons touch no strings
+    /// and no reference counts; only names equal under folding compare the names themselves.
+    static func sortedOrder(_ entries: [ListedEntry]) -> [Int] {
+        var keyBytes: [UInt8] = []
+        var keyStarts: [Int] = []
+        var isDirectory: [Bool] = []
+        keyStarts.reserveCapacity(entries.count + 1)
+        isDirectory.reserveCapacity(entries.count)
+        for entry in entries {
+            keyStarts.append(keyBytes.count)
+            NameOrdering.appendKey(for: entry.facts.name, to: &keyBytes)
+            isDirectory.append(entry.facts.isDirectory)
+        }
+        keyStarts.append(keyBytes.count)
+        var order = Array(entries.indices)
+        keyBytes.withUnsafeBufferPointer { bytes in
+            keyStarts.withUnsafeBufferPointer { starts in
+                let prefixes = (0..<entries.count).map { index in
+                    NameOrdering.prefix(UnsafeBufferPointer(rebasing: bytes[starts[index]..<starts[index + 1]]))
+                }
+                prefixes.withUnsafeBufferPointer { prefixes in
+                    isDirectory.withUnsafeBufferPointer { isDirectory in
+                        order.sort { left, right in
+                            if isDirectory[left] != isDirectory[right] { return isDirectory[left] }
+                            if prefixes[left] != prefixes[right] { return prefixes[left] < prefixes[right] }
+                            let comparison = NameOrdering.compare(
+                                UnsafeBufferPointer(rebasing: bytes[starts[left]..<starts[left + 1]]),
+                                UnsafeBufferPointer(rebasing: bytes[starts[right]..<starts[right + 1]]))
+                            if comparison != 0 { return comparison < 0 }
+                            return entries[left].facts.name.utf8.lexicographicallyPrecedes(entries[right].facts.name.utf8)
+                        }
+                    }
+                }
+            }
+        }
+        return order
+    }
+}

@@ -1,0 +1,89 @@
+import WharfSystem
+
+/// What the engine knows about one directory entry or chosen file: the input of the
+/// `enabled` rule, computed the same way for listings and for choices so the two never disagree.
+struct EntryFacts: Sendable {
+    var name: String
+    /// The directory holding the entry; the full path is only built when something asks for
+    /// it (a page of a listing, a `pathMatches` predicate), which most of 100,000 entries never do.
+    var directory: String
+    /// The path as chosen, when it is not simply `directory` + `name` (the root, for one).
+    var explicitPath: String?
+    /// The entry can be browsed into: a directory (following a symlink) that is not a package
+    /// shown as a leaf.
+    var isDirectory: Bool
+    var isPackage: Bool
+    var isHidden: Bool
+    var isSymlink: Bool
+    var isBrokenSymlink: Bool
+    var contentType: String
+    var size: Int64
+    var modified: Double
+
+    var path: String { explicitPath ?? FilePath.join(directory, name) }
+
+    /// - Parameter status: of the target when the entry is a symlink that can be followed.
+    init(
+        name: String, directory: String, explicitPath: String? = nil, status: FileStatus, isSymlink: Bool,
+        isBrokenSymlink: Bool, browserOptions: BrowserOptions, types: any ContentTypeOracle
+    ) {
+        let onDisk = status.kind == .directory && !isBrokenSymlink
+        let type = types.identifyByName(name, isDirectory: onDisk)
+        let package = onDisk && types.isPackage(type)
+        self.name = name
+        self.directory = directory
+        self.explicitPath = explicitPath
+        self.isDirectory = onDisk && (!package || browserOptions.contains(.enumeratePackages))
+        self.isPackage = package
+        self.isHidden = name.utf8.first == UInt8(ascii: ".")
+        self.isSymlink = isSymlink
+        self.isBrokenSymlink = isBrokenSymlink
+        self.contentType = type
+        self.size = status.size
+        self.modified = status.modified
+    }
+}
+
+/// Which entries a dialog lets the user pick: the allowed (importer) or offered (exporter)
+/// content types, the hidden-files option and `urlEnabled`.
+struct SelectionRules: Sendable {
+    var kind: DialogKind
+    /// Importer: the allowed types. Exporter: the offered types (existing files of these types
+    /// may be picked to be replaced).
+    var contentTypes: [String]
+    var browserOptions: BrowserOptions
+    var urlEnabled: URLPredicate?
+
+    /// Why the entry cannot be picked, or nil when it can. `conformance` memoises type checks
+    /// across the entries of one listing, where a few types repeat many thousand times.
+    func rejection(
+        of entry: EntryFacts, types: any ContentTypeOracle, conformance: inout [String: Bool]
+    ) -> String? {
+        if entry.isBrokenSymlink { return "it is a symbolic link to something that does not exist" }
+        if entry.isHidden && !browserOptions.contains(.includeHiddenFiles) {
+            return "it is hidden, and this dialog does not show hidden files (includeHiddenFiles is off)"
+        }
+        let typeAllowed: Bool
+        if kind == .exporter && entry.isDirectory {
+            typeAllowed = true  // a destination directory
+        } else if let known = conformance[entry.contentType] {
+            typeAllowed = known
+        } else {
+            typeAllowed = contentTypes.contains { types.conforms(entry.contentType, to: $0) }
+            conformance[entry.contentType] = typeAllowed
+        }
+        if !typeAllowed {
+            let what = entry.isDirectory ? "a directory" : "of type \(entry.contentType)"
+            return "it is \(what), and this dialog takes only \(contentTypes.joined(separator: ", "))"
+        }
+        if let predicate = urlEnabled, !predicate.evaluate(entry, types: types) {
+            return "the dialog's urlEnabled predicate does not enable it"
+        }
+        return nil
+    }
+
+    func rejection(of entry: EntryFacts, types: any ContentTypeOracle) -> String? {
+        var memo: [String: Bool] = [:]
+        return rejection(of: entry, types: types, conformance: &memo)
+    }
+}

@@ -1,0 +1,181 @@
+import WharfFileWriting
+import WharfSystem
+
+/// An exporter's documents with SwiftUI's content-type rules applied: which types the user is
+/// offered, which type each document is written as, and under which name.
+struct ExporterPlan: Sendable {
+    var documents: [ExportDocument]
+    /// The types the user may pick from, in the order shown.
+    var offered: [String]
+    /// The type that applies when the user picks none: the requested `contentType` for the
+    /// `FileDocument` form (each document then resolves it by the SwiftUI rule), the first
+    /// offered type for the `WritableDocument` form.
+    var defaultChoice: String
+    /// Each document's name before the extension rule: its own, the request's default, or "Untitled".
+    var baseNames: [String]
+
+    init(_ request: ExporterRequest) {
+        documents = request.documents
+        baseNames = request.documents.map { $0.filename ?? request.defaultFilename ?? "Untitled" }
+        switch request.contentTypes {
+        case .contentType(let type):
+            defaultChoice = type
+            offered = Self.unique(request.documents.map { Self.resolve(type, for: $0) })
+        case .contentTypes(let types):
+            // `contentTypes` defaults to the documents' `writableContentTypes`.
+            offered = types.isEmpty ? Self.unique(request.documents.flatMap(\.writableContentTypes)) : Self.unique(types)
+            defaultChoice = offered[0]
+        }
+    }
+
+    /// SwiftUI's rule: the chosen type if the document can be written as it, otherwise the
+    /// document's first writable type (all of which were checked to be known).
+    static func resolve(_ chosen: String, for document: ExportDocument) -> String {
+        document.writableContentTypes.contains(chosen) ? chosen : document.writableContentTypes[0]
+    }
+
+    func resolvedTypes(choosing chosen: String) -> [String] {
+        documents.map { Self.resolve(chosen, for: $0) }
+    }
+
+    /// The name each document is saved under when `chosen` is picked: its base name plus the
+    /// preferred extension of its resolved type, unless the name already carries an extension
+    /// of that type. Names that collide get " 2", " 3", … before their extension, so several
+    /// untitled documents do not overwrite each other.
+    func filenames(choosing chosen: String, types: any ContentTypeOracle) -> [String] {
+        var used = Set<String>()
+        var names: [String] = []
+        for (index, type) in resolvedTypes(choosing: chosen).enumerated() {
+            let name = Self.filename(baseNames[index], type: type, types: types)
+            var candidate = name
+            var counter = 2
+            while used.contains(candidate) {
+                candidate = Self.numbered(name, counter)
+                counter += 1
+            }
+            used.insert(candidate)
+            names.append(candidate)
+        }
+        return names
+    }
+
+    /// `base` with the preferred extension of `type`, not doubled: `notes` → `notes.txt`,
+    /// `notes.txt` → `notes.txt`, `notes.TXT` → `notes.TXT`, `readme.md` stays as it is for
+    /// plain text because Markdown is plain text.
+    static func filename(_ base: String, type: String, types: any ContentTypeOracle) -> String {
+        guard let preferred = types.preferredFilenameExtension(of: type), !preferred.isEmpty else { return base }
+        if let dot = base.lastIndex(of: "."), dot != base.startIndex {
+            let existing = base[base.index(after: dot)...]
+            if existing.lowercased() == preferred.lowercased() { return base }
+            if !existing.isEmpty && types.conforms(types.identifyByName(base, isDirectory: false), to: type) {
+                return base
+            }
+        }
+        return base + "." + preferred
+    }
+
+    private static func numbered(_ name: String, _ counter: Int) -> String {
+        if let dot = name.lastIndex(of: "."), dot != name.startIndex {
+            return "\(name[..<dot]) \(counter)\(name[dot...])"
+        }
+        return "\(name) \(counter)"
+    }
+
+    private static func unique(_ types: [String]) -> [String] {
+        var seen = Set<String>()
+        return types.filter { seen.insert($0).inserted }
+    }
+}
+
+/// What `save` decided: where each document goes and as what. Built outside the engine's lock
+/// (it looks at the disk), committed under it.
+struct ExportJob: Sendable {
+    var destinations: [String]
+    var contentTypes: [String]
+    /// Each document's bytes; nil until a lazy document's snapshot arrives.
+    var sources: [ExportSource?]
+    var overwrite: Bool
+    /// The directory the files go into (remembered under the dialog's customization id).
+    var directory: String
+
+    var pendingSnapshots: [Int] { sources.indices.filter { sources[$0] == nil } }
+
+    var items: [ExportItem] {
+        destinations.indices.map { index in
+            // Only called once every source is present.
+            ExportItem(destination: destinations[index], source: sources[index]!, overwrite: overwrite)
+        }
+    }
+
+    /// Validates the user's destination and type choice against the plan and the disk.
+    static func choose(
+        url: String?, contentType: String?, overwrite: Bool,
+        plan: ExporterPlan, dialogDirectory: String, types: any ContentTypeOracle
+    ) throws(DialogError) -> ExportJob {
+        let chosen: String
+        if let contentType {
+            guard plan.offered.contains(contentType) else {
+                throw .contentTypeNotOffered(contentType, offered: plan.offered)
+            }
+            chosen = contentType
+        } else {
+            chosen = plan.defaultChoice
+        }
+        let names = plan.filenames(choosing: chosen, types: types)
+        let single = plan.documents.count == 1
+
+        let requested: String
+        if let url {
+            guard let path = FileURL.pathOrURL(url) else {
+                throw .rejectedChoice(url: url, reason: "it is neither an absolute path nor a file: URL")
+            }
+            requested = FilePath.normalize(path)
+        } else {
+            requested = single ? FilePath.join(dialogDirectory, names[0]) : dialogDirectory
+        }
+        let shown = url ?? FileURL.from(path: requested)
+
+        // Symlinks in the directory part are resolved once, now; the destination name itself
+        // is never followed (the writer replaces whatever is there, a planted link included).
+        let directory: String
+        var destinations: [String]
+        if single {
+            if requested == "/" { throw .rejectedChoice(url: shown, reason: "it is the root directory, not a file") }
+            directory = try resolvedDirectory(FilePath.directory(of: requested), shown: shown, what: "its directory")
+            destinations = [FilePath.join(directory, FilePath.lastComponent(of: requested))]
+        } else {
+            directory = try resolvedDirectory(
+                requested, shown: shown, what: "several documents are saved into a directory, and it")
+            destinations = names.map { FilePath.join(directory, $0) }
+        }
+
+        for destination in destinations {
+            guard let existing = try? FileStatus.ofLink(destination) else { continue }
+            let destinationURL = FileURL.from(path: destination)
+            if existing.kind == .directory {
+                throw .rejectedChoice(url: destinationURL, reason: "it is a directory")
+            }
+            if !overwrite { throw .fileExists(url: destinationURL) }
+        }
+
+        return ExportJob(
+            destinations: destinations,
+            contentTypes: plan.resolvedTypes(choosing: chosen),
+            sources: plan.documents.map(\.contents),
+            overwrite: overwrite,
+            directory: directory)
+    }
+
+    private static func resolvedDirectory(_ path: String, shown: String, what: String) throws(DialogError) -> String {
+        let resolved: String
+        do {
+            resolved = try FilePath.resolve(path)
+        } catch {
+            throw .rejectedChoice(url: shown, reason: "\(what) (\(path)) cannot be used: \(error.reason)")
+        }
+        guard (try? FileStatus.of(resolved))?.kind == .directory else {
+            throw .rejectedChoice(url: shown, reason: "\(what) (\(path)) is not a directory")
+        }
+        return resolved
+    }
+}

@@ -1,0 +1,96 @@
+import WharfFileWriting
+import WharfSystem
+
+/// Checks a request completely before anything is presented, so a refused request leaves no
+/// trace. Every error names the field it is about.
+enum RequestValidation {
+    static func validate(_ request: ImporterRequest, types: any ContentTypeOracle) throws(DialogError) {
+        if request.allowedContentTypes.isEmpty {
+            throw .invalidArgument(field: "allowedContentTypes", reason: "must not be empty")
+        }
+        try known(request.allowedContentTypes, field: "allowedContentTypes", types: types)
+        try validate(presentationId: request.presentationId)
+        try validate(request.options, types: types)
+    }
+
+    static func validate(_ request: ExporterRequest, types: any ContentTypeOracle) throws(DialogError) {
+        if request.documents.isEmpty { throw .emptyDocuments }
+        for (index, document) in request.documents.enumerated() {
+            let field = "documents[\(index)]"
+            if document.writableContentTypes.isEmpty {
+                throw .invalidArgument(field: "\(field).writableContentTypes", reason: "must not be empty")
+            }
+            try known(document.writableContentTypes, field: "\(field).writableContentTypes", types: types)
+            if let filename = document.filename { try validate(filename: filename, field: "\(field).filename") }
+            if case .file(let path) = document.contents {
+                try validate(sourcePath: path, field: "\(field).contents.path")
+            }
+        }
+        switch request.contentTypes {
+        case .contentType(let type):
+            try known([type], field: "contentType", types: types)
+        case .contentTypes(let list):
+            try known(list, field: "contentTypes", types: types)
+        }
+        if let name = request.defaultFilename { try validate(filename: name, field: "defaultFilename") }
+        try validate(presentationId: request.presentationId)
+        try validate(request.options, types: types)
+    }
+
+    private static func validate(_ options: DialogOptions, types: any ContentTypeOracle) throws(DialogError) {
+        if let directory = options.defaultDirectory, FileURL.pathOrURL(directory) == nil {
+            throw .invalidArgument(
+                field: "options.defaultDirectory", reason: "is neither an absolute path nor a file: URL (\(directory))")
+        }
+        if let timeout = options.timeoutMs, timeout <= 0 {
+            throw .invalidArgument(field: "options.timeoutMs", reason: "must be a positive number of milliseconds (got \(timeout))")
+        }
+        if let id = options.customizationId, id.isEmpty {
+            throw .invalidArgument(field: "options.customizationId", reason: "must not be empty")
+        }
+        try options.urlEnabled?.validate(field: "options.urlEnabled", types: types)
+    }
+
+    private static func validate(presentationId: String?) throws(DialogError) {
+        if let id = presentationId, id.isEmpty {
+            throw .invalidArgument(field: "presentationId", reason: "must not be empty")
+        }
+    }
+
+    /// A name a file can have in a directory: no slash, no NUL, not `.` or `..`, at most 255 bytes.
+    private static func validate(filename: String, field: String) throws(DialogError) {
+        if filename.isEmpty || filename == "." || filename == ".." {
+            throw .invalidArgument(field: field, reason: "is not a usable file name (\"\(filename)\")")
+        }
+        if filename.utf8.contains(UInt8(ascii: "/")) || filename.utf8.contains(0) {
+            throw .invalidArgument(field: field, reason: "must be a plain file name without \"/\" (\"\(filename)\")")
+        }
+        if filename.utf8.count > 255 {
+            throw .invalidArgument(field: field, reason: "is longer than the 255 bytes a file name may have")
+        }
+    }
+
+    /// A `path` source must be a regular file the client already has.
+    private static func validate(sourcePath path: String, field: String) throws(DialogError) {
+        guard path.hasPrefix("/"), !path.utf8.contains(0) else {
+            throw .invalidArgument(field: field, reason: "must be an absolute path (\(path))")
+        }
+        let status: FileStatus
+        do {
+            status = try FileStatus.of(path)
+        } catch {
+            throw .invalidArgument(field: field, reason: "cannot be used: \(error)")
+        }
+        if status.kind != .regular {
+            throw .invalidArgument(field: field, reason: "is not a regular file (\(path))")
+        }
+    }
+
+    private static func known(_ identifiers: [String], field: String, types: any ContentTypeOracle) throws(DialogError) {
+        var unknown: [String] = []
+        for identifier in identifiers where !types.isKnown(identifier) && !unknown.contains(identifier) {
+            unknown.append(identifier)
+        }
+        if !unknown.isEmpty { throw .unknownContentTypes(field: field, identifiers: unknown) }
+    }
+}

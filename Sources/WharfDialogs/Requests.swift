@@ -1,0 +1,127 @@
+import WharfFileWriting
+
+/// The view modifiers that configure a file dialog (`fileDialog…`, `fileExporterFilenameLabel`),
+/// shared by both kinds of dialog.
+public struct DialogOptions: Sendable, Equatable {
+    /// `fileDialogDefaultDirectory`: an absolute path or a `file:` URL. A remembered directory
+    /// (see ``customizationId``) wins over it; home is the fallback.
+    public var defaultDirectory: String?
+    public var title: String?
+    /// `fileDialogMessage`.
+    public var message: String?
+    /// `fileDialogConfirmationLabel`.
+    public var confirmationLabel: String?
+    /// `fileDialogBrowserOptions`.
+    public var browserOptions: BrowserOptions
+    /// `fileDialogURLEnabled`, as a predicate; nil enables everything the types allow.
+    public var urlEnabled: URLPredicate?
+    /// `fileDialogImportsUnresolvedAliases`: a chosen symlink is returned as itself instead of
+    /// its target (importer only).
+    public var importsUnresolvedAliases: Bool
+    /// `fileDialogCustomizationID`: the directory the user ended in is remembered under this id.
+    public var customizationId: String?
+    /// Ends the dialog with reason `timeout` if it is still waiting for the user (or, for an
+    /// exporter, for the client's snapshots) after this long.
+    public var timeoutMs: Int?
+    /// `fileExporterFilenameLabel` (exporter only).
+    public var filenameLabel: String?
+
+    public init(
+        defaultDirectory: String? = nil,
+        title: String? = nil,
+        message: String? = nil,
+        confirmationLabel: String? = nil,
+        browserOptions: BrowserOptions = [],
+        urlEnabled: URLPredicate? = nil,
+        importsUnresolvedAliases: Bool = false,
+        customizationId: String? = nil,
+        timeoutMs: Int? = nil,
+        filenameLabel: String? = nil
+    ) {
+        self.defaultDirectory = defaultDirectory
+        self.title = title
+        self.message = message
+        self.confirmationLabel = confirmationLabel
+        self.browserOptions = browserOptions
+        self.urlEnabled = urlEnabled
+        self.importsUnresolvedAliases = importsUnresolvedAliases
+        self.customizationId = customizationId
+        self.timeoutMs = timeoutMs
+        self.filenameLabel = filenameLabel
+    }
+}
+
+/// `fileImporter(isPresented:allowedContentTypes:allowsMultipleSelection:…)`.
+public struct ImporterRequest: Sendable, Equatable {
+    /// Non-empty; `public.folder` or `public.directory` makes a directory picker.
+    public var allowedContentTypes: [String]
+    public var allowsMultipleSelection: Bool
+    /// Stands for the view's `isPresented` binding (see ``DialogError/alreadyPresented(presentationId:dialog:)``).
+    public var presentationId: String?
+    public var options: DialogOptions
+
+    public init(
+        allowedContentTypes: [String],
+        allowsMultipleSelection: Bool = false,
+        presentationId: String? = nil,
+        options: DialogOptions = DialogOptions()
+    ) {
+        self.allowedContentTypes = allowedContentTypes
+        self.allowsMultipleSelection = allowsMultipleSelection
+        self.presentationId = presentationId
+        self.options = options
+    }
+}
+
+/// One document of an exporter.
+public struct ExportDocument: Sendable, Equatable {
+    /// The name to suggest, without or with an extension; nil uses the request's
+    /// `defaultFilename`, then "Untitled".
+    public var filename: String?
+    /// The types this document can be written as, most preferred first.
+    public var writableContentTypes: [String]
+    /// The bytes, known now (a `FileDocument`); nil means the client produces them on demand
+    /// once the destination and type are chosen (a `WritableDocument` snapshot).
+    public var contents: ExportSource?
+
+    public init(filename: String? = nil, writableContentTypes: [String], contents: ExportSource? = nil) {
+        self.filename = filename
+        self.writableContentTypes = writableContentTypes
+        self.contents = contents
+    }
+}
+
+/// Which of SwiftUI's two exporter forms a request uses; they resolve content types differently.
+public enum ExportContentTypes: Sendable, Equatable {
+    /// `fileExporter(…documents:contentType:…)` for `FileDocument`s: this type if a document can
+    /// be written as it, else that document's first writable type.
+    case contentType(String)
+    /// `fileExporter(…documents:contentTypes:…)` for `WritableDocument`s: the user may pick any of
+    /// these; empty means the documents' own `writableContentTypes`.
+    case contentTypes([String])
+}
+
+/// `fileExporter`, both forms.
+public struct ExporterRequest: Sendable, Equatable {
+    /// Non-empty.
+    public var documents: [ExportDocument]
+    public var contentTypes: ExportContentTypes
+    /// The name for documents without their own.
+    public var defaultFilename: String?
+    public var presentationId: String?
+    public var options: DialogOptions
+
+    public init(
+        documents: [ExportDocument],
+        contentTypes: ExportContentTypes = .contentTypes([]),
+        defaultFilename: String? = nil,
+        presentationId: String? = nil,
+        options: DialogOptions = DialogOptions()
+    ) {
+        self.documents = documents
+        self.contentTypes = contentTypes
+        self.defaultFilename = defaultFilename
+        self.presentationId = presentationId
+        self.options = options
+    }
+}

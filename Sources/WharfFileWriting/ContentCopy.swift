@@ -1,0 +1,146 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import WharfSystem
+
+extension ExportTransaction {
+    /// The ways bytes can move from a source file to a temporary file, fastest first.
+    private enum CopyMethod {
+        /// `copy_file_range(2)`: in the kernel, and a reflink on file systems that can.
+        case copyFileRange
+        /// `sendfile(2)`: in the kernel, through the page cache.
+        case sendFile
+        /// `read`/`write` through a bounded buffer: works on anything, and names the side
+        /// that failed.
+        case readWrite
+    }
+
+    /// Fills the temporary file, in chunks, looking at the cancellation flag between them.
+    func copyContents(of entry: ExportEntry, into target: Int32) throws(ExportError) {
+        entry.directory.changed = true
+        try reserveSpace(for: entry, in: target)
+        switch entry.source {
+        case .none:
+            return
+        case .bytes(let bytes):
+            try writeBytes(bytes, into: target, for: entry.item.destination)
+        case .file(let source, let path, let kernelCopy):
+            try copyFile(source, path: path, into: target, kernelCopy: kernelCopy, for: entry.item.destination)
+        }
+    }
+
+    /// Reserves the blocks the file will need before writing it, where that is cheap and
+    /// helps: the file system allocates one run of extents up front instead of one per chunk
+    /// during writeback (measured: a 1 GiB export on ext4 finishes markedly sooner), and a
+    /// file that cannot fit fails at once instead of after writing most of it. Skipped on
+    /// memory-backed file systems, where reserving means zeroing every page first.
+    private func reserveSpace(for entry: ExportEntry, in target: Int32) throws(ExportError) {
+        guard configuration.reserveSpace, entry.expectedSize > 0 else { return }
+        guard configuration.reserveSpaceInMemory || !entry.directory.isMemoryBacked else { return }
+        guard let code = Syscalls.reserveSpace(target, count: entry.expectedSize) else { return }
+        // Only a definite "it will not fit" is an answer; anything else (no support) is not.
+        if [ENOSPC, EDQUOT, EFBIG].contains(code) {
+            throw .failed(
+                path: entry.item.destination,
+                cause: SystemError(code: code, operation: "reserve space for", path: entry.item.destination)
+            )
+        }
+    }
+
+    private func writeBytes(_ bytes: [UInt8], into target: Int32, for destination: String) throws(ExportError) {
+        var writeback = WritebackPacer(descriptor: target, enabled: configuration.earlyWriteback, step: configuration.chunkSize)
+        let failure: ExportError? = bytes.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                if cancellation?.isCancelled == true { return .cancelled }
+                let count = min(configuration.chunkSize, buffer.count - offset)
+                do throws(SystemError) {
+                    try Syscalls.writeAll(target, UnsafeRawBufferPointer(rebasing: buffer[offset..<offset + count]), reportedAs: destination)
+                } catch {
+                    return .failed(path: destination, cause: error)
+                }
+                offset += count
+                progress.add(count)
+                writeback.wrote(count)
+            }
+            return nil
+        }
+        if let failure { throw failure }
+    }
+
+    /// Copies `source` to its end. A kernel copy that fails for any reason hands over to the
+    /// read/write loop from where it stopped (both calls advance the file offsets): either the
+    /// file system merely lacked support, or the loop meets the same error and can say whether
+    /// reading the source or writing the destination failed.
+    private func copyFile(
+        _ source: Int32, path: String, into target: Int32, kernelCopy: Bool, for destination: String
+    ) throws(ExportError) {
+        var method = kernelCopy ? CopyMethod.copyFileRange : .readWrite
+        var writeback = WritebackPacer(descriptor: target, enabled: configuration.earlyWriteback, step: configuration.chunkSize)
+        var buffer: UnsafeMutableRawBufferPointer?
+        defer { buffer?.deallocate() }
+        while true {
+            try checkCancelled()
+            switch method {
+            case .copyFileRange, .sendFile:
+                let result = method == .copyFileRange
+                    ? Syscalls.copyFileRange(from: source, to: target, count: configuration.chunkSize)
+                    : Syscalls.sendFile(from: source, to: target, count: configuration.chunkSize)
+                switch result {
+                case .copied(let count) where count > 0:
+                    progress.add(count)
+                    writeback.wrote(count)
+                case .copied:
+                    // The kernel saw the end; let a plain read confirm it (a file whose size
+                    // changed, or a file system that under-reports, is then still copied whole).
+                    method = .readWrite
+                case .failed(let code) where method == .copyFileRange && [ENOSYS, EXDEV, EINVAL, EOPNOTSUPP].contains(code):
+                    method = .sendFile
+                case .failed:
+                    method = .readWrite
+                }
+            case .readWrite:
+                let chunk: UnsafeMutableRawBufferPointer
+                if let buffer { chunk = buffer } else {
+                    chunk = .allocate(byteCount: configuration.bufferSize, alignment: 4096)
+                    buffer = chunk
+                }
+                let count: Int
+                do { count = try Syscalls.readSome(source, into: chunk, reportedAs: path) }
+                catch { throw .failed(path: destination, cause: error) }
+                if count == 0 { return }
+                do { try Syscalls.writeAll(target, UnsafeRawBufferPointer(rebasing: chunk[..<count]), reportedAs: destination) }
+                catch { throw .failed(path: destination, cause: error) }
+                progress.add(count)
+                writeback.wrote(count)
+            }
+        }
+    }
+}
+
+/// Starts writing a file back to disk while it is still being filled, one chunk behind the
+/// writer, so that the closing `fsync` waits for the last chunk instead of the whole file:
+/// copying (CPU, page cache) and writing back (disk) overlap. Without it, a 1 GiB export
+/// would copy at page-cache speed and then sit in `fsync` for the entire disk write.
+struct WritebackPacer {
+    let descriptor: Int32
+    let enabled: Bool
+    let step: Int
+    private var written: Int64 = 0
+    private var started: Int64 = 0
+
+    init(descriptor: Int32, enabled: Bool, step: Int) {
+        self.descriptor = descriptor
+        self.enabled = enabled
+        self.step = step
+    }
+
+    mutating func wrote(_ count: Int) {
+        written += Int64(count)
+        guard enabled, written - started >= Int64(step) else { return }
+        Syscalls.startWriteback(descriptor, offset: started, count: written - started)
+        started = written
+    }
+}

@@ -1,0 +1,304 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import WharfSystem
+
+/// One export in flight: everything needed to finish it, or to undo it.
+///
+/// Used by one thread from start to end (only the cancellation flag is shared), so it holds
+/// plain mutable state.
+final class ExportTransaction {
+    let configuration: WriterConfiguration
+    let cancellation: ExportCancellation?
+    let items: [ExportItem]
+    var progress: ProgressReporter
+    private let progressCallback: (@Sendable (ExportProgress) -> Void)?
+
+    /// Destination directories, opened once each; every later step works relative to these
+    /// descriptors, so a directory renamed or replaced mid-export cannot redirect the writes.
+    var directories: [String: DirectoryHandle] = [:]
+    var entries: [ExportEntry] = []
+    /// Temporary and backup names claimed in `LiveTemporaries`, released when we are done.
+    private var claimedNames: [String] = []
+
+    init(
+        items: [ExportItem],
+        progress: (@Sendable (ExportProgress) -> Void)?,
+        cancellation: ExportCancellation?,
+        configuration: WriterConfiguration
+    ) {
+        self.items = items
+        self.cancellation = cancellation
+        self.configuration = configuration
+        progressCallback = progress
+        self.progress = ProgressReporter(total: 0, callback: nil, configuration: configuration)
+    }
+
+    /// Closes every descriptor (which releases the temporary files' locks) and gives the
+    /// claimed names back. Runs once the export has ended either way.
+    private func close() {
+        for entry in entries { entry.close() }
+        for directory in directories.values { directory.close() }
+        LiveTemporaries.release(claimedNames)
+        claimedNames = []
+    }
+
+    /// A fresh temporary name, protected from this process's own orphan sweeps until the end.
+    func claimTemporaryName() -> String {
+        let name = LiveTemporaries.claimNew()
+        claimedNames.append(name)
+        return name
+    }
+
+    func run() throws(ExportError) {
+        defer { close() }
+        do throws(ExportError) {
+            try prepare()
+            try writeTemporaries()
+            progress.finish()
+            try publishAll()
+            try syncDirectories()
+        } catch {
+            abandon()
+            throw error
+        }
+        commit()
+    }
+
+    func checkCancelled() throws(ExportError) {
+        if cancellation?.isCancelled == true { throw .cancelled }
+    }
+
+    // MARK: Preparing
+
+    /// Opens every directory and source and refuses what cannot work before a byte is written:
+    /// a bad destination path, an existing file without `overwrite`, a directory in the way,
+    /// a source that cannot be opened.
+    private func prepare() throws(ExportError) {
+        var seen = Set<String>()
+        var total: Int64 = 0
+        for item in items {
+            let destination = item.destination
+            let name = FilePath.lastComponent(of: destination)
+            func invalid(_ why: String) -> ExportError {
+                .failed(path: destination, cause: SystemError(code: EINVAL, operation: why, path: destination))
+            }
+            guard destination.hasPrefix("/") else { throw invalid("export to a relative path") }
+            guard !destination.hasSuffix("/"), !["", ".", "..", "/"].contains(name) else {
+                throw invalid("export to a path that names no file")
+            }
+            guard TemporaryName.owner(of: name) == nil else {
+                throw invalid("export to a name reserved for temporary files")
+            }
+            guard seen.insert(FilePath.normalize(destination)).inserted else {
+                throw invalid("export two documents to")
+            }
+
+            let directory = try directory(for: destination)
+            let existing: stat?
+            do { existing = try Syscalls.statusIfPresent(in: directory.descriptor, name, reportedAs: destination) }
+            catch { throw .failed(path: destination, cause: error) }
+            if let existing {
+                guard item.overwrite else { throw .exists(path: destination) }
+                if existing.st_mode & S_IFMT == S_IFDIR {
+                    throw .failed(path: destination, cause: SystemError(code: EISDIR, operation: "replace", path: destination))
+                }
+            }
+
+            let entry = ExportEntry(item: item, directory: directory, name: name)
+            entries.append(entry)
+            switch item.source {
+            case .bytes(let bytes):
+                entry.source = .bytes(bytes)
+                entry.expectedSize = Int64(bytes.count)
+                total += Int64(bytes.count)
+            case .file(let path):
+                let descriptor: Int32
+                do { descriptor = try Syscalls.openForReading(path) }
+                catch { throw .failed(path: destination, cause: error) }
+                entry.source = .file(descriptor: descriptor, path: path, kernelCopy: false)
+                let status: stat
+                do { status = try Syscalls.status(of: descriptor, reportedAs: path) }
+                catch { throw .failed(path: destination, cause: error) }
+                switch status.st_mode & S_IFMT {
+                case S_IFDIR:
+                    throw .failed(path: destination, cause: SystemError(code: EISDIR, operation: "read", path: path))
+                case S_IFREG:
+                    entry.expectedSize = Int64(status.st_size)
+                    total += Int64(status.st_size)
+                    // Files that claim to be empty (procfs, sysfs) may still have contents the
+                    // kernel copy would not see; only the read loop is trusted with them.
+                    let kernelCopy = configuration.kernelCopy && status.st_size > 0
+                    entry.source = .file(descriptor: descriptor, path: path, kernelCopy: kernelCopy)
+                default:
+                    break  // A FIFO or device: read to its end, size unknown beforehand.
+                }
+            }
+        }
+        progress = ProgressReporter(total: total, callback: progressCallback, configuration: configuration)
+    }
+
+    private func directory(for destination: String) throws(ExportError) -> DirectoryHandle {
+        let path = FilePath.directory(of: destination)
+        if let open = directories[path] { return open }
+        let descriptor: Int32
+        do { descriptor = try Syscalls.openDirectory(path) }
+        catch { throw .failed(path: destination, cause: error) }
+        let handle = DirectoryHandle(path: path, descriptor: descriptor)
+        directories[path] = handle
+        return handle
+    }
+
+    // MARK: Writing
+
+    private func writeTemporaries() throws(ExportError) {
+        for entry in entries {
+            try checkCancelled()
+            let temporary = try createTemporary(for: entry)
+            entry.temporary = temporary
+            try copyContents(of: entry, into: temporary.descriptor)
+            do { try Syscalls.sync(temporary.descriptor, reportedAs: entry.item.destination) }
+            catch { throw .failed(path: entry.item.destination, cause: error) }
+        }
+    }
+
+    /// A new, empty, locked file under a fresh temporary name next to the destination.
+    ///
+    /// The `flock` marks it as in use for an orphan sweep running in another process (even one
+    /// in another pid namespace, which cannot judge our pid). A sweep that got to the file
+    /// between its creation and our lock has unlinked it; then the name is simply retried.
+    private func createTemporary(for entry: ExportEntry) throws(ExportError) -> TemporaryFile {
+        let destination = entry.item.destination
+        let directory = entry.directory
+        for _ in 0..<100 {
+            let name = claimTemporaryName()
+            let descriptor: Int32
+            do {
+                descriptor = try Syscalls.createExclusive(in: directory.descriptor, name, reportedAs: directory.path)
+            } catch {
+                if error.code == EEXIST { continue }  // Taken, or something planted there.
+                throw .failed(path: destination, cause: error)
+            }
+            let temporary = TemporaryFile(name: name, descriptor: descriptor)
+            do {
+                try Syscalls.lock(descriptor, reportedAs: destination)
+                let status = try Syscalls.status(of: descriptor, reportedAs: destination)
+                temporary.inode = UInt64(status.st_ino)
+                if status.st_nlink > 0 { return temporary }
+                temporary.holds = .nothing
+                temporary.close()
+            } catch {
+                entry.temporary = temporary  // So that abandoning removes it.
+                throw .failed(path: destination, cause: error)
+            }
+        }
+        throw .failed(
+            path: destination,
+            cause: SystemError(code: EEXIST, operation: "find a free temporary name in", path: directory.path)
+        )
+    }
+
+    // MARK: Undoing
+
+    /// Puts every destination back as it was and removes every temporary file. Best effort:
+    /// a step that fails does not stop the others.
+    private func abandon() {
+        for entry in entries.reversed() {
+            if let publication = entry.publication { rollBack(entry, publication) }
+        }
+        for entry in entries {
+            guard let temporary = entry.temporary, temporary.holds != .nothing else { continue }
+            try? Syscalls.unlink(in: entry.directory.descriptor, temporary.name, reportedAs: entry.item.destination)
+            temporary.holds = .nothing
+        }
+        for directory in directories.values where directory.changed {
+            try? Syscalls.sync(directory.descriptor, reportedAs: directory.path)
+        }
+    }
+}
+
+/// An open destination directory.
+final class DirectoryHandle {
+    let path: String
+    private(set) var descriptor: Int32
+    /// A name in it was created, renamed or removed: it needs an `fsync` to make that durable.
+    var changed = false
+    /// tmpfs or ramfs: no disk behind it, so no point in reserving blocks.
+    let isMemoryBacked: Bool
+
+    init(path: String, descriptor: Int32) {
+        self.path = path
+        self.descriptor = descriptor
+        isMemoryBacked = Syscalls.isMemoryBacked(descriptor)
+    }
+
+    func close() {
+        if descriptor >= 0 { _ = Glibc.close(descriptor) }
+        descriptor = -1
+    }
+}
+
+/// A temporary file being written, and what its name holds now.
+final class TemporaryFile {
+    enum Contents { case newContents, oldContents, nothing }
+
+    let name: String
+    private(set) var descriptor: Int32
+    var inode: UInt64 = 0
+    /// `.newContents` until renamed into place; `.oldContents` after an exchange put the
+    /// replaced file under this name; `.nothing` once the name is gone.
+    var holds = Contents.newContents
+
+    init(name: String, descriptor: Int32) {
+        self.name = name
+        self.descriptor = descriptor
+    }
+
+    /// Closing also releases the `flock`.
+    func close() {
+        if descriptor >= 0 { _ = Glibc.close(descriptor) }
+        descriptor = -1
+    }
+}
+
+/// One item of the export and the state of its journey to the destination.
+final class ExportEntry {
+    enum Source {
+        case none
+        case bytes([UInt8])
+        case file(descriptor: Int32, path: String, kernelCopy: Bool)
+    }
+
+    /// How the file reached its destination, which says how to undo it.
+    enum Publication {
+        /// Nothing was at the destination; undo removes our file.
+        case created
+        /// The old file was swapped to the temporary name; undo swaps back.
+        case exchanged
+        /// The old file is kept under `backup` (a hard link, or moved there); undo renames it back.
+        case replaced(backup: String)
+    }
+
+    let item: ExportItem
+    let directory: DirectoryHandle
+    let name: String
+    var source = Source.none
+    /// The size the source had when opened; 0 when unknown (a FIFO) or empty.
+    var expectedSize: Int64 = 0
+    var temporary: TemporaryFile?
+    var publication: Publication?
+
+    init(item: ExportItem, directory: DirectoryHandle, name: String) {
+        self.item = item
+        self.directory = directory
+        self.name = name
+    }
+
+    func close() {
+        temporary?.close()
+        if case .file(let descriptor, _, _) = source { _ = Glibc.close(descriptor) }
+        source = .none
+    }
+}

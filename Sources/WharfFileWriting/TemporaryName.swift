@@ -1,0 +1,77 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import WharfSystem
+
+/// Names of temporary files: `.wharf-tmp-<pid>-<16 hex digits>`.
+///
+/// The pid says which process the file belongs to, so an orphan sweep can leave alone the
+/// temporaries (and the backups of replaced files, which carry the same kind of name) of a
+/// process that is still writing; the random part, from `getrandom`, makes the name
+/// unguessable, so nobody can plant a symlink at it in advance (and `O_EXCL|O_NOFOLLOW` refuses
+/// one that is there anyway). The format is strict so that a sweep never mistakes a user's file
+/// that merely starts with the prefix for an orphan.
+enum TemporaryName {
+    static let prefix = ".wharf-tmp-"
+    private static let randomDigits = 16
+
+    /// A fresh name owned by this process.
+    static func make() -> String {
+        var random: UInt64 = 0
+        withUnsafeMutableBytes(of: &random) { Syscalls.randomBytes($0) }
+        let hex = String(random, radix: 16)
+        let padding = String(repeating: "0", count: randomDigits - hex.count)
+        return prefix + String(getpid()) + "-" + padding + hex
+    }
+
+    /// The pid embedded in `name`, or nil when `name` is not exactly a Wharf temporary name.
+    static func owner(of name: String) -> pid_t? {
+        guard name.hasPrefix(prefix) else { return nil }
+        let rest = name.utf8.dropFirst(prefix.utf8.count)
+        guard let dash = rest.firstIndex(of: UInt8(ascii: "-")) else { return nil }
+        let pidDigits = rest[..<dash]
+        let randomPart = rest[rest.index(after: dash)...]
+        guard !pidDigits.isEmpty, pidDigits.count <= 10, pidDigits.allSatisfy(isDecimal),
+              randomPart.count == randomDigits, randomPart.allSatisfy(isLowerHex),
+              let pid = pid_t(String(decoding: pidDigits, as: UTF8.self)), pid > 0
+        else { return nil }
+        return pid
+    }
+
+    private static func isDecimal(_ byte: UInt8) -> Bool {
+        byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")
+    }
+
+    private static func isLowerHex(_ byte: UInt8) -> Bool {
+        isDecimal(byte) || (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "f"))
+    }
+}
+
+/// The temporary names this process is using right now, so that an orphan sweep run by this
+/// same process can tell its own live files from those of an earlier process that had the same
+/// pid (in a fresh container or sandbox the server often gets the same pid every time).
+///
+/// A name is claimed before the file is created and released when its export has ended.
+enum LiveTemporaries {
+    private static let names = Locked(Set<String>())
+
+    /// A fresh temporary name, claimed.
+    static func claimNew() -> String {
+        while true {
+            let name = TemporaryName.make()
+            if names.withValue({ $0.insert(name).inserted }) { return name }
+        }
+    }
+
+    static func release(_ released: [String]) {
+        names.withValue { names in
+            for name in released { names.remove(name) }
+        }
+    }
+
+    static func contains(_ name: String) -> Bool {
+        names.withValue { $0.contains(name) }
+    }
+}

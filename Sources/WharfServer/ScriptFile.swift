@@ -1,0 +1,145 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import WharfDialogs
+import WharfJSON
+import WharfSystem
+
+/// Reads a `--presenter script:FILE` script: a JSON array of steps (or `{"steps": […]}`).
+///
+/// ```json
+/// [{"expect": {"kind": "importer"}}, {"delayMs": 50}, {"choose": ["photos/a.png"]},
+///  {"save": {"path": "out/report.txt", "overwrite": true}}, {"dismiss": true}]
+/// ```
+/// Relative paths are relative to the script file's directory, so a script and its sample
+/// files can travel together.
+enum ScriptFile {
+    static func load(_ path: String) throws(StartupError) -> [ScriptStep] {
+        let bytes: [UInt8]
+        do {
+            bytes = try readWholeFile(path)
+        } catch {
+            throw StartupError(message: "--presenter script:\(path): \(error)")
+        }
+        let json: JSON
+        do {
+            json = try JSON.parse(bytes)
+        } catch {
+            throw StartupError(message: "--presenter script:\(path): not valid JSON: \(error)")
+        }
+        let base = FilePath.directory(of: FilePath.normalize(path))
+        do {
+            return try parse(json, relativeTo: base)
+        } catch {
+            throw StartupError(message: "--presenter script:\(path): \(error.message)")
+        }
+    }
+
+    struct ScriptError: Error { var message: String }
+
+    static func parse(_ json: JSON, relativeTo base: String) throws(ScriptError) -> [ScriptStep] {
+        let list: [JSON]
+        if let array = json.arrayValue {
+            list = array
+        } else if let array = json["steps"]?.arrayValue {
+            list = array
+        } else {
+            throw ScriptError(message: "expected an array of steps")
+        }
+        var steps: [ScriptStep] = []
+        for (index, step) in list.enumerated() {
+            steps.append(try parseStep(step, index: index, base: base))
+        }
+        return steps
+    }
+
+    private static func resolve(_ path: String, _ base: String) -> String {
+        if let local = FileURL.path(from: path) { return local }
+        return path.hasPrefix("/") ? path : FilePath.normalize(FilePath.join(base, path))
+    }
+
+    private static func parseStep(_ step: JSON, index: Int, base: String) throws(ScriptError) -> ScriptStep {
+        let where_ = "step \(index)"
+        guard case .object(let object) = step, object.count == 1, let (key, value) = object.members.first.map({ ($0.key, $0.value) }) else {
+            throw ScriptError(message: "\(where_): expected an object with exactly one of choose, dismiss, delayMs, expect, save")
+        }
+        switch key {
+        case "choose":
+            guard let paths = value.arrayValue?.compactMap(\.stringValue), paths.count == value.arrayValue?.count else {
+                throw ScriptError(message: "\(where_): choose takes an array of paths")
+            }
+            return .choose(paths.map { resolve($0, base) })
+        case "dismiss":
+            return .dismiss
+        case "delayMs":
+            guard let ms = value.intValue, ms >= 0, ms <= 3_600_000 else {
+                throw ScriptError(message: "\(where_): delayMs takes milliseconds from 0 to 3600000")
+            }
+            return .delay(milliseconds: Int(ms))
+        case "save":
+            guard case .object = value else { throw ScriptError(message: "\(where_): save takes an object {path?, contentType?, overwrite?}") }
+            return .save(
+                path: value["path"]?.stringValue.map { resolve($0, base) },
+                contentType: value["contentType"]?.stringValue,
+                overwrite: value["overwrite"]?.boolValue ?? false
+            )
+        case "expect":
+            guard case .object = value else { throw ScriptError(message: "\(where_): expect takes an object") }
+            return .expect(try expectation(value, where_: where_, base: base))
+        default:
+            throw ScriptError(message: "\(where_): unknown step \(key)")
+        }
+    }
+
+    private static func expectation(_ value: JSON, where_: String, base: String) throws(ScriptError) -> ScriptExpectation {
+        func strings(_ key: String) -> [String]? { value[key]?.arrayValue?.compactMap(\.stringValue) }
+        var kind: DialogKind?
+        if let raw = value["kind"]?.stringValue {
+            guard let parsed = DialogKind(rawValue: raw) else { throw ScriptError(message: "\(where_): expect.kind must be importer or exporter") }
+            kind = parsed
+        }
+        var browserOptions: BrowserOptions?
+        if let names = strings("browserOptions") {
+            var options = BrowserOptions()
+            for name in names {
+                guard let option = BrowserOptions(name: name) else { throw ScriptError(message: "\(where_): unknown browser option \(name)") }
+                options.insert(option)
+            }
+            browserOptions = options
+        }
+        return ScriptExpectation(
+            kind: kind,
+            allowedContentTypes: strings("allowedContentTypes"),
+            allowsMultipleSelection: value["allowsMultipleSelection"]?.boolValue,
+            title: value["title"]?.stringValue,
+            message: value["message"]?.stringValue,
+            confirmationLabel: value["confirmationLabel"]?.stringValue,
+            directory: value["directory"]?.stringValue.map { resolve($0, base) },
+            filename: value["filename"]?.stringValue,
+            contentTypes: strings("contentTypes"),
+            filenameLabel: value["filenameLabel"]?.stringValue,
+            browserOptions: browserOptions
+        )
+    }
+}
+
+/// Reads a small file whole (scripts, logs in tests).
+func readWholeFile(_ path: String) throws(SystemError) -> [UInt8] {
+    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+    guard descriptor >= 0 else { throw .current("open", path: path) }
+    defer { close(descriptor) }
+    var bytes: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 65536)
+    while true {
+        let count = read(descriptor, &buffer, buffer.count)
+        if count < 0 {
+            if errno == EINTR { continue }
+            throw .current("read", path: path)
+        }
+        if count == 0 { break }
+        bytes += buffer[0..<count]
+    }
+    return bytes
+}

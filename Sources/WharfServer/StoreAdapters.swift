@@ -1,0 +1,49 @@
+import WharfAccess
+import WharfDialogs
+import WharfFileWriting
+import WharfSystem
+
+/// The importer's `customizationId` memory, kept in the state store so it survives restarts.
+struct StoreDirectoryMemory: DirectoryMemory {
+    let store: AccessStore
+    let logger: Logger
+
+    func rememberedDirectory(app: String, customizationId: String) -> String? {
+        do {
+            return try store.rememberedDirectory(app: app, customizationId: customizationId)
+        } catch {
+            logger.warning("could not read the remembered directory for \(customizationId): \(error)")
+            return nil
+        }
+    }
+
+    func remember(app: String, customizationId: String, directory: String) {
+        do {
+            try store.rememberDirectory(app: app, customizationId: customizationId, directory: directory)
+        } catch {
+            logger.warning("could not remember the directory for \(customizationId): \(error)")
+        }
+    }
+}
+
+/// Writes exports atomically, after noting each destination directory in the state store, so
+/// that temporaries orphaned by a crash mid-write are found and removed at the next start.
+struct RecordingExportWriter: ExportWriting {
+    let store: AccessStore
+    let logger: Logger
+
+    func write(
+        _ items: [ExportItem],
+        progress: (@Sendable (ExportProgress) -> Void)?,
+        cancellation: ExportCancellation?
+    ) throws(ExportError) {
+        for directory in Set(items.map { FilePath.directory(of: $0.destination) }) {
+            do {
+                try store.recordWrittenDirectory(directory)
+            } catch {
+                logger.warning("could not record \(directory) for orphan cleanup: \(error)")
+            }
+        }
+        try AtomicWriter.write(items, progress: progress, cancellation: cancellation)
+    }
+}

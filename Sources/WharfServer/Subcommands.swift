@@ -1,0 +1,95 @@
+import WharfAccess
+import WharfContentTypes
+import WharfSystem
+
+/// The commands for people and scripts: `wharf types …` and `wharf access …`. Each prints to
+/// standard output and returns the exit status.
+public enum Subcommands {
+    public static func run(_ command: TypesCommand) -> Int32 {
+        let types = ContentTypeScope(registry: .system)
+        switch command {
+        case .identify(let paths, let sniff):
+            var status: Int32 = 0
+            var output = ""
+            output.reserveCapacity(paths.count * 64)
+            for path in paths {
+                switch types.identify(path: path, sniff: sniff, followSymlinks: true) {
+                case .success(let found):
+                    output += "\(path)\t\(found.identifier)\t\(found.mimeType)\t\(found.source.rawValue)\n"
+                case .failure(let error):
+                    printError("\(error)")
+                    status = 1
+                }
+                if output.utf8.count > 1 << 16 {
+                    print(output, terminator: "")
+                    output = ""
+                }
+            }
+            print(output, terminator: "")
+            return status
+        case .describe(let identifiers):
+            var status: Int32 = 0
+            for identifier in identifiers {
+                guard let description = types.describe(identifier) else {
+                    printError("unknown content type \(identifier)")
+                    status = 1
+                    continue
+                }
+                print(description.identifier)
+                print("  description: \(description.description)")
+                print("  conforms to: \(description.conformsTo.joined(separator: ", "))")
+                print("  supertypes:  \(description.supertypes.joined(separator: ", "))")
+                print("  extensions:  \(description.filenameExtensions.joined(separator: ", "))")
+                print("  MIME types:  \(description.mimeTypes.joined(separator: ", "))")
+                if description.isDynamic { print("  dynamic:     yes") }
+            }
+            return status
+        case .conforms(let identifier, let parent):
+            for unknown in [identifier, parent] where !types.isKnown(unknown) {
+                printError("unknown content type \(unknown)")
+                return 2
+            }
+            let conforms = types.conforms(identifier, to: parent)
+            print(conforms ? "yes" : "no")
+            return conforms ? 0 : 1
+        }
+    }
+
+    public static func run(_ command: AccessCommand, stateDirectory: String?) -> Int32 {
+        let store: AccessStore
+        do {
+            let (opened, warnings) = try AccessStore.open(stateDirectory: stateDirectory)
+            for warning in warnings { printError(warning) }
+            store = opened
+        } catch {
+            printError("cannot open the state store: \(error)")
+            return 1
+        }
+        do {
+            switch command {
+            case .list:
+                let entries = try store.allEntries()
+                if entries.isEmpty {
+                    print("No app holds access to anything.")
+                    return 0
+                }
+                print("ID\tKIND\tAPP\tACCESS\tLEASES\tCREATED\tPATH")
+                for entry in entries {
+                    let mode = entry.readOnly ? "read" : "read-write"
+                    print("\(entry.id)\t\(entry.kind.rawValue)\t\(entry.app)\t\(mode)\t\(entry.activeLeases)\t\(ISO8601.format(entry.created))\t\(entry.path)")
+                }
+            case .revoke(let id):
+                try store.revoke(id: id)
+                print("Revoked \(id).")
+            }
+            return 0
+        } catch {
+            printError("\(error)")
+            return 1
+        }
+    }
+
+    private static func printError(_ message: String) {
+        Logger(level: .error).error(message)
+    }
+}

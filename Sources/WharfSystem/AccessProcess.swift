@@ -1,0 +1,64 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// Who a running process is, robust to pid reuse: the pid together with the moment the kernel
+/// started it (field 22 of `/proc/<pid>/stat`, in clock ticks since boot).
+///
+/// Several Wharf processes share one state store, and rows belonging to a process that died
+/// without cleaning up must be recognised as orphaned; a pid alone may already belong to another
+/// program by then.
+public struct ProcessIdentity: Sendable, Hashable {
+    public var pid: Int32
+    public var startTime: UInt64
+
+    public init(pid: Int32, startTime: UInt64) {
+        self.pid = pid
+        self.startTime = startTime
+    }
+
+    /// This process.
+    public static func current() -> ProcessIdentity {
+        let pid = getpid()
+        return ProcessIdentity(pid: pid, startTime: startTime(of: pid) ?? 0)
+    }
+
+    /// Whether the process this identity names is still running (a zombie counts as gone).
+    /// A start time of 0 means it was unknown when recorded; then only the pid is checked.
+    public var isRunning: Bool {
+        guard let stat = Self.statFields(of: pid) else { return false }
+        if stat.state == UInt8(ascii: "Z") || stat.state == UInt8(ascii: "X") { return false }
+        return startTime == 0 || stat.startTime == startTime
+    }
+
+    /// The start time of `pid`, or nil when there is no such process.
+    public static func startTime(of pid: Int32) -> UInt64? {
+        statFields(of: pid)?.startTime
+    }
+
+    /// Reads the state letter and start time from `/proc/<pid>/stat`. The command name (field 2)
+    /// may contain spaces and parentheses, so fields are counted from the last `)`.
+    private static func statFields(of pid: Int32) -> (state: UInt8, startTime: UInt64)? {
+        let fd = open("/proc/\(pid)/stat", O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var buffer = [UInt8](repeating: 0, count: 1024)
+        var length = 0
+        while length < buffer.count {
+            let got = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress! + length, $0.count - length) }
+            if got < 0 && errno == EINTR { continue }
+            if got <= 0 { break }
+            length += got
+        }
+        let bytes = buffer[..<length]
+        guard let paren = bytes.lastIndex(of: UInt8(ascii: ")")) else { return nil }
+        // After ") " come fields 3, 4, …; the start time is field 22.
+        let fields = bytes[(paren + 1)...].split(separator: UInt8(ascii: " "))
+        guard fields.count >= 20, let state = fields[0].first,
+              let start = UInt64(String(decoding: fields[19], as: UTF8.self))
+        else { return nil }
+        return (state, start)
+    }
+}

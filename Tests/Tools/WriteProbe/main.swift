@@ -1,0 +1,135 @@
+// wharf-write-probe: drives AtomicWriter from the command line, for the tests that need a
+// separate process (a file-size limit, a dropped user, kill -9 mid-write) and for the export
+// benchmark until the server can be driven instead.
+//
+//   wharf-write-probe [options] item...
+//   items:   --bytes DEST TEXT     write TEXT (UTF-8)
+//            --file DEST SOURCE    copy SOURCE
+//            --base64 DEST FILE    decode the strict base64 text in FILE, write the bytes
+//   options: --overwrite           every item may replace an existing destination
+//            --fsize-limit BYTES   set RLIMIT_FSIZE and ignore SIGXFSZ, so writes fail with EFBIG
+//            --hold                print "holding <path of the temporary file>" at the first
+//                                  progress report and wait there forever (to be killed)
+//            --progress            print "progress <written> <total>" for each report
+//   or:      --remove-orphans DIR  sweep DIR and print each path removed
+//
+// Prints "ok" or the error; exits 0 (written), 1 (failed), 2 (exists), 3 (cancelled), 64 (usage).
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import WharfFileWriting
+import WharfSystem
+
+/// One line on stdout, unbuffered: the parent reads it while this process waits to be killed.
+func say(_ line: String) {
+    let text = Array((line + "\n").utf8)
+    _ = text.withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
+}
+
+func usage(_ problem: String) -> Never {
+    say("usage: \(problem)")
+    exit(64)
+}
+
+struct Request {
+    var items: [ExportItem] = []
+    var hold = false
+    var showProgress = false
+}
+
+func readWholeFile(_ path: String) -> [UInt8] {
+    let fd = open(path, O_RDONLY | O_CLOEXEC)
+    guard fd >= 0 else { usage("cannot open \(path)") }
+    defer { close(fd) }
+    var status = stat()
+    fstat(fd, &status)
+    let count = Int(status.st_size)
+    return [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+        // The server holds a document's text in memory as it arrives; huge pages keep this
+        // stand-in for that from costing a page fault per 4 KiB.
+        MemoryAdvice.preferHugePages(UnsafeMutableRawBufferPointer(buffer))
+        while initialized < count {
+            let got = read(fd, buffer.baseAddress! + initialized, count - initialized)
+            guard got > 0 else { usage("cannot read \(path)") }
+            initialized += got
+        }
+    }
+}
+
+func parse(_ commandLine: [String]) -> Request {
+    var arguments = commandLine
+    var request = Request()
+    var overwrite = false
+    func next(_ what: String) -> String {
+        guard !arguments.isEmpty else { usage("missing \(what)") }
+        return arguments.removeFirst()
+    }
+    while !arguments.isEmpty {
+        switch arguments.removeFirst() {
+        case "--remove-orphans":
+            for path in AtomicWriter.removeOrphans(in: next("directory")) { say(path) }
+            exit(0)
+        case "--overwrite":
+            overwrite = true
+        case "--hold":
+            request.hold = true
+        case "--progress":
+            request.showProgress = true
+        case "--fsize-limit":
+            guard let limit = rlim_t(next("byte count")) else { usage("--fsize-limit needs a number") }
+            signal(SIGXFSZ, SIG_IGN)
+            var rl = rlimit(rlim_cur: limit, rlim_max: limit)
+            guard setrlimit(__rlimit_resource_t(RLIMIT_FSIZE.rawValue), &rl) == 0 else { usage("setrlimit failed") }
+        case "--bytes":
+            let destination = next("destination")
+            request.items.append(ExportItem(destination: destination, source: .bytes(Array(next("text").utf8)), overwrite: false))
+        case "--file":
+            let destination = next("destination")
+            request.items.append(ExportItem(destination: destination, source: .file(path: next("source")), overwrite: false))
+        case "--base64":
+            let destination = next("destination")
+            let text = readWholeFile(next("base64 file"))
+            guard let bytes = text.withUnsafeBufferPointer({ Base64.decode(utf8: $0) }) else { usage("not base64") }
+            request.items.append(ExportItem(destination: destination, source: .bytes(bytes), overwrite: false))
+        case let other:
+            usage("unknown argument \(other)")
+        }
+    }
+    for index in request.items.indices { request.items[index].overwrite = overwrite }
+    return request
+}
+
+let request = parse(Array(CommandLine.arguments.dropFirst()))
+let items = request.items
+let holding = request.hold
+let printing = request.showProgress
+let firstDirectory = items.first.map { FilePath.directory(of: $0.destination) }
+do {
+    try AtomicWriter.write(items, progress: { progress in
+        if printing { say("progress \(progress.bytesWritten) \(progress.totalBytes)") }
+        if holding, let firstDirectory {
+            // Name our temporary file so the test can watch it, then wait to be killed.
+            let mine = AtomicWriter.temporaryPrefix + String(getpid()) + "-"
+            let stream = opendir(firstDirectory)
+            var found = ""
+            while let stream, let entry = readdir(stream) {
+                let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+                if name.hasPrefix(mine) { found = FilePath.join(firstDirectory, name) }
+            }
+            if let stream { closedir(stream) }
+            say("holding \(found)")
+            while true { pause() }
+        }
+    })
+    say("ok")
+    exit(0)
+} catch {
+    say(error.description)
+    switch error {
+    case .failed: exit(1)
+    case .exists: exit(2)
+    case .cancelled: exit(3)
+    }
+}

@@ -1,0 +1,113 @@
+import Testing
+@testable import WharfAccess
+
+/// Each resolve is a lease released exactly once, like start/stopAccessingSecurityScopedResource.
+@Suite struct LeaseBalanceTests {
+    let directory = TemporaryDirectory()
+
+    @Test func resolvesNestAndEachIsReleasedOnce() throws {
+        let store = try memoryStore()
+        let file = directory.file("notes.txt")
+        writeFile(file, "hello")
+        try grant(store, file)
+
+        let outer = try store.resolve(app: "editor", client: "c1", url: url(file))
+        let inner = try store.resolve(app: "editor", client: "c1", url: url(file))
+        #expect(outer.accessId != inner.accessId)
+        #expect(outer.path == file && outer.url == url(file) && outer.readOnly && !outer.isStale)
+        #expect(try store.activeLeaseCount(client: "c1") == 2)
+
+        try store.release(client: "c1", accessId: inner.accessId)
+        #expect(try store.activeLeaseCount(client: "c1") == 1)
+        // The outer lease still works after the inner one ended.
+        #expect(try store.read(client: "c1", accessId: outer.accessId).bytes == Array("hello".utf8))
+        try store.release(client: "c1", accessId: outer.accessId)
+        #expect(try store.activeLeaseCount(client: "c1") == 0)
+    }
+
+    @Test func releasingTwiceIsAnError() throws {
+        let store = try memoryStore()
+        let file = directory.file("a.txt")
+        writeFile(file, "a")
+        try grant(store, file)
+        let lease = try store.resolve(app: "editor", client: "c1", url: url(file))
+        try store.release(client: "c1", accessId: lease.accessId)
+
+        let error = accessError { () throws(AccessError) in try store.release(client: "c1", accessId: lease.accessId) }
+        guard case .alreadyReleased(let message)? = error else {
+            Issue.record("expected alreadyReleased, got \(String(describing: error))")
+            return
+        }
+        #expect(message.contains(lease.accessId))
+        // A released lease cannot be used either.
+        let readError = accessError { () throws(AccessError) in try store.read(client: "c1", accessId: lease.accessId) }
+        guard case .alreadyReleased? = readError else {
+            Issue.record("expected alreadyReleased, got \(String(describing: readError))")
+            return
+        }
+    }
+
+    @Test func releasingAnotherClientsLeaseIsAnErrorAndLeavesItActive() throws {
+        let store = try memoryStore()
+        let file = directory.file("a.txt")
+        writeFile(file, "a")
+        try grant(store, file, client: "owner")
+        let lease = try store.resolve(app: "editor", client: "owner", url: url(file))
+
+        let error = accessError { () throws(AccessError) in try store.release(client: "stranger", accessId: lease.accessId) }
+        guard case .unknownAccessId? = error else {
+            Issue.record("expected unknownAccessId, got \(String(describing: error))")
+            return
+        }
+        #expect(try store.activeLeaseCount(client: "owner") == 1)
+        let readError = accessError { () throws(AccessError) in try store.read(client: "stranger", accessId: lease.accessId) }
+        guard case .unknownAccessId? = readError else {
+            Issue.record("a stranger must not read through another client's lease; got \(String(describing: readError))")
+            return
+        }
+    }
+
+    @Test func releasingAnIdThatWasNeverIssuedIsAnError() throws {
+        let store = try memoryStore()
+        let error = accessError { () throws(AccessError) in try store.release(client: "c1", accessId: "acc_nonsense") }
+        guard case .unknownAccessId? = error else {
+            Issue.record("expected unknownAccessId, got \(String(describing: error))")
+            return
+        }
+    }
+
+    @Test func leasesLeftOpenAreCountedInTheListingAndReleasedOnDisconnect() throws {
+        let store = try memoryStore()
+        let first = directory.file("one.txt")
+        let second = directory.file("two.txt")
+        writeFile(first, "1")
+        writeFile(second, "2")
+        try grant(store, first)
+        try grant(store, second)
+        _ = try store.resolve(app: "editor", client: "c1", url: url(first))
+        _ = try store.resolve(app: "editor", client: "c1", url: url(first))
+        _ = try store.resolve(app: "editor", client: "c1", url: url(second))
+
+        let entries = try store.list(app: "editor", client: "c1")
+        #expect(entries.map(\.path) == [first, second])
+        #expect(entries.map(\.activeLeases) == [2, 1])
+        #expect(entries.allSatisfy { $0.kind == .grant && $0.readOnly })
+
+        #expect(try store.releaseAll(client: "c1") == 3)
+        #expect(try store.list(app: "editor", client: "c1").map(\.activeLeases) == [0, 0])
+        #expect(try store.releaseAll(client: "c1") == 0)
+    }
+
+    @Test func endingASessionReleasesItsLeasesAndDropsItsGrants() throws {
+        let store = try memoryStore()
+        let file = directory.file("a.txt")
+        writeFile(file, "a")
+        try grant(store, file)
+        _ = try store.resolve(app: "editor", client: "c1", url: url(file))
+
+        #expect(try store.endSession(client: "c1") == 1)
+        #expect(try store.list(app: "editor", client: "c1").isEmpty)
+        let error = accessError { () throws(AccessError) in try store.resolve(app: "editor", client: "c1", url: url(file)) }
+        #expect(error.map { isDenied($0) } == true)
+    }
+}

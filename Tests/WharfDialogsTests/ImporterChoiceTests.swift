@@ -1,0 +1,248 @@
+import Testing
+import WharfSystem
+@testable import WharfDialogs
+
+/// `choose` validates like a real dialog: what it refuses keeps the dialog open.
+@Suite struct ImporterChoiceTests {
+    /// The completed files of a dialog that must have completed.
+    func completedFiles(_ h: Harness, _ id: DialogID) -> [ChosenFile] {
+        guard case .completed(_, _, let files, _)? = h.events.events(id).last else {
+            Issue.record("dialog \(id) did not complete: \(h.events.events(id))")
+            return []
+        }
+        return files
+    }
+
+    func rejection(_ h: Harness, _ id: DialogID, _ urls: [String]) -> (url: String, reason: String)? {
+        guard case .rejectedChoice(let url, let reason)? = dialogError({ try h.engine.choose(client: h.client, id: id, urls: urls) })
+        else { return nil }
+        return (url, reason)
+    }
+
+    @Test func singleSelectionTakesExactlyOneFile() throws {
+        let h = Harness()
+        let a = h.dir.file("a.txt")
+        let b = h.dir.file("b.txt")
+        let id = try h.importer()
+        #expect(rejection(h, id, [a, b])?.url == b)
+        #expect(dialogError { try h.engine.choose(client: h.client, id: id, urls: []) }
+            == .invalidArgument(field: "urls", reason: "must name at least one file"))
+        try h.engine.choose(client: h.client, id: id, urls: [a])
+        #expect(completedFiles(h, id).map(\.path) == [a])
+    }
+
+    @Test func multipleSelectionTakesSeveralInOrderWithoutDuplicates() throws {
+        let h = Harness()
+        let a = h.dir.file("a.txt")
+        let b = h.dir.file("b.md")
+        let id = try h.importer(multiple: true)
+        try h.engine.choose(client: h.client, id: id, urls: [FileURL.from(path: b), a, b])
+        #expect(completedFiles(h, id).map(\.path) == [b, a])
+        #expect(completedFiles(h, id).allSatisfy { !$0.forWriting })
+    }
+
+    @Test func oneBadFileRejectsTheWholeChoiceNamingIt() throws {
+        let h = Harness()
+        let a = h.dir.file("a.txt")
+        let bad = h.dir.file("b.png")
+        let id = try h.importer(multiple: true)
+        #expect(rejection(h, id, [a, bad])?.url == bad)
+        #expect(h.events.events(id).isEmpty)
+    }
+
+    @Test func missingFilesAndNonFileURLsAreRejected() throws {
+        let h = Harness()
+        let id = try h.importer()
+        #expect(rejection(h, id, [h.dir.at("missing.txt")])?.reason == "it does not exist")
+        #expect(rejection(h, id, ["https://example.com/a.txt"])?.reason == "it is neither an absolute path nor a file: URL")
+        #expect(rejection(h, id, ["relative.txt"]) != nil)
+    }
+
+    @Test func unreadableFilesAreRejectedWithTheCause() throws {
+        // The tests run as root, which reads anything a mode would forbid; a bound Unix socket
+        // exists and still cannot be opened (ENXIO), even by root.
+        let h = Harness()
+        let socket = h.dir.socket("s.txt")
+        let id = try h.importer()
+        let rejected = rejection(h, id, [socket])
+        #expect(rejected?.url == socket)
+        #expect(rejected?.reason.contains("cannot be opened for reading") == true)
+    }
+
+    @Test func hiddenFilesOnlyWithIncludeHiddenFiles() throws {
+        let h = Harness()
+        let hidden = h.dir.file(".secret.txt")
+        let closed = try h.importer()
+        #expect(rejection(h, closed, [hidden])?.reason.contains("includeHiddenFiles") == true)
+        let open = try h.importer(options: DialogOptions(defaultDirectory: h.dir.path, browserOptions: .includeHiddenFiles))
+        try h.engine.choose(client: h.client, id: open, urls: [hidden])
+        #expect(completedFiles(h, open).map(\.path) == [hidden])
+    }
+
+    @Test func symlinksAreResolvedOnceAtChoiceTime() throws {
+        let h = Harness()
+        let target = h.dir.file("real.txt")
+        h.dir.directory("sub")
+        let link = h.dir.symlink("sub/link.txt", to: target)
+        let id = try h.importer()
+        try h.engine.choose(client: h.client, id: id, urls: [link])
+        let file = try #require(completedFiles(h, id).first)
+        #expect(file.path == target)
+        #expect(file.identity.sameFile(as: try FileIdentity.of(target)))
+    }
+
+    @Test func importsUnresolvedAliasesReturnsTheLinkItself() throws {
+        let h = Harness()
+        let target = h.dir.file("real.txt")
+        let link = h.dir.symlink("link.txt", to: target)
+        let id = try h.importer(options: DialogOptions(defaultDirectory: h.dir.path, importsUnresolvedAliases: true))
+        try h.engine.choose(client: h.client, id: id, urls: [link])
+        let file = try #require(completedFiles(h, id).first)
+        #expect(file.path == link)
+        #expect(file.identity.sameFile(as: try FileIdentity.of(link, followSymlinks: false)))
+        #expect(!file.identity.sameFile(as: try FileIdentity.of(target)))
+    }
+
+    @Test func brokenSymlinksAreRejected() throws {
+        let h = Harness()
+        let broken = h.dir.symlink("gone.txt", to: h.dir.at("nowhere.txt"))
+        for unresolved in [false, true] {
+            let id = try h.importer(options: DialogOptions(defaultDirectory: h.dir.path, importsUnresolvedAliases: unresolved))
+            #expect(rejection(h, id, [broken])?.reason.contains("does not exist") == true)
+        }
+    }
+
+    @Test func theRecordedIdentityIsTheFileThatWasChosen() throws {
+        let h = Harness()
+        let file = h.dir.file("a.txt")
+        let id = try h.importer()
+        try h.engine.choose(client: h.client, id: id, urls: [file])
+        let identity = try #require(completedFiles(h, id).first).identity
+        let status = try FileStatus.of(file)
+        #expect(identity.inode == status.inode)
+        #expect(identity.device == status.device)
+        #expect(identity.fileSystem != 0)
+    }
+
+    @Test func directoryPickersTakeDirectoriesAndNotFiles() throws {
+        let h = Harness()
+        let folder = h.dir.directory("templates")
+        let file = h.dir.file("a.txt")
+        for type in ["public.folder", "public.directory"] {
+            let id = try h.importer([type])
+            #expect(rejection(h, id, [file])?.reason.contains("public.plain-text") == true)
+            try h.engine.choose(client: h.client, id: id, urls: [folder])
+            #expect(completedFiles(h, id).map(\.path) == [folder])
+        }
+        let filePicker = try h.importer(["public.plain-text"])
+        #expect(rejection(h, filePicker, [folder])?.reason.contains("a directory") == true)
+    }
+
+    @Test func packagesCountAsFilesOfTheirPackageType() throws {
+        let h = Harness()
+        let package = h.dir.directory("Thing.bundle")
+        h.dir.file("Thing.bundle/inside.txt")
+        let packagePicker = try h.importer(["com.example.bundle"])
+        try h.engine.choose(client: h.client, id: packagePicker, urls: [package])
+        #expect(completedFiles(h, packagePicker).map(\.path) == [package])
+        // A plain directory is not a package.
+        let plain = h.dir.directory("Plain")
+        let again = try h.importer(["com.example.bundle"])
+        #expect(rejection(h, again, [plain]) != nil)
+        // A folder picker does not take a package: it is a file to the user.
+        let folderPicker = try h.importer(["public.folder"])
+        #expect(rejection(h, folderPicker, [package]) != nil)
+    }
+
+    @Test func urlEnabledDecidesWhatMayBeChosen() throws {
+        let h = Harness()
+        let small = h.dir.file("small.txt", "hi")
+        let big = h.dir.file("big.txt", String(repeating: "x", count: 100))
+        let id = try h.importer(options: DialogOptions(
+            defaultDirectory: h.dir.path, urlEnabled: .all([.sizeAtMost(10), .nameMatches("*.txt")])))
+        #expect(rejection(h, id, [big])?.reason.contains("urlEnabled") == true)
+        try h.engine.choose(client: h.client, id: id, urls: [small])
+    }
+
+    @Test func pathsAreNormalised() throws {
+        let h = Harness()
+        let file = h.dir.file("a.txt")
+        h.dir.directory("sub")
+        let id = try h.importer()
+        try h.engine.choose(client: h.client, id: id, urls: [h.dir.path + "/sub/.././/a.txt"])
+        #expect(completedFiles(h, id).map(\.path) == [file])
+    }
+}
+
+/// Where dialogs open, and what they remember (`fileDialogCustomizationID`).
+@Suite struct DirectoryMemoryTests {
+    @Test func dialogsOpenInTheDefaultDirectoryOrHome() throws {
+        let h = Harness()
+        let docs = h.dir.directory("docs")
+        let withDefault = try h.importer(options: DialogOptions(defaultDirectory: FileURL.from(path: docs)))
+        #expect(h.presenter.dialog(withDefault)?.directory == docs)
+        let withMissing = try h.importer(options: DialogOptions(defaultDirectory: h.dir.at("missing")))
+        #expect(h.presenter.dialog(withMissing)?.directory == h.dir.path, "falls back to home")
+        let without = try h.importer(options: DialogOptions())
+        #expect(h.presenter.dialog(without)?.directory == h.dir.path)
+    }
+
+    @Test func theChosenFilesDirectoryIsRememberedAndWinsOverTheDefault() throws {
+        let h = Harness()
+        let docs = h.dir.directory("docs")
+        let other = h.dir.directory("other")
+        let file = h.dir.file("other/a.txt")
+        let options = DialogOptions(defaultDirectory: docs, customizationId: "notes")
+        let first = try h.importer(options: options)
+        try h.engine.choose(client: h.client, id: first, urls: [file])
+        let second = try h.importer(options: options)
+        #expect(h.presenter.dialog(second)?.directory == other)
+        // Per app: another app with the same id is not affected.
+        let otherApp = try h.importer(options: options, app: "other-app")
+        #expect(h.presenter.dialog(otherApp)?.directory == docs)
+        // Without an id nothing is remembered or recalled.
+        let plain = try h.importer(options: DialogOptions(defaultDirectory: docs))
+        #expect(h.presenter.dialog(plain)?.directory == docs)
+    }
+
+    @Test func theLastListedDirectoryIsWhereTheUserEndedIn() throws {
+        let h = Harness()
+        let templates = h.dir.directory("templates")
+        let options = DialogOptions(defaultDirectory: h.dir.path, customizationId: "templates")
+        let first = try h.importer(["public.folder"], options: options)
+        _ = try h.engine.list(client: h.client, id: first, directory: templates)
+        // The user opened "templates" and confirmed it as the chosen folder.
+        try h.engine.choose(client: h.client, id: first, urls: [templates])
+        let second = try h.importer(["public.folder"], options: options)
+        #expect(h.presenter.dialog(second)?.directory == templates)
+    }
+
+    @Test func aRememberedDirectoryThatIsGoneIsIgnored() throws {
+        let h = Harness()
+        h.memory.remember(app: "test-app", customizationId: "x", directory: h.dir.at("vanished"))
+        let id = try h.importer(options: DialogOptions(defaultDirectory: h.dir.path, customizationId: "x"))
+        #expect(h.presenter.dialog(id)?.directory == h.dir.path)
+    }
+
+    @Test func cancelledDialogsRememberNothing() throws {
+        let h = Harness()
+        let sub = h.dir.directory("sub")
+        let options = DialogOptions(defaultDirectory: h.dir.path, customizationId: "x")
+        let id = try h.importer(options: options)
+        _ = try h.engine.list(client: h.client, id: id, directory: sub)
+        try h.engine.dismiss(client: h.client, id: id)
+        #expect(h.memory.rememberedDirectory(app: "test-app", customizationId: "x") == nil)
+    }
+
+    @Test func exportsRememberTheDestinationDirectory() throws {
+        let h = Harness()
+        let out = h.dir.directory("out")
+        var request = ExporterRequest(
+            documents: [ExportDocument(writableContentTypes: ["public.plain-text"], contents: .bytes([1]))])
+        request.options = DialogOptions(defaultDirectory: h.dir.path, customizationId: "export")
+        let id = try h.exporter(request)
+        try h.engine.save(client: h.client, id: id, url: FilePath.join(out, "a.txt"), contentType: nil, overwrite: false)
+        h.events.waitForEnding(id)
+        #expect(h.memory.rememberedDirectory(app: "test-app", customizationId: "export") == out)
+    }
+}

@@ -1,0 +1,160 @@
+import Testing
+import WharfFileWriting
+import WharfSystem
+@testable import WharfDialogs
+
+/// What `present` accepts and refuses, and what the presenter is shown.
+@Suite struct PresentationTests {
+    @Test func presentationIdRefusesASecondDialogWhileTheFirstIsPresented() throws {
+        let h = Harness()
+        let first = try h.importer(presentationId: "import-button")
+        #expect(dialogError { _ = try h.importer(presentationId: "import-button") }
+            == .alreadyPresented(presentationId: "import-button", dialog: first))
+        #expect(dialogError { _ = try h.exporter(ExporterRequest(
+            documents: [ExportDocument(writableContentTypes: ["public.plain-text"], contents: .bytes([]))],
+            presentationId: "import-button")) } == .alreadyPresented(presentationId: "import-button", dialog: first))
+        #expect(h.presenter.shown.count == 1, "a refused present shows nothing")
+        // Another id, or another client, is not affected.
+        _ = try h.importer(presentationId: "other")
+        _ = try h.importer(presentationId: "import-button", client: 2)
+        // Once the dialog ended, the id is free again.
+        try h.engine.dismiss(client: h.client, id: first)
+        let again = try h.importer(presentationId: "import-button")
+        #expect(again != first)
+    }
+
+    @Test func presentationIdIsFreedByEveryKindOfEnding() throws {
+        let h = Harness()
+        let endings: [(DialogID) throws -> Void] = [
+            { _ = try h.engine.cancel(client: h.client, id: $0) },
+            { try h.engine.dismiss(client: h.client, id: $0) },
+            { h.engine.presenterFailed(client: h.client, id: $0, message: "x") },
+            { try h.engine.choose(client: h.client, id: $0, urls: [h.dir.file("a.txt")]) },
+        ]
+        for end in endings {
+            let id = try h.importer(presentationId: "p")
+            try end(id)
+            #expect(throws: Never.self) { try h.engine.dismiss(client: h.client, id: h.importer(presentationId: "p")) }
+        }
+    }
+
+    @Test func tooManyDialogsBeyondTheLimitPerClient() throws {
+        let h = Harness(maxDialogsPerClient: 3)
+        let ids = try (0..<3).map { _ in try h.importer() }
+        #expect(dialogError { _ = try h.importer() } == .tooManyDialogs(limit: 3))
+        _ = try h.importer(client: 2)  // the limit is per client
+        try h.engine.dismiss(client: h.client, id: ids[0])
+        _ = try h.importer()
+    }
+
+    @Test func emptyAllowedContentTypesIsRefusedNamingTheField() {
+        let h = Harness()
+        #expect(dialogError { _ = try h.importer([]) } == .invalidArgument(field: "allowedContentTypes", reason: "must not be empty"))
+        #expect(h.presenter.shown.isEmpty)
+    }
+
+    @Test func unknownContentTypesAreAllNamed() {
+        let h = Harness()
+        let error = dialogError { _ = try h.importer(["public.plain-text", "com.nope.a", "com.nope.b", "com.nope.a"]) }
+        #expect(error == .unknownContentTypes(field: "allowedContentTypes", identifiers: ["com.nope.a", "com.nope.b"]))
+        #expect(error?.isInvalidParams == true)
+        #expect(error?.description.contains("\"com.nope.a\", \"com.nope.b\"") == true)
+    }
+
+    @Test func invalidOptionsAreRefusedNamingTheField() {
+        let h = Harness()
+        func refused(_ options: DialogOptions) -> String? {
+            if case .invalidArgument(let field, _) = dialogError({ _ = try h.importer(options: options) }) { return field }
+            return nil
+        }
+        #expect(refused(DialogOptions(defaultDirectory: "relative/dir")) == "options.defaultDirectory")
+        #expect(refused(DialogOptions(defaultDirectory: "http://example.com/")) == "options.defaultDirectory")
+        #expect(refused(DialogOptions(timeoutMs: 0)) == "options.timeoutMs")
+        #expect(refused(DialogOptions(timeoutMs: -5)) == "options.timeoutMs")
+        #expect(refused(DialogOptions(customizationId: "")) == "options.customizationId")
+        #expect(dialogError { _ = try h.importer(presentationId: "") } == .invalidArgument(field: "presentationId", reason: "must not be empty"))
+    }
+
+    @Test func badPredicatesAreRefusedNamingTheNode() {
+        let h = Harness()
+        func error(_ predicate: URLPredicate) -> DialogError? {
+            dialogError { _ = try h.importer(options: DialogOptions(urlEnabled: predicate)) }
+        }
+        #expect(error(.all([.isHidden(false), .conformsTo("com.nope")])) == .invalidPredicate(
+            path: "options.urlEnabled.all[1].conformsTo", reason: "\"com.nope\" is not a known content type"))
+        #expect(error(.not(.any([.nameMatches("")])))
+            == .invalidPredicate(path: "options.urlEnabled.not.any[0].nameMatches", reason: "the glob is empty"))
+        #expect(error(.sizeAtMost(-1)) == .invalidPredicate(
+            path: "options.urlEnabled.sizeAtMost", reason: "a size cannot be negative (-1)"))
+        var deep = URLPredicate.isHidden(false)
+        for _ in 0..<40 { deep = .not(deep) }
+        guard case .invalidPredicate(_, let reason)? = error(deep) else {
+            Issue.record("a 41-level predicate should be refused")
+            return
+        }
+        #expect(reason.contains("deeper"))
+    }
+
+    @Test func thePresenterIsShownTheWholeConfiguration() throws {
+        let h = Harness()
+        let options = DialogOptions(
+            defaultDirectory: FileURL.from(path: h.dir.path), title: "Open", message: "Pick notes",
+            confirmationLabel: "Import", browserOptions: [.includeHiddenFiles, .displayFileExtensions])
+        let id = try h.importer(["public.plain-text", "public.folder"], multiple: true, options: options)
+        let shown = try #require(h.presenter.dialog(id))
+        #expect(shown.kind == .importer)
+        #expect(shown.title == "Open")
+        #expect(shown.message == "Pick notes")
+        #expect(shown.confirmationLabel == "Import")
+        #expect(shown.allowedContentTypes == ["public.plain-text", "public.folder"])
+        #expect(shown.allowsMultipleSelection)
+        #expect(shown.directory == h.dir.path)
+        #expect(shown.browserOptions == [.includeHiddenFiles, .displayFileExtensions])
+        #expect(shown.filters == DialogFilters(globs: ["*.txt"], mimeTypes: [], directories: true))
+        #expect(shown.responder.id == id)
+    }
+
+    @Test func theConfigurationIsASnapshotTakenAtPresentTime() throws {
+        let h = Harness()
+        var request = ImporterRequest(
+            allowedContentTypes: ["public.plain-text"], options: DialogOptions(defaultDirectory: h.dir.path))
+        let id = try h.engine.present(client: h.client, app: "a", request: request, presenter: h.presenter, types: h.types)
+        // The app changes its configuration while the dialog is up, and presents another one.
+        request.allowedContentTypes = ["com.adobe.pdf"]
+        request.options.browserOptions = [.includeHiddenFiles]
+        let second = try h.engine.present(client: h.client, app: "a", request: request, presenter: h.presenter, types: h.types)
+        h.dir.file("a.pdf")
+        h.dir.file(".hidden.txt")
+        // The first dialog still takes text and hides dot files; the second takes PDFs.
+        #expect(dialogError { try h.engine.choose(client: h.client, id: id, urls: [h.dir.at("a.pdf")]) } != nil)
+        #expect(dialogError { try h.engine.choose(client: h.client, id: id, urls: [h.dir.at(".hidden.txt")]) } != nil)
+        #expect(try h.engine.list(client: h.client, id: id).entries.map(\.name) == ["a.pdf"])
+        #expect(try h.engine.list(client: h.client, id: id).entries.map(\.enabled) == [false])
+        try h.engine.choose(client: h.client, id: second, urls: [h.dir.at("a.pdf")])
+    }
+
+    @Test func announceRunsBeforeTheDialogIsShown() throws {
+        let h = Harness()
+        let order = Locked<[String]>([])
+        final class OrderPresenter: DialogPresenter {
+            let order: Locked<[String]>
+            init(_ order: Locked<[String]>) { self.order = order }
+            func show(_ dialog: PresentedDialog) { order.withValue { $0.append("show \(dialog.id)") } }
+            func hide(_ id: DialogID) {}
+        }
+        let id = try h.engine.present(
+            client: h.client, app: "a", request: ImporterRequest(allowedContentTypes: ["public.item"]),
+            presenter: OrderPresenter(order), types: h.types, announce: { id in order.withValue { $0.append("announce \(id)") } })
+        #expect(order.withValue { $0 } == ["announce \(id)", "show \(id)"])
+    }
+
+    @Test func dialogIdsAreNeverReused() throws {
+        let h = Harness()
+        var seen = Set<DialogID>()
+        for _ in 0..<50 {
+            let id = try h.importer()
+            #expect(seen.insert(id).inserted)
+            try h.engine.dismiss(client: h.client, id: id)
+        }
+    }
+}

@@ -1,0 +1,198 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Testing
+import WharfJSON
+import WharfSystem
+import WharfTestSupport
+
+/// Security-scoped access over the wire: what a dialog returned is granted, nothing else is.
+@Suite struct AccessOverTheWire {
+    let scratch = ScratchDirectory()
+
+    init() {
+        scratch.write("picked.txt", "picked")
+        scratch.write("other.txt", "not picked")
+    }
+
+    /// Imports `name` through a frontend dialog and returns its URL.
+    func importFile(_ client: WireClient, _ name: String) throws -> String {
+        let id = try #require(client.present(["allowedContentTypes": ["public.item"]]))
+        #expect(client.call("dialog/choose", ["dialogId": .string(id), "urls": [.string(scratch.url(name))]]) == [:])
+        return try #require(client.ending(of: id)?["params"]?["urls"]?.arrayValue?.first?.stringValue)
+    }
+
+    @Test func aPickedFileCanBeResolvedReadAndReleasedOnce() throws {
+        let client = try frontend()
+        let url = try importFile(client, "picked.txt")
+        let lease = try #require(client.call("resolveAccess", ["url": .string(url)]))
+        #expect(lease["path"] == .string(scratch.path("picked.txt")))
+        #expect(lease["readOnly"] == true)
+        #expect(lease["isStale"] == false)
+        let accessId = try #require(lease["accessId"])
+        let read = client.call("readFile", ["accessId": accessId])
+        #expect(read?["base64"] == .string(Base64.encode(Array("picked".utf8))))
+        #expect(read?["eof"] == true)
+        #expect(client.request("writeFile", ["accessId": accessId, "base64": "eA=="])?["error"]?["code"] == -32020, "an importer's pick is read-only")
+        #expect(client.call("listAccess")?["activeLeases"] == 1)
+        #expect(client.call("releaseAccess", ["accessId": accessId]) == [:])
+        #expect(client.request("releaseAccess", ["accessId": accessId])?["error"]?["code"] == -32022)
+        #expect(client.call("listAccess")?["activeLeases"] == 0)
+    }
+
+    @Test func leasesNestAndEachIsReleasedOnce() throws {
+        let client = try frontend()
+        let url = try importFile(client, "picked.txt")
+        let first = try #require(client.call("resolveAccess", ["url": .string(url)])?["accessId"])
+        let second = try #require(client.call("resolveAccess", ["url": .string(url)])?["accessId"])
+        #expect(first != second)
+        #expect(client.call("listAccess")?["activeLeases"] == 2)
+        #expect(client.call("releaseAccess", ["accessId": first]) == [:])
+        #expect(client.call("readFile", ["accessId": second])?["eof"] == true, "the other lease still works")
+        #expect(client.call("releaseAccess", ["accessId": second]) == [:])
+    }
+
+    @Test func whatWasNotPickedIsDenied() throws {
+        let client = try frontend()
+        _ = try importFile(client, "picked.txt")
+        #expect(client.request("resolveAccess", ["url": .string(scratch.url("other.txt"))])?["error"]?["code"] == -32020)
+        let traversal = FileURL.from(path: scratch.path("picked.txt")) + "/../other.txt"
+        let denied = client.request("resolveAccess", ["url": .string(traversal)])
+        #expect(denied?["error"]?["code"] == -32020)
+        #expect(denied?["error"]?["message"]?.stringValue?.contains(scratch.path) != true, "a denial never names a path")
+        #expect(client.request("releaseAccess", ["accessId": "made-up"])?["error"]?["code"] == -32022)
+    }
+
+    @Test func anotherClientCannotUseTheGrant() throws {
+        let owner = try frontend(name: "editor")
+        let url = try importFile(owner, "picked.txt")
+        let stranger = try frontend(name: "editor")
+        #expect(stranger.request("resolveAccess", ["url": .string(url)])?["error"]?["code"] == -32020)
+        let lease = try #require(owner.call("resolveAccess", ["url": .string(url)])?["accessId"])
+        #expect(stranger.request("releaseAccess", ["accessId": lease])?["error"]?["code"] == -32022)
+        #expect(stranger.request("readFile", ["accessId": lease])?["error"] != nil)
+    }
+
+    @Test func aSymlinkSwappedInAfterTheGrantIsDetected() throws {
+        let client = try frontend()
+        let url = try importFile(client, "picked.txt")
+        unlink(scratch.path("picked.txt"))
+        symlink(scratch.path("other.txt"), scratch.path("picked.txt"))
+        #expect(client.request("resolveAccess", ["url": .string(url)])?["error"]?["code"] == -32020)
+    }
+
+    @Test func bookmarksSurviveARestartAndGoStaleAfterAnAtomicSave() throws {
+        let state = ScratchDirectory("wharf-state")
+        let first = try frontend(["--state-dir", state.path], name: "notes-app")
+        let url = try importFile(first, "picked.txt")
+        let bookmark = try #require(first.call("createBookmark", ["url": .string(url)])?["bookmark"]?.stringValue)
+        #expect(bookmark.utf8.count >= 22)
+        #expect(first.shutdownAndExit() == 0)
+
+        let second = try frontend(["--state-dir", state.path], name: "notes-app")
+        let fresh = try #require(second.call("resolveAccess", ["bookmark": .string(bookmark)]))
+        #expect(fresh["isStale"] == false)
+        #expect(fresh["path"] == .string(scratch.path("picked.txt")))
+        // An editor's save: write a new file, rename it over the old one.
+        scratch.write("picked.txt.tmp", "saved again")
+        rename(scratch.path("picked.txt.tmp"), scratch.path("picked.txt"))
+        let stale = try #require(second.call("resolveAccess", ["bookmark": .string(bookmark)]))
+        #expect(stale["isStale"] == true)
+        #expect(stale["bookmark"]?.stringValue != nil)
+
+        let otherApp = try frontend(["--state-dir", state.path], name: "someone-else")
+        #expect(otherApp.request("resolveAccess", ["bookmark": .string(bookmark)])?["error"]?["code"] == -32021)
+        var edited = Array(bookmark)
+        edited[edited.count / 2] = edited[edited.count / 2] == "a" ? "b" : "a"
+        #expect(second.request("resolveAccess", ["bookmark": .string(String(edited))])?["error"]?["code"] == -32021)
+    }
+
+    @Test func anExportersFilesAreGrantedForWriting() throws {
+        let client = try frontend()
+        let id = try #require(client.present(["documents": [["writableContentTypes": ["public.plain-text"], "contents": ["text": "draft"]]], "contentType": "public.plain-text"], method: "presentExporter"))
+        #expect(client.call("dialog/choose", ["dialogId": .string(id), "url": .string(scratch.url("draft.txt"))]) == [:])
+        let url = try #require(client.ending(of: id)?["params"]?["urls"]?.arrayValue?.first)
+        let lease = try #require(client.call("resolveAccess", ["url": url]))
+        #expect(lease["readOnly"] == false)
+        #expect(client.call("writeFile", ["accessId": lease["accessId"] ?? .null, "base64": .string(Base64.encode(Array("final".utf8))), "truncate": true])?["bytesWritten"] == 5)
+        #expect(scratch.read("draft.txt") == "final")
+    }
+
+    @Test func revokedAccessIsGoneAndTheCommandLineSeesIt() throws {
+        let state = ScratchDirectory("wharf-state")
+        let client = try frontend(["--state-dir", state.path], name: "revoker")
+        let url = try importFile(client, "picked.txt")
+        let bookmark = try #require(client.call("createBookmark", ["url": .string(url)])?["bookmark"])
+        let listed = try ChildProcess(path: wharfExecutablePath(), arguments: ["access", "list", "--state-dir", state.path])
+        #expect(listed.waitForExit(seconds: 10) == 0)
+        #expect(readAll(listed.stdout).contains(scratch.path("picked.txt")))
+        #expect(client.call("revokeAccess", ["bookmark": bookmark])?["revoked"] == 1)
+        #expect(client.request("resolveAccess", ["bookmark": bookmark])?["error"]?["code"] == -32021)
+    }
+}
+
+/// The content-type methods over the wire.
+@Suite struct ContentTypesOverTheWire {
+    let scratch = ScratchDirectory()
+
+    @Test func identifyAnswersPerPathWithoutFailingTheBatch() throws {
+        scratch.write("page.html", "<html><body>hi</body></html>")
+        scratch.write("lies.txt", [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13])
+        let client = try WireClient.spawn()
+        client.initialize()
+        let results = try #require(client.call("contentTypes/identify", ["paths": [.string(scratch.path("page.html")), .string(scratch.path("missing")), .string(scratch.url("lies.txt"))]])?["results"]?.arrayValue)
+        #expect(results.count == 3)
+        #expect(results[0]["identifier"] == "public.html")
+        #expect(results[0]["mimeType"] == "text/html")
+        #expect(results[0]["source"] == "extension" || results[0]["source"] == "magic")
+        #expect(results[1]["error"]?["message"]?.stringValue?.contains("missing") == true)
+        #expect(results[2]["identifier"] != nil)
+    }
+
+    @Test func describeConformsAndLookups() throws {
+        let client = try WireClient.spawn()
+        client.initialize()
+        let png = try #require(client.call("contentTypes/describe", ["identifiers": ["public.png", "com.example.unknown"]])?["types"]?.arrayValue)
+        #expect(png[0]["preferredFilenameExtension"] == "png")
+        #expect(png[0]["supertypes"]?.arrayValue?.contains("public.image") == true)
+        #expect(png[1]["error"] != nil)
+        #expect(client.call("contentTypes/conforms", ["identifier": "public.folder", "to": "public.item"])?["conforms"] == true)
+        #expect(client.call("contentTypes/conforms", ["identifier": "public.png", "to": "public.text"])?["conforms"] == false)
+        #expect(client.request("contentTypes/conforms", ["identifier": "nope.nope", "to": "public.item"])?["error"]?["code"] == -32602)
+        #expect(client.call("contentTypes/fromFilenameExtension", ["filenameExtension": "pdf"])?["identifier"] == "com.adobe.pdf")
+        #expect(client.call("contentTypes/fromMIMEType", ["mimeType": "image/jpeg"])?["identifier"] == "public.jpeg")
+        let filters = client.call("contentTypes/filters", ["identifiers": ["public.item"]])
+        #expect(filters?["allowsAllFiles"] == true)
+    }
+
+    @Test func declarationsAreValidatedAndBelongToTheClient() throws {
+        let client = try WireClient.spawn()
+        client.initialize()
+        let cycle = client.request("contentTypes/declare", ["types": [
+            ["identifier": "com.example.a", "conformsTo": ["com.example.b"]],
+            ["identifier": "com.example.b", "conformsTo": ["com.example.a"]],
+        ]])
+        #expect(cycle?["error"]?["code"] == -32602)
+        #expect(client.request("contentTypes/declare", ["types": [["identifier": "", "conformsTo": ["public.data"]]]])?["error"]?["code"] == -32602)
+        #expect(client.request("contentTypes/declare", ["types": [["identifier": "com.example.x", "conformsTo": ["com.example.missing"]]]])?["error"]?["message"]?.stringValue?.contains("com.example.missing") == true)
+        #expect(client.call("contentTypes/declare", ["types": [["identifier": "com.example.sketch", "conformsTo": ["public.data"], "filenameExtensions": ["sketch"]]]])?["declared"] == ["com.example.sketch"])
+        #expect(client.call("contentTypes/fromFilenameExtension", ["filenameExtension": "sketch"])?["identifier"] == "com.example.sketch")
+        let other = try WireClient.spawn()
+        other.initialize()
+        #expect(other.call("contentTypes/fromFilenameExtension", ["filenameExtension": "sketch"])?["identifier"] != "com.example.sketch")
+    }
+
+    @Test func theTypesCommandIdentifiesDescribesAndConforms() throws {
+        scratch.write("a.json", "{}")
+        let identify = try ChildProcess(path: wharfExecutablePath(), arguments: ["types", "identify", scratch.path("a.json")])
+        #expect(identify.waitForExit(seconds: 10) == 0)
+        #expect(readAll(identify.stdout) == "\(scratch.path("a.json"))\tpublic.json\tapplication/json\textension\n")
+        let conforms = try ChildProcess(path: wharfExecutablePath(), arguments: ["types", "conforms", "public.json", "public.text"])
+        #expect(conforms.waitForExit(seconds: 10) == 0)
+        let not = try ChildProcess(path: wharfExecutablePath(), arguments: ["types", "conforms", "public.png", "public.text"])
+        #expect(not.waitForExit(seconds: 10) == 1)
+        let describe = try ChildProcess(path: wharfExecutablePath(), arguments: ["types", "describe", "public.png"])
+        #expect(describe.waitForExit(seconds: 10) == 0)
+        #expect(readAll(describe.stdout).contains("image/png"))
+    }
+}

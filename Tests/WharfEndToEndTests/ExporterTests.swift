@@ -1,0 +1,227 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Testing
+import WharfJSON
+import WharfSystem
+import WharfTestSupport
+
+/// `presentExporter`: both SwiftUI forms, destinations, lazy snapshots, atomic writes.
+@Suite struct ExporterOverTheWire {
+    let scratch = ScratchDirectory()
+
+    func textDocument(_ text: String, filename: String? = nil, types: JSON = ["public.plain-text"]) -> JSON {
+        var document: JSONObject = ["writableContentTypes": types, "contents": ["text": .string(text)]]
+        if let filename { document["filename"] = .string(filename) }
+        return .object(document)
+    }
+
+    /// Answers the next `exporter/snapshot` request with `answer` (a result, or an error object).
+    func answerSnapshot(_ client: WireClient, result: JSON? = nil, error: JSON? = nil) -> JSON? {
+        guard let request = client.waitFor(timeout: 10, { $0["method"] == "exporter/snapshot" }) else { return nil }
+        var response: JSONObject = ["jsonrpc": "2.0", "id": request["id"] ?? .null]
+        if let result { response["result"] = result }
+        if let error { response["error"] = error }
+        client.send(.object(response))
+        return request
+    }
+
+    @Test func aValueDocumentIsSavedWhereTheScriptSays() throws {
+        let client = try scripted([["save": ["path": .string(scratch.path("out/report.txt"))]]], in: scratch)
+        scratch.makeDirectory("out")
+        let id = try #require(client.present(["documents": [textDocument("quarterly")], "contentType": "public.plain-text"], method: "presentExporter"))
+        let ending = try #require(client.ending(of: id))
+        #expect(ending["params"]?["urls"] == [.string(scratch.url("out/report.txt"))])
+        #expect(ending["params"]?["contentTypes"] == ["public.plain-text"])
+        #expect(ending["params"]?["kind"] == "exporter")
+        #expect(scratch.read("out/report.txt") == "quarterly")
+        #expect(scratch.contents("out") == ["report.txt"], "no temporary file left behind")
+        client.settle()
+        #expect(methods(client.events(of: id)) == ["dialog/presentationChanged", "dialog/completed"])
+    }
+
+    @Test func emptyDocumentsAreRefusedAndNothingIsPresented() throws {
+        let client = try frontend()
+        let response = client.request("presentExporter", ["documents": [], "contentType": "public.plain-text"])
+        #expect(response?["error"]?["code"] == -32602)
+        #expect(response?["error"]?["message"]?.stringValue?.contains("documents must not be empty") == true)
+        client.settle()
+        #expect(client.messages.allSatisfy { $0["method"] != "presenter/show" })
+    }
+
+    @Test func aContentTypeOutsideTheWritableOnesFallsBackToTheFirstWritable() throws {
+        let client = try frontend()
+        let id = try #require(client.present([
+            "documents": [["filename": "notes", "writableContentTypes": ["net.daringfireball.markdown", "public.plain-text"], "contents": ["text": "# hi"]]],
+            "contentType": "com.adobe.pdf",
+        ], method: "presentExporter"))
+        let show = try #require(client.notification("presenter/show")?["params"])
+        #expect(show["kind"] == "exporter")
+        #expect(show["filename"] == "notes.md")
+        #expect(client.call("dialog/choose", ["dialogId": .string(id), "url": .string(scratch.url("notes.md"))]) == [:])
+        #expect(client.ending(of: id)?["params"]?["contentTypes"] == ["net.daringfireball.markdown"])
+        #expect(scratch.read("notes.md") == "# hi")
+    }
+
+    @Test func theWritableDocumentFormOffersTypesAndHonoursTheChoice() throws {
+        let client = try frontend()
+        let id = try #require(client.present([
+            "documents": [["filename": "data", "writableContentTypes": ["public.json", "public.plain-text"], "contents": ["text": "{}"]]],
+            "options": ["filenameLabel": "Export As:"],
+        ], method: "presentExporter"))
+        let show = try #require(client.notification("presenter/show")?["params"])
+        #expect(show["contentTypes"] == ["public.json", "public.plain-text"])
+        #expect(show["filenameLabel"] == "Export As:")
+        let rejected = client.request("dialog/choose", ["dialogId": .string(id), "url": .string(scratch.url("data.pdf")), "contentType": "com.adobe.pdf"])
+        #expect(rejected?["error"]?["code"] == -32015)
+        #expect(client.call("dialog/choose", ["dialogId": .string(id), "url": .string(scratch.url("data.txt")), "contentType": "public.plain-text"]) == [:])
+        #expect(client.ending(of: id)?["params"]?["contentTypes"] == ["public.plain-text"])
+    }
+
+    @Test func anExistingFileIsReplacedOnlyWithOverwrite() throws {
+        scratch.write("keep.txt", "original")
+        let client = try frontend()
+        let id = try #require(client.present(["documents": [textDocument("new")], "contentType": "public.plain-text"], method: "presentExporter"))
+        let refused = client.request("dialog/choose", ["dialogId": .string(id), "url": .string(scratch.url("keep.txt"))])
+        #expect(refused?["error"]?["code"] == -32016)
+        #expect(scratch.read("keep.txt") == "original")
+        #expect(client.call("dialog/choose", ["dialogId": .string(id), "url": .string(scratch.url("keep.txt")), "overwrite": true]) == [:])
+        _ = client.ending(of: id)
+        #expect(scratch.read("keep.txt") == "new")
+    }
+
+    @Test func severalDocumentsGoIntoAChosenDirectoryUnderTheirOwnNames() throws {
+        let client = try frontend()
+        scratch.makeDirectory("bundle")
+        let id = try #require(client.present([
+            "documents": [textDocument("one", filename: "first"), textDocument("two", filename: "second")],
+            "contentType": "public.plain-text",
+        ], method: "presentExporter"))
+        #expect(client.call("dialog/choose", ["dialogId": .string(id), "url": .string(scratch.url("bundle"))]) == [:])
+        let ending = try #require(client.ending(of: id))
+        #expect(ending["params"]?["urls"] == [.string(scratch.url("bundle/first.txt")), .string(scratch.url("bundle/second.txt"))])
+        #expect(scratch.contents("bundle") == ["first.txt", "second.txt"])
+    }
+
+    @Test func severalDocumentsAreAllOrNothing() throws {
+        let client = try frontend()
+        scratch.makeDirectory("partial")
+        scratch.write("partial/second.txt", "in the way")
+        let id = try #require(client.present([
+            "documents": [textDocument("one", filename: "first"), textDocument("two", filename: "second")],
+            "contentType": "public.plain-text",
+        ], method: "presentExporter"))
+        #expect(client.request("dialog/choose", ["dialogId": .string(id), "url": .string(scratch.url("partial"))])?["error"]?["code"] == -32016)
+        #expect(scratch.contents("partial") == ["second.txt"], "nothing written when one destination is refused")
+    }
+
+    @Test func base64AndPathContentsAreWrittenExactly() throws {
+        let bytes: [UInt8] = (0..<256).map { UInt8($0) }
+        let source = scratch.write("source.bin", bytes)
+        let client = try frontend()
+        let first = try #require(client.present(["documents": [["writableContentTypes": ["public.data"], "contents": ["base64": .string(Base64.encode(bytes))]]], "contentType": "public.data"], method: "presentExporter"))
+        #expect(client.call("dialog/choose", ["dialogId": .string(first), "url": .string(scratch.url("from-base64.bin"))]) == [:])
+        _ = client.ending(of: first)
+        let second = try #require(client.present(["documents": [["writableContentTypes": ["public.data"], "contents": ["path": .string(source)]]], "contentType": "public.data"], method: "presentExporter"))
+        #expect(client.call("dialog/choose", ["dialogId": .string(second), "url": .string(scratch.url("from-path.bin"))]) == [:])
+        _ = client.ending(of: second)
+        #expect(scratch.read("from-base64.bin").map { Array($0.utf8) } == scratch.read("source.bin").map { Array($0.utf8) })
+        #expect(scratch.read("from-path.bin") == scratch.read("source.bin"))
+        let bad = client.request("presentExporter", ["documents": [["writableContentTypes": ["public.data"], "contents": ["base64": "not base64!"]]]])
+        #expect(bad?["error"]?["code"] == -32602)
+    }
+
+    @Test func aLazyDocumentIsSnapshottedAfterTheDestinationIsChosen() throws {
+        let client = try frontend()
+        let id = try #require(client.present(["documents": [["filename": "lazy", "writableContentTypes": ["public.plain-text"]]]], method: "presentExporter"))
+        client.settle()
+        #expect(client.messages.allSatisfy { $0["method"] != "exporter/snapshot" }, "no snapshot before the human has chosen")
+        #expect(client.call("dialog/choose", ["dialogId": .string(id), "url": .string(scratch.url("lazy.txt"))]) == [:])
+        let request = answerSnapshot(client, result: ["text": "made on demand"])
+        #expect(request?["params"]?["dialogId"] == .string(id))
+        #expect(request?["params"]?["documentIndex"] == 0)
+        #expect(request?["params"]?["contentType"] == "public.plain-text")
+        #expect(client.ending(of: id)?["method"] == "dialog/completed")
+        #expect(scratch.read("lazy.txt") == "made on demand")
+    }
+
+    @Test func aSnapshotErrorFailsTheDialogAndWritesNothing() throws {
+        let client = try frontend()
+        let id = try #require(client.present(["documents": [["filename": "lazy", "writableContentTypes": ["public.plain-text"]]]], method: "presentExporter"))
+        #expect(client.call("dialog/choose", ["dialogId": .string(id), "url": .string(scratch.url("lazy.txt"))]) == [:])
+        _ = answerSnapshot(client, error: ["code": -1, "message": "the editor could not render"])
+        let ending = try #require(client.ending(of: id))
+        #expect(ending["params"]?["error"]?["code"] == -32041)
+        #expect(ending["params"]?["error"]?["message"]?.stringValue?.contains("could not render") == true)
+        #expect(!scratch.exists("lazy.txt"))
+    }
+
+    @Test func cancellingWhileASnapshotIsPendingWritesNothing() throws {
+        let client = try frontend()
+        let id = try #require(client.present(["documents": [["filename": "lazy", "writableContentTypes": ["public.plain-text"]]]], method: "presentExporter"))
+        #expect(client.call("dialog/choose", ["dialogId": .string(id), "url": .string(scratch.url("lazy.txt"))]) == [:])
+        #expect(client.waitFor(timeout: 10) { $0["method"] == "exporter/snapshot" } != nil)
+        #expect(client.call("cancel", ["dialogId": .string(id)])?["cancelled"] == true)
+        let ending = try #require(client.ending(of: id))
+        #expect(ending["method"] == "dialog/cancelled" || ending["params"]?["error"] != nil)
+        _ = answerSnapshot(client, result: ["text": "too late"])
+        client.settle()
+        #expect(!scratch.exists("lazy.txt"))
+    }
+
+    @Test func disconnectingWhileASnapshotIsPendingWritesNothing() throws {
+        let client = try frontend()
+        let id = try #require(client.present(["documents": [["filename": "lazy", "writableContentTypes": ["public.plain-text"]]]], method: "presentExporter"))
+        #expect(client.call("dialog/choose", ["dialogId": .string(id), "url": .string(scratch.url("lazy.txt"))]) == [:])
+        #expect(client.waitFor(timeout: 10) { $0["method"] == "exporter/snapshot" } != nil)
+        client.closeInput()
+        #expect(client.waitForExit() == 1)
+        #expect(client.ending(of: id, timeout: 0) != nil)
+        #expect(!scratch.exists("lazy.txt"))
+        #expect(scratch.contents().allSatisfy { !$0.hasPrefix(".wharf-tmp") })
+    }
+
+    @Test func largeExportsReportProgressBeforeCompleting() throws {
+        let big = scratch.write("big.bin", [UInt8](repeating: 7, count: 8 << 20))
+        let client = try frontend()
+        let id = try #require(client.present(["documents": [["writableContentTypes": ["public.data"], "contents": ["path": .string(big)]]], "contentType": "public.data"], method: "presentExporter"))
+        #expect(client.call("dialog/choose", ["dialogId": .string(id), "url": .string(scratch.url("copy.bin"))]) == [:])
+        _ = client.ending(of: id)
+        let events = client.events(of: id)
+        let progress = events.filter { $0["method"] == "dialog/progress" }
+        #expect(!progress.isEmpty)
+        #expect(progress.last?["params"]?["totalBytes"] == .int(8 << 20))
+        let lastProgress = try #require(events.lastIndex { $0["method"] == "dialog/progress" })
+        let completion = try #require(events.firstIndex { $0["method"] == "dialog/completed" })
+        #expect(lastProgress < completion)
+    }
+
+    @Test func aServerKilledMidWriteLeavesNoPartialFileAndTheOrphanIsCleanedAtRestart() throws {
+        let state = ScratchDirectory("wharf-state")
+        let fifo = scratch.path("slow.fifo")
+        mkfifo(fifo, 0o644)
+        let client = try frontend(["--state-dir", state.path])
+        // A lazy document whose snapshot is a FIFO: the server copies what we feed it and waits
+        // for the rest, so it can be killed in the middle of writing.
+        let id = try #require(client.present(["documents": [["writableContentTypes": ["public.data"]]], "contentType": "public.data"], method: "presentExporter"))
+        #expect(client.call("dialog/choose", ["dialogId": .string(id), "url": .string(scratch.url("result.bin"))]) == [:])
+        _ = answerSnapshot(client, result: ["path": .string(fifo)])
+        // Feed the copy part of its data, then kill the server while it waits for the rest.
+        let writer = open(fifo, O_WRONLY)
+        let chunk = [UInt8](repeating: 1, count: 1 << 20)
+        _ = chunk.withUnsafeBytes { write(writer, $0.baseAddress!, $0.count) }
+        var tries = 0
+        while !scratch.contents().contains(where: { $0.hasPrefix(".wharf-tmp") }) && tries < 500 { usleep(10_000); tries += 1 }
+        #expect(scratch.contents().contains { $0.hasPrefix(".wharf-tmp") }, "the write was under way")
+        guard case .process(let child) = client.server else { return }
+        child.kill(SIGKILL)
+        close(writer)
+        _ = child.waitForExit(seconds: 10)
+        #expect(!scratch.exists("result.bin"), "never a partial destination file")
+
+        let restarted = try frontend(["--state-dir", state.path])
+        restarted.settle()
+        #expect(scratch.contents().allSatisfy { !$0.hasPrefix(".wharf-tmp") }, "the orphan is removed at the next start: \(scratch.contents())")
+        #expect(restarted.shutdownAndExit() == 0)
+    }
+}

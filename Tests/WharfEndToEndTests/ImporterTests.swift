@@ -1,0 +1,302 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Testing
+import WharfJSON
+import WharfSystem
+import WharfTestSupport
+
+/// `presentImporter` and the ways a dialog ends, over real pipes to the built binary.
+@Suite struct ImporterOverTheWire {
+    let scratch = ScratchDirectory()
+
+    init() {
+        scratch.write("photos/a.png", [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
+        scratch.write("photos/b.jpg", [0xFF, 0xD8, 0xFF, 0xE0])
+        scratch.write("notes.txt", "hello")
+        scratch.write(".hidden.txt", "secret")
+    }
+
+    @Test func aChosenFileCompletesAfterPresentationChangedAndExactlyOnce() throws {
+        let client = try scripted([["choose": [.string(scratch.path("photos/a.png"))]]], in: scratch)
+        let id = try #require(client.present(["allowedContentTypes": ["public.image"]]))
+        let ending = client.ending(of: id)
+        #expect(ending?["params"]?["urls"] == [.string(scratch.url("photos/a.png"))])
+        #expect(ending?["params"]?["kind"] == "importer")
+        client.settle()
+        #expect(methods(client.events(of: id)) == ["dialog/presentationChanged", "dialog/completed"])
+        #expect(client.events(of: id).first?["params"]?["isPresented"] == false)
+    }
+
+    @Test func theResponseComesBeforeAnyNotificationOfTheDialog() throws {
+        let client = try scripted([["choose": [.string(scratch.path("notes.txt"))]]], in: scratch)
+        let requestID = client.sendRequest("presentImporter", ["allowedContentTypes": ["public.text"]])
+        let response = try #require(client.response(to: requestID))
+        let id = try #require(response["result"]?["dialogId"]?.stringValue)
+        _ = client.ending(of: id)
+        let all = client.messages
+        let responseIndex = try #require(all.firstIndex { $0["id"] == requestID })
+        let firstEvent = try #require(all.firstIndex { $0["params"]?["dialogId"] == .string(id) })
+        #expect(responseIndex < firstEvent)
+    }
+
+    @Test func aDismissIsACancellationWithReasonUser() throws {
+        let client = try scripted([["dismiss": true]], in: scratch)
+        let id = try #require(client.present(["allowedContentTypes": ["public.item"]]))
+        let ending = client.ending(of: id)
+        #expect(ending?["method"] == "dialog/cancelled")
+        #expect(ending?["params"]?["reason"] == "user")
+        client.settle()
+        #expect(methods(client.events(of: id)) == ["dialog/presentationChanged", "dialog/cancelled"])
+    }
+
+    @Test func withoutAPresenterPresentingFailsWithNoPresenter() throws {
+        let client = try WireClient.spawn()
+        client.initialize()
+        let response = client.request("presentImporter", ["allowedContentTypes": ["public.item"]])
+        #expect(response?["error"]?["code"] == -32010)
+        #expect(response?["error"]?["message"]?.stringValue?.contains("--presenter") == true)
+    }
+
+    @Test func unknownAndMissingContentTypesAreInvalidParams() throws {
+        let client = try frontend()
+        let unknown = client.request("presentImporter", ["allowedContentTypes": ["public.image", "com.example.nope"]])
+        #expect(unknown?["error"]?["code"] == -32602)
+        #expect(unknown?["error"]?["message"]?.stringValue?.contains("com.example.nope") == true)
+        #expect(client.request("presentImporter", ["allowedContentTypes": []])?["error"]?["code"] == -32602)
+        let missing = client.request("presentImporter", [:])
+        #expect(missing?["error"]?["message"]?.stringValue?.contains("allowedContentTypes") == true)
+        let badOption = client.request("presentImporter", ["allowedContentTypes": ["public.item"], "options": ["timeoutMs": "soon"]])
+        #expect(badOption?["error"]?["message"]?.stringValue?.contains("options.timeoutMs") == true)
+    }
+
+    @Test func aPresentationIdIsBusyWhileItsDialogIsOpenAndFreeAfter() throws {
+        let client = try frontend()
+        let first = try #require(client.present(["allowedContentTypes": ["public.item"], "presentationId": "picker"]))
+        let second = client.request("presentImporter", ["allowedContentTypes": ["public.item"], "presentationId": "picker"])
+        #expect(second?["error"]?["code"] == -32011)
+        #expect(second?["error"]?["data"]?["dialogId"] == .string(first))
+        let exporter = client.request("presentExporter", ["documents": [["writableContentTypes": ["public.plain-text"], "contents": ["text": "x"]]], "presentationId": "picker"])
+        #expect(exporter?["error"]?["code"] == -32011)
+        #expect(client.call("cancel", ["dialogId": .string(first)])?["cancelled"] == true)
+        #expect(client.present(["allowedContentTypes": ["public.item"], "presentationId": "picker"]) != nil)
+    }
+
+    @Test func cancelEndsTheDialogOnceAndLaterCancelsAnswerFalse() throws {
+        let client = try frontend()
+        let id = try #require(client.present(["allowedContentTypes": ["public.item"]]))
+        #expect(client.notification("presenter/show")?["params"]?["dialogId"] == .string(id))
+        #expect(client.call("cancel", ["dialogId": .string(id)])?["cancelled"] == true)
+        #expect(client.ending(of: id)?["params"]?["reason"] == "client")
+        #expect(client.notification("presenter/hide")?["params"]?["dialogId"] == .string(id))
+        #expect(client.call("cancel", ["dialogId": .string(id)])?["cancelled"] == false)
+        #expect(client.request("cancel", ["dialogId": "no-such-dialog"])?["error"]?["code"] == -32013)
+        client.settle()
+        #expect(methods(client.events(of: id)) == ["presenter/show", "dialog/presentationChanged", "dialog/cancelled", "presenter/hide"]
+                || methods(client.events(of: id)) == ["presenter/show", "presenter/hide", "dialog/presentationChanged", "dialog/cancelled"])
+    }
+
+    @Test func aTimeoutEndsTheDialogWithReasonTimeout() throws {
+        let client = try frontend()
+        let id = try #require(client.present(["allowedContentTypes": ["public.item"], "options": ["timeoutMs": 100]]))
+        #expect(client.ending(of: id)?["params"]?["reason"] == "timeout")
+    }
+
+    @Test func theFrontendIsShownTheDialogAndBrowsesWithList() throws {
+        let client = try frontend()
+        let id = try #require(client.present([
+            "allowedContentTypes": ["public.image"],
+            "options": ["defaultDirectory": .string(scratch.path), "title": "Pick a photo", "message": "For the cover",
+                        "confirmationLabel": "Use", "browserOptions": ["displayFileExtensions"]],
+        ]))
+        let show = try #require(client.notification("presenter/show")?["params"])
+        #expect(show["dialogId"] == .string(id))
+        #expect(show["kind"] == "importer")
+        #expect(show["title"] == "Pick a photo")
+        #expect(show["message"] == "For the cover")
+        #expect(show["confirmationLabel"] == "Use")
+        #expect(show["directory"] == .string(FileURL.from(path: scratch.path)))
+        #expect(show["filters"]?["mimeTypes"]?.arrayValue?.contains("image/*") == true)
+        #expect(show["browserOptions"] == ["displayFileExtensions"])
+
+        let listing = try #require(client.call("dialog/list", ["dialogId": .string(id)]))
+        let names = listing["entries"]?.arrayValue?.compactMap { $0["name"]?.stringValue }
+        #expect(names == ["photos", "notes.txt", "script.json"].filter { scratch.exists($0) }, "directories first, hidden files left out")
+        let photos = try #require(client.call("dialog/list", ["dialogId": .string(id), "directory": .string(scratch.url("photos"))]))
+        let entries = try #require(photos["entries"]?.arrayValue)
+        #expect(entries.map { $0["name"] } == ["a.png", "b.jpg"])
+        #expect(entries.allSatisfy { $0["enabled"] == true && $0["contentType"]?.stringValue?.hasPrefix("public.") == true })
+        let notes = try #require(listing["entries"]?.arrayValue?.first { $0["name"] == "notes.txt" })
+        #expect(notes["enabled"] == false, "a text file is not an image")
+    }
+
+    @Test func aRejectedChoiceIsAnErrorAndTheDialogStaysOpen() throws {
+        let client = try frontend()
+        let id = try #require(client.present(["allowedContentTypes": ["public.image"]]))
+        let wrongType = client.request("dialog/choose", ["dialogId": .string(id), "urls": [.string(scratch.url("notes.txt"))]])
+        #expect(wrongType?["error"]?["code"] == -32015)
+        #expect(wrongType?["error"]?["data"]?["url"] == .string(scratch.url("notes.txt")))
+        let missing = client.request("dialog/choose", ["dialogId": .string(id), "urls": [.string(scratch.url("photos/none.png"))]])
+        #expect(missing?["error"]?["code"] == -32015)
+        let two = client.request("dialog/choose", ["dialogId": .string(id), "urls": [.string(scratch.url("photos/a.png")), .string(scratch.url("photos/b.jpg"))]])
+        #expect(two?["error"]?["code"] == -32015, "one file unless allowsMultipleSelection")
+        client.settle()
+        #expect(client.events(of: id).allSatisfy { $0["method"] == "presenter/show" }, "still open")
+        #expect(client.call("dialog/choose", ["dialogId": .string(id), "urls": [.string(scratch.url("photos/a.png"))]]) == [:])
+        #expect(client.ending(of: id)?["params"]?["urls"] == [.string(scratch.url("photos/a.png"))])
+    }
+
+    @Test func multipleSelectionReturnsEveryPick() throws {
+        let client = try frontend()
+        let id = try #require(client.present(["allowedContentTypes": ["public.image"], "allowsMultipleSelection": true]))
+        let picks: JSON = [.string(scratch.url("photos/a.png")), .string(scratch.url("photos/b.jpg"))]
+        #expect(client.call("dialog/choose", ["dialogId": .string(id), "urls": picks]) == [:])
+        #expect(client.ending(of: id)?["params"]?["urls"] == picks)
+    }
+
+    @Test func aDirectoryPickerTakesDirectoriesOnly() throws {
+        let client = try frontend()
+        let id = try #require(client.present(["allowedContentTypes": ["public.folder"]]))
+        #expect(client.request("dialog/choose", ["dialogId": .string(id), "urls": [.string(scratch.url("notes.txt"))]])?["error"]?["code"] == -32015)
+        #expect(client.call("dialog/choose", ["dialogId": .string(id), "urls": [.string(scratch.url("photos"))]]) == [:])
+        #expect(client.ending(of: id)?["params"]?["urls"] == [.string(scratch.url("photos"))])
+    }
+
+    @Test func hiddenFilesNeedIncludeHiddenFiles() throws {
+        let client = try frontend()
+        let hidden = try #require(client.present(["allowedContentTypes": ["public.text"]]))
+        #expect(client.request("dialog/choose", ["dialogId": .string(hidden), "urls": [.string(scratch.url(".hidden.txt"))]])?["error"]?["code"] == -32015)
+        let shown = try #require(client.present(["allowedContentTypes": ["public.text"], "options": ["browserOptions": ["includeHiddenFiles"]]]))
+        let listing = client.call("dialog/list", ["dialogId": .string(shown), "directory": .string(scratch.path)])
+        #expect(listing?["entries"]?.arrayValue?.contains { $0["name"] == ".hidden.txt" && $0["isHidden"] == true && $0["enabled"] == true } == true)
+        #expect(client.call("dialog/choose", ["dialogId": .string(shown), "urls": [.string(scratch.url(".hidden.txt"))]]) == [:])
+    }
+
+    @Test func urlEnabledDecidesWhatCanBePicked() throws {
+        let client = try frontend()
+        let id = try #require(client.present([
+            "allowedContentTypes": ["public.image"],
+            "options": ["urlEnabled": ["all": [["nameMatches": "*.png"], ["not": ["sizeAtLeast": 1_000_000]]]]],
+        ]))
+        let listing = client.call("dialog/list", ["dialogId": .string(id), "directory": .string(scratch.path("photos"))])
+        let enabled = listing?["entries"]?.arrayValue?.filter { $0["enabled"] == true }.compactMap { $0["name"]?.stringValue }
+        #expect(enabled == ["a.png"])
+        #expect(client.request("dialog/choose", ["dialogId": .string(id), "urls": [.string(scratch.url("photos/b.jpg"))]])?["error"]?["code"] == -32015)
+        let bad = client.request("presentImporter", ["allowedContentTypes": ["public.image"], "options": ["urlEnabled": ["frobnicate": 1]]])
+        #expect(bad?["error"]?["code"] == -32602)
+        #expect(bad?["error"]?["message"]?.stringValue?.contains("urlEnabled") == true)
+    }
+
+    @Test func symlinksResolveUnlessUnresolvedAliasesAreAsked() throws {
+        symlink(scratch.path("photos/a.png"), scratch.path("link.png"))
+        symlink(scratch.path("photos/gone.png"), scratch.path("broken.png"))
+        let client = try frontend()
+        let resolved = try #require(client.present(["allowedContentTypes": ["public.image"]]))
+        #expect(client.request("dialog/choose", ["dialogId": .string(resolved), "urls": [.string(scratch.url("broken.png"))]])?["error"]?["code"] == -32015)
+        #expect(client.call("dialog/choose", ["dialogId": .string(resolved), "urls": [.string(scratch.url("link.png"))]]) == [:])
+        #expect(client.ending(of: resolved)?["params"]?["urls"] == [.string(scratch.url("photos/a.png"))])
+        let unresolved = try #require(client.present(["allowedContentTypes": ["public.image"], "options": ["importsUnresolvedAliases": true]]))
+        #expect(client.call("dialog/choose", ["dialogId": .string(unresolved), "urls": [.string(scratch.url("link.png"))]]) == [:])
+        #expect(client.ending(of: unresolved)?["params"]?["urls"] == [.string(scratch.url("link.png"))])
+    }
+
+    @Test func theConfigurationIsASnapshot() throws {
+        let client = try frontend()
+        _ = client.call("contentTypes/declare", ["types": [["identifier": "com.example.sketch", "conformsTo": ["public.data"], "filenameExtensions": ["sketch"]]]])
+        let id = try #require(client.present(["allowedContentTypes": ["com.example.sketch"]]))
+        scratch.write("drawing.sketch", "lines")
+        // Declaring more types later changes nothing for the open dialog.
+        _ = client.call("contentTypes/declare", ["types": [["identifier": "com.example.doodle", "conformsTo": ["com.example.sketch"], "filenameExtensions": ["doodle"]]]])
+        scratch.write("scribble.doodle", "lines")
+        #expect(client.request("dialog/choose", ["dialogId": .string(id), "urls": [.string(scratch.url("scribble.doodle"))]])?["error"]?["code"] == -32015)
+        #expect(client.call("dialog/choose", ["dialogId": .string(id), "urls": [.string(scratch.url("drawing.sketch"))]]) == [:])
+    }
+
+    @Test func endOfInputCancelsOpenDialogsAsDisconnected() throws {
+        let client = try frontend()
+        let ids = (0..<3).compactMap { _ in client.present(["allowedContentTypes": ["public.item"]]) }
+        #expect(ids.count == 3)
+        client.closeInput()
+        #expect(client.waitForExit() == 1)
+        for id in ids { #expect(client.ending(of: id, timeout: 0)?["params"]?["reason"] == "disconnected") }
+    }
+
+    @Test func tooManyDialogsIsRefused() throws {
+        let client = try frontend(["--max-dialogs-per-client", "3"])
+        for _ in 0..<3 { #expect(client.present(["allowedContentTypes": ["public.item"]]) != nil) }
+        #expect(client.request("presentImporter", ["allowedContentTypes": ["public.item"]])?["error"]?["code"] == -32012)
+    }
+
+    @Test func clientsNeverSeeEachOthersDialogs() throws {
+        let alice = try frontend(name: "alice")
+        let bob = try frontend(name: "bob")
+        let id = try #require(alice.present(["allowedContentTypes": ["public.item"]]))
+        #expect(bob.request("cancel", ["dialogId": .string(id)])?["error"]?["code"] == -32013)
+        #expect(bob.request("dialog/list", ["dialogId": .string(id)])?["error"]?["code"] == -32013)
+    }
+
+    @Test func aCustomizationIdRemembersTheFolderAcrossRestarts() throws {
+        let state = ScratchDirectory("wharf-state")
+        for round in 0..<2 {
+            let client = try frontend(["--state-dir", state.path])
+            let id = try #require(client.present(["allowedContentTypes": ["public.image"], "options": ["customizationId": "covers", "defaultDirectory": .string(scratch.path)]]))
+            let show = client.notification("presenter/show")
+            if round == 0 {
+                #expect(show?["params"]?["directory"] == .string(FileURL.from(path: scratch.path)))
+                _ = client.call("dialog/list", ["dialogId": .string(id), "directory": .string(scratch.path("photos"))])
+                #expect(client.call("dialog/choose", ["dialogId": .string(id), "urls": [.string(scratch.url("photos/a.png"))]]) == [:])
+                _ = client.ending(of: id)
+            } else {
+                #expect(show?["params"]?["directory"] == .string(FileURL.from(path: scratch.path("photos"))))
+            }
+            #expect(client.shutdownAndExit() == 0)
+        }
+    }
+
+    @Test func cancelRacingChooseEndsEachDialogExactlyOnce() throws {
+        let client = try frontend()
+        var ids: [String] = []
+        for _ in 0..<40 {
+            guard let id = client.present(["allowedContentTypes": ["public.image"]]) else { continue }
+            ids.append(id)
+            // Both go out back to back; whichever the engine sees first ends the dialog.
+            client.sendRequest("dialog/choose", ["dialogId": .string(id), "urls": [.string(scratch.url("photos/a.png"))]])
+            client.sendRequest("cancel", ["dialogId": .string(id)])
+            client.sendRequest("dialog/dismiss", ["dialogId": .string(id)])
+        }
+        client.settle()
+        for id in ids {
+            _ = client.ending(of: id)
+            let endings = client.events(of: id).filter { $0["method"] == "dialog/completed" || $0["method"] == "dialog/cancelled" }
+            #expect(endings.count == 1, "\(id): \(endings)")
+            #expect(client.events(of: id).filter { $0["method"] == "dialog/presentationChanged" }.count == 1)
+        }
+    }
+
+    @Test func listingPagesThroughAHundredThousandEntries() throws {
+        let big = ScratchDirectory("wharf-big")
+        for index in 0..<100_000 {
+            let descriptor = open(big.path("file\(index).txt"), O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
+            close(descriptor)
+        }
+        let client = try frontend()
+        let id = try #require(client.present(["allowedContentTypes": ["public.plain-text"], "options": ["defaultDirectory": .string(big.path)]]))
+        var cursor: JSON = .null
+        var seen = 0
+        var first: String?
+        var last: String?
+        repeat {
+            var params: JSONObject = ["dialogId": .string(id), "limit": 10_000]
+            if cursor != .null { params["cursor"] = cursor }
+            let page = try #require(client.call("dialog/list", .object(params), timeout: 60))
+            let entries = page["entries"]?.arrayValue ?? []
+            seen += entries.count
+            if first == nil { first = entries.first?["name"]?.stringValue }
+            last = entries.last?["name"]?.stringValue ?? last
+            cursor = page["nextCursor"] ?? .null
+        } while cursor != .null
+        #expect(seen == 100_000)
+        #expect(first == "file0.txt")
+        #expect(last == "file99999.txt", "natural order: file99999 after file10000")
+    }
+}

@@ -1,0 +1,84 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import Testing
+import WharfSystem
+@testable import WharfFileWriting
+
+/// `cancel()` from another thread stops the export at the next chunk, undoes everything and
+/// throws `.cancelled`.
+struct CancellationTests {
+    @Test func cancelFromAnotherThreadMidWriteRollsBack() throws {
+        let scratch = Scratch()
+        let destination = scratch.at("doc.bin")
+        put("old", at: destination)
+        put(patternBytes(24 << 20), at: scratch.at("source"))
+        let cancellation = ExportCancellation()
+        let seen = Locked<[Int64]>([])
+        #expect(throws: ExportError.cancelled) {
+            try AtomicWriter.write(
+                [ExportItem(destination: destination, source: .file(path: scratch.at("source")), overwrite: true)],
+                progress: { progress in
+                    let first = seen.withValue { $0.append(progress.bytesWritten); return $0.count == 1 }
+                    // At the first report (after the first chunk), another thread cancels;
+                    // the writer waits until it has, so the cancel lands mid-write.
+                    if first { onAnotherThread { cancellation.cancel() } }
+                },
+                cancellation: cancellation
+            )
+        }
+        #expect(seen.withValue { $0 } == [4 << 20])
+        #expect(text(of: destination) == "old")
+        #expect(scratch.names() == ["doc.bin", "source"])
+    }
+
+    @Test func cancelAfterTheLastByteStillStopsBeforeAnyRename() {
+        let scratch = Scratch()
+        let first = scratch.at("a")
+        put("old a", at: first)
+        let cancellation = ExportCancellation()
+        #expect(throws: ExportError.cancelled) {
+            try AtomicWriter.write(
+                [
+                    ExportItem(destination: first, source: .bytes(Array("new a".utf8)), overwrite: true),
+                    ExportItem(destination: scratch.at("b"), source: .bytes(patternBytes(2 << 20)), overwrite: false),
+                ],
+                progress: { progress in
+                    if progress.bytesWritten == progress.totalBytes { onAnotherThread { cancellation.cancel() } }
+                },
+                cancellation: cancellation
+            )
+        }
+        #expect(text(of: first) == "old a")
+        #expect(scratch.names() == ["a"])
+    }
+
+    @Test func cancelledBeforeStartingWritesNothing() {
+        let scratch = Scratch()
+        let cancellation = ExportCancellation()
+        cancellation.cancel()
+        #expect(throws: ExportError.cancelled) {
+            try AtomicWriter.write(
+                [ExportItem(destination: scratch.at("a"), source: .bytes([1]), overwrite: false)],
+                cancellation: cancellation
+            )
+        }
+        #expect(scratch.names().isEmpty)
+    }
+}
+
+/// Runs `body` on a new thread and waits for it to finish.
+func onAnotherThread(_ body: @escaping @Sendable () -> Void) {
+    final class Box { let body: @Sendable () -> Void; init(_ body: @escaping @Sendable () -> Void) { self.body = body } }
+    let box = Unmanaged.passRetained(Box(body)).toOpaque()
+    var thread = pthread_t()
+    let created = pthread_create(&thread, nil, { argument in
+        let box = Unmanaged<Box>.fromOpaque(argument!).takeRetainedValue()
+        box.body()
+        return nil
+    }, box)
+    precondition(created == 0, "pthread_create: \(created)")
+    pthread_join(thread, nil)
+}

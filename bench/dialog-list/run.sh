@@ -1,0 +1,85 @@
+#!/bin/sh
+# Benchmark: the dialog engine's directory listing (what `dialog/list` serves) against
+#   gio list -a standard::fast-content-type,standard::size
+# on the same directory of 100,000 entries, in one run. Target: at least 1.5x faster.
+#
+# Usage: bench/dialog-list/run.sh [ENTRIES] [RUNS]
+# Leaves nothing behind except bench/out/dialog-list (the built timing program).
+#
+# What is compared: gio reads the directory, stats each entry, guesses a content type from the
+# name and prints everything; the engine reads, stats, identifies by name (a table of common
+# extensions standing in for the server's registry), judges `enabled`, sorts, and hands out
+# every page as values. The server adds JSON encoding on top; the lead's end-to-end driver
+# measures that.
+set -eu
+
+entries=${1:-100000}
+runs=${2:-5}
+root=$(cd "$(dirname "$0")/../.." && pwd)
+out="$root/bench/out/dialog-list"
+mkdir -p "$out"
+
+command -v gio >/dev/null || { echo "gio is not installed (apt-get install libglib2.0-bin)"; exit 1; }
+
+echo "building WharfDialogs (release)…"
+(cd "$root" && swift build -c release --target WharfDialogs >/dev/null)
+release="$root/.build/release"
+swiftc -O -parse-as-library -module-name ListBench -I "$release/Modules" \
+    "$root/bench/dialog-list/main.swift" \
+    "$release"/WharfSystem.build/*.o "$release"/WharfFileWriting.build/*.o "$release"/WharfDialogs.build/*.o \
+    -o "$out/list-bench" 2>/dev/null || \
+swiftc -O -module-name ListBench -I "$release/Modules" \
+    "$root/bench/dialog-list/main.swift" \
+    "$release"/WharfSystem.build/*.o "$release"/WharfFileWriting.build/*.o "$release"/WharfDialogs.build/*.o \
+    -o "$out/list-bench"
+
+work=$(mktemp -d /tmp/wharf-bench-list-XXXXXX)
+trap 'rm -rf "$work"' EXIT
+dir="$work/entries"
+mkdir "$dir"
+echo "creating $entries entries in $dir…"
+(
+    cd "$dir"
+    # A mix of extensions, some directories, some hidden files, in batches for speed.
+    seq 0 $((entries - 1)) | awk '{
+        n = $1; m = n % 12
+        split("txt md json pdf png jpg swift c h csv bin dat", e, " ")
+        if (n % 1000 == 0) print "d " "folder" n
+        else if (n % 500 == 1) print "f " ".hidden" n ".txt"
+        else print "f " "file" n "." e[m + 1]
+    }' > "$work/names"
+    grep '^d ' "$work/names" | cut -c3- | xargs mkdir
+    grep '^f ' "$work/names" | cut -c3- | xargs touch
+)
+echo "entries: $(ls -A "$dir" | wc -l)"
+
+median() { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
+now() { date +%s.%N; }
+
+# Warm the dentry and inode caches for both contenders.
+gio list -a standard::fast-content-type,standard::size "$dir" >/dev/null
+"$out/list-bench" "$dir" 1 >/dev/null
+
+gio_times=$(for _ in $(seq "$runs"); do
+    start=$(now)
+    gio list -a standard::fast-content-type,standard::size "$dir" >/dev/null
+    end=$(now)
+    echo "$end - $start" | bc -l
+done | median)
+
+engine_times=$("$out/list-bench" "$dir" "$runs" | awk '{ print $1 }' | median)
+# The same, as a whole process (start-up included), like the gio timing.
+process_times=$(for _ in $(seq "$runs"); do
+    start=$(now)
+    "$out/list-bench" "$dir" 1 >/dev/null
+    end=$(now)
+    echo "$end - $start" | bc -l
+done | median)
+listed=$("$out/list-bench" "$dir" 1 | awk '{ print $2 }')
+
+ratio=$(echo "$gio_times / $engine_times" | bc -l)
+process_ratio=$(echo "$gio_times / $process_times" | bc -l)
+printf 'gio list (fast-content-type, size):  median %.3f s over %d runs (whole process)\n' "$gio_times" "$runs"
+printf 'wharf dialog list, in process:       median %.3f s (%d entries listed, hidden excluded as gio does)\n' "$engine_times" "$listed"
+printf 'wharf dialog list, whole process:    median %.3f s\n' "$process_times"
+printf 'speed-up: %.2fx in process, %.2fx as processes (target: at least 1.5x)\n' "$ratio" "$process_ratio"
