@@ -22,6 +22,9 @@ import WharfSystem
 ///   (the split points come from the input too).
 ///
 /// A violation traps, which libFuzzer reports as a crash and saves as a reproducer.
+///
+/// Inputs can reach the exporter and `writeFile`; bench/fuzz/fuzz.sh therefore runs the fuzzer
+/// in a Landlock sandbox (bench/fuzz/sandbox.c) that lets it write only beneath its own folder.
 enum WharfFuzz {
     /// Runs one input. Called by libFuzzer, or by `main` below to replay saved inputs.
     @discardableResult
@@ -41,6 +44,19 @@ enum WharfFuzz {
 
     // MARK: A whole session
 
+    /// A new server for every input, so that inputs are deterministic (dialog ids start at
+    /// `dlg-1` each time, which the seeds use). State lives in memory, so no input touches
+    /// anyone's grants.
+    static func makeServer() -> Server {
+        var options = ServerOptions()
+        options.stateDirectory = ":memory:"
+        do {
+            return try Server(options: options, logger: .silent)
+        } catch {
+            fatalError("cannot start the server: \(error)")
+        }
+    }
+
     /// Serves one session whose input is exactly `bytes` followed by end of input, the way
     /// `StdioServer` does, and returns everything written to the client and the exit status.
     ///
@@ -57,8 +73,8 @@ enum WharfFuzz {
         writeAll(input, bytes)
         lseek(input, 0, SEEK_SET)
 
-        let options = ServerOptions()
-        let server = Server(options: options, logger: .silent)
+        let server = makeServer()
+        let options = server.options
         let connection = Connection(
             input: input,
             output: output,

@@ -9,7 +9,10 @@ Sources:
   transcripts may not: every lifecycle method, batches, cancellation, traces, bad params,
   bad framing and bad JSON.
 
-Usage: make-seeds.py OUTPUT_DIRECTORY [REPOSITORY_ROOT]
+Usage: make-seeds.py OUTPUT_DIRECTORY FIXTURES_DIRECTORY [REPOSITORY_ROOT]
+
+FIXTURES_DIRECTORY (absolute) is created with a few files that the dialog and content-type
+seeds name; the transcripts' "$fixtures" point there too (their own fixtures are not created).
 """
 import hashlib
 import json
@@ -29,6 +32,7 @@ def dumps(message) -> bytes:
 
 
 INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"clientInfo": {"name": "fuzz"}, "capabilities": {}}}
+FRONTEND = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"clientInfo": {"name": "fuzz"}, "capabilities": {"presentsDialogs": True}}}
 EXIT = {"jsonrpc": "2.0", "method": "exit"}
 
 
@@ -68,6 +72,51 @@ CONVERSATIONS = {
     "bad-json": [INIT, b'{"jsonrpc":"2.0","id":2,"method":"ping"', b"\xff\xfe", b'{"a":"\\ud800"}', b"[" * 3000 + b"]" * 3000,
                  b'{"jsonrpc":"2.0","id":123456789012345678901234567890,"method":"ping"}', b'{"a":"\\u0000"}', EXIT],
     "unicode": [INIT, request(2, "ping", {"name": "é\u0000𝄞"}), request("ключ", "ping"), EXIT],
+    # Dialogs with the client as presenter. Dialog ids are `dlg-1`, `dlg-2`… in each input,
+    # since the fuzz target starts a fresh server per input.
+    "importer": [FRONTEND,
+                 request(2, "presentImporter", {"allowedContentTypes": ["public.plain-text"], "allowsMultipleSelection": True,
+                                                "presentationId": "p", "options": {"defaultDirectory": "$FIXTURES", "title": "t",
+                                                "browserOptions": ["includeHiddenFiles", "enumeratePackages"],
+                                                "urlEnabled": {"all": [{"nameMatches": "*.txt"}, {"not": {"isHidden": True}},
+                                                               {"any": [{"sizeAtMost": 100}, {"modifiedAfter": "2026-01-31T12:00:00Z"}]}]},
+                                                "customizationId": "c", "timeoutMs": 100000}}),
+                 request(3, "dialog/list", {"dialogId": "dlg-1", "limit": 2}),
+                 request(4, "dialog/list", {"dialogId": "dlg-1", "directory": "$FIXTURES/sub", "cursor": "x"}),
+                 request(5, "dialog/choose", {"dialogId": "dlg-1", "urls": ["$FIXTURES/a.txt", "file://$FIXTURES/b.txt"]}),
+                 request(6, "listAccess"), request(7, "resolveAccess", {"url": "file://$FIXTURES/a.txt"}),
+                 request(8, "createBookmark", {"url": "file://$FIXTURES/a.txt"}), request(9, "revokeAccess", {"url": "file://$FIXTURES/a.txt"}),
+                 request(10, "shutdown"), EXIT],
+    "importer-ends": [FRONTEND,
+                      request(2, "presentImporter", {"allowedContentTypes": ["public.folder"], "presentationId": "p"}),
+                      request(3, "presentImporter", {"allowedContentTypes": ["public.item"], "presentationId": "p"}),
+                      request(4, "dialog/dismiss", {"dialogId": "dlg-1"}), request(5, "cancel", {"dialogId": "dlg-1"}),
+                      request(6, "presentImporter", {"allowedContentTypes": ["public.image"], "options": {"timeoutMs": 1}}),
+                      request(7, "cancel", {"dialogId": "dlg-2"}), request(8, "cancel", {"dialogId": "nope"}), EXIT],
+    "exporter": [FRONTEND,
+                 request(2, "presentExporter", {"documents": [{"filename": "out", "writableContentTypes": ["public.plain-text"],
+                                                               "contents": {"text": "hello"}},
+                                                              {"writableContentTypes": ["public.data"], "contents": {"base64": "aGk="}}],
+                                                "contentTypes": ["public.plain-text"], "defaultFilename": "doc",
+                                                "options": {"filenameLabel": "Name", "defaultDirectory": "$FIXTURES"}}),
+                 request(3, "dialog/choose", {"dialogId": "dlg-1", "url": "$FIXTURES/sub", "overwrite": True}),
+                 request(4, "presentExporter", {"documents": [{"writableContentTypes": ["public.json"]}], "contentType": "public.json"}),
+                 request(5, "dialog/choose", {"dialogId": "dlg-2", "url": "$FIXTURES/lazy.json", "contentType": "public.json"}),
+                 {"jsonrpc": "2.0", "id": 1, "result": {"text": "{}"}},
+                 request(6, "presentExporter", {"documents": []}), EXIT],
+    "no-presenter": [INIT, request(2, "presentImporter", {"allowedContentTypes": ["public.item"]}),
+                     request(3, "presentExporter", {"documents": [{"writableContentTypes": ["public.data"], "contents": {"path": "$FIXTURES/a.txt"}}]}), EXIT],
+    "access": [INIT, request(2, "resolveAccess", {"bookmark": "AAAA"}), request(3, "releaseAccess", {"accessId": "x"}),
+               request(4, "readFile", {"accessId": "x", "offset": 0, "length": 10}),
+               request(5, "writeFile", {"accessId": "x", "base64": "aGk=", "offset": 1, "truncate": True}), EXIT],
+    "content-types": [INIT, request(2, "contentTypes/describe", {"identifiers": ["public.png", "dyn.x", "nope"]}),
+                      request(3, "contentTypes/identify", {"paths": ["$FIXTURES/a.txt", "$FIXTURES", "/nope"], "sniff": True, "followSymlinks": False}),
+                      request(4, "contentTypes/conforms", {"identifier": "public.png", "to": "public.image"}),
+                      request(5, "contentTypes/fromFilenameExtension", {"filenameExtension": "md", "conformingTo": "public.text"}),
+                      request(6, "contentTypes/fromMIMEType", {"mimeType": "text/x-foo"}),
+                      request(7, "contentTypes/declare", {"types": [{"identifier": "com.example.doc", "conformsTo": ["public.data"],
+                                                                     "filenameExtensions": ["exd"], "mimeTypes": ["application/x-exd"], "description": "d"}]}),
+                      request(8, "contentTypes/filters", {"identifiers": ["public.image", "com.example.doc", "public.folder"]}), EXIT],
 }
 
 RAW = {
@@ -80,59 +129,78 @@ RAW = {
 }
 
 
-def conversation_bytes(messages, framing: str) -> bytes:
+def conversation_bytes(messages, framing: str, fixtures: str) -> bytes:
     out = b""
     for message in messages:
         body = message if isinstance(message, bytes) else dumps(message)
-        out += frame(body, framing)
+        out += frame(body.replace(b"$FIXTURES", fixtures.encode()), framing)
     return out
 
 
 CAPTURE = re.compile(r"^\$[A-Za-z_][A-Za-z0-9_]*$")
 
 
-def substitute(value):
+def substitute(value, fixtures: str):
     if isinstance(value, str):
         if CAPTURE.match(value) and value not in ("$fixtures", "$fixturesURL"):
-            return 1
-        return value.replace("$fixturesURL", "file:///tmp/wharf-fuzz-fixtures").replace("$fixtures", "/tmp/wharf-fuzz-fixtures")
+            return "dlg-1" if "dialog" in value.lower() else 1
+        return value.replace("$fixturesURL", "file://" + fixtures).replace("$fixtures", fixtures)
     if isinstance(value, list):
-        return [substitute(element) for element in value]
+        return [substitute(element, fixtures) for element in value]
     if isinstance(value, dict):
-        return {key: substitute(element) for key, element in value.items()}
+        return {key: substitute(element, fixtures) for key, element in value.items()}
     return value
 
 
-def transcript_bytes(transcript: dict) -> bytes:
+def transcript_bytes(transcript: dict, fixtures: str) -> bytes:
     framing = transcript.get("server", {}).get("framing", "lsp")
     out = b""
     for step in transcript.get("steps", []):
         if "send" in step:
-            out += frame(dumps(substitute(step["send"])), framing)
+            out += frame(dumps(substitute(step["send"], fixtures)), framing)
         elif "sendBody" in step:
-            out += frame(substitute(step["sendBody"]).encode(), framing)
+            out += frame(substitute(step["sendBody"], fixtures).encode(), framing)
         elif "sendRaw" in step:
-            out += substitute(step["sendRaw"]).encode()
+            out += substitute(step["sendRaw"], fixtures).encode()
     return out
+
+
+def make_fixtures(directory: Path) -> None:
+    """A small folder to browse, pick from and export into."""
+    (directory / "sub" / "deeper").mkdir(parents=True, exist_ok=True)
+    (directory / "a.txt").write_text("hello\n")
+    (directory / "b.txt").write_text("world\n")
+    (directory / ".hidden.txt").write_text("hidden\n")
+    (directory / "image.png").write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(32))
+    (directory / "sub" / "notes.md").write_text("# notes\n")
+    (directory / "Bundle.app" / "Contents").mkdir(parents=True, exist_ok=True)
+    link = directory / "link.txt"
+    if not link.is_symlink():
+        link.symlink_to("a.txt")
 
 
 def main() -> int:
     if len(sys.argv) < 2:
         print(__doc__, file=sys.stderr)
         return 2
+    if len(sys.argv) < 3:
+        print(__doc__, file=sys.stderr)
+        return 2
     output = Path(sys.argv[1])
-    root = Path(sys.argv[2]) if len(sys.argv) > 2 else Path(__file__).resolve().parents[2]
+    fixtures = str(Path(sys.argv[2]).resolve())
+    root = Path(sys.argv[3]) if len(sys.argv) > 3 else Path(__file__).resolve().parents[2]
     output.mkdir(parents=True, exist_ok=True)
+    make_fixtures(Path(fixtures))
     seeds = {}
     for name, messages in CONVERSATIONS.items():
         for framing in ("lsp", "ndjson"):
-            seeds[f"{name}.{framing}"] = conversation_bytes(messages, framing)
+            seeds[f"{name}.{framing}"] = conversation_bytes(messages, framing, fixtures)
     for name, raw in RAW.items():
         seeds[f"raw-{name}"] = raw
     transcripts = sorted((root / "protocol" / "conformance").glob("*.json"))
     for path in transcripts:
         try:
-            seeds[f"conformance-{path.stem}"] = transcript_bytes(json.loads(path.read_text()))
+            seeds[f"conformance-{path.stem}"] = transcript_bytes(json.loads(path.read_text()), fixtures)
         except (ValueError, KeyError, TypeError) as error:
             print(f"skipped {path}: {error}", file=sys.stderr)
     for name, data in seeds.items():
