@@ -18,6 +18,12 @@
  *               the time until the process has ended.
  *   rss         VmRSS and VmHWM (KiB, from /proc/PID/status) after initialize, a few pings and
  *               a pause: the resident memory of an idle server.
+ *   cycles      N dialogs, each presented (-m presentImporter -p PARAMS), answered by the server's
+ *               own presenter (`--presenter script:FILE`) and ended with `dialog/completed`; up
+ *               to -W at once. Dialogs per second.
+ *   open-dialogs  VmRSS idle, then with N dialogs open (the driver claims to present dialogs
+ *               and never answers, so they stay open; the server needs
+ *               `--max-dialogs-per-client N`).
  *
  * Every reply is checked: it must carry the id that was sent and a `result` member. A reply
  * that does not is a failure (exit status 1), never a number.
@@ -258,6 +264,15 @@ static void expect_response(FrameReader *reader, long long id, bool want_result)
 }
 
 static const char *initialize_params = "{\"processId\":null,\"clientInfo\":{\"name\":\"wharf-load\"},\"capabilities\":{}}";
+/* For modes where the driver is the dialogs' presenter (it never answers, so they stay open). */
+static const char *frontend_initialize_params =
+    "{\"processId\":null,\"clientInfo\":{\"name\":\"wharf-load\"},\"capabilities\":{\"presentsDialogs\":true}}";
+
+static void initialize_with(Server *server, FrameReader *reader, const char *params) {
+    send_request(server, 0, "initialize", params);
+    expect_response(reader, 0, true);
+    send_notification(server, "initialized", "{}");
+}
 
 static void initialize(Server *server, FrameReader *reader) {
     send_request(server, 0, "initialize", initialize_params);
@@ -278,6 +293,7 @@ static int finish(Server *server, FrameReader *reader, long long id) {
 typedef struct {
     long count;
     long warmup;
+    long window;
     bool quiet;
     const char *method;
     const char *params;
@@ -422,12 +438,111 @@ static void mode_rss(const Options *options) {
     printf("{\"mode\":\"rss\",\"vmrss_kib\":%ld,\"vmhwm_kib\":%ld,\"threads\":%ld,\"exit\":%d}\n", rss, hwm, threads, status);
 }
 
+/* The `method` of a server message, copied into `out` ("" for a response). */
+static void message_method(const char *body, size_t length, char *out, size_t size) {
+    out[0] = 0;
+    const char *key = memmem(body, length, "\"method\"", 8);
+    if (!key) return;
+    const char *p = key + 8, *end = body + length;
+    while (p < end && (*p == ' ' || *p == ':')) p++;
+    if (p >= end || *p != '"') return;
+    p++;
+    size_t n = 0;
+    while (p < end && *p != '"' && n + 1 < size) out[n++] = *p++;
+    out[n] = 0;
+}
+
+/* Importer (or exporter) cycles: request, its `{dialogId}` reply, and the dialog's ending.
+ * Up to `window` dialogs are open at once (1: strictly one after the other). Every dialog
+ * must end with `dialog/completed` carrying `urls`; anything else is a failure. The server's
+ * presenter must answer by itself (`--presenter script:FILE`). */
+static void mode_cycles(const Options *options) {
+    Server server = spawn_server(options->argv, options->quiet);
+    FrameReader reader = reader_make(server.from_server);
+    initialize(&server, &reader);
+    long long next_id = 1;
+    long sent = 0, replied = 0, completed = 0;
+    uint64_t start = now_ns();
+    while (completed < options->count) {
+        while (sent < options->count && sent - completed < options->window) {
+            send_request(&server, next_id++, options->method, options->params);
+            sent++;
+        }
+        size_t length;
+        const char *body = reader_next(&reader, &length);
+        if (!body) die("the server closed its output after %ld of %ld dialogs ended", completed, options->count);
+        char method[64];
+        message_method(body, length, method, sizeof method);
+        if (method[0] == 0) {
+            if (!is_result(body, length)) die("a present request failed: %.*s", (int)(length > 300 ? 300 : length), body);
+            replied++;
+        } else if (strcmp(method, "dialog/completed") == 0) {
+            if (!memmem(body, length, "\"urls\"", 6)) die("a dialog failed: %.*s", (int)(length > 300 ? 300 : length), body);
+            completed++;
+        } else if (strcmp(method, "dialog/cancelled") == 0) {
+            die("a dialog was cancelled: %.*s", (int)(length > 300 ? 300 : length), body);
+        }
+    }
+    uint64_t elapsed = now_ns() - start;
+    /* The last replies may trail the last endings. */
+    while (replied < options->count) {
+        size_t length;
+        const char *body = reader_next(&reader, &length);
+        if (!body) die("the server closed its output before answering every request");
+        char method[64];
+        message_method(body, length, method, sizeof method);
+        if (method[0] == 0) replied++;
+    }
+    long rss = proc_status_kib(server.pid, "VmRSS");
+    int status = finish(&server, &reader, next_id);
+    printf("{\"mode\":\"cycles\",\"count\":%ld,\"window\":%ld,\"seconds\":%.6f,\"per_second\":%.0f,\"vmrss_kib\":%ld,\"exit\":%d}\n",
+           options->count, options->window, elapsed / 1e9, (double)options->count / (elapsed / 1e9), rss, status);
+}
+
+/* Resident memory with `count` dialogs open: the driver says it presents dialogs itself and
+ * never answers, so every dialog stays open. Memory is read after initialize (and a pause),
+ * and again once every dialog has been presented (and a pause). */
+static void mode_open_dialogs(const Options *options) {
+    Server server = spawn_server(options->argv, options->quiet);
+    FrameReader reader = reader_make(server.from_server);
+    initialize_with(&server, &reader, frontend_initialize_params);
+    long long id = 1;
+    for (long i = 0; i < 100; i++, id++) {
+        send_request(&server, id, "ping", "{}");
+        expect_response(&reader, id, true);
+    }
+    usleep(300 * 1000);
+    long idle = proc_status_kib(server.pid, "VmRSS");
+    long window = options->window > 0 ? options->window : 64;
+    long sent = 0, presented = 0;
+    while (presented < options->count) {
+        while (sent < options->count && sent - presented < window) {
+            send_request(&server, id++, options->method, options->params);
+            sent++;
+        }
+        size_t length;
+        const char *body = reader_next(&reader, &length);
+        if (!body) die("the server closed its output after %ld dialogs", presented);
+        if (!is_response(body, length)) continue; /* presenter/show */
+        if (!is_result(body, length)) die("presenting dialog %ld failed: %.*s", presented + 1, (int)(length > 300 ? 300 : length), body);
+        presented++;
+    }
+    usleep(300 * 1000);
+    long open = proc_status_kib(server.pid, "VmRSS");
+    long hwm = proc_status_kib(server.pid, "VmHWM");
+    int status = finish(&server, &reader, id);
+    printf("{\"mode\":\"open-dialogs\",\"count\":%ld,\"idle_kib\":%ld,\"open_kib\":%ld,\"vmhwm_kib\":%ld,\"exit\":%d}\n",
+           options->count, idle, open, hwm, status);
+}
+
 /* MARK: - Command line */
 
 static void usage(void) {
-    fputs("usage: wharf-load roundtrip|throughput|startup|rss [-n COUNT] [-w WARMUP] [-m METHOD] [-p PARAMS] [-q]\n"
-          "                  -- SERVER [ARGS...]\n"
-          "  -n COUNT   requests measured (roundtrip 10000, throughput 200000, rss 100)\n"
+    fputs("usage: wharf-load MODE [-n COUNT] [-w WARMUP] [-W WINDOW] [-m METHOD] [-p PARAMS] [-q] -- SERVER [ARGS...]\n"
+          "  modes: roundtrip, throughput, startup, rss, cycles, open-dialogs (see the top of wharf-load.c)\n"
+          "  -n COUNT   requests measured (roundtrip 10000, throughput 200000, rss 100, cycles 10000,\n"
+          "             open-dialogs 10000)\n"
+          "  -W WINDOW  dialogs open at once (cycles 1, open-dialogs 64)\n"
           "  -w WARMUP  requests sent before measuring (roundtrip only; default 1000)\n"
           "  -m METHOD  request method (default ping)\n"
           "  -p PARAMS  request params as JSON (default {})\n"
@@ -458,6 +573,7 @@ int main(int argc, char **argv) {
         else if (strcmp(argument, "-w") == 0) options.warmup = atol(value);
         else if (strcmp(argument, "-m") == 0) options.method = value;
         else if (strcmp(argument, "-p") == 0) options.params = value;
+        else if (strcmp(argument, "-W") == 0) options.window = atol(value);
         else usage();
     }
     if (index >= argc) usage();
@@ -474,6 +590,13 @@ int main(int argc, char **argv) {
     } else if (strcmp(mode, "rss") == 0) {
         if (options.count < 0) options.count = 100;
         mode_rss(&options);
+    } else if (strcmp(mode, "cycles") == 0) {
+        if (options.count < 0) options.count = 10000;
+        if (options.window < 1) options.window = 1;
+        mode_cycles(&options);
+    } else if (strcmp(mode, "open-dialogs") == 0) {
+        if (options.count < 0) options.count = 10000;
+        mode_open_dialogs(&options);
     } else {
         usage();
     }
