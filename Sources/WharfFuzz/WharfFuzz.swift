@@ -66,10 +66,7 @@ enum WharfFuzz {
     static func serve(_ bytes: UnsafeRawBufferPointer) -> (output: [UInt8], exitCode: Int32?) {
         let input = memoryFile("wharf-fuzz-input")
         let output = memoryFile("wharf-fuzz-output")
-        defer {
-            close(input)
-            close(output)
-        }
+        defer { retire(input, output) }
         writeAll(input, bytes)
         lseek(input, 0, SEEK_SET)
 
@@ -168,13 +165,33 @@ enum WharfFuzz {
         }
     }
 
+    /// Descriptors of earlier inputs, closed only after many more inputs have run.
+    ///
+    /// Work an input started can outlive its session by a moment (an export finishing on
+    /// another thread may still write a message for the ended session). Were the descriptor
+    /// closed at once, its number could already belong to the next input's output file.
+    private static let retired = Locked<[Int32]>([])
+
+    private static func retire(_ descriptors: Int32...) {
+        let expired = retired.withValue { list -> ArraySlice<Int32> in
+            list += descriptors
+            guard list.count > 512 else { return [] }
+            defer { list.removeFirst(256) }
+            return list.prefix(256)
+        }
+        for descriptor in expired { close(descriptor) }
+    }
+
+    /// The whole file, read with `pread` so that a late write (see `retire`) cannot move the
+    /// offset under us.
     private static func readAll(_ descriptor: Int32) -> [UInt8] {
-        let size = Int(lseek(descriptor, 0, SEEK_END))
-        lseek(descriptor, 0, SEEK_SET)
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { return [] }
+        let size = Int(status.st_size)
         var bytes = [UInt8](repeating: 0, count: size)
         var offset = 0
         while offset < size {
-            let count = bytes.withUnsafeMutableBytes { read(descriptor, $0.baseAddress! + offset, size - offset) }
+            let count = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress! + offset, size - offset, off_t(offset)) }
             if count < 0 && errno == EINTR { continue }
             guard count > 0 else { break }
             offset += count
