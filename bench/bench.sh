@@ -20,6 +20,8 @@ fi
 
 echo "• building wharf (release)" >&2
 swift build -c release --product wharf >&2
+echo "• building wharf (release, static Swift standard library, for comparison)" >&2
+swift build -c release --product wharf --static-swift-stdlib --scratch-path .build/static >&2
 
 out=bench/out
 mkdir -p "$out"
@@ -40,6 +42,7 @@ quick=()
 # shellcheck disable=SC2086
 exec python3 bench/run.py \
     --wharf .build/release/wharf \
+    --wharf-static .build/static/release/wharf \
     --driver "$out/wharf-load" \
     --c-peer "$out/c-ping-server" \
     --python "$venv/bin/python" \

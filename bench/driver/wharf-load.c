@@ -120,10 +120,18 @@ static Server spawn_server(char **argv, bool quiet) {
     return (Server){.pid = pid, .to_server = in_pipe[1], .from_server = out_pipe[0]};
 }
 
-/* Ends the server politely (shutdown, exit, EOF) and reaps it. Returns its exit status. */
+/* Closes the server's input, reads (and drops) whatever it still writes until it closes its
+ * output, as a client must (a server blocked writing to a client that stopped reading cannot
+ * exit), then reaps it. Returns its exit status. */
 static int wait_server(Server *server) {
     if (server->to_server >= 0) close(server->to_server);
     server->to_server = -1;
+    char sink[65536];
+    for (;;) {
+        ssize_t count = read(server->from_server, sink, sizeof sink);
+        if (count > 0 || (count < 0 && errno == EINTR)) continue;
+        break;
+    }
     int status = 0;
     while (waitpid(server->pid, &status, 0) < 0) {
         if (errno != EINTR) die("waitpid: %s", strerror(errno));
@@ -234,9 +242,37 @@ static size_t frame_request(char *out, long long id, const char *method, const c
 }
 
 static void send_request(Server *server, long long id, const char *method, const char *params) {
+    if (params && strlen(params) > 3500) {
+        /* Large params (an exporter's base64 document): framed in one allocation. */
+        size_t body_capacity = strlen(params) + strlen(method) + 128;
+        char *body = malloc(body_capacity), *frame = malloc(body_capacity + 64);
+        if (!body || !frame) die("out of memory");
+        int body_length = snprintf(body, body_capacity, "{\"jsonrpc\":\"2.0\",\"id\":%lld,\"method\":\"%s\",\"params\":%s}", id, method, params);
+        int header_length = sprintf(frame, "Content-Length: %d\r\n\r\n", body_length);
+        memcpy(frame + header_length, body, (size_t)body_length);
+        write_all(server->to_server, frame, (size_t)header_length + (size_t)body_length);
+        free(body);
+        free(frame);
+        return;
+    }
     char frame[4200];
     size_t length = frame_request(frame, id, method, params);
     write_all(server->to_server, frame, length);
+}
+
+/* `-p @FILE`: the params are the contents of FILE (for documents too large for a command line). */
+static const char *params_argument(const char *value) {
+    if (value[0] != '@') return value;
+    FILE *file = fopen(value + 1, "rb");
+    if (!file) die("cannot open %s: %s", value + 1, strerror(errno));
+    fseek(file, 0, SEEK_END);
+    long size = ftell(file);
+    fseek(file, 0, SEEK_SET);
+    char *text = malloc((size_t)size + 1);
+    if (!text || fread(text, 1, (size_t)size, file) != (size_t)size) die("cannot read %s", value + 1);
+    text[size] = 0;
+    fclose(file);
+    return text;
 }
 
 static void send_notification(Server *server, const char *method, const char *params) {
@@ -545,7 +581,7 @@ static void usage(void) {
           "  -W WINDOW  dialogs open at once (cycles 1, open-dialogs 64)\n"
           "  -w WARMUP  requests sent before measuring (roundtrip only; default 1000)\n"
           "  -m METHOD  request method (default ping)\n"
-          "  -p PARAMS  request params as JSON (default {})\n"
+          "  -p PARAMS  request params as JSON (default {}); @FILE reads them from FILE\n"
           "  -q         send the server's standard error to /dev/null\n",
           stderr);
     exit(2);
@@ -572,7 +608,7 @@ int main(int argc, char **argv) {
         if (strcmp(argument, "-n") == 0) options.count = atol(value);
         else if (strcmp(argument, "-w") == 0) options.warmup = atol(value);
         else if (strcmp(argument, "-m") == 0) options.method = value;
-        else if (strcmp(argument, "-p") == 0) options.params = value;
+        else if (strcmp(argument, "-p") == 0) options.params = params_argument(value);
         else if (strcmp(argument, "-W") == 0) options.window = atol(value);
         else usage();
     }
