@@ -66,7 +66,7 @@ clean:
 # MARK: Benchmarks, fuzzing and sanitizers (issue 8). Not part of `make test`.
 FUZZ_SECONDS ?= 60
 
-.PHONY: bench fuzz test-asan test-tsan
+.PHONY: bench fuzz test-asan test-tsan test-soak
 
 ## Benchmarks against the C floor, python-lsp-jsonrpc and pygls; rewrites bench/README.md.
 bench: deps
@@ -82,3 +82,10 @@ test-asan: deps
 
 test-tsan: deps
 	bench/sanitizers/run.sh thread
+
+## The soak test (100,000 dialog cycles) against the release server, which keeps it within a
+## minute; against the debug server `make test` builds, it takes about two.
+test-soak: deps
+	$(SWIFT) build -c release --product wharf
+	$(SWIFT) build --build-tests
+	WHARF=$(CURDIR)/.build/release/wharf $(SWIFT) test --skip-build --filter Soak
