@@ -23,6 +23,9 @@ swift build -c release --product wharf >&2
 echo "• building wharf (release, static Swift standard library, for comparison)" >&2
 swift build -c release --product wharf --static-swift-stdlib --scratch-path .build/static >&2
 
+echo "• building the test suite (the soak runs under valgrind)" >&2
+swift build --build-tests >&2
+
 out=bench/out
 mkdir -p "$out"
 echo "• building the load driver and the C floor" >&2

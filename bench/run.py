@@ -237,6 +237,39 @@ def simplify_symbol(location: str) -> str:
     return f"{where}{function} ({Path(obj).name})"
 
 
+# MARK: - Soak under valgrind
+
+
+def soak_under_valgrind(cycles: int) -> dict:
+    """The soak test (Tests/WharfEndToEndTests/SoakTests.swift), scaled to `cycles`, with every
+    server it starts under valgrind's leak checker: definitely-lost bytes per process."""
+    with tempfile.TemporaryDirectory(prefix="wharf-soak-valgrind-") as logs:
+        environment = dict(os.environ, WHARF=str(BENCH / "soak" / "valgrind-wharf.sh"), SOAK_VALGRIND_LOGS=logs,
+                           SOAK_CYCLES=str(cycles), SOAK_UNDER_VALGRIND="1")
+        started = time.monotonic()
+        completed = subprocess.run(["swift", "test", "--skip-build", "--filter", "Soak"], cwd=ROOT, env=environment,
+                                   capture_output=True, text=True, timeout=3600)
+        seconds = time.monotonic() - started
+        lost, processes, other = 0, 0, {}
+        for log in Path(logs).glob("valgrind.*.log"):
+            text = log.read_text(errors="replace")
+            processes += 1
+            match = re.search(r"definitely lost: ([\d,]+) bytes", text)
+            if match:
+                lost += int(match.group(1).replace(",", ""))
+            # Other errors (not leaks): count them by their first frame in Wharf's sources.
+            for block in re.split(r"==\d+== \n", text):
+                kind = re.search(r"==\d+== (Conditional jump[^\n]*|Invalid (?:read|write)[^\n]*|Use of uninitialised[^\n]*)", block)
+                if not kind:
+                    continue
+                frame = re.search(r"\((\w+\.swift):(\d+)\)", block)
+                key = f"{kind.group(1).strip()} at {frame.group(1)}:{frame.group(2)}" if frame else kind.group(1).strip()
+                other[key] = other.get(key, 0) + 1
+        summary = [line for line in completed.stdout.splitlines() if "Test run with" in line or "✘" in line]
+        return {"status": completed.returncode, "seconds": seconds, "lost": lost, "processes": processes,
+                "other": other, "summary": summary[-6:], "cycles": cycles}
+
+
 # MARK: - Machine
 
 
@@ -327,7 +360,7 @@ def verdict(ok: bool | None) -> str:
     return "—" if ok is None else ("met" if ok else "**MISSED**")
 
 
-def write_report(args, info, samples: dict[str, Samples], peers: list[Peer], counts, subs, started, finished, loads) -> list[str]:
+def write_report(args, info, samples: dict[str, Samples], peers: list[Peer], counts, soak, subs, started, finished, loads) -> list[str]:
     wharf, floor = samples["wharf"], samples["c"]
     lines: list[str] = []
     misses: list[str] = []
@@ -491,6 +524,35 @@ def write_report(args, info, samples: dict[str, Samples], peers: list[Peer], cou
         say("Not run (`--no-callgrind`, or valgrind is missing).")
     say("")
 
+    # Soak
+    say("## Soak under valgrind")
+    say("")
+    if soak:
+        say(f"The soak test with {soak['cycles']:,} cycles (instead of 100,000) and every server it starts "
+            f"(the long session, 20 disconnecting sessions, `wharf access list`) under `valgrind --leak-check=full` "
+            f"with bench/soak/valgrind.supp (Swift's weak-reference side tables, explained there): {soak['processes']} "
+            f"processes, test run exit status {soak['status']}, {soak['seconds']:.0f} s.")
+        say("")
+        verdict_lost = "met" if soak["lost"] == 0 else "**MISSED**"
+        say(f"| definitely lost, all processes | {soak['lost']:,} bytes | target 0 | {verdict_lost} |")
+        say("| --- | --- | --- | --- |")
+        if soak["lost"]:
+            misses.append(f"soak under valgrind: {soak['lost']} bytes definitely lost")
+        if soak["status"] != 0:
+            misses.append("soak under valgrind: the test failed")
+        say("")
+        if soak["other"]:
+            say("Other valgrind reports (not leaks), by first frame in Wharf's sources, summed over processes:")
+            say("")
+            for key, count in sorted(soak["other"].items(), key=lambda item: -item[1]):
+                say(f"- {count} × {key}")
+            say("")
+        for line in soak["summary"]:
+            say(f"    {line}")
+    else:
+        say("Not run (`--no-soak`).")
+    say("")
+
     # Others
     say("## Content types, export and dialog listing")
     say("")
@@ -542,6 +604,8 @@ def main() -> int:
     parser.add_argument("--skip-subs", action="store_true", help="skip bench/*/run.sh")
     parser.add_argument("--callgrind-pings", type=int, default=10_000)
     parser.add_argument("--dialog-cycles", type=int, default=20_000)
+    parser.add_argument("--soak-cycles", type=int, default=3_000, help="cycles of the soak under valgrind")
+    parser.add_argument("--no-soak", action="store_true", help="skip the soak under valgrind")
     args = parser.parse_args()
 
     q = 10 if args.quick else 1
@@ -556,6 +620,7 @@ def main() -> int:
     if args.quick:
         args.callgrind_pings = 1_000
         args.dialog_cycles = 2_000
+        args.soak_cycles = 500
 
     # Every server gets a state directory of its own: a benchmark must not touch the grants of
     # the person running it.
@@ -588,10 +653,14 @@ def main() -> int:
                 except RuntimeError as error:
                     counts[peer.title] = f"failed: {error}"
 
+    soak = None
+    if not args.no_soak and subprocess.run(["which", "valgrind"], capture_output=True).returncode == 0:
+        print("• soak under valgrind", file=sys.stderr)
+        soak = soak_under_valgrind(args.soak_cycles)
     subs = [] if args.skip_subs else sub_benchmarks()
     loads.append(load_average())
     finished = datetime.datetime.now(datetime.timezone.utc)
-    misses = write_report(args, info, samples, peers, counts, subs, started, finished, loads)
+    misses = write_report(args, info, samples, peers, counts, soak, subs, started, finished, loads)
     print(f"wrote {args.output}", file=sys.stderr)
     for miss in misses:
         print(f"MISSED: {miss}", file=sys.stderr)
