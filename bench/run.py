@@ -310,12 +310,18 @@ def load_average() -> str:
 # MARK: - Other helpers' benchmarks
 
 
+# bench/ folders that are this script's own tools, not benchmarks of their own.
+OWN_FOLDERS = {"driver", "fuzz", "notes", "out", "peers", "sanitizers", "soak"}
+
+
 def sub_benchmarks() -> list[tuple[str, str, int, float]]:
     """Runs every bench/<name>/run.sh (content types, export, dialog listing) and keeps its
     output verbatim: each owns its own comparison and prints its own table."""
     results = []
     for script in sorted(BENCH.glob("*/run.sh")):
         name = script.parent.name
+        if name in OWN_FOLDERS:
+            continue
         print(f"• {name}: {script.relative_to(ROOT)}", file=sys.stderr)
         started = time.monotonic()
         try:

@@ -17,5 +17,10 @@ case $form in
     base64) { printf '{"documents":[{"filename":"document","writableContentTypes":["public.data"],"contents":{"base64":"'; tr -d '\n' < "$source"; printf '"}}],"contentType":"public.data"}'; } > "$work/params.json" ;;
     *) echo "usage: wharf-export.sh path|base64 DEST SOURCE" >&2; exit 2 ;;
 esac
+# A 64 MiB document is an 85 MiB base64 string, over the default --max-message-bytes (64 MiB):
+# the limit is raised to what the message needs, as a client sending such documents must ask.
+limit=$(( $(stat -c %s "$work/params.json") + 4096 ))
+[ "$limit" -lt 67108864 ] && limit=67108864
 "$here/bench/out/wharf-load" cycles -q -n 1 -m presentExporter -p "@$work/params.json" -- \
-    "$here/.build/release/wharf" --presenter "script:$work/script.json" --state-dir "$work/state" >/dev/null
+    "$here/.build/release/wharf" --presenter "script:$work/script.json" --state-dir "$work/state" \
+    --max-message-bytes "$limit" >/dev/null
