@@ -66,7 +66,7 @@ clean:
 # MARK: Benchmarks, fuzzing and sanitizers (issue 8). Not part of `make test`.
 FUZZ_SECONDS ?= 60
 
-.PHONY: bench fuzz test-asan test-tsan test-soak
+.PHONY: bench fuzz test-fuzz test-asan test-tsan test-soak
 
 ## Benchmarks against the C floor, python-lsp-jsonrpc and pygls; rewrites bench/README.md.
 bench: deps
@@ -75,6 +75,10 @@ bench: deps
 ## libFuzzer over framing, JSON, JSON-RPC and every method, for FUZZ_SECONDS (default 60).
 fuzz:
 	FUZZ_SECONDS=$(FUZZ_SECONDS) bench/fuzz/fuzz.sh
+
+## The 60-second fuzz run meant for CI (`make test` can depend on it).
+test-fuzz:
+	FUZZ_SECONDS=60 bench/fuzz/fuzz.sh
 
 ## The Swift test suite under AddressSanitizer (+ LeakSanitizer) and ThreadSanitizer.
 test-asan: deps
