@@ -339,6 +339,25 @@ def sub_benchmarks() -> list[tuple[str, str, int, float]]:
 # MARK: - Report
 
 
+def judge_target_line(line: str):
+    """A sub-benchmark's line naming a target, as (figure, value, goal, met), or None.
+
+    Understands the forms those scripts print: `… 2.48x … vs cp (target >= 0.8)`,
+    `speed-up: 1.48x in process, … (target: at least 1.5x)`, `… 13.5 MiB (target < 64)`."""
+    goal = re.search(r"\(target:? *(>=|≥|at least|<|under) *([\d.]+)", line)
+    if not goal:
+        return None
+    at_least = goal.group(1) in (">=", "≥", "at least")
+    limit = float(goal.group(2))
+    value = re.search(r"([\d.]+)x", line) if at_least else re.search(r"([\d.]+) *(MiB|MB|ms|s)\b", line)
+    if not value:
+        return None
+    number = float(value.group(1))
+    title = re.split(r"\s{2,}|:", line.strip())[0].strip()
+    shown = f"{number:g}x" if at_least else f"{number:g} {value.group(2)}"
+    return title, shown, f"{'≥' if at_least else '<'} {limit:g}{'x' if at_least else ''}", (number >= limit) if at_least else (number < limit)
+
+
 def median(values: list[float]) -> float | None:
     return statistics.median(values) if values else None
 
@@ -412,6 +431,14 @@ def write_report(args, info, samples: dict[str, Samples], peers: list[Peer], cou
                        ("importer_w16_per_s", "importer cycles per second, 16 open at once")]:
         cycles = dialogs.get(key)
         target(title, figure(cycles, 0), "≥ 20,000", median(cycles) >= 20_000 if cycles else None)
+
+    # The other benchmarks print their own target lines; judge those too.
+    for name, text, status, _ in subs:
+        for line in text.splitlines():
+            judged = judge_target_line(line)
+            if judged:
+                title, value, goal, ok = judged
+                target(f"{title} (bench/{name})", value, goal, ok)
 
     say("## Targets")
     say("")
