@@ -77,3 +77,34 @@ demo: build
 
 clean:
 	rm -rf .build $(VENV)
+
+# MARK: Benchmarks, fuzzing and sanitizers (issue 8). Not part of `make test`.
+FUZZ_SECONDS ?= 60
+
+.PHONY: bench fuzz test-fuzz test-asan test-tsan test-soak
+
+## Benchmarks against the C floor, python-lsp-jsonrpc and pygls; rewrites bench/README.md.
+bench: deps
+	bench/bench.sh
+
+## libFuzzer over framing, JSON, JSON-RPC and every method, for FUZZ_SECONDS (default 60).
+fuzz:
+	FUZZ_SECONDS=$(FUZZ_SECONDS) bench/fuzz/fuzz.sh
+
+## The 60-second fuzz run meant for CI (`make test` can depend on it).
+test-fuzz:
+	FUZZ_SECONDS=60 bench/fuzz/fuzz.sh
+
+## The Swift test suite under AddressSanitizer (+ LeakSanitizer) and ThreadSanitizer.
+test-asan: deps
+	bench/sanitizers/run.sh address
+
+test-tsan: deps
+	bench/sanitizers/run.sh thread
+
+## The soak test (100,000 dialog cycles) against the release server, which keeps it within a
+## minute; against the debug server `make test` builds, it takes about two.
+test-soak: deps
+	$(SWIFT) build -c release --product wharf
+	$(SWIFT) build --build-tests
+	WHARF=$(CURDIR)/.build/release/wharf $(SWIFT) test --skip-build --filter Soak

@@ -64,6 +64,11 @@ let package = Package(
         // MARK: Test tools
         .executableTarget(name: "wharf-write-probe", dependencies: ["WharfFileWriting"], path: "Tests/Tools/WriteProbe"),
         .executableTarget(name: "wharf-access-stress", dependencies: ["WharfAccess"], path: "Tests/Tools/AccessStress"),
+
+        // MARK: Fuzzing
+        // `make fuzz` builds this with libFuzzer (`--sanitize=fuzzer`, `-D WHARF_FUZZING`); a plain
+        // build makes it a replayer of saved inputs. See bench/fuzz/README.md.
+        .executableTarget(name: "WharfFuzz", dependencies: ["WharfServer", "WharfJSONRPC", "WharfJSON", "WharfSystem"]),
     ],
     swiftLanguageModes: [.v6]
 )

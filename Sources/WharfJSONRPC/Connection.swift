@@ -88,6 +88,15 @@ public final class Connection: @unchecked Sendable {
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: capacity, alignment: 16)
         defer { buffer.deallocate() }
         var reason: EndReason
+        /// Replies use the client's framing from the moment the decoder has seen it, which can be
+        /// before any message is complete (and, for a last NDJSON line without its newline, only
+        /// at the end of input).
+        func adoptFramingOnce() {
+            guard !framingKnown, let framing = decoder.framing else { return }
+            framingKnown = true
+            writer.setFraming(framing)
+            logger.debug("framing: \(framing.rawValue)")
+        }
         reading: while true {
             writer.waitForRoom()
             if let failure = state.withValue({ $0.writeFailure }) {
@@ -101,7 +110,10 @@ public final class Connection: @unchecked Sendable {
                 break
             }
             if count == 0 {
-                if let last = decoder.finish() { process(last, handler) }
+                if let last = decoder.finish() {
+                    adoptFramingOnce()
+                    process(last, handler)
+                }
                 reason = decoder.hasPartialFrame ? .truncated : .endOfInput
                 break
             }
@@ -109,11 +121,7 @@ public final class Connection: @unchecked Sendable {
             writer.cork()
             defer { writer.uncork() }
             while let event = decoder.next() {
-                if !framingKnown, let framing = decoder.framing {
-                    framingKnown = true
-                    writer.setFraming(framing)
-                    logger.debug("framing: \(framing.rawValue)")
-                }
+                adoptFramingOnce()
                 process(event, handler)
                 if state.withValue({ $0.writeFailure }) != nil { continue reading }
             }

@@ -259,7 +259,24 @@ package struct FrameDecoder {
     }
 
     /// The bytes that frame `bodyLength` bytes of body in front of them (LSP) or after them (NDJSON).
+    ///
+    /// Written digit by digit: it runs once per message, and string interpolation cost about
+    /// 2,000 instructions of the 45,000 a `ping` took (callgrind, bench/README.md).
     package static func header(forBodyLength bodyLength: Int) -> [UInt8] {
-        Array("Content-Length: \(bodyLength)\r\n\r\n".utf8)
+        precondition(bodyLength >= 0, "a negative body length")
+        var header: [UInt8] = []
+        header.reserveCapacity(40)
+        header.append(contentsOf: headerPrefix)
+        // The decimal digits, most significant first.
+        var divisor = 1
+        while divisor <= bodyLength / 10 { divisor *= 10 }
+        repeat {
+            header.append(0x30 + UInt8(truncatingIfNeeded: bodyLength / divisor % 10))
+            divisor /= 10
+        } while divisor > 0
+        header.append(contentsOf: [0x0D, 0x0A, 0x0D, 0x0A])
+        return header
     }
+
+    private static let headerPrefix: [UInt8] = Array("Content-Length: ".utf8)
 }

@@ -1,0 +1,640 @@
+/*
+ * wharf-load: a load driver for JSON-RPC servers that speak the LSP base protocol over stdio.
+ *
+ * It spawns the server given after `--`, talks to it over two real pipes with real
+ * `Content-Length` framing, measures one thing, and prints the result as one JSON line on
+ * standard output. The bench script runs it many times and takes medians; the driver itself
+ * does one trial per run so that every trial gets a fresh process.
+ *
+ * Why C: the driver must be much faster than what it measures. A Python driver tops out near
+ * 57,000 requests per second on this machine, below the server's target, so it would measure
+ * itself. Here the hot loops are a write(2), a read(2) and a scan for "\r\n\r\n".
+ *
+ * Modes:
+ *   roundtrip   N sequential pings, one in flight at a time: median, p99, mean (µs).
+ *   throughput  N pings written back to back by one thread while another reads the replies:
+ *               pings per second from the first byte written to the last reply read.
+ *   startup     time from spawn to the complete `initialize` reply (ms), then shutdown/exit and
+ *               the time until the process has ended.
+ *   rss         VmRSS and VmHWM (KiB, from /proc/PID/status) after initialize, a few pings and
+ *               a pause: the resident memory of an idle server.
+ *   cycles      N dialogs, each presented (-m presentImporter -p PARAMS), answered by the server's
+ *               own presenter (`--presenter script:FILE`) and ended with `dialog/completed`; up
+ *               to -W at once. Dialogs per second.
+ *   open-dialogs  VmRSS idle, then with N dialogs open (the driver claims to present dialogs
+ *               and never answers, so they stay open; the server needs
+ *               `--max-dialogs-per-client N`).
+ *
+ * Every reply is checked: it must carry the id that was sent and a `result` member. A reply
+ * that does not is a failure (exit status 1), never a number.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char **environ;
+
+/* MARK: - Small helpers */
+
+static void die(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
+
+#include <stdarg.h>
+static void die(const char *fmt, ...) {
+    va_list args;
+    va_start(args, fmt);
+    fputs("wharf-load: ", stderr);
+    vfprintf(stderr, fmt, args);
+    fputc('\n', stderr);
+    va_end(args);
+    exit(1);
+}
+
+static uint64_t now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static int compare_u64(const void *a, const void *b) {
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The value at quantile q (0…1) of sorted samples, nearest rank. */
+static uint64_t quantile(const uint64_t *sorted, size_t count, double q) {
+    if (count == 0) return 0;
+    size_t rank = (size_t)(q * (double)count + 0.999999);
+    if (rank < 1) rank = 1;
+    if (rank > count) rank = count;
+    return sorted[rank - 1];
+}
+
+static void write_all(int fd, const char *bytes, size_t length) {
+    while (length > 0) {
+        ssize_t written = write(fd, bytes, length);
+        if (written < 0) {
+            if (errno == EINTR) continue;
+            die("write to the server failed: %s", strerror(errno));
+        }
+        bytes += written;
+        length -= (size_t)written;
+    }
+}
+
+/* MARK: - The server process */
+
+typedef struct {
+    pid_t pid;
+    int to_server;   /* we write requests here */
+    int from_server; /* we read replies here */
+} Server;
+
+/* Spawns argv with stdin/stdout on fresh pipes; stderr is inherited (or /dev/null with -q). */
+static Server spawn_server(char **argv, bool quiet) {
+    int in_pipe[2], out_pipe[2];
+    if (pipe2(in_pipe, O_CLOEXEC) != 0 || pipe2(out_pipe, O_CLOEXEC) != 0) die("pipe: %s", strerror(errno));
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, in_pipe[0], 0);
+    posix_spawn_file_actions_adddup2(&actions, out_pipe[1], 1);
+    if (quiet) posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
+    pid_t pid;
+    int status = posix_spawnp(&pid, argv[0], &actions, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&actions);
+    if (status != 0) die("cannot start %s: %s", argv[0], strerror(status));
+    close(in_pipe[0]);
+    close(out_pipe[1]);
+    return (Server){.pid = pid, .to_server = in_pipe[1], .from_server = out_pipe[0]};
+}
+
+/* Closes the server's input, reads (and drops) whatever it still writes until it closes its
+ * output, as a client must (a server blocked writing to a client that stopped reading cannot
+ * exit), then reaps it. Returns its exit status. */
+static int wait_server(Server *server) {
+    if (server->to_server >= 0) close(server->to_server);
+    server->to_server = -1;
+    char sink[65536];
+    for (;;) {
+        ssize_t count = read(server->from_server, sink, sizeof sink);
+        if (count > 0 || (count < 0 && errno == EINTR)) continue;
+        break;
+    }
+    int status = 0;
+    while (waitpid(server->pid, &status, 0) < 0) {
+        if (errno != EINTR) die("waitpid: %s", strerror(errno));
+    }
+    close(server->from_server);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* MARK: - Framing */
+
+/* Reads LSP frames from one descriptor through a large buffer. */
+typedef struct {
+    int fd;
+    char *buffer;
+    size_t capacity, start, end;
+} FrameReader;
+
+static FrameReader reader_make(int fd) {
+    FrameReader reader = {.fd = fd, .capacity = 1 << 20};
+    reader.buffer = malloc(reader.capacity + 1);
+    reader.buffer[0] = 0;
+    if (!reader.buffer) die("out of memory");
+    return reader;
+}
+
+/* Reads more bytes; false at end of input. */
+static bool reader_fill(FrameReader *reader) {
+    if (reader->start > 0) {
+        memmove(reader->buffer, reader->buffer + reader->start, reader->end - reader->start);
+        reader->end -= reader->start;
+        reader->start = 0;
+    }
+    if (reader->end == reader->capacity) {
+        reader->capacity *= 2;
+        reader->buffer = realloc(reader->buffer, reader->capacity + 1);
+        if (!reader->buffer) die("out of memory");
+    }
+    for (;;) {
+        ssize_t count = read(reader->fd, reader->buffer + reader->end, reader->capacity - reader->end);
+        if (count < 0 && errno == EINTR) continue;
+        if (count < 0) die("read from the server failed: %s", strerror(errno));
+        if (count == 0) return false;
+        reader->end += (size_t)count;
+        reader->buffer[reader->end] = 0; /* so strcasestr stops at the end of what was read */
+        return true;
+    }
+}
+
+/* The next frame's body (not NUL-terminated) and its length; NULL at end of input. The
+ * pointer is valid until the next call. */
+static const char *reader_next(FrameReader *reader, size_t *length) {
+    for (;;) {
+        char *begin = reader->buffer + reader->start;
+        size_t available = reader->end - reader->start;
+        char *terminator = available >= 4 ? memmem(begin, available, "\r\n\r\n", 4) : NULL;
+        if (terminator) {
+            /* Our peers write exactly `Content-Length: N`; accept any case and spacing anyway. */
+            char *header = strcasestr(begin, "content-length:");
+            if (!header || header > terminator) die("a reply header without Content-Length");
+            size_t body_length = strtoul(header + 15, NULL, 10);
+            size_t header_length = (size_t)(terminator - begin) + 4;
+            if (available >= header_length + body_length) {
+                reader->start += header_length + body_length;
+                *length = body_length;
+                return begin + header_length;
+            }
+        }
+        if (!reader_fill(reader)) {
+            if (reader->end > reader->start) die("the server's output ended in the middle of a frame");
+            return NULL;
+        }
+    }
+}
+
+/* The integer id of a response body, or -1 when it has none (a notification). Replies are
+ * compact JSON from a handful of serialisers; all of them write `"id":` followed by the
+ * number, possibly with a space. */
+static long long reply_id(const char *body, size_t length) {
+    const char *key = memmem(body, length, "\"id\"", 4);
+    if (!key) return -1;
+    const char *p = key + 4;
+    const char *end = body + length;
+    while (p < end && (*p == ' ' || *p == ':')) p++;
+    if (p >= end || *p < '0' || *p > '9') return -1;
+    long long value = 0;
+    while (p < end && *p >= '0' && *p <= '9') value = value * 10 + (*p++ - '0');
+    return value;
+}
+
+static bool is_result(const char *body, size_t length) {
+    return memmem(body, length, "\"result\"", 8) != NULL;
+}
+
+static bool is_response(const char *body, size_t length) {
+    return memmem(body, length, "\"method\"", 8) == NULL;
+}
+
+/* Writes one framed request to out, which has room for 4200 bytes. NULL params are left out
+ * (JSON-RPC allows no params, but not `"params":null`). */
+static size_t frame_request(char *out, long long id, const char *method, const char *params) {
+    char body[4096];
+    int body_length = params
+        ? snprintf(body, sizeof body, "{\"jsonrpc\":\"2.0\",\"id\":%lld,\"method\":\"%s\",\"params\":%s}", id, method, params)
+        : snprintf(body, sizeof body, "{\"jsonrpc\":\"2.0\",\"id\":%lld,\"method\":\"%s\"}", id, method);
+    if (body_length < 0 || (size_t)body_length >= sizeof body) die("request too long");
+    int total = sprintf(out, "Content-Length: %d\r\n\r\n%s", body_length, body);
+    return (size_t)total;
+}
+
+static void send_request(Server *server, long long id, const char *method, const char *params) {
+    if (params && strlen(params) > 3500) {
+        /* Large params (an exporter's base64 document): framed in one allocation. */
+        size_t body_capacity = strlen(params) + strlen(method) + 128;
+        char *body = malloc(body_capacity), *frame = malloc(body_capacity + 64);
+        if (!body || !frame) die("out of memory");
+        int body_length = snprintf(body, body_capacity, "{\"jsonrpc\":\"2.0\",\"id\":%lld,\"method\":\"%s\",\"params\":%s}", id, method, params);
+        int header_length = sprintf(frame, "Content-Length: %d\r\n\r\n", body_length);
+        memcpy(frame + header_length, body, (size_t)body_length);
+        write_all(server->to_server, frame, (size_t)header_length + (size_t)body_length);
+        free(body);
+        free(frame);
+        return;
+    }
+    char frame[4200];
+    size_t length = frame_request(frame, id, method, params);
+    write_all(server->to_server, frame, length);
+}
+
+/* `-p @FILE`: the params are the contents of FILE (for documents too large for a command line). */
+static const char *params_argument(const char *value) {
+    if (value[0] != '@') return value;
+    FILE *file = fopen(value + 1, "rb");
+    if (!file) die("cannot open %s: %s", value + 1, strerror(errno));
+    fseek(file, 0, SEEK_END);
+    long size = ftell(file);
+    fseek(file, 0, SEEK_SET);
+    char *text = malloc((size_t)size + 1);
+    if (!text || fread(text, 1, (size_t)size, file) != (size_t)size) die("cannot read %s", value + 1);
+    text[size] = 0;
+    fclose(file);
+    return text;
+}
+
+static void send_notification(Server *server, const char *method, const char *params) {
+    char body[512], frame[600];
+    int body_length = params
+        ? snprintf(body, sizeof body, "{\"jsonrpc\":\"2.0\",\"method\":\"%s\",\"params\":%s}", method, params)
+        : snprintf(body, sizeof body, "{\"jsonrpc\":\"2.0\",\"method\":\"%s\"}", method);
+    int length = snprintf(frame, sizeof frame, "Content-Length: %d\r\n\r\n%s", body_length, body);
+    write_all(server->to_server, frame, (size_t)length);
+}
+
+/* Waits for the response to `id`, skipping notifications. Dies on anything else, and on an
+ * error response when a result is wanted. */
+static void expect_response(FrameReader *reader, long long id, bool want_result) {
+    for (;;) {
+        size_t length;
+        const char *body = reader_next(reader, &length);
+        if (!body) die("the server closed its output while request %lld was pending", id);
+        if (!is_response(body, length)) continue;
+        long long got = reply_id(body, length);
+        if (got != id) die("expected the reply to %lld, got: %.*s", id, (int)(length > 200 ? 200 : length), body);
+        if (want_result && !is_result(body, length)) die("request %lld failed: %.*s", id, (int)(length > 300 ? 300 : length), body);
+        return;
+    }
+}
+
+static const char *initialize_params = "{\"processId\":null,\"clientInfo\":{\"name\":\"wharf-load\"},\"capabilities\":{}}";
+/* For modes where the driver is the dialogs' presenter (it never answers, so they stay open). */
+static const char *frontend_initialize_params =
+    "{\"processId\":null,\"clientInfo\":{\"name\":\"wharf-load\"},\"capabilities\":{\"presentsDialogs\":true}}";
+
+static void initialize_with(Server *server, FrameReader *reader, const char *params) {
+    send_request(server, 0, "initialize", params);
+    expect_response(reader, 0, true);
+    send_notification(server, "initialized", "{}");
+}
+
+static void initialize(Server *server, FrameReader *reader) {
+    send_request(server, 0, "initialize", initialize_params);
+    expect_response(reader, 0, true);
+    send_notification(server, "initialized", "{}");
+}
+
+/* shutdown, exit, then EOF; returns the exit status. */
+static int finish(Server *server, FrameReader *reader, long long id) {
+    send_request(server, id, "shutdown", NULL);
+    expect_response(reader, id, true);
+    send_notification(server, "exit", NULL);
+    return wait_server(server);
+}
+
+/* MARK: - Modes */
+
+typedef struct {
+    long count;
+    long warmup;
+    long window;
+    bool quiet;
+    const char *method;
+    const char *params;
+    char **argv;
+} Options;
+
+static void mode_roundtrip(const Options *options) {
+    Server server = spawn_server(options->argv, options->quiet);
+    FrameReader reader = reader_make(server.from_server);
+    initialize(&server, &reader);
+    long long id = 1;
+    for (long i = 0; i < options->warmup; i++, id++) {
+        send_request(&server, id, options->method, options->params);
+        expect_response(&reader, id, true);
+    }
+    uint64_t *samples = malloc(sizeof(uint64_t) * (size_t)(options->count + 1));
+    char frame[4200];
+    for (long i = 0; i < options->count; i++, id++) {
+        size_t length = frame_request(frame, id, options->method, options->params);
+        uint64_t start = now_ns();
+        write_all(server.to_server, frame, length);
+        expect_response(&reader, id, true);
+        samples[i] = now_ns() - start;
+    }
+    int status = finish(&server, &reader, id);
+    if (options->count == 0) {
+        /* A run that only starts and ends the server: the baseline for instruction counts. */
+        printf("{\"mode\":\"roundtrip\",\"count\":0,\"exit\":%d}\n", status);
+        free(samples);
+        return;
+    }
+    double sum = 0;
+    for (long i = 0; i < options->count; i++) sum += (double)samples[i];
+    qsort(samples, (size_t)options->count, sizeof(uint64_t), compare_u64);
+    printf("{\"mode\":\"roundtrip\",\"count\":%ld,\"median_us\":%.2f,\"p99_us\":%.2f,\"mean_us\":%.2f,\"min_us\":%.2f,\"exit\":%d}\n",
+           options->count, quantile(samples, (size_t)options->count, 0.5) / 1e3,
+           quantile(samples, (size_t)options->count, 0.99) / 1e3, sum / (double)options->count / 1e3,
+           samples[0] / 1e3, status);
+    free(samples);
+}
+
+typedef struct {
+    int fd;
+    char *bytes;
+    size_t length;
+    uint64_t started;
+} WriterJob;
+
+static void *writer_thread(void *context) {
+    WriterJob *job = context;
+    job->started = now_ns();
+    write_all(job->fd, job->bytes, job->length);
+    return NULL;
+}
+
+static void mode_throughput(const Options *options) {
+    Server server = spawn_server(options->argv, options->quiet);
+    FrameReader reader = reader_make(server.from_server);
+    initialize(&server, &reader);
+    /* Every request is framed before the clock starts, so only the server's work is timed. */
+    long long first_id = 1;
+    size_t capacity = (size_t)options->count * 200 + 4096;
+    char *bytes = malloc(capacity);
+    size_t length = 0;
+    for (long i = 0; i < options->count; i++) {
+        length += frame_request(bytes + length, first_id + i, options->method, options->params);
+        if (length + 4200 > capacity) die("request buffer too small");
+    }
+    unsigned char *seen = calloc((size_t)options->count, 1);
+    WriterJob job = {.fd = server.to_server, .bytes = bytes, .length = length};
+    pthread_t thread;
+    uint64_t start = now_ns();
+    if (pthread_create(&thread, NULL, writer_thread, &job) != 0) die("pthread_create failed");
+    for (long received = 0; received < options->count;) {
+        size_t body_length;
+        const char *body = reader_next(&reader, &body_length);
+        if (!body) die("the server closed its output after %ld of %ld replies", received, options->count);
+        if (!is_response(body, body_length)) continue;
+        long long id = reply_id(body, body_length);
+        if (id < first_id || id >= first_id + options->count) die("a reply with an unexpected id: %.*s", (int)body_length, body);
+        if (!is_result(body, body_length)) die("request %lld failed: %.*s", id, (int)body_length, body);
+        if (seen[id - first_id]++) die("two replies to request %lld", id);
+        received++;
+    }
+    uint64_t elapsed = now_ns() - start;
+    pthread_join(thread, NULL);
+    int status = finish(&server, &reader, first_id + options->count);
+    printf("{\"mode\":\"throughput\",\"count\":%ld,\"seconds\":%.6f,\"per_second\":%.0f,\"exit\":%d}\n",
+           options->count, elapsed / 1e9, (double)options->count / (elapsed / 1e9), status);
+    free(seen);
+    free(bytes);
+}
+
+static void mode_startup(const Options *options) {
+    uint64_t start = now_ns();
+    Server server = spawn_server(options->argv, options->quiet);
+    FrameReader reader = reader_make(server.from_server);
+    send_request(&server, 0, "initialize", initialize_params);
+    expect_response(&reader, 0, true);
+    uint64_t initialized = now_ns();
+    send_notification(&server, "initialized", "{}");
+    uint64_t ending = now_ns();
+    int status = finish(&server, &reader, 1);
+    uint64_t ended = now_ns();
+    printf("{\"mode\":\"startup\",\"initialize_ms\":%.3f,\"shutdown_to_exit_ms\":%.3f,\"exit\":%d}\n",
+           (initialized - start) / 1e6, (ended - ending) / 1e6, status);
+}
+
+/* A field of /proc/PID/status in KiB, or -1. */
+static long proc_status_kib(pid_t pid, const char *field) {
+    char path[64], line[256];
+    snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+    FILE *file = fopen(path, "r");
+    if (!file) return -1;
+    long value = -1;
+    size_t field_length = strlen(field);
+    while (fgets(line, sizeof line, file)) {
+        if (strncmp(line, field, field_length) == 0 && line[field_length] == ':') {
+            value = strtol(line + field_length + 1, NULL, 10);
+            break;
+        }
+    }
+    fclose(file);
+    return value;
+}
+
+static void mode_rss(const Options *options) {
+    Server server = spawn_server(options->argv, options->quiet);
+    FrameReader reader = reader_make(server.from_server);
+    initialize(&server, &reader);
+    long long id = 1;
+    for (long i = 0; i < options->count; i++, id++) {
+        send_request(&server, id, options->method, options->params);
+        expect_response(&reader, id, true);
+    }
+    /* Let anything lazy (thread stacks, timers, the Python interpreter's GC) settle. */
+    usleep(300 * 1000);
+    long rss = proc_status_kib(server.pid, "VmRSS");
+    long hwm = proc_status_kib(server.pid, "VmHWM");
+    long threads = proc_status_kib(server.pid, "Threads");
+    int status = finish(&server, &reader, id);
+    printf("{\"mode\":\"rss\",\"vmrss_kib\":%ld,\"vmhwm_kib\":%ld,\"threads\":%ld,\"exit\":%d}\n", rss, hwm, threads, status);
+}
+
+/* The `method` of a server message, copied into `out` ("" for a response). */
+static void message_method(const char *body, size_t length, char *out, size_t size) {
+    out[0] = 0;
+    const char *key = memmem(body, length, "\"method\"", 8);
+    if (!key) return;
+    const char *p = key + 8, *end = body + length;
+    while (p < end && (*p == ' ' || *p == ':')) p++;
+    if (p >= end || *p != '"') return;
+    p++;
+    size_t n = 0;
+    while (p < end && *p != '"' && n + 1 < size) out[n++] = *p++;
+    out[n] = 0;
+}
+
+/* Importer (or exporter) cycles: request, its `{dialogId}` reply, and the dialog's ending.
+ * Up to `window` dialogs are open at once (1: strictly one after the other). Every dialog
+ * must end with `dialog/completed` carrying `urls`; anything else is a failure. The server's
+ * presenter must answer by itself (`--presenter script:FILE`). */
+static void mode_cycles(const Options *options) {
+    Server server = spawn_server(options->argv, options->quiet);
+    FrameReader reader = reader_make(server.from_server);
+    initialize(&server, &reader);
+    long long next_id = 1;
+    long sent = 0, replied = 0, completed = 0;
+    uint64_t start = now_ns();
+    while (completed < options->count) {
+        while (sent < options->count && sent - completed < options->window) {
+            send_request(&server, next_id++, options->method, options->params);
+            sent++;
+        }
+        size_t length;
+        const char *body = reader_next(&reader, &length);
+        if (!body) die("the server closed its output after %ld of %ld dialogs ended", completed, options->count);
+        char method[64];
+        message_method(body, length, method, sizeof method);
+        if (method[0] == 0) {
+            if (!is_result(body, length)) die("a present request failed: %.*s", (int)(length > 300 ? 300 : length), body);
+            replied++;
+        } else if (strcmp(method, "dialog/completed") == 0) {
+            if (!memmem(body, length, "\"urls\"", 6)) die("a dialog failed: %.*s", (int)(length > 300 ? 300 : length), body);
+            completed++;
+        } else if (strcmp(method, "dialog/cancelled") == 0) {
+            die("a dialog was cancelled: %.*s", (int)(length > 300 ? 300 : length), body);
+        }
+    }
+    uint64_t elapsed = now_ns() - start;
+    /* The last replies may trail the last endings. */
+    while (replied < options->count) {
+        size_t length;
+        const char *body = reader_next(&reader, &length);
+        if (!body) die("the server closed its output before answering every request");
+        char method[64];
+        message_method(body, length, method, sizeof method);
+        if (method[0] == 0) replied++;
+    }
+    long rss = proc_status_kib(server.pid, "VmRSS");
+    int status = finish(&server, &reader, next_id);
+    printf("{\"mode\":\"cycles\",\"count\":%ld,\"window\":%ld,\"seconds\":%.6f,\"per_second\":%.0f,\"vmrss_kib\":%ld,\"exit\":%d}\n",
+           options->count, options->window, elapsed / 1e9, (double)options->count / (elapsed / 1e9), rss, status);
+}
+
+/* Resident memory with `count` dialogs open: the driver says it presents dialogs itself and
+ * never answers, so every dialog stays open. Memory is read after initialize (and a pause),
+ * and again once every dialog has been presented (and a pause). */
+static void mode_open_dialogs(const Options *options) {
+    Server server = spawn_server(options->argv, options->quiet);
+    FrameReader reader = reader_make(server.from_server);
+    initialize_with(&server, &reader, frontend_initialize_params);
+    long long id = 1;
+    for (long i = 0; i < 100; i++, id++) {
+        send_request(&server, id, "ping", "{}");
+        expect_response(&reader, id, true);
+    }
+    usleep(300 * 1000);
+    long idle = proc_status_kib(server.pid, "VmRSS");
+    long window = options->window > 0 ? options->window : 64;
+    long sent = 0, presented = 0;
+    while (presented < options->count) {
+        while (sent < options->count && sent - presented < window) {
+            send_request(&server, id++, options->method, options->params);
+            sent++;
+        }
+        size_t length;
+        const char *body = reader_next(&reader, &length);
+        if (!body) die("the server closed its output after %ld dialogs", presented);
+        if (!is_response(body, length)) continue; /* presenter/show */
+        if (!is_result(body, length)) die("presenting dialog %ld failed: %.*s", presented + 1, (int)(length > 300 ? 300 : length), body);
+        presented++;
+    }
+    usleep(300 * 1000);
+    long open = proc_status_kib(server.pid, "VmRSS");
+    long hwm = proc_status_kib(server.pid, "VmHWM");
+    int status = finish(&server, &reader, id);
+    printf("{\"mode\":\"open-dialogs\",\"count\":%ld,\"idle_kib\":%ld,\"open_kib\":%ld,\"vmhwm_kib\":%ld,\"exit\":%d}\n",
+           options->count, idle, open, hwm, status);
+}
+
+/* MARK: - Command line */
+
+static void usage(void) {
+    fputs("usage: wharf-load MODE [-n COUNT] [-w WARMUP] [-W WINDOW] [-m METHOD] [-p PARAMS] [-q] -- SERVER [ARGS...]\n"
+          "  modes: roundtrip, throughput, startup, rss, cycles, open-dialogs (see the top of wharf-load.c)\n"
+          "  -n COUNT   requests measured (roundtrip 10000, throughput 200000, rss 100, cycles 10000,\n"
+          "             open-dialogs 10000)\n"
+          "  -W WINDOW  dialogs open at once (cycles 1, open-dialogs 64)\n"
+          "  -w WARMUP  requests sent before measuring (roundtrip only; default 1000)\n"
+          "  -m METHOD  request method (default ping)\n"
+          "  -p PARAMS  request params as JSON (default {}); @FILE reads them from FILE\n"
+          "  -q         send the server's standard error to /dev/null\n",
+          stderr);
+    exit(2);
+}
+
+int main(int argc, char **argv) {
+    signal(SIGPIPE, SIG_IGN);
+    if (argc < 2) usage();
+    const char *mode = argv[1];
+    Options options = {.count = -1, .warmup = 1000, .method = "ping", .params = "{}"};
+    int index = 2;
+    for (; index < argc; index++) {
+        const char *argument = argv[index];
+        if (strcmp(argument, "--") == 0) {
+            index++;
+            break;
+        }
+        if (strcmp(argument, "-q") == 0) {
+            options.quiet = true;
+            continue;
+        }
+        if (index + 1 >= argc) usage();
+        const char *value = argv[++index];
+        if (strcmp(argument, "-n") == 0) options.count = atol(value);
+        else if (strcmp(argument, "-w") == 0) options.warmup = atol(value);
+        else if (strcmp(argument, "-m") == 0) options.method = value;
+        else if (strcmp(argument, "-p") == 0) options.params = params_argument(value);
+        else if (strcmp(argument, "-W") == 0) options.window = atol(value);
+        else usage();
+    }
+    if (index >= argc) usage();
+    options.argv = argv + index;
+
+    if (strcmp(mode, "roundtrip") == 0) {
+        if (options.count < 0) options.count = 10000;
+        mode_roundtrip(&options);
+    } else if (strcmp(mode, "throughput") == 0) {
+        if (options.count < 0) options.count = 200000;
+        mode_throughput(&options);
+    } else if (strcmp(mode, "startup") == 0) {
+        mode_startup(&options);
+    } else if (strcmp(mode, "rss") == 0) {
+        if (options.count < 0) options.count = 100;
+        mode_rss(&options);
+    } else if (strcmp(mode, "cycles") == 0) {
+        if (options.count < 0) options.count = 10000;
+        if (options.window < 1) options.window = 1;
+        mode_cycles(&options);
+    } else if (strcmp(mode, "open-dialogs") == 0) {
+        if (options.count < 0) options.count = 10000;
+        mode_open_dialogs(&options);
+    } else {
+        usage();
+    }
+    return 0;
+}
