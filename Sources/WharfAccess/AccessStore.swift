@@ -117,6 +117,10 @@ public final class AccessStore: Sendable {
                 // In WAL mode NORMAL syncs at checkpoints only; a power cut may lose the last
                 // commits but never corrupts the store.
                 try connection.execute("PRAGMA synchronous = NORMAL")
+                // Every statement touches a few rows: 256 KiB of page cache is plenty, and
+                // keeps a long session's memory flat as grants come and go (SQLite's default
+                // lets the cache grow to 2 MiB).
+                try connection.execute("PRAGMA cache_size = -256")
                 try connection.execute("PRAGMA foreign_keys = ON")
                 try quickCheck(connection)
                 try migrate(connection)
