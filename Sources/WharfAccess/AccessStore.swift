@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import CSQLite
 import WharfSystem
 
@@ -110,7 +113,7 @@ public final class AccessStore: Sendable {
             do {
                 // The busy timeout first: switching to WAL itself needs a lock.
                 try connection.setBusyTimeout(milliseconds: busyTimeoutMilliseconds)
-                try connection.execute("PRAGMA journal_mode = WAL")
+                try switchToWAL(connection)
                 // In WAL mode NORMAL syncs at checkpoints only; a power cut may lose the last
                 // commits but never corrupts the store.
                 try connection.execute("PRAGMA synchronous = NORMAL")
@@ -126,6 +129,27 @@ public final class AccessStore: Sendable {
             return .failure(error)
         } catch {
             return .failure(SQLiteError(code: SQLITE_ERROR, message: "\(error)", sql: nil))
+        }
+    }
+
+    /// `PRAGMA journal_mode = WAL`, retried while other processes are opening the same fresh
+    /// store: SQLite answers SQLITE_BUSY here without calling the busy handler when another
+    /// connection is switching the mode or recovering the WAL index at that moment (seen with
+    /// eight processes starting together on a loaded machine), so the busy timeout alone does
+    /// not cover it.
+    private static func switchToWAL(_ connection: SQLiteConnection) throws {
+        let patience = Int(busyTimeoutMilliseconds) * 1000
+        var waited = 0
+        while true {
+            do {
+                try connection.execute("PRAGMA journal_mode = WAL")
+                return
+            } catch {
+                guard error.isBusy, waited < patience else { throw error }
+                let pause = Int.random(in: 1_000...20_000)
+                usleep(UInt32(pause))
+                waited += pause
+            }
         }
     }
 

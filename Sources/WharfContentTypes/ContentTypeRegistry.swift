@@ -29,11 +29,16 @@ public final class ContentTypeRegistry: Sendable {
         self.mimeDirectories = mimeDirectories
     }
 
-    /// The MIME directories the XDG Base Directory specification names for this process.
-    public static func defaultMIMEDirectories() -> [String] {
+    /// The MIME directories the XDG Base Directory specification names: `$XDG_DATA_HOME/mime`
+    /// (default `~/.local/share/mime`), then `mime` in each absolute entry of `$XDG_DATA_DIRS`
+    /// (default `/usr/local/share:/usr/share`). `environment` reads a variable (the process
+    /// environment unless a test passes its own).
+    public static func defaultMIMEDirectories(
+        environment: (String) -> String? = { getenv($0).map { String(cString: $0) } }
+    ) -> [String] {
         func variable(_ name: String) -> String? {
-            guard let value = getenv(name), value.pointee != 0 else { return nil }
-            return String(cString: value)
+            guard let value = environment(name), !value.isEmpty else { return nil }
+            return value
         }
         let home = variable("XDG_DATA_HOME") ?? FilePath.join(FilePath.homeDirectory(), ".local/share")
         let system = (variable("XDG_DATA_DIRS") ?? "/usr/local/share:/usr/share")
@@ -93,12 +98,21 @@ final class Tables: Sendable {
         var records: [String: TypeRecord] = [:]
         var byExtension: [String: TypeRecord] = [:]
         var byMIME: [String: TypeRecord] = [:]
-        for declaration in systemTypeDeclarations {
+        // Parents first, whatever the table's order, so each record sees its ancestors.
+        let declarationsByKey = Dictionary(systemTypeDeclarations.map { ($0.identifier, $0) }, uniquingKeysWith: { a, _ in a })
+        func build(_ key: String) -> TypeRecord? {
+            if let existing = records[key] { return existing }
+            guard let declaration = declarationsByKey[key] else { return nil }
+            for parent in declaration.conformsTo { _ = build(parent) }
             let record = TypeRecord(
                 identifier: declaration.identifier, description: declaration.description,
                 conformsTo: declaration.conformsTo, filenameExtensions: declaration.filenameExtensions,
                 mimeTypes: declaration.mimeTypes, origin: .system, parentRecord: { records[$0] })
-            records[record.key] = record
+            records[key] = record
+            return record
+        }
+        for declaration in systemTypeDeclarations {
+            guard let record = build(declaration.identifier) else { continue }
             for ext in declaration.filenameExtensions where byExtension[ext] == nil { byExtension[ext] = record }
             for mime in declaration.mimeTypes {
                 let lower = asciiLowercased(mime)

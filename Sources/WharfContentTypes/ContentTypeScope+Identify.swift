@@ -97,6 +97,13 @@ extension ContentTypeScope {
                                        mimeType: guess.mime, source: guess.source))
     }
 
+    /// Identifies each path on its own: one failure is that path's error, never the batch's.
+    public func identify(paths: [String], sniff: Bool = true, followSymlinks: Bool = true)
+        -> [Result<Identification, IdentifyError>]
+    {
+        paths.map { identify(path: $0, sniff: sniff, followSymlinks: followSymlinks) }
+    }
+
     /// The type a name alone suggests, without touching the disk — for listing large
     /// directories (like GLib's `standard::fast-content-type`). Directories are folders or
     /// packages by extension; files take the heaviest glob (the first among equals), or

@@ -8,7 +8,7 @@
 /// when a conformance was requested, in RFC 4648 base32 with the lowercase alphabet and no
 /// padding, after `dyn.`. Lowercase letters and digits keep the result a valid identifier
 /// (UTIs allow only ASCII alphanumerics, `-` and `.`) that survives case-insensitive handling.
-/// Example: `text/x-go` ↔ `dyn.nvuw2zjnorsxq5bppbvwo3y`.
+/// Example: `text/x-go` ↔ `dyn.nvuw2zj5orsxq5bppawwo3y`.
 struct DynamicIdentifier: Sendable, Hashable {
     enum Tag: Sendable, Hashable {
         case mimeType(String)

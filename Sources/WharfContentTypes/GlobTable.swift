@@ -50,6 +50,11 @@ struct GlobTable: Sendable {
     private var literals: [String: Literal] = [:]
     private var literalLengths: Set<Int> = []
     private var patterns: [GlobRule] = []
+    /// For each pattern, literal bytes any matching name must contain (the run before the first
+    /// wildcard as a prefix, or the first run after a leading `*`), so `fnmatch` is only called
+    /// for names that could match.
+    private var patternPrefixes: [[UInt8]] = []
+    private var patternFragments: [[UInt8]] = []
 
     // The suffix trie, flattened: node `n` has children `edges[childStart[n] ..< childStart[n] + childCount[n]]`
     // sorted by byte, and the rules ending there in `leaves[leafStart[n] ..< leafStart[n] + leafCount[n]]`.
@@ -65,8 +70,13 @@ struct GlobTable: Sendable {
 
     /// The rules in the order given (highest precedence first).
     init(rules: [GlobRule]) {
-        var builderChildren: [[UInt8: Int32]] = [[:]]
-        var builderLeaves: [[Leaf]] = [[]]
+        // Build the trie with one dictionary of edges keyed by (parent node, byte), then lay
+        // the edges out sorted by that key: each node's children end up contiguous and in
+        // byte order, ready for binary search.
+        var edges: [Int: Int32] = [:]
+        edges.reserveCapacity(rules.count * 4)
+        var nodeCount: Int32 = 1
+        var leavesOfNode: [Int32: [Leaf]] = [:]
         for rule in rules {
             let bytes = Array(rule.pattern.utf8)
             let isWildcard: (UInt8) -> Bool = { $0 == UInt8(ascii: "*") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "[") }
@@ -78,37 +88,56 @@ struct GlobTable: Sendable {
                     literalLengths.insert(bytes.count)
                 }
             } else if bytes.first == UInt8(ascii: "*"), bytes.count > 1, !bytes.dropFirst().contains(where: isWildcard) {
-                let suffix = rule.caseSensitive ? Array(bytes.dropFirst()) : Array(bytes.dropFirst()).map(lowercaseASCII)
                 var node: Int32 = 0
-                for byte in suffix.reversed() {
-                    if let next = builderChildren[Int(node)][byte] {
+                for byte in bytes.dropFirst().reversed() {
+                    let edge = Int(node) << 8 | Int(rule.caseSensitive ? byte : lowercaseASCII(byte))
+                    if let next = edges[edge] {
                         node = next
                     } else {
-                        let next = Int32(builderChildren.count)
-                        builderChildren.append([:])
-                        builderLeaves.append([])
-                        builderChildren[Int(node)][byte] = next
-                        node = next
+                        edges[edge] = nodeCount
+                        node = nodeCount
+                        nodeCount += 1
                     }
                 }
-                if !builderLeaves[Int(node)].contains(where: { $0.match.type == rule.type && $0.caseSensitive == rule.caseSensitive }) {
-                    builderLeaves[Int(node)].append(Leaf(match: match, caseSensitive: rule.caseSensitive))
+                if !(leavesOfNode[node] ?? []).contains(where: { $0.match.type == rule.type && $0.caseSensitive == rule.caseSensitive }) {
+                    leavesOfNode[node, default: []].append(Leaf(match: match, caseSensitive: rule.caseSensitive))
                 }
-                maxSuffixLength = max(maxSuffixLength, suffix.count)
+                maxSuffixLength = max(maxSuffixLength, bytes.count - 1)
             } else {
                 patterns.append(rule)
+                let literalRun: (ArraySlice<UInt8>) -> [UInt8] = { run in
+                    let literal = run.prefix(while: { !isWildcard($0) })
+                    return rule.caseSensitive ? Array(literal) : literal.map(lowercaseASCII)
+                }
+                if bytes.first == UInt8(ascii: "*") {
+                    patternPrefixes.append([])
+                    patternFragments.append(literalRun(bytes.dropFirst()))
+                } else {
+                    patternPrefixes.append(literalRun(bytes[...]))
+                    patternFragments.append([])
+                }
             }
         }
-        for node in builderChildren.indices {
-            childStart.append(Int32(edgeBytes.count))
-            childCount.append(Int32(builderChildren[node].count))
-            for (byte, target) in builderChildren[node].sorted(by: { $0.key < $1.key }) {
-                edgeBytes.append(byte)
-                edgeTargets.append(target)
+        childStart = Array(repeating: 0, count: Int(nodeCount))
+        childCount = Array(repeating: 0, count: Int(nodeCount))
+        leafStart = Array(repeating: 0, count: Int(nodeCount))
+        leafCount = Array(repeating: 0, count: Int(nodeCount))
+        let sortedEdges = edges.sorted { $0.key < $1.key }
+        edgeBytes.reserveCapacity(sortedEdges.count)
+        edgeTargets.reserveCapacity(sortedEdges.count)
+        for (position, edge) in sortedEdges.enumerated() {
+            let parent = edge.key >> 8
+            if childCount[parent] == 0 { childStart[parent] = Int32(position) }
+            childCount[parent] += 1
+            edgeBytes.append(UInt8(edge.key & 0xFF))
+            edgeTargets.append(edge.value)
+        }
+        for node in 0 ..< Int(nodeCount) {
+            leafStart[node] = Int32(leaves.count)
+            if let nodeLeaves = leavesOfNode[Int32(node)] {
+                leafCount[node] = Int32(nodeLeaves.count)
+                leaves += nodeLeaves
             }
-            leafStart.append(Int32(leaves.count))
-            leafCount.append(Int32(builderLeaves[node].count))
-            leaves.append(contentsOf: builderLeaves[node])
         }
     }
 
@@ -139,12 +168,17 @@ struct GlobTable: Sendable {
             found += walkSuffixes(bytes, foldCase: false, visit)
         }
         if found < 2 && !patterns.isEmpty {
-            let lower = asciiLowercased(name)
-            for rule in patterns {
-                let subject = rule.caseSensitive ? name : lower
-                if fnmatch(rule.pattern, subject, 0) == 0 {
-                    visit(GlobMatch(type: rule.type, weight: rule.weight))
+            var lower: String?
+            for (index, rule) in patterns.enumerated() {
+                guard Self.mayMatch(bytes, prefix: patternPrefixes[index], fragment: patternFragments[index],
+                                    foldCase: !rule.caseSensitive)
+                else { continue }
+                if !rule.caseSensitive && lower == nil { lower = asciiLowercased(name) }
+                let subject = rule.caseSensitive ? name : lower!
+                let matched = rule.pattern.withCString { pattern in
+                    subject.withCString { fnmatch(pattern, $0, 0) == 0 }
                 }
+                if matched { visit(GlobMatch(type: rule.type, weight: rule.weight)) }
             }
         }
     }
@@ -174,6 +208,21 @@ struct GlobTable: Sendable {
             count += 1
         }
         return count
+    }
+
+    /// Whether `name` starts with `prefix` and contains `fragment` (ASCII case folded for
+    /// case-insensitive patterns, whose literal parts are stored in lowercase).
+    private static func mayMatch(_ name: UnsafeBufferPointer<UInt8>, prefix: [UInt8], fragment: [UInt8], foldCase: Bool) -> Bool {
+        @inline(__always) func fold(_ byte: UInt8) -> UInt8 { foldCase ? lowercaseASCII(byte) : byte }
+        if prefix.count > name.count { return false }
+        for (offset, byte) in prefix.enumerated() where fold(name[offset]) != byte { return false }
+        if fragment.isEmpty { return true }
+        if fragment.count > name.count { return false }
+        outer: for start in 0 ... name.count - fragment.count {
+            for (offset, byte) in fragment.enumerated() where fold(name[start + offset]) != byte { continue outer }
+            return true
+        }
+        return false
     }
 
     @inline(__always)

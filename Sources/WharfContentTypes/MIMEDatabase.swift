@@ -45,11 +45,10 @@ final class MIMEDatabase: Sendable {
         // Aliases first, so everything else can be canonicalised as it is read.
         var aliases: [String: String] = [:]
         for directory in directories {
-            for line in Self.lines(of: directory + "/aliases") {
-                let fields = line.split(separator: " ", maxSplits: 1)
-                guard fields.count == 2 else { continue }
-                let alias = asciiLowercased(String(fields[0]))
-                if aliases[alias] == nil { aliases[alias] = asciiLowercased(String(fields[1])) }
+            Self.forEachLine(of: directory + "/aliases") { line in
+                guard let space = line.firstIndex(of: UInt8(ascii: " ")) else { return }
+                let alias = Self.lowercasedString(line[..<space])
+                if aliases[alias] == nil { aliases[alias] = Self.lowercasedString(line[(space + 1)...]) }
             }
         }
         func canonical(_ name: String) -> String {
@@ -61,41 +60,43 @@ final class MIMEDatabase: Sendable {
         }
 
         // Globs, highest precedence directory first; __NOGLOBS__ hides lower directories' rules.
+        // A type listing the same pattern twice (as `*.c:cs` and `*.c`) keeps only the first,
+        // as the cache GLib reads does: `main.c` is C, not also C++ through `*.C`.
+        struct TypePattern: Hashable { var type: Int32; var pattern: String }
         var rules: [GlobRule] = []
+        var seenPatterns: Set<TypePattern> = []
         var hidden: Set<String> = []
         for directory in directories {
             var hiddenHere: Set<String> = []
-            var rulesHere: [GlobRule] = []
-            for line in Self.lines(of: directory + "/globs2") where !line.hasPrefix("#") {
-                let fields = line.split(separator: ":", omittingEmptySubsequences: false)
-                guard fields.count >= 3, let weight = Int(fields[0]), !fields[2].isEmpty else { continue }
-                let type = canonical(String(fields[1]))
-                if hidden.contains(type) { continue }
-                let pattern = String(fields[2])
-                if pattern == "__NOGLOBS__" { hiddenHere.insert(type); continue }
-                let flags = fields.count > 3 ? fields[3].split(separator: ",") : []
-                rulesHere.append(GlobRule(weight: weight, type: intern(type), pattern: pattern,
-                                          caseSensitive: flags.contains("cs")))
+            Self.forEachLine(of: directory + "/globs2") { line in
+                guard line.first != UInt8(ascii: "#") else { return }
+                var fields = line.split(separator: UInt8(ascii: ":"), maxSplits: 4, omittingEmptySubsequences: false)
+                guard fields.count >= 3, let weight = Self.number(fields[0]), !fields[2].isEmpty else { return }
+                if fields.count == 5 { fields.removeLast() }  // further fields are for future use
+                let type = canonical(String(decoding: fields[1], as: UTF8.self))
+                if hidden.contains(type) { return }
+                let pattern = String(decoding: fields[2], as: UTF8.self)
+                if pattern == "__NOGLOBS__" { hiddenHere.insert(type); return }
+                let caseSensitive = fields.count > 3 && fields[3].split(separator: UInt8(ascii: ",")).contains { $0.elementsEqual("cs".utf8) }
+                let typeIndex = intern(type)
+                guard seenPatterns.insert(TypePattern(type: typeIndex, pattern: pattern)).inserted else { return }
+                rules.append(GlobRule(weight: weight, type: typeIndex, pattern: pattern, caseSensitive: caseSensitive))
             }
-            rules += rulesHere
             hidden.formUnion(hiddenHere)
         }
-        // A type listing the same pattern twice (as `*.c:cs` and `*.c`) keeps only the first,
-        // as the cache GLib reads does: `main.c` is C, not also C++ through `*.C`.
-        var seenPatterns: Set<String> = []
-        rules = rules.filter { seenPatterns.insert("\($0.type):\($0.pattern)").inserted }
-        // globs2 lists rules by weight within a file; across files keep precedence, then weight.
-        rules = rules.enumerated().sorted {
-            $0.element.weight != $1.element.weight ? $0.element.weight > $1.element.weight : $0.offset < $1.offset
-        }.map(\.element)
+        // Each globs2 lists rules by weight; across files keep precedence among equal weights.
+        if !zip(rules, rules.dropFirst()).allSatisfy({ $0.weight >= $1.weight }) {
+            rules = rules.enumerated().sorted {
+                $0.element.weight != $1.element.weight ? $0.element.weight > $1.element.weight : $0.offset < $1.offset
+            }.map(\.element)
+        }
 
         var parents: [Int32: [Int32]] = [:]
         for directory in directories {
-            for line in Self.lines(of: directory + "/subclasses") {
-                let fields = line.split(separator: " ", maxSplits: 1)
-                guard fields.count == 2 else { continue }
-                let child = intern(canonical(String(fields[0])))
-                let parent = intern(canonical(String(fields[1])))
+            Self.forEachLine(of: directory + "/subclasses") { line in
+                guard let space = line.firstIndex(of: UInt8(ascii: " ")) else { return }
+                let child = intern(canonical(String(decoding: line[..<space], as: UTF8.self)))
+                let parent = intern(canonical(String(decoding: line[(space + 1)...], as: UTF8.self)))
                 if child != parent, !(parents[child] ?? []).contains(parent) { parents[child, default: []].append(parent) }
             }
         }
@@ -185,9 +186,29 @@ final class MIMEDatabase: Sendable {
         return result
     }
 
-    static func lines(of path: String) -> [Substring] {
-        guard let bytes = contents(of: path) else { return [] }
-        return String(decoding: bytes, as: UTF8.self).split(separator: "\n")
+    /// Calls `body` with each non-empty line of a file, without the newline.
+    static func forEachLine(of path: String, _ body: (ArraySlice<UInt8>) -> Void) {
+        guard let bytes = contents(of: path) else { return }
+        var start = 0
+        while start < bytes.count {
+            let end = bytes[start...].firstIndex(of: 0x0A) ?? bytes.count
+            if end > start { body(bytes[start ..< end]) }
+            start = end + 1
+        }
+    }
+
+    static func lowercasedString(_ bytes: ArraySlice<UInt8>) -> String {
+        String(decoding: bytes.lazy.map(lowercaseASCII), as: UTF8.self)
+    }
+
+    static func number(_ bytes: ArraySlice<UInt8>) -> Int? {
+        guard !bytes.isEmpty, bytes.count < 10 else { return nil }
+        var value = 0
+        for byte in bytes {
+            guard byte >= 0x30, byte <= 0x39 else { return nil }
+            value = value * 10 + Int(byte - 0x30)
+        }
+        return value
     }
 }
 

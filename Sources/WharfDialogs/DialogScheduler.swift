@@ -25,7 +25,9 @@ public struct DispatchScheduler: DialogScheduler {
     public init() {}
 
     public func after(milliseconds: Int, _ work: @escaping @Sendable () -> Void) {
-        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(max(0, milliseconds)), execute: work)
+        // "Now" skips Dispatch's timer machinery (a timer-thread hop per script step).
+        guard milliseconds > 0 else { return DispatchQueue.global().async(execute: work) }
+        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(milliseconds), execute: work)
     }
 
     public var now: Double {

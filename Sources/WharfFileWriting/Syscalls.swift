@@ -9,7 +9,7 @@ import WharfSystem
 ///
 /// Every call retries on `EINTR` and reports failure as a `SystemError` naming the operation, so
 /// the code above reads as a sequence of steps. The Linux-only calls the writer depends on
-/// (`renameat2`, `copy_file_range`, `getrandom`, `sync_file_range`, `fallocate`, `fstatfs`)
+/// (`renameat2`, `copy_file_range`, `sync_file_range`, `fallocate`, `fstatfs`)
 /// are declared by glibc only under `_GNU_SOURCE`,
 /// which Swift's `Glibc` module does not see, and `syscall(2)` is variadic and cannot be called
 /// from Swift; so they are looked up once by name with `dlsym`. A missing symbol (an old C
@@ -28,7 +28,6 @@ enum Syscalls {
     private typealias CopyFileRange = @convention(c) (
         Int32, UnsafeMutablePointer<Int64>?, Int32, UnsafeMutablePointer<Int64>?, Int, UInt32
     ) -> Int
-    private typealias GetRandom = @convention(c) (UnsafeMutableRawPointer?, Int, UInt32) -> Int
     private typealias FStatFS = @convention(c) (Int32, UnsafeMutableRawPointer) -> Int32
     private typealias Fallocate = @convention(c) (Int32, Int32, Int64, Int64) -> Int32
     private typealias SyncFileRange = @convention(c) (Int32, Int64, Int64, UInt32) -> Int32
@@ -37,7 +36,6 @@ enum Syscalls {
     private struct Extensions: @unchecked Sendable {
         let renameat2: RenameAt2?
         let copyFileRange: CopyFileRange?
-        let getrandom: GetRandom?
         let syncFileRange: SyncFileRange?
         let fallocate: Fallocate?
         let fstatfs: FStatFS?
@@ -50,7 +48,6 @@ enum Syscalls {
             }
             renameat2 = lookUp("renameat2", as: RenameAt2.self)
             copyFileRange = lookUp("copy_file_range", as: CopyFileRange.self)
-            getrandom = lookUp("getrandom", as: GetRandom.self)
             syncFileRange = lookUp("sync_file_range", as: SyncFileRange.self)
             fallocate = lookUp("fallocate", as: Fallocate.self)
             fstatfs = lookUp("fstatfs", as: FStatFS.self)
@@ -129,34 +126,6 @@ enum Syscalls {
         let type = buffer.load(as: Int.self)
         let tmpfsMagic = 0x0102_1994, ramfsMagic = 0x8584_58F6
         return type == tmpfsMagic || type == ramfsMagic
-    }
-
-    /// Fills `buffer` from `getrandom(2)`, falling back to `/dev/urandom` on a C library that
-    /// lacks it; the names it feeds only need to be unpredictable, not secret.
-    static func randomBytes(_ buffer: UnsafeMutableRawBufferPointer) {
-        var filled = 0
-        if let call = extensions.getrandom {
-            while filled < buffer.count {
-                let got = call(buffer.baseAddress! + filled, buffer.count - filled, 0)
-                if got > 0 { filled += got } else if errno != EINTR { break }
-            }
-        }
-        if filled < buffer.count {
-            let fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC)
-            if fd >= 0 {
-                defer { close(fd) }
-                while filled < buffer.count {
-                    let got = read(fd, buffer.baseAddress! + filled, buffer.count - filled)
-                    if got > 0 { filled += got } else if errno != EINTR { break }
-                }
-            }
-        }
-        // Last resort: the standard library's generator (itself getrandom-backed).
-        var generator = SystemRandomNumberGenerator()
-        while filled < buffer.count {
-            buffer[filled] = UInt8.random(in: 0...255, using: &generator)
-            filled += 1
-        }
     }
 
     // MARK: POSIX calls

@@ -19,8 +19,9 @@ enum TemporaryName {
 
     /// A fresh name owned by this process.
     static func make() -> String {
-        var random: UInt64 = 0
-        withUnsafeMutableBytes(of: &random) { Syscalls.randomBytes($0) }
+        // The standard library's generator reads getrandom(2): unpredictable, which is all a
+        // name needs (it is not a secret).
+        let random = UInt64.random(in: .min ... .max)
         let hex = String(random, radix: 16)
         let padding = String(repeating: "0", count: randomDigits - hex.count)
         return prefix + String(getpid()) + "-" + padding + hex

@@ -118,6 +118,8 @@ public final class Connection: @unchecked Sendable {
                 break
             }
             decoder.append(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+            writer.cork()
+            defer { writer.uncork() }
             while let event = decoder.next() {
                 adoptFramingOnce()
                 process(event, handler)

@@ -3,14 +3,17 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import Dispatch
 import WharfSystem
 
 /// Writes framed messages to one file descriptor, in the order they were handed over.
 ///
-/// There is no writer thread: whichever thread finds the writer idle drains the queue itself,
-/// so a reply written from the read loop costs one `writev` and no thread hop. Threads that
-/// arrive while a drain is under way only append. Each message's header and body go out in one
-/// `writev`; queued messages are combined into as few calls as possible.
+/// The read loop writes the answers to what it read itself, in one `writev` per chunk of input
+/// (`cork`/`uncork`), so a request answered at once costs no thread hop. Every other thread
+/// (dialog events, deferred replies) only appends and leaves the writing to a serial queue:
+/// such threads may hold locks (the dialog engine's), and must never wait on a peer that is
+/// slow to read. Each message's header and body go out in one `writev`; queued messages are
+/// combined into as few calls as possible.
 ///
 /// The backlog (bytes queued but not yet written) is bounded: the read loop calls
 /// `waitForRoom()` before reading more, so a peer that stops reading stops being read from
@@ -23,6 +26,11 @@ final class MessageWriter: @unchecked Sendable {
     private var queue: [Frame] = []
     private var queuedBytes = 0
     private var draining = false
+    /// While corked, writes only queue; `uncork` sends everything queued in one `writev`.
+    private var corked = false
+    /// A drain is waiting on `drainQueue`.
+    private var drainScheduled = false
+    private let drainQueue = DispatchQueue(label: "wharf.message-writer")
     private var framing: Framing = .lsp
     private var failure: SystemError?
     private let onFailure: @Sendable (SystemError) -> Void
@@ -38,8 +46,8 @@ final class MessageWriter: @unchecked Sendable {
         lock.withLock { self.framing = framing }
     }
 
-    /// Queues one message body (already serialised JSON) and writes it unless another thread
-    /// is writing already.
+    /// Queues one message body (already serialised JSON). It goes out when the read loop
+    /// uncorks, or from the writer's own queue; never on the calling thread.
     func write(_ body: [UInt8]) {
         lock.lock()
         if failure != nil {
@@ -53,10 +61,42 @@ final class MessageWriter: @unchecked Sendable {
         }
         queue.append(frame)
         queuedBytes += frame.count
-        if draining {
+        if draining || corked || drainScheduled {
             lock.unlock()
             return
         }
+        drainScheduled = true
+        lock.unlock()
+        drainQueue.async { [self] in
+            lock.lock()
+            drainScheduled = false
+            if draining || queue.isEmpty {
+                lock.unlock()
+                return
+            }
+            drainAndUnlock()
+        }
+    }
+
+    /// Holds writes back while the read loop handles one chunk of input: the answers to
+    /// pipelined requests then leave in one `writev` instead of one each.
+    func cork() {
+        lock.withLock { corked = true }
+    }
+
+    /// Sends whatever was queued while corked, on the calling thread (the read loop's).
+    func uncork() {
+        lock.lock()
+        corked = false
+        if draining || queue.isEmpty {
+            lock.unlock()
+            return
+        }
+        drainAndUnlock()
+    }
+
+    /// Becomes the drainer, writes everything queued, and releases the lock.
+    private func drainAndUnlock() {
         draining = true
         drainLocked()
         draining = false
@@ -91,10 +131,12 @@ final class MessageWriter: @unchecked Sendable {
         }
     }
 
-    /// Waits until everything queued so far has been written, or `seconds` pass.
+    /// Waits until everything queued so far has been written, or `seconds` pass. Uncorks
+    /// first: the session may end in the middle of handling a chunk of input.
     @discardableResult
     func flush(seconds: Double) -> Bool {
-        lock.withLock {
+        uncork()
+        return lock.withLock {
             var remaining = seconds
             while (draining || !queue.isEmpty) && failure == nil && remaining > 0 {
                 lock.wait(seconds: 0.05)

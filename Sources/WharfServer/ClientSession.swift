@@ -25,7 +25,6 @@ public final class ClientSession: Sendable {
         /// `clientInfo.name`, the app identity grants and bookmarks belong to.
         var appIdentity = "unnamed-client"
         var presentsDialogs = false
-        var trace = TraceLevel.off
         var finished = false
     }
 
@@ -154,6 +153,8 @@ public final class ClientSession: Sendable {
     /// the session's grants dropped (bookmarks, which belong to the app, stay).
     private func releaseEverything() {
         server.engine.disconnect(client: dialogClient)
+        // An export being written is rolled back before the process may end.
+        server.engine.waitForWrites(client: dialogClient)
         do {
             let released = try server.access.endSession(client: accessClient)
             if released > 0 { logger.info("released \(released) lease(s) left open") }

@@ -17,6 +17,8 @@ public enum TypesCommand: Sendable, Equatable {
     case identify(paths: [String], sniff: Bool)
     case describe([String])
     case conforms(String, to: String)
+    /// How long loading the shared MIME database took, and what it held.
+    case stats
 }
 
 public enum AccessCommand: Sendable, Equatable {
@@ -36,6 +38,7 @@ public enum CommandLineParser {
                wharf types identify [--no-sniff] FILE...
                wharf types describe IDENTIFIER...
                wharf types conforms IDENTIFIER PARENT
+               wharf types stats
                wharf access list [--state-dir DIR]
                wharf access revoke ID [--state-dir DIR]
                wharf --help | --version
@@ -71,6 +74,7 @@ public enum CommandLineParser {
                                       how it was decided (extension, magic, fallback, fileSystem).
           types describe ID...        Print what Wharf knows about content types.
           types conforms ID PARENT    Exit 0 if ID conforms to PARENT, 1 if not.
+          types stats                 How long loading the shared MIME database took.
           access list                 Every grant and bookmark every app holds, with an ID.
           access revoke ID            Remove one of them.
 
@@ -153,7 +157,7 @@ public enum CommandLineParser {
 
     private static func parseTypes(_ arguments: [String]) throws(UsageError) -> Command {
         guard let verb = arguments.first else {
-            throw UsageError(message: "types: expected identify, describe or conforms")
+            throw UsageError(message: "types: expected identify, describe, conforms or stats")
         }
         let rest = Array(arguments.dropFirst())
         switch verb {
@@ -168,8 +172,10 @@ public enum CommandLineParser {
         case "conforms":
             guard rest.count == 2 else { throw UsageError(message: "types conforms: expected IDENTIFIER PARENT") }
             return .types(.conforms(rest[0], to: rest[1]))
+        case "stats":
+            return .types(.stats)
         default:
-            throw UsageError(message: "types: unknown command \(verb) (identify, describe, conforms)")
+            throw UsageError(message: "types: unknown command \(verb) (identify, describe, conforms, stats)")
         }
     }
 

@@ -93,7 +93,16 @@ enum ScriptFile {
         }
     }
 
+    private static let expectationFields: Set<String> = [
+        "kind", "allowedContentTypes", "allowsMultipleSelection", "title", "message", "confirmationLabel",
+        "directory", "filename", "contentTypes", "filenameLabel", "browserOptions",
+    ]
+
     private static func expectation(_ value: JSON, where_: String, base: String) throws(ScriptError) -> ScriptExpectation {
+        // A misspelt field would otherwise expect nothing and pass silently.
+        if let unknown = value.objectValue?.keys.first(where: { !expectationFields.contains($0) }) {
+            throw ScriptError(message: "\(where_): expect has no field \(unknown) (\(expectationFields.sorted().joined(separator: ", ")))")
+        }
         func strings(_ key: String) -> [String]? { value[key]?.arrayValue?.compactMap(\.stringValue) }
         var kind: DialogKind?
         if let raw = value["kind"]?.stringValue {

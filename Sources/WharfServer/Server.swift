@@ -18,12 +18,11 @@ public final class Server: Sendable {
     let methods = MethodTable.standard
     let registry: ContentTypeRegistry
     let access: AccessStore
-    /// Set once, right after init (the engine's event sink needs `self`).
-    private let engineBox = Locked<DialogEngine?>(nil)
+    let engine: DialogEngine
     /// The `--presenter script:FILE` presenter, shared by every client.
     let scriptPresenter: ScriptPresenter?
     private let nextClientID = Locked<UInt64>(1)
-    private let sessions = Locked<[UInt64: ClientSession]>([:])
+    private let sessions = SessionDirectory()
 
     public init(options: ServerOptions, logger: Logger) throws(StartupError) {
         self.options = options
@@ -41,17 +40,15 @@ public final class Server: Sendable {
         } else {
             self.scriptPresenter = nil
         }
-        let engine = DialogEngine(
+        let sessions = self.sessions
+        self.engine = DialogEngine(
             maxDialogsPerClient: options.maxDialogsPerClient,
             memory: StoreDirectoryMemory(store: access, logger: logger),
             writer: RecordingExportWriter(store: access, logger: logger),
-            sink: { [weak self] client, event in self?.route(event, to: client) }
+            sink: { client, event in sessions[client.rawValue]?.deliver(event) }
         )
-        engineBox.withValue { $0 = engine }
         removeOrphanedTemporaries()
     }
-
-    var engine: DialogEngine { engineBox.withValue { $0! } }
 
     /// A new id for each connection; unique within this process.
     func makeClientID() -> UInt64 {
@@ -61,15 +58,8 @@ public final class Server: Sendable {
         }
     }
 
-    func register(_ session: ClientSession) { sessions.withValue { $0[session.id] = session } }
-    func unregister(_ session: ClientSession) { sessions.withValue { $0[session.id] = nil } }
-
-    /// Delivers a dialog event to the session that owns the dialog (called under the engine's
-    /// lock, so per-client order is the engine's order).
-    private func route(_ event: DialogEvent, to client: WharfDialogs.ClientID) {
-        guard let session = sessions.withValue({ $0[client.rawValue] }) else { return }
-        session.deliver(event)
-    }
+    func register(_ session: ClientSession) { sessions[session.id] = session }
+    func unregister(_ session: ClientSession) { sessions[session.id] = nil }
 
     /// Runs work that may wait on the disk off the read loop.
     func background(_ work: @escaping @Sendable () -> Void) {
@@ -99,6 +89,17 @@ public final class Server: Sendable {
             "presenters": .array(presenters),
             "maxDialogsPerClient": .int(Int64(options.maxDialogsPerClient)),
         ]
+    }
+}
+
+/// The live sessions by id, so the dialog engine's events (delivered under its lock, in its
+/// order) reach the session that owns the dialog.
+final class SessionDirectory: Sendable {
+    private let sessions = Locked<[UInt64: ClientSession]>([:])
+
+    subscript(id: UInt64) -> ClientSession? {
+        get { sessions.withValue { $0[id] } }
+        set { sessions.withValue { $0[id] = newValue } }
     }
 }
 

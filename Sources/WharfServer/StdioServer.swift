@@ -3,7 +3,6 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-import Dispatch
 import WharfJSONRPC
 import WharfSystem
 
@@ -13,6 +12,14 @@ public enum StdioServer {
         // A reader that closes our output must not kill us: writes then fail with EPIPE and the
         // session ends cleanly.
         signal(SIGPIPE, SIG_IGN)
+        // SIGTERM and SIGINT are blocked before any thread exists (every later thread inherits
+        // the mask) and taken by one thread with sigwait: a signal that arrives during start-up
+        // stays pending until that thread takes it, instead of being lost.
+        var endSignals = sigset_t()
+        sigemptyset(&endSignals)
+        sigaddset(&endSignals, SIGTERM)
+        sigaddset(&endSignals, SIGINT)
+        pthread_sigmask(SIG_BLOCK, &endSignals, nil)
 
         // Protocol bytes go to a private copy of standard output; descriptor 1 becomes standard
         // error, so a stray print from any library can never corrupt the stream.
@@ -41,30 +48,26 @@ public enum StdioServer {
         }
 
         // SIGTERM and SIGINT end the session as end of input does.
-        let signalSources = [SIGTERM, SIGINT].map { number -> DispatchSourceSignal in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler {
-                logger.info("signal \(number)")
-                session.finish(exitCode: session.exitCodeForEndOfInput, reason: "signal \(number)")
-            }
-            source.resume()
-            return source
+        let waitSet = endSignals
+        startThread {
+            var set = waitSet
+            var number: Int32 = 0
+            while sigwait(&set, &number) != 0 {}
+            logger.info("signal \(number)")
+            session.finish(exitCode: session.exitCodeForEndOfInput, reason: "signal \(number)")
         }
-        withExtendedLifetime(signalSources) {
-            let reason = connection.run(session.handler)
-            switch reason {
-            case .endOfInput:
-                session.finish(exitCode: session.exitCodeForEndOfInput, reason: "end of input")
-            case .truncated:
-                logger.error("input ended in the middle of a message")
-                session.finish(exitCode: 1, reason: "truncated input")
-            case .readFailed(let error):
-                logger.error("reading standard input failed: \(error)")
-                session.finish(exitCode: 1, reason: "read error")
-            case .writeFailed:
-                session.finish(exitCode: session.exitCodeForEndOfInput, reason: "output closed")
-            }
+        let reason = connection.run(session.handler)
+        switch reason {
+        case .endOfInput:
+            session.finish(exitCode: session.exitCodeForEndOfInput, reason: "end of input")
+        case .truncated:
+            logger.error("input ended in the middle of a message")
+            session.finish(exitCode: 1, reason: "truncated input")
+        case .readFailed(let error):
+            logger.error("reading standard input failed: \(error)")
+            session.finish(exitCode: 1, reason: "read error")
+        case .writeFailed:
+            session.finish(exitCode: session.exitCodeForEndOfInput, reason: "output closed")
         }
         // `finish` exits; if another thread is finishing already, wait for it to.
         while true { pause() }

@@ -44,6 +44,12 @@ public enum Subcommands {
                 if description.isDynamic { print("  dynamic:     yes") }
             }
             return status
+        case .stats:
+            let stats = types.registry.load()
+            print("load time: \(Int((stats.seconds * 1_000_000).rounded())) µs")
+            print("MIME types: \(stats.mimeTypes), glob rules: \(stats.globRules), magic sections: \(stats.magicSections), aliases: \(stats.aliases)")
+            print("directories: \(stats.directories.joined(separator: ", "))")
+            return 0
         case .conforms(let identifier, let parent):
             for unknown in [identifier, parent] where !types.isKnown(unknown) {
                 printError("unknown content type \(unknown)")

@@ -9,7 +9,6 @@ public enum TraceLevel: String, Sendable {
 extension ClientSession {
     /// Turns `$/logTrace` reports of our traffic on or off.
     func setTrace(_ level: TraceLevel) {
-        state.withValue { $0.trace = level }
         guard level != .off else {
             connection.tracer.withValue { $0 = nil }
             return

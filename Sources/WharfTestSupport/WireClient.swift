@@ -12,7 +12,10 @@ import WharfSystem
 /// every message the server writes, in order, on a reader thread.
 ///
 /// It knows the wire and nothing else, so tests say exactly what goes over it. Every message
-/// received passes through `inspect` (the schema check) before a test sees it.
+/// received is checked against `schema` (for a Wharf server, `protocol/wharf.schema.json`) and
+/// passes through `inspect` before a test sees it. What breaks the protocol is recorded as a
+/// Swift Testing issue of the running test the next time the test calls this client (see
+/// `reportNewProblems`), so a wire test cannot pass while the server breaks the schema.
 public final class WireClient: @unchecked Sendable {
     public enum Server {
         case process(ChildProcess)
@@ -36,6 +39,14 @@ public final class WireClient: @unchecked Sendable {
     private var problems: [String] = []
     private var nextID: Int64 = 1000
     private var outputClosed = false
+    /// The method of every request this client sent, by id, so a response can be checked
+    /// against the result schema of the method it answers.
+    private var methodsByID: [JSON: String] = [:]
+    /// How many of `problems` have been recorded as issues already.
+    private var reportedProblems = 0
+
+    /// What every message the server sends is checked against; nil checks nothing.
+    public let schema: ProtocolSchema?
 
     /// Called for every message the server sends; returns problems (schema violations).
     nonisolated(unsafe) public static var inspect: (@Sendable (JSON) -> [String])?
@@ -52,22 +63,24 @@ public final class WireClient: @unchecked Sendable {
         }
         let child = try ChildProcess(path: wharfExecutablePath(), arguments: arguments, environment: environment)
         child.keepAlive = stateHome
-        return WireClient(server: .process(child), framing: framing, output: child.stdin, input: child.stdout)
+        return WireClient(server: .process(child), framing: framing, output: child.stdin, input: child.stdout, schema: .wharf)
     }
 
     /// Serves a session in this process, over real pipes.
     public static func inProcess(_ options: ServerOptions = ServerOptions(), framing: Framing = .lsp) -> WireClient {
         let server = InProcessServer(options: options)
-        return WireClient(server: .inProcess(server), framing: framing, output: server.clientWrites, input: server.clientReads)
+        return WireClient(server: .inProcess(server), framing: framing, output: server.clientWrites, input: server.clientReads, schema: .wharf)
     }
 
-    /// A client of whatever serves on the other ends of `output` and `input`.
-    public convenience init(writingTo output: Int32, readingFrom input: Int32, framing: Framing = .lsp) {
-        self.init(server: .descriptors, framing: framing, output: output, input: input)
+    /// A client of whatever serves on the other ends of `output` and `input`; pass `schema`
+    /// when that is a Wharf server.
+    public convenience init(writingTo output: Int32, readingFrom input: Int32, framing: Framing = .lsp, schema: ProtocolSchema? = nil) {
+        self.init(server: .descriptors, framing: framing, output: output, input: input, schema: schema)
     }
 
-    init(server: Server, framing: Framing, output: Int32, input: Int32) {
+    init(server: Server, framing: Framing, output: Int32, input: Int32, schema: ProtocolSchema?) {
         self.server = server
+        self.schema = schema
         self.framing = framing
         self.output = output
         self.input = input
@@ -94,6 +107,7 @@ public final class WireClient: @unchecked Sendable {
 
     /// Frames `body` in this client's framing and writes it.
     public func sendBody(_ body: [UInt8]) {
+        rememberMethods(in: body)
         switch framing {
         case .lsp: sendRaw(FrameDecoder.header(forBodyLength: body.count) + body)
         case .ndjson: sendRaw(body + [0x0A])
@@ -163,7 +177,8 @@ public final class WireClient: @unchecked Sendable {
     /// The next message not yet handed to the test by any `next…`, `response…` or
     /// `notification…` call, in arrival order.
     public func nextMessage(timeout: Double = 10) -> JSON? {
-        lock.withLock {
+        defer { reportNewProblems() }
+        return lock.withLock {
             var remaining = timeout
             while true {
                 while cursor < received.count && taken.contains(cursor) { cursor += 1 }
@@ -180,7 +195,8 @@ public final class WireClient: @unchecked Sendable {
 
     /// Waits for the first message not yet handed out that `matches`, and hands it out.
     public func waitFor(timeout: Double = 10, _ matches: (JSON) -> Bool) -> JSON? {
-        lock.withLock {
+        defer { reportNewProblems() }
+        return lock.withLock {
             var remaining = timeout
             var checked = 0
             while true {
@@ -207,7 +223,10 @@ public final class WireClient: @unchecked Sendable {
     }
 
     /// Every message received so far.
-    public var messages: [JSON] { lock.withLock { received } }
+    public var messages: [JSON] {
+        defer { reportNewProblems() }
+        return lock.withLock { received }
+    }
 
     /// Problems found in what the server sent (schema violations, undecodable frames).
     public var protocolProblems: [String] { lock.withLock { problems } }
@@ -215,7 +234,8 @@ public final class WireClient: @unchecked Sendable {
     /// Waits until the server closes its output.
     @discardableResult
     public func waitForEndOfOutput(timeout: Double = 10) -> Bool {
-        lock.withLock {
+        defer { reportNewProblems() }
+        return lock.withLock {
             var remaining = timeout
             while !endOfOutput && remaining > 0 {
                 lock.wait(seconds: min(remaining, 0.1))
@@ -227,11 +247,15 @@ public final class WireClient: @unchecked Sendable {
 
     /// The server's exit status (the process's, or the in-process session's).
     public func waitForExit(timeout: Double = 10) -> Int32? {
+        let code: Int32?
         switch server {
-        case .process(let child): return child.waitForExit(seconds: timeout)
-        case .inProcess(let server): return server.waitForExit(seconds: timeout)
-        case .descriptors: return nil
+        case .process(let child): code = child.waitForExit(seconds: timeout)
+        case .inProcess(let server): code = server.waitForExit(seconds: timeout)
+        case .descriptors: code = nil
         }
+        // The last messages are checked too: after an exit, output ends at once.
+        if code != nil { waitForEndOfOutput(timeout: 1) }
+        return code
     }
 
     /// What the server process wrote to standard error so far (spawned servers only).
@@ -257,7 +281,7 @@ public final class WireClient: @unchecked Sendable {
             if count < 0 && errno == EINTR { continue }
             if count <= 0 {
                 if let last = decoder.finish() { deliver(last) }
-                if decoder.hasPartialFrame { lock.withLock { problems.append("server output ended inside a frame") } }
+                if decoder.hasPartialFrame { lock.withLock { problems.append(Self.endedInsideAFrame) } }
                 break
             }
             buffer.withUnsafeBytes { decoder.append(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
@@ -276,7 +300,10 @@ public final class WireClient: @unchecked Sendable {
         }
         do {
             let message = try JSON.parse(body)
-            let found = Self.inspect?(message) ?? []
+            var found = Self.inspect?(message) ?? []
+            if let schema {
+                found += schema.problems(inServerMessage: message) { id in lock.withLock { methodsByID[id] } }
+            }
             lock.withLock {
                 received.append(message)
                 problems += found
@@ -286,6 +313,28 @@ public final class WireClient: @unchecked Sendable {
             lock.withLock { problems.append("server wrote invalid JSON: \(error)") }
         }
     }
+
+    /// Remembers the method of every request in `body` (a message or a batch), by id.
+    private func rememberMethods(in body: [UInt8]) {
+        guard schema != nil, let message = try? JSON.parse(body) else { return }
+        let requests = message.arrayValue ?? [message]
+        lock.withLock {
+            for request in requests {
+                if let id = request["id"], let method = request["method"]?.stringValue { methodsByID[id] = method }
+            }
+        }
+    }
+
+    /// Problems not yet recorded as issues, marked as recorded. A server output cut inside a
+    /// frame is left out: tests that kill the server cause it on purpose.
+    func takeNewProblems() -> [String] {
+        lock.withLock {
+            defer { reportedProblems = problems.count }
+            return problems[reportedProblems...].filter { $0 != Self.endedInsideAFrame }
+        }
+    }
+
+    static let endedInsideAFrame = "server output ended inside a frame"
 
     static func with(_ object: JSON, _ key: String, _ value: JSON) -> JSON {
         guard case .object(var members) = object else { return object }

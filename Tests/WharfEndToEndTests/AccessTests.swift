@@ -123,11 +123,20 @@ import WharfTestSupport
         let client = try frontend(["--state-dir", state.path], name: "revoker")
         let url = try importFile(client, "picked.txt")
         let bookmark = try #require(client.call("createBookmark", ["url": .string(url)])?["bookmark"])
+
+        // A person sees it with `wharf access list` and takes the bookmark away by its id.
         let listed = try ChildProcess(path: wharfExecutablePath(), arguments: ["access", "list", "--state-dir", state.path])
         #expect(listed.waitForExit(seconds: 10) == 0)
-        #expect(readAll(listed.stdout).contains(scratch.path("picked.txt")))
-        #expect(client.call("revokeAccess", ["bookmark": bookmark])?["revoked"] == 1)
+        let rows = readAll(listed.stdout).split(separator: "\n").map { $0.split(separator: "\t").map(String.init) }
+        let bookmarkRow = try #require(rows.first { $0.count > 6 && $0[1] == "bookmark" && $0[2] == "revoker" })
+        #expect(bookmarkRow[6] == scratch.path("picked.txt"))
+        let revoke = try ChildProcess(path: wharfExecutablePath(), arguments: ["access", "revoke", bookmarkRow[0], "--state-dir", state.path])
+        #expect(revoke.waitForExit(seconds: 10) == 0)
         #expect(client.request("resolveAccess", ["bookmark": bookmark])?["error"]?["code"] == -32021)
+
+        // The app revokes its own grant through the protocol.
+        #expect(client.call("revokeAccess", ["url": .string(url)])?["revoked"] == 1)
+        #expect(client.request("resolveAccess", ["url": .string(url)])?["error"]?["code"] == -32020)
     }
 }
 

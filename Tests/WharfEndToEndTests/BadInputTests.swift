@@ -141,6 +141,21 @@ import WharfTestSupport
         for id in 1...20 { #expect(client.response(to: .int(Int64(id)))?["result"] == [:]) }
     }
 
+    @Test func strayWritesToDescriptorOneGoToStandardError() throws {
+        // The protocol has a private copy of standard output; descriptor 1 is standard error,
+        // so no library's print can corrupt the stream.
+        let client = try initialized()
+        guard case .process(let child) = client.server else { return }
+        func target(_ descriptor: Int) -> String {
+            var buffer = [CChar](repeating: 0, count: 256)
+            let count = readlink("/proc/\(child.pid)/fd/\(descriptor)", &buffer, 255)
+            return count > 0 ? String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self) : ""
+        }
+        #expect(!target(1).isEmpty)
+        #expect(target(1) == target(2))
+        expectAlive(client)
+    }
+
     @Test func nothingButProtocolReachesStandardOutput() throws {
         let client = try initialized(["--log-level", "debug"])
         client.sendRaw("garbage\r\n\r\n")
@@ -212,6 +227,21 @@ import WharfTestSupport
         let child = try ChildProcess(path: wharfExecutablePath(), arguments: ["--framing", "xml"])
         #expect(child.waitForExit(seconds: 5) == 2)
         #expect(readAll(child.stderr).contains("--framing"))
+    }
+
+    @Test(arguments: [
+        ("missing.json", nil),
+        ("bad.json", "[{\"choose\": "),
+        ("unknown-step.json", "[{\"fly\": true}]"),
+        ("misspelt.json", "[{\"expect\": {\"titel\": \"x\"}}]"),
+    ] as [(String, String?)])
+    func aBadScriptIsRefusedAtStartWithTheReason(name: String, contents: String?) throws {
+        let scratch = ScratchDirectory()
+        if let contents { scratch.write(name, contents) }
+        let child = try ChildProcess(path: wharfExecutablePath(), arguments: ["--presenter", "script:" + scratch.path(name)])
+        #expect(child.waitForExit(seconds: 10) == 2)
+        let message = readAll(child.stderr)
+        #expect(message.contains(name), "\(message)")
     }
 
     @Test func logsCanGoToAFile() throws {

@@ -98,6 +98,17 @@ import WharfTestSupport
         #expect(polite.waitForExit() == 0)
     }
 
+    @Test func aSignalInTheFirstMomentsIsNotLost() throws {
+        for _ in 0..<20 {
+            let child = try ChildProcess(path: wharfExecutablePath(), arguments: ["--state-dir", ":memory:"])
+            child.kill(SIGTERM)
+            // Ends as end of input does (1); a signal that beats even `main` kills the process
+            // by default (143). Never ignored, never hanging.
+            let code = child.waitForExit(seconds: 5)
+            #expect(code == 1 || code == 128 + SIGTERM)
+        }
+    }
+
     @Test func theServerEndsWhenTheProcessNamedInInitializeDies() throws {
         let parent = try ChildProcess(path: "/bin/sleep", arguments: ["60"])
         let client = try WireClient.spawn()

@@ -70,6 +70,33 @@ import WharfTestSupport
         #expect(client.messages.count == 7, "a batch of notifications gets nothing back")
     }
 
+    @Test(arguments: [
+        ("1", JSON.null), ("null", .null), (#""x""#, .null), (#"{"method":1}"#, .null),
+        (#"{"id":1,"method":"ping"}"#, .int(1)),
+        (#"{"jsonrpc":"1.0","id":2,"method":"ping"}"#, .int(2)),
+        (#"{"jsonrpc":"2.0","id":true,"method":"ping"}"#, .null),
+        (#"{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}"#, .null),
+        (#"{"jsonrpc":"2.0","id":[1],"method":"ping"}"#, .null),
+        (#"{"jsonrpc":"2.0","id":4,"method":"ping","params":7}"#, .int(4)),
+        (#"{"jsonrpc":"2.0","id":"s","method":"ping","params":"x"}"#, .string("s")),
+    ])
+    func whatIsNotARequestIsAnInvalidRequest(text: String, id: JSON) throws {
+        let client = try client()
+        let response = exchange(client, text)
+        #expect(response?["error"]?["code"] == -32600, "\(text)")
+        #expect(response?["id"] == id, "\(text)")
+    }
+
+    @Test func idsComeBackWithTheirTypeAndExactDigits() throws {
+        let client = try client()
+        #expect(exchange(client, #"{"jsonrpc":"2.0","id":"1","method":"ping"}"#)?["id"] == .string("1"))
+        let big = exchange(client, #"{"jsonrpc":"2.0","id":9007199254740993,"method":"ping"}"#)
+        #expect(big?["id"] == .int(9_007_199_254_740_993))
+        let null = exchange(client, #"{"jsonrpc":"2.0","id":null,"method":"ping"}"#)
+        #expect(null?["id"] == .null)
+        #expect(null?["result"] == [:])
+    }
+
     @Test func cancelRequestAnswersAPendingRequestOnce() throws {
         let big = ScratchDirectory("wharf-cancel")
         for index in 0..<150_000 { close(open(big.path("f\(index)"), O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)) }

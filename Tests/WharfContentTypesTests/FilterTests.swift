@@ -1,0 +1,94 @@
+import Testing
+@testable import WharfContentTypes
+
+/// Dialog-filter expansion: allowed types → globs, MIME types, directories.
+@Suite struct FilterTests {
+    let scope = ContentTypeScope(registry: .system)
+
+    @Test(arguments: ["public.item", "public.data", "public.content"])
+    func theMostGeneralTypesMeanNoFilter(id: String) {
+        let filters = scope.filters(for: ["public.png", id])
+        #expect(filters.allowsAllFiles)
+        #expect(filters.globs == ["*"])
+        #expect(filters.mimeTypes.isEmpty)
+        #expect(filters.directories == (id == "public.item"))
+    }
+
+    @Test func foldersAloneAllowDirectoriesAndNoFiles() {
+        let filters = scope.filters(for: ["public.folder"])
+        #expect(filters == DialogFilters(allowsAllFiles: false, globs: [], mimeTypes: [], directories: true))
+        #expect(scope.filters(for: ["public.directory"]).directories)
+    }
+
+    @Test func nothingAllowedMeansNothingMatches() {
+        #expect(scope.filters(for: []) == DialogFilters(allowsAllFiles: false, globs: [], mimeTypes: [], directories: false))
+        #expect(scope.filters(for: ["no.such.type"]).globs.isEmpty)
+    }
+
+    @Test func concreteTypesListTheirExtensionsAndMIMETypes() {
+        let filters = scope.filters(for: ["public.png", "com.adobe.pdf"])
+        #expect(!filters.allowsAllFiles && !filters.directories)
+        #expect(filters.globs.contains("*.png") && filters.globs.contains("*.pdf"))
+        #expect(filters.mimeTypes.contains("image/png") && filters.mimeTypes.contains("application/pdf"))
+        #expect(!filters.globs.contains("*.jpg"))
+    }
+
+    @Test func abstractMediaTypesBecomeWildcards() {
+        let images = scope.filters(for: ["public.image"])
+        #expect(images.mimeTypes.first == "image/*")
+        #expect(!images.mimeTypes.contains("image/png"))
+        // Globs still name every image the system knows, declared or not.
+        #expect(images.globs.contains("*.png") && images.globs.contains("*.jpeg") && images.globs.contains("*.xcf"))
+        #expect(!images.globs.contains("*.txt"))
+        #expect(scope.filters(for: ["public.audio"]).mimeTypes.contains("audio/*"))
+    }
+
+    @Test func wildcardsAreUsedOnlyWhenExact() {
+        // text/html is public.html: text, but not plain text, so text/* would let too much in.
+        let plain = scope.filters(for: ["public.plain-text"])
+        #expect(!plain.mimeTypes.contains("text/*"))
+        #expect(plain.mimeTypes.contains("text/plain") && plain.mimeTypes.contains("text/x-go"))
+        #expect(!plain.mimeTypes.contains("text/html"))
+        #expect(plain.globs.contains("*.go") && plain.globs.contains("*.md") && !plain.globs.contains("*.html"))
+    }
+
+    @Test func abstractTypesWithoutAWildcardListWhatConforms() {
+        let archives = scope.filters(for: ["public.archive"])
+        for glob in ["*.zip", "*.gz", "*.tar", "*.tar.gz", "*.docx"] {
+            #expect(archives.globs.contains(glob), "\(glob) missing")
+        }
+        #expect(!archives.globs.contains("*.png"))
+    }
+
+    @Test func filtersMatchConformance() {
+        // Every glob of a filter names files that conform to an allowed type.
+        for allowed in [["public.image"], ["public.source-code"], ["public.archive", "com.adobe.pdf"]] {
+            let filters = scope.filters(for: allowed)
+            for glob in filters.globs where glob.hasPrefix("*.") && !glob.dropFirst(2).contains(where: { "*?[".contains($0) }) {
+                let id = scope.identifyByName("file" + glob.dropFirst(), isDirectory: false)
+                let conforms = allowed.contains { scope.conforms(id, to: $0) }
+                // A glob may belong to a lighter candidate of an ambiguous name; require that
+                // at least its own type conforms.
+                let byExtension = scope.type(forFilenameExtension: String(glob.dropFirst(2)), conformingTo: allowed[0])
+                #expect(conforms || byExtension != nil, "\(glob) in \(allowed) names \(id)")
+            }
+        }
+    }
+
+    @Test func declaredTypesContributeTheirTags() throws {
+        var scope = self.scope
+        try scope.declare([TypeDeclaration(identifier: "com.example.notes", conformsTo: ["public.plain-text"],
+                                           filenameExtensions: ["notes"], mimeTypes: ["application/x-example-notes"])])
+        let own = scope.filters(for: ["com.example.notes"])
+        #expect(own.globs == ["*.notes"])
+        #expect(own.mimeTypes == ["application/x-example-notes"])
+        #expect(scope.filters(for: ["public.plain-text"]).globs.contains("*.notes"))
+        #expect(!self.scope.filters(for: ["public.plain-text"]).globs.contains("*.notes"))
+    }
+
+    @Test func packagesAreMatchedByTheirGlobs() {
+        let filters = scope.filters(for: ["com.apple.application-bundle"])
+        #expect(filters.globs == ["*.app"])
+        #expect(!filters.directories)
+    }
+}

@@ -1,0 +1,157 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Testing
+import WharfJSON
+import WharfJSONRPC
+import WharfSystem
+import WharfTestSupport
+
+func readRepositoryFile(_ relative: String) throws -> String {
+    let descriptor = open(ProtocolSchema.repositoryRoot + "/" + relative, O_RDONLY)
+    guard descriptor >= 0 else { throw SystemError.current("open", path: relative) }
+    defer { close(descriptor) }
+    return readAll(descriptor)
+}
+
+/// The JSON Schema subset the protocol schema is written in.
+@Suite struct SchemaValidation {
+    let validator = SchemaValidator(root: [
+        "$defs": ["Name": ["type": "string", "minLength": 1]],
+    ])
+
+    func problems(_ value: JSON, _ schema: JSON) -> [String] { validator.problems(value, against: schema, at: "value") }
+
+    @Test func typesIncludingIntegralDoublesAsIntegers() {
+        #expect(problems(1, ["type": "integer"]).isEmpty)
+        #expect(problems(2.0, ["type": "integer"]).isEmpty)
+        #expect(problems(2.5, ["type": "integer"]) == ["value: expected integer, got 2.5"])
+        #expect(problems(.null, ["type": ["string", "null"]]).isEmpty)
+        #expect(problems(true, ["type": ["string", "null"]]) == ["value: expected string or null, got true"])
+    }
+
+    @Test func objectsNameTheMemberThatIsWrong() {
+        let schema: JSON = [
+            "type": "object",
+            "properties": ["name": ["$ref": "#/$defs/Name"], "size": ["type": "integer", "minimum": 0]],
+            "required": ["name"],
+            "additionalProperties": false,
+        ]
+        #expect(problems(["name": "a", "size": 3], schema).isEmpty)
+        #expect(problems(["size": -1], schema) == [
+            "value.size: expected at least 0, got -1",
+            "value: the member \"name\" is missing",
+        ])
+        #expect(problems(["name": "", "extra": 1], schema) == [
+            "value.name: expected at least 1 characters, got \"\"",
+            "value: the member \"extra\" is not in the schema",
+        ])
+    }
+
+    @Test func arraysEnumsAndConstants() {
+        let schema: JSON = ["type": "array", "items": ["enum": ["lsp", "ndjson"]], "minItems": 1]
+        #expect(problems(["lsp"], schema).isEmpty)
+        #expect(problems([], schema) == ["value: expected at least 1 elements, got 0"])
+        #expect(problems(["lsp", "xml"], schema) == ["value[1]: expected one of \"lsp\", \"ndjson\", got \"xml\""])
+        #expect(problems("2.0", ["const": "2.0"]).isEmpty)
+        #expect(!problems("1.0", ["const": "2.0"]).isEmpty)
+    }
+
+    @Test func oneOfNeedsExactlyOneAlternative() {
+        let schema: JSON = ["oneOf": [["required": ["urls"]], ["required": ["error"]]]]
+        #expect(problems(["urls": []], schema).isEmpty)
+        #expect(problems(["urls": [], "error": [:]], schema).first?.contains("exactly one") == true)
+        #expect(problems([:], schema).first?.contains("none of the 2 alternatives") == true)
+        #expect(problems([:], ["anyOf": [["type": "object"], ["type": "string"]]]).isEmpty)
+    }
+
+    @Test func uriFormatNeedsAScheme() {
+        #expect(problems("file:///tmp/a", ["format": "uri"]).isEmpty)
+        #expect(!problems("/tmp/a", ["format": "uri"]).isEmpty)
+    }
+
+    @Test func unsupportedKeywordsAndDanglingReferencesAreProblems() {
+        #expect(problems("a", ["pattern": "^a$"]) == ["value: the schema uses \"pattern\", which this validator does not support"])
+        #expect(problems("a", ["$ref": "#/$defs/Missing"]).first?.contains("does not exist") == true)
+    }
+}
+
+/// The protocol schema itself, and its check of what a server sends.
+@Suite struct ProtocolSchemaCheck {
+    let schema = ProtocolSchema.wharf
+
+    @Test func theSchemaLoadsAndEveryEntrysSchemasAreSupported() {
+        #expect(schema.requests["initialize"] != nil)
+        #expect(schema.notifications["$/logTrace"]?.direction == .serverToClient)
+        // Validating against `true`-like dummy values exercises every keyword in every schema:
+        // an unsupported keyword or a dangling $ref is reported whatever the value.
+        let validator = SchemaValidator(root: schema.document)
+        for method in schema.allMethods {
+            for part in [method.params, method.result].compactMap({ $0 }) {
+                let unsupported = validator.problems(.null, against: part, at: method.name)
+                    .filter { $0.contains("does not support") || $0.contains("does not exist") }
+                #expect(unsupported.isEmpty, "\(unsupported)")
+            }
+        }
+    }
+
+    @Test func theErrorTableAndTheServersCodesAgree() throws {
+        // Every `ErrorCode(-…)` the Swift sources define must be tabled, and every tabled code
+        // must be defined: read from the sources, so a code added on either side is caught.
+        var defined = Set<Int64>()
+        for file in ["Sources/WharfJSONRPC/ErrorCode.swift", "Sources/WharfServer/WharfError.swift"] {
+            let text = try readRepositoryFile(file)
+            var rest = Substring(text)
+            while let range = rest.firstRange(of: "ErrorCode(-") {
+                let digits = rest[range.upperBound...].prefix { $0.isNumber }
+                if let code = Int64(digits) { defined.insert(-code) }
+                rest = rest[range.upperBound...]
+            }
+        }
+        let tabled = Set(schema.errorCodes.keys)
+        #expect(defined.count >= 7)
+        #expect(defined.subtracting(tabled).isEmpty, "defined in Swift but not tabled: \(defined.subtracting(tabled).sorted())")
+        #expect(tabled.subtracting(defined).isEmpty, "tabled but not defined in Swift: \(tabled.subtracting(defined).sorted())")
+    }
+
+    @Test func aResultIsCheckedAgainstTheMethodItAnswers() {
+        let methods: [JSON: String] = [1: "ping", 2: "initialize"]
+        func check(_ message: JSON) -> [String] { schema.problems(inServerMessage: message) { methods[$0] } }
+        #expect(check(["jsonrpc": "2.0", "id": 1, "result": [:]]).isEmpty)
+        #expect(check(["jsonrpc": "2.0", "id": 1, "result": ["pong": true]]).count == 1)
+        #expect(!check(["jsonrpc": "2.0", "id": 2, "result": ["serverInfo": ["name": "wharf"]]]).isEmpty)
+        #expect(!check(["jsonrpc": "2.0", "id": 1]).isEmpty, "a response needs a result or an error")
+        #expect(!check(["jsonrpc": "2.0", "id": 1, "result": [:], "error": ["code": -32600, "message": "x"]]).isEmpty)
+    }
+
+    @Test func errorsMustUseATabledCode() {
+        #expect(schema.problems(inServerMessage: ["jsonrpc": "2.0", "id": 1, "error": ["code": -32601, "message": "no"]]) { _ in nil }.isEmpty)
+        let untabled = schema.problems(inServerMessage: ["jsonrpc": "2.0", "id": 1, "error": ["code": -1, "message": "no"]]) { _ in nil }
+        #expect(untabled.first?.contains("does not list") == true)
+    }
+
+    @Test func theServerMayOnlySendServerToClientMethods() {
+        #expect(schema.problems(inServerMessage: ["jsonrpc": "2.0", "method": "$/logTrace", "params": ["message": "m"]]) { _ in nil }.isEmpty)
+        #expect(!schema.problems(inServerMessage: ["jsonrpc": "2.0", "method": "$/setTrace", "params": ["value": "off"]]) { _ in nil }.isEmpty)
+        #expect(!schema.problems(inServerMessage: ["jsonrpc": "2.0", "method": "made/up"]) { _ in nil }.isEmpty)
+        #expect(!schema.problems(inServerMessage: ["jsonrpc": "2.0", "method": "$/logTrace", "params": ["message": 1]]) { _ in nil }.isEmpty)
+    }
+
+    @Test func aServerMessageThatBreaksTheSchemaFailsTheTestWithoutBeingAskedTo() throws {
+        // A fake server on a pipe answers a ping with a made-up member: the WireClient must
+        // record an issue by itself the moment the test looks at the answer.
+        let toServer = try makePipe(), fromServer = try makePipe()
+        defer { close(toServer.read); close(fromServer.write) }
+        let client = WireClient(writingTo: toServer.write, readingFrom: fromServer.read, schema: .wharf)
+        let id = client.sendRequest("ping", [:])
+        let body = Array(#"{"jsonrpc":"2.0","id":\#(id.jsonText),"result":{"pong":true}}"#.utf8)
+        let frame = Array("Content-Length: \(body.count)\r\n\r\n".utf8) + body
+        _ = frame.withUnsafeBytes { write(fromServer.write, $0.baseAddress!, $0.count) }
+        withKnownIssue {
+            _ = client.response(to: id)
+        } matching: { issue in
+            issue.description.contains("pong")
+        }
+        #expect(client.protocolProblems.count == 1)
+    }
+}

@@ -1,0 +1,45 @@
+import Testing
+import WharfJSONRPC
+import WharfServer
+
+@Suite struct CommandLineParsing {
+    @Test func noArgumentsServesOverStdioWithDefaults() throws {
+        #expect(try CommandLineParser.parse([]) == .serve(ServerOptions()))
+        #expect(try CommandLineParser.parse(["--stdio"]) == .serve(ServerOptions()))
+    }
+
+    @Test func everyServerFlagIsRead() throws {
+        var expected = ServerOptions()
+        expected.framing = .ndjson
+        expected.maxMessageBytes = 1000
+        expected.logLevel = .debug
+        expected.logFile = "/tmp/x.log"
+        expected.scriptFile = "/tmp/s.json"
+        expected.stateDirectory = ":memory:"
+        expected.maxDialogsPerClient = 5
+        let parsed = try CommandLineParser.parse([
+            "--framing", "ndjson", "--max-message-bytes=1000", "--log-level", "debug", "--log-file", "/tmp/x.log",
+            "--presenter", "script:/tmp/s.json", "--state-dir", ":memory:", "--max-dialogs-per-client", "5",
+        ])
+        #expect(parsed == .serve(expected))
+    }
+
+    @Test(arguments: [
+        ["--framing", "xml"], ["--framing"], ["--max-message-bytes", "0"], ["--log-level", "loud"],
+        ["--presenter", "native"], ["--max-dialogs-per-client", "-1"], ["--bogus"],
+        ["types"], ["types", "conforms", "a"], ["access", "revoke"], ["access", "frobnicate"],
+    ])
+    func badCommandLinesAreUsageErrorsNamingTheProblem(arguments: [String]) {
+        #expect(throws: UsageError.self) { try CommandLineParser.parse(arguments) }
+    }
+
+    @Test func subcommands() throws {
+        #expect(try CommandLineParser.parse(["types", "identify", "--no-sniff", "a", "b"]) == .types(.identify(paths: ["a", "b"], sniff: false)))
+        #expect(try CommandLineParser.parse(["types", "describe", "public.png"]) == .types(.describe(["public.png"])))
+        #expect(try CommandLineParser.parse(["types", "conforms", "a", "b"]) == .types(.conforms("a", to: "b")))
+        #expect(try CommandLineParser.parse(["access", "list", "--state-dir", "/s"]) == .access(.list, stateDirectory: "/s"))
+        #expect(try CommandLineParser.parse(["access", "revoke", "g1"]) == .access(.revoke("g1"), stateDirectory: nil))
+        #expect(try CommandLineParser.parse(["--help"]) == .help)
+        #expect(try CommandLineParser.parse(["--version"]) == .version)
+    }
+}

@@ -1,0 +1,54 @@
+import Testing
+import WharfJSON
+import WharfServer
+import WharfSystem
+import WharfTestSupport
+
+/// The server in this process, over real pipes: the same protocol as the binary, with the
+/// session reachable for inspection.
+@Suite struct InProcessSession {
+    func options() -> ServerOptions {
+        var options = ServerOptions()
+        options.stateDirectory = ":memory:"
+        return options
+    }
+
+    @Test func theLifecycleRunsInProcess() {
+        let client = WireClient.inProcess(options())
+        #expect(client.request("ping", [:])?["error"]?["code"] == -32002)
+        #expect(client.initialize(["clientInfo": ["name": "in-process"]])?["serverInfo"]?["name"] == "wharf")
+        guard case .inProcess(let server) = client.server else { return }
+        #expect(server.session.appIdentity == "in-process")
+        #expect(client.call("ping", [:]) == [:])
+        #expect(client.shutdownAndExit() == 0)
+    }
+
+    @Test func endOfInputWithoutShutdownEndsWithOne() {
+        let client = WireClient.inProcess(options())
+        client.initialize()
+        client.closeInput()
+        #expect(client.waitForExit() == 1)
+    }
+
+    @Test func aFrontendDialogEndsExactlyOnceInProcess() {
+        let scratch = ScratchDirectory()
+        scratch.write("a.txt", "a")
+        let client = WireClient.inProcess(options())
+        client.initialize(["capabilities": ["presentsDialogs": true]])
+        let id = client.call("presentImporter", ["allowedContentTypes": ["public.plain-text"]])?["dialogId"]
+        #expect(id != nil)
+        #expect(client.notification("presenter/show")?["params"]?["dialogId"] == id)
+        #expect(client.call("dialog/choose", ["dialogId": id ?? .null, "urls": [.string(scratch.url("a.txt"))]]) == [:])
+        let completed = client.notification("dialog/completed")
+        #expect(completed?["params"]?["urls"] == [.string(scratch.url("a.txt"))])
+        _ = client.call("ping", [:])
+        #expect(client.messages.filter { $0["method"] == "dialog/completed" || $0["method"] == "dialog/cancelled" }.count == 1)
+    }
+
+    @Test func pipelinedRequestsAllGetAnswers() {
+        let client = WireClient.inProcess(options())
+        client.initialize()
+        let ids = (0..<500).map { _ in client.sendRequest("ping", [:]) }
+        for id in ids { #expect(client.response(to: id)?["result"] == [:]) }
+    }
+}

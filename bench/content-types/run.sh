@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Benchmark: identify 10,000 generated files with Wharf, GLib (`gio info`) and `file --mime-type`,
+# several rounds each, and print the medians, the per-file cost and the ratios, plus the time
+# Wharf takes to load the MIME database.
+#
+#   bench/content-types/run.sh                 # builds a stand-in binary from the module
+#   WHARF=.build/release/wharf bench/content-types/run.sh   # the real `wharf types identify`
+#
+# Environment: FILES (default 10000), ROUNDS (default 5), BATCH (files per command line, 2000).
+# Needs: swift (for the stand-in), gio (libglib2.0-bin), file, python3.
+set -euo pipefail
+
+here="$(cd "$(dirname "$0")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+files="${FILES:-10000}"
+rounds="${ROUNDS:-5}"
+batch="${BATCH:-2000}"
+work="$(mktemp -d /tmp/wharf-bench-XXXXXX)"
+trap 'rm -rf "$work"' EXIT
+
+for tool in gio file python3; do
+    command -v "$tool" >/dev/null || { echo "missing $tool (apt-get install libglib2.0-bin file python3)" >&2; exit 1; }
+done
+
+if [[ -z "${WHARF:-}" ]]; then
+    echo "building the stand-in (swift build -c release, WharfContentTypes) …" >&2
+    (cd "$root" && swift build -c release --target WharfContentTypes >/dev/null)
+    release="$root/.build/release"
+    swiftc -O -I "$release/Modules" -o "$work/wharf-standalone" "$here/standalone.swift" \
+        "$release"/WharfSystem.build/*.o "$release"/WharfContentTypes.build/*.o
+    WHARF="$work/wharf-standalone"
+fi
+
+echo "generating $files files in $work/corpus …" >&2
+python3 "$here/generate.py" "$work/corpus" "$files"
+find "$work/corpus" -type f | sort > "$work/list"
+
+# Runs "$@" on every file of the list, $batch files per invocation; prints seconds taken.
+time_over_files() {
+    local start end
+    start=$(date +%s.%N)
+    xargs -n "$batch" "$@" < "$work/list" > /dev/null
+    end=$(date +%s.%N)
+    python3 -c "print($end - $start)"
+}
+
+median() { python3 -c "import statistics,sys; print(statistics.median(float(x) for x in sys.argv[1:]))" "$@"; }
+
+declare -a wharf_times gio_times file_times
+for ((round = 0; round < rounds; round++)); do
+    wharf_times+=("$(time_over_files "$WHARF" types identify)")
+    gio_times+=("$(time_over_files gio info -a standard::content-type)")
+    file_times+=("$(time_over_files file --mime-type -b)")
+done
+
+declare -a load_times
+for ((round = 0; round < 11; round++)); do
+    load_times+=("$("$WHARF" types --stats | awk -F'\t' '$1 == "load_ms" { print $2 }')")
+done
+
+wharf=$(median "${wharf_times[@]}")
+gio=$(median "${gio_times[@]}")
+filetime=$(median "${file_times[@]}")
+load=$(median "${load_times[@]}")
+python3 - "$files" "$rounds" "$wharf" "$gio" "$filetime" "$load" <<'PY'
+import sys
+files, rounds = int(sys.argv[1]), int(sys.argv[2])
+wharf, gio, file, load = map(float, sys.argv[3:])
+print(f"files: {files}, rounds: {rounds} (medians)")
+for name, t in (("wharf types identify", wharf), ("gio info", gio), ("file --mime-type", file)):
+    print(f"{name:22} {t:8.3f} s  {t / files * 1e6:8.1f} µs/file")
+print(f"file / wharf: {file / wharf:6.1f}x   gio / wharf: {gio / wharf:6.1f}x")
+print(f"registry load (median of 11 runs): {load:.2f} ms")
+PY

@@ -1,0 +1,336 @@
+/// <reference types="node" />
+// Types for wharf-client, written after protocol/wharf.schema.json. Interfaces that mirror a
+// schema object carry `@schema <JSON pointer>`; test/types.test.js checks their members against it.
+
+import { EventEmitter } from 'node:events';
+import type { Readable, Writable } from 'node:stream';
+import type { ChildProcess } from 'node:child_process';
+import type { Framing } from './framing.js';
+
+export { FrameDecoder, LSP, NDJSON, encode, encodeBody, Framing } from './framing.js';
+
+// Errors
+
+/** Error codes of the protocol by number, named as in the schema's error table. */
+export declare const ERROR_NAMES: Readonly<Record<number, string>>;
+
+export declare class WharfError extends Error {}
+
+/** The server answered a request with an error object. */
+export declare class RequestError extends WharfError {
+  readonly method: string;
+  readonly code: number;
+  /** The server's own message. */
+  readonly serverMessage: string;
+  readonly data: unknown;
+  /** The code's name in the error table (`accessDenied`), or `unknown`. */
+  readonly codeName: string;
+}
+
+/** The server went away while something waited on it. */
+export declare class ConnectionLost extends WharfError {}
+
+/** The dialog ended without a choice (SwiftUI's onCancellation). */
+export declare class DialogCancelled extends WharfError {
+  readonly dialogId: string;
+  readonly reason: CancellationReason;
+}
+
+/** The dialog ended with the failure side of SwiftUI's Result. */
+export declare class DialogFailed extends WharfError {
+  readonly dialogId: string;
+  readonly code: number;
+  readonly serverMessage: string;
+  readonly url?: string;
+}
+
+// Protocol types
+
+export type ContentTypeIdentifier = string;
+/** A `file:` URL. */
+export type FileURL = string;
+/** An absolute path or a `file:` URL. */
+export type PathOrFileURL = string;
+export type DialogKind = 'importer' | 'exporter';
+export type CancellationReason = 'user' | 'client' | 'timeout' | 'disconnected';
+export type BrowserOption = 'enumeratePackages' | 'includeHiddenFiles' | 'displayFileExtensions';
+
+/** @schema #/$defs/InitializeResult */
+export interface InitializeResult {
+  serverInfo: { name: 'wharf'; version: string };
+  protocolVersion: string;
+  capabilities: ServerCapabilities;
+}
+
+/** @schema #/$defs/ServerCapabilities */
+export interface ServerCapabilities {
+  ping: boolean;
+  framings: Framing[];
+  contentTypes: boolean;
+  importer: boolean;
+  exporter: boolean;
+  access: { bookmarks: boolean; fileIO: boolean; maxTransferBytes: number };
+  presenters: Array<'frontend' | 'script'>;
+  maxDialogsPerClient: number;
+}
+
+/** An item of a list-valued request that failed on its own. @schema #/$defs/ItemError */
+export interface ItemError {
+  code: number;
+  message: string;
+  data?: unknown;
+}
+
+/** @schema #/$defs/TypeDescription */
+export interface TypeDescription {
+  identifier: ContentTypeIdentifier;
+  description: string;
+  conformsTo: ContentTypeIdentifier[];
+  supertypes: ContentTypeIdentifier[];
+  preferredFilenameExtension: string | null;
+  filenameExtensions: string[];
+  preferredMIMEType: string | null;
+  mimeTypes: string[];
+  isDeclared: boolean;
+  isDynamic: boolean;
+}
+
+/** @schema #/$defs/Identification */
+export interface Identification {
+  path: string;
+  identifier: ContentTypeIdentifier;
+  mimeType: string;
+  source: 'extension' | 'magic' | 'fallback' | 'fileSystem';
+}
+
+/** @schema #/$defs/TypeDeclaration */
+export interface TypeDeclaration {
+  identifier: ContentTypeIdentifier;
+  conformsTo: ContentTypeIdentifier[];
+  filenameExtensions?: string[];
+  mimeTypes?: string[];
+  description?: string;
+}
+
+/** @schema #/requests/contentTypes~1filters/result */
+export interface FiltersResult {
+  globs: string[];
+  mimeTypes: string[];
+  directories: boolean;
+  allowsAllFiles: boolean;
+}
+
+/** @schema #/$defs/DialogFilters */
+export interface DialogFilters {
+  globs: string[];
+  mimeTypes: string[];
+  directories: boolean;
+}
+
+/** The declarative stand-in for fileDialogURLEnabled's closure: exactly one operator. */
+export type URLPredicate =
+  | { all: URLPredicate[] } | { any: URLPredicate[] } | { not: URLPredicate }
+  | { nameMatches: string } | { pathMatches: string } | { conformsTo: ContentTypeIdentifier }
+  | { sizeAtMost: number } | { sizeAtLeast: number } | { modifiedAfter: string }
+  | { isDirectory: boolean } | { isHidden: boolean };
+
+/** SwiftUI's dialog modifiers. @schema #/$defs/DialogOptions */
+export interface DialogOptions {
+  defaultDirectory?: PathOrFileURL;
+  title?: string;
+  message?: string;
+  confirmationLabel?: string;
+  browserOptions?: BrowserOption[];
+  urlEnabled?: URLPredicate;
+  importsUnresolvedAliases?: boolean;
+  customizationId?: string;
+  timeoutMs?: number;
+  filenameLabel?: string;
+}
+
+/** @schema #/$defs/DirectoryEntry */
+export interface DirectoryEntry {
+  name: string;
+  url: FileURL;
+  isDirectory: boolean;
+  isPackage: boolean;
+  isHidden: boolean;
+  isSymlink: boolean;
+  contentType: ContentTypeIdentifier;
+  size: number;
+  /** ISO 8601 */
+  modified: string;
+  enabled: boolean;
+}
+
+/** @schema #/requests/dialog~1list/result */
+export interface DirectoryListing {
+  directory: FileURL;
+  parent: FileURL | null;
+  entries: DirectoryEntry[];
+  nextCursor?: string;
+}
+
+/** @schema #/$defs/Lease */
+export interface Lease {
+  accessId: string;
+  url: FileURL;
+  path: string;
+  readOnly: boolean;
+  isStale: boolean;
+  bookmark: string | null;
+  isDirectory: boolean;
+}
+
+/** @schema #/$defs/AccessEntry */
+export interface AccessEntry {
+  id: string;
+  kind: 'grant' | 'bookmark';
+  url: FileURL;
+  path: string;
+  readOnly: boolean;
+  isDirectory: boolean;
+  activeLeases: number;
+  created: string;
+  bookmark?: string;
+}
+
+/** @schema #/requests/listAccess/result */
+export interface AccessList {
+  entries: AccessEntry[];
+  activeLeases: number;
+}
+
+/** What `dialog/presentationChanged`, `dialog/progress`, `dialog/completed` and `dialog/cancelled` carry. */
+export interface DialogEvent {
+  readonly kind: 'presentationChanged' | 'progress' | 'completed' | 'cancelled' | 'disconnected';
+  readonly params: Record<string, any>;
+  readonly isFinal: boolean;
+}
+
+/** A document's bytes: text, bytes, or a file the client already has. */
+export type DocumentContents = string | Uint8Array | { path: string };
+
+export interface ExportDocument {
+  writableContentTypes: ContentTypeIdentifier[];
+  filename?: string;
+  /** A value document (SwiftUI's FileDocument). */
+  contents?: DocumentContents;
+  /** A lazy document (WritableDocument): produced once the human has chosen where to save. */
+  snapshot?: (contentType: ContentTypeIdentifier) => DocumentContents | Promise<DocumentContents>;
+}
+
+// Objects
+
+export declare class Dialog extends EventEmitter implements AsyncIterable<DialogEvent> {
+  readonly id: string;
+  readonly kind: DialogKind;
+  readonly done: boolean;
+  /** Every event so far. */
+  readonly events: DialogEvent[];
+  /** For a completed exporter: the type each document was written as. */
+  readonly contentTypes: ContentTypeIdentifier[] | undefined;
+  /** The URLs; rejects with DialogCancelled, DialogFailed or ConnectionLost. */
+  result(): Promise<FileURL[]>;
+  finalEvent(): Promise<DialogEvent>;
+  /** Ends the dialog from the app side (reason `client`); false if it had already ended. */
+  cancel(): Promise<boolean>;
+  [Symbol.asyncIterator](): AsyncIterator<DialogEvent>;
+  on(event: 'event', listener: (event: DialogEvent) => void): this;
+}
+
+/** The frontend role: one dialog to draw (`presenter/show`). */
+export declare class Presentation extends EventEmitter {
+  readonly params: Record<string, any>;
+  readonly dialogId: string;
+  readonly kind: DialogKind;
+  readonly title: string | null;
+  readonly message: string | null;
+  readonly confirmationLabel: string | null;
+  readonly allowedContentTypes: ContentTypeIdentifier[];
+  readonly allowsMultipleSelection: boolean;
+  readonly filters: DialogFilters;
+  readonly directory: FileURL;
+  readonly browserOptions: BrowserOption[];
+  readonly filename: string | null;
+  readonly contentTypes: ContentTypeIdentifier[];
+  readonly filenameLabel: string | null;
+  readonly hidden: boolean;
+  list(options?: { directory?: PathOrFileURL; cursor?: string; limit?: number }): Promise<DirectoryListing>;
+  entries(options?: { directory?: PathOrFileURL; pageSize?: number }): AsyncIterable<DirectoryEntry>;
+  choose(urls: PathOrFileURL[]): Promise<void>;
+  save(url: PathOrFileURL, options?: { contentType?: ContentTypeIdentifier; overwrite?: boolean }): Promise<void>;
+  dismiss(): Promise<void>;
+  on(event: 'hide', listener: () => void): this;
+}
+
+export interface SpawnOptions {
+  /** The wharf binary; default `$WHARF`, then `wharf` on PATH. */
+  wharf?: string;
+  args?: string[];
+  /** The app identity grants and bookmarks belong to. */
+  app?: string;
+  presentsDialogs?: boolean;
+  framing?: Framing;
+  env?: Record<string, string>;
+  initialize?: boolean;
+}
+
+export interface PresentOptions extends DialogOptions {
+  presentationId?: string;
+  /** Aborting cancels the dialog (reason `client`). */
+  signal?: AbortSignal;
+}
+
+export declare function findWharf(path?: string): string;
+export declare function contentsJSON(value: DocumentContents): { text: string } | { base64: string } | { path: string };
+
+export declare class WharfClient extends EventEmitter {
+  constructor(readable: Readable, writable: Writable, options?: { framing?: Framing; child?: ChildProcess | null });
+  static spawn(options?: SpawnOptions): Promise<WharfClient>;
+  readonly child: ChildProcess | null;
+  initializeResult: InitializeResult | null;
+  /** Why the connection ended, once it has. */
+  readonly closedReason: string | null;
+
+  request(method: string, params?: unknown): Promise<any>;
+  notify(method: string, params?: unknown): void;
+  on(event: 'notification', listener: (method: string, params: any) => void): this;
+  on(event: 'traffic', listener: (direction: 'send' | 'receive', message: any) => void): this;
+  on(event: 'close', listener: (error: ConnectionLost) => void): this;
+  on(event: 'error', listener: (error: unknown) => void): this;
+
+  initialize(options?: { app?: string; presentsDialogs?: boolean; trace?: 'off' | 'messages' | 'verbose'; version?: string }): Promise<InitializeResult>;
+  ping(): Promise<void>;
+  /** shutdown + exit if the server is still there; the exit status of a spawned server. */
+  close(): Promise<number | null>;
+
+  describeTypes(identifiers: ContentTypeIdentifier[]): Promise<Array<TypeDescription | { identifier: string; error: ItemError }>>;
+  identify(paths: PathOrFileURL[], options?: { sniff?: boolean }): Promise<Array<Identification | { path: string; error: ItemError }>>;
+  conforms(identifier: ContentTypeIdentifier, to: ContentTypeIdentifier): Promise<boolean>;
+  typeForExtension(filenameExtension: string, conformingTo?: ContentTypeIdentifier): Promise<ContentTypeIdentifier | null>;
+  typeForMIMEType(mimeType: string, conformingTo?: ContentTypeIdentifier): Promise<ContentTypeIdentifier | null>;
+  declareTypes(types: TypeDeclaration[]): Promise<ContentTypeIdentifier[]>;
+  filters(identifiers: ContentTypeIdentifier[]): Promise<FiltersResult>;
+
+  presentImporter(allowedContentTypes: ContentTypeIdentifier[], options?: PresentOptions & { multiple?: boolean }): Promise<Dialog>;
+  presentExporter(documents: ExportDocument[], options?: PresentOptions & {
+    /** The FileDocument form. */
+    contentType?: ContentTypeIdentifier;
+    /** The WritableDocument form. */
+    contentTypes?: ContentTypeIdentifier[];
+    defaultFilename?: string;
+  }): Promise<Dialog>;
+  /** Takes the frontend role (initialize with `presentsDialogs: true`). */
+  onPresent(handler: (presentation: Presentation) => void | Promise<void>): void;
+
+  resolveAccess(target: { url: PathOrFileURL } | { bookmark: string }): Promise<Lease>;
+  releaseAccess(accessId: string): Promise<void>;
+  /** Resolves access, runs `body` with the path, always releases (try/finally). */
+  withAccess<T>(target: PathOrFileURL | { url: PathOrFileURL } | { bookmark: string }, body: (path: string, lease: Lease) => T | Promise<T>): Promise<T>;
+  createBookmark(url: PathOrFileURL): Promise<string>;
+  listAccess(): Promise<AccessList>;
+  revokeAccess(target: { url: PathOrFileURL } | { bookmark: string }): Promise<number>;
+  readFile(accessId: string, options?: { offset?: number; length?: number }): Promise<{ data: Buffer; eof: boolean }>;
+  writeFile(accessId: string, data: Uint8Array | string, options?: { offset?: number; truncate?: boolean }): Promise<number>;
+}

@@ -1,0 +1,599 @@
+// The Node client: one JSON-RPC connection to a wharf server, dialogs as objects, balanced access.
+//
+// Everything is event driven: bytes arrive on the child's stdout, whole messages are handled in
+// order, responses settle promises, notifications are routed to their dialog. Nothing polls.
+
+import { spawn as spawnProcess } from 'node:child_process';
+import { EventEmitter } from 'node:events';
+import { accessSync, constants } from 'node:fs';
+import { delimiter, join } from 'node:path';
+
+import { ConnectionLost, DialogCancelled, DialogFailed, RequestError, WharfError } from './errors.js';
+import { FrameDecoder, LSP, encode } from './framing.js';
+
+/** `path` if given, else `$WHARF`, else `wharf` on `PATH`. */
+export function findWharf(path) {
+  const candidate = path ?? process.env.WHARF;
+  if (candidate) return candidate;
+  for (const folder of (process.env.PATH ?? '').split(delimiter)) {
+    const file = join(folder, 'wharf');
+    try {
+      accessSync(file, constants.X_OK);
+      return file;
+    } catch {
+      // not here
+    }
+  }
+  throw new WharfError('cannot find wharf: pass its path, set $WHARF, or put it on PATH');
+}
+
+const FINAL = new Set(['completed', 'cancelled', 'disconnected']);
+
+/**
+ * A presented importer or exporter. `await dialog.result()` gives the URLs (rejects with
+ * DialogCancelled, DialogFailed or ConnectionLost); `for await (const event of dialog)` streams
+ * every event until the final one; it is also an EventEmitter of `event`.
+ */
+export class Dialog extends EventEmitter {
+  #client;
+  #events = [];
+  #snapshots;
+  #final;
+  #settle;
+
+  constructor(client, id, kind, snapshots = []) {
+    super();
+    this.#client = client;
+    this.id = id;
+    this.kind = kind;
+    this.#snapshots = snapshots;
+    this.#final = new Promise((resolve) => { this.#settle = resolve; });
+  }
+
+  /** Fed by the client in the server's order; nothing after the final event. */
+  _push(event) {
+    if (this.done) return;
+    this.#events.push(event);
+    if (event.isFinal) this.#settle(event);
+    this.emit('event', event);
+  }
+
+  _snapshot(index) {
+    return this.#snapshots[index];
+  }
+
+  get done() {
+    const last = this.#events.at(-1);
+    return last !== undefined && last.isFinal;
+  }
+
+  /** Every event so far. */
+  get events() {
+    return [...this.#events];
+  }
+
+  /** The final event, when it comes. */
+  finalEvent() {
+    return this.#final;
+  }
+
+  /** The URLs the dialog ended with. */
+  async result() {
+    return outcomeURLs(this.id, await this.#final);
+  }
+
+  /** For a completed exporter: the content type each document was written as. */
+  get contentTypes() {
+    const last = this.#events.at(-1);
+    return last?.kind === 'completed' ? last.params.contentTypes : undefined;
+  }
+
+  /** Ends the dialog from the app side (reason `client`); false if it had already ended. */
+  async cancel() {
+    return (await this.#client.request('cancel', { dialogId: this.id })).cancelled;
+  }
+
+  async *[Symbol.asyncIterator]() {
+    let index = 0;
+    for (;;) {
+      while (index < this.#events.length) {
+        const event = this.#events[index++];
+        yield event;
+        if (event.isFinal) return;
+      }
+      await new Promise((resolve) => this.once('event', resolve));
+    }
+  }
+}
+
+function makeEvent(kind, params) {
+  return Object.freeze({ kind, params, isFinal: FINAL.has(kind) });
+}
+
+function outcomeURLs(dialogId, event) {
+  if (event.kind === 'completed') {
+    const error = event.params.error;
+    if (error) throw new DialogFailed(dialogId, error.code, error.message, error.url);
+    return [...event.params.urls];
+  }
+  if (event.kind === 'cancelled') throw new DialogCancelled(dialogId, event.params.reason);
+  throw new ConnectionLost(`dialog ${dialogId} never ended: ${event.params.message}`);
+}
+
+/**
+ * The frontend role: one dialog the server asks this client to draw (`presenter/show`).
+ * Answer with `choose` (importer), `save` (exporter) or `dismiss`. Emits `hide` when the app
+ * side ended it (or the server went away); `hidden` is then true.
+ */
+export class Presentation extends EventEmitter {
+  #client;
+
+  constructor(client, params) {
+    super();
+    this.#client = client;
+    this.params = params;
+    this.dialogId = params.dialogId;
+    this.kind = params.kind;
+    this.title = params.title ?? null;
+    this.message = params.message ?? null;
+    this.confirmationLabel = params.confirmationLabel ?? null;
+    this.allowedContentTypes = params.allowedContentTypes ?? [];
+    this.allowsMultipleSelection = params.allowsMultipleSelection ?? false;
+    this.filters = params.filters;
+    this.directory = params.directory;
+    this.browserOptions = params.browserOptions ?? [];
+    this.filename = params.filename ?? null;
+    this.contentTypes = params.contentTypes ?? [];
+    this.filenameLabel = params.filenameLabel ?? null;
+    this.hidden = false;
+  }
+
+  _hide() {
+    if (this.hidden) return;
+    this.hidden = true;
+    this.emit('hide');
+  }
+
+  /** One page of `directory` (default: where the dialog opened). */
+  list({ directory, cursor, limit } = {}) {
+    return this.#client.request('dialog/list', withDefined({ dialogId: this.dialogId, directory, cursor, limit }));
+  }
+
+  /** Every entry of `directory`, page after page. */
+  async *entries({ directory, pageSize } = {}) {
+    let cursor;
+    do {
+      const page = await this.list({ directory, cursor, limit: pageSize });
+      yield* page.entries;
+      cursor = page.nextCursor;
+    } while (cursor);
+  }
+
+  /** The human picked `urls`; rejects with RequestError `choiceRejected` and the dialog stays open if not allowed. */
+  async choose(urls) {
+    await this.#client.request('dialog/choose', { dialogId: this.dialogId, urls: [...urls] });
+  }
+
+  /** The human chose where to save; `overwrite` confirms replacing a file. */
+  async save(url, { contentType, overwrite } = {}) {
+    await this.#client.request('dialog/choose', withDefined({ dialogId: this.dialogId, url, contentType, overwrite }));
+  }
+
+  /** The human closed the dialog without choosing (reason `user`). */
+  async dismiss() {
+    await this.#client.request('dialog/dismiss', { dialogId: this.dialogId });
+  }
+}
+
+function withDefined(object) {
+  return Object.fromEntries(Object.entries(object).filter(([, value]) => value !== undefined));
+}
+
+const OPTION_NAMES = ['defaultDirectory', 'title', 'message', 'confirmationLabel', 'browserOptions', 'urlEnabled',
+  'importsUnresolvedAliases', 'customizationId', 'timeoutMs', 'filenameLabel'];
+
+function dialogOptions(options) {
+  return withDefined(Object.fromEntries(OPTION_NAMES.map((name) => [name, options[name]])));
+}
+
+/** `string` → `{text}`, Buffer/Uint8Array → `{base64}`, `{path}` as is. */
+export function contentsJSON(value) {
+  if (typeof value === 'string') return { text: value };
+  if (value instanceof Uint8Array) return { base64: Buffer.from(value).toString('base64') };
+  if (value && typeof value === 'object' && typeof value.path === 'string' && Object.keys(value).length === 1) return { path: value.path };
+  throw new TypeError('document contents must be a string, a Buffer or {path}');
+}
+
+/**
+ * A session with one wharf server. Make one with `WharfClient.spawn()` (starts and initializes
+ * wharf) or `new WharfClient(readable, writable)`. Emits `notification` (method, params),
+ * `traffic` (direction, message) and `close` (ConnectionLost).
+ */
+export class WharfClient extends EventEmitter {
+  #writable;
+  #framing;
+  #decoder;
+  #nextId = 1;
+  #pending = new Map();
+  #dialogs = new Map();
+  #early = new Map();
+  #presentations = new Map();
+  #presentHandler = null;
+  #closed = null;
+  #stderr = '';
+
+  constructor(readable, writable, { framing = LSP, child = null } = {}) {
+    super();
+    this.child = child;
+    this.#writable = writable;
+    this.#framing = framing;
+    this.#decoder = new FrameDecoder(framing);
+    this.initializeResult = null;
+    readable.on('data', (chunk) => this.#receive(chunk));
+    readable.on('error', () => {});
+    writable.on('error', () => {});
+    if (child) {
+      child.stderr?.on('data', (chunk) => { this.#stderr = (this.#stderr + chunk.toString()).slice(-2000); });
+      // The whole story is known once the process has exited and its output has ended.
+      let outputEnded = false;
+      let exited = false;
+      const finish = () => { if (outputEnded && exited) this.#finish(this.#describeExit()); };
+      readable.on('end', () => { outputEnded = true; finish(); });
+      child.on('exit', () => { exited = true; finish(); });
+    } else {
+      readable.on('end', () => this.#finish('the server closed the connection'));
+    }
+  }
+
+  /**
+   * Starts wharf (see findWharf) with `args` and, unless `initialize` is false, initializes the
+   * session as app identity `app`.
+   */
+  static async spawn({ wharf, args = [], app = 'node', presentsDialogs = false, framing = LSP, env, initialize = true } = {}) {
+    const command = findWharf(wharf);
+    const child = spawnProcess(command, framing === LSP ? args : [...args, '--framing', framing], {
+      stdio: ['pipe', 'pipe', 'pipe'],
+      env: env ? { ...process.env, ...env } : process.env,
+    });
+    await new Promise((resolve, reject) => {
+      child.once('spawn', resolve);
+      child.once('error', (error) => reject(new WharfError(`cannot start ${command}: ${error.message}`)));
+    });
+    const client = new WharfClient(child.stdout, child.stdin, { framing, child });
+    if (initialize) {
+      try {
+        await client.initialize({ app, presentsDialogs });
+      } catch (error) {
+        child.kill('SIGKILL');
+        throw error;
+      }
+    }
+    return client;
+  }
+
+  // The wire
+
+  /** Sends a request; resolves with its result, rejects with RequestError or ConnectionLost. */
+  request(method, params, onResult) {
+    if (this.#closed) return Promise.reject(new ConnectionLost(`${method} cannot be sent: ${this.#closed}`));
+    const id = this.#nextId++;
+    const message = { jsonrpc: '2.0', id, method };
+    if (params !== undefined) message.params = params;
+    return new Promise((resolve, reject) => {
+      this.#pending.set(id, { method, resolve, reject, onResult });
+      this.#write(message);
+    });
+  }
+
+  notify(method, params) {
+    if (this.#closed) throw new ConnectionLost(`${method} cannot be sent: ${this.#closed}`);
+    const message = { jsonrpc: '2.0', method };
+    if (params !== undefined) message.params = params;
+    this.#write(message);
+  }
+
+  #write(message) {
+    this.emit('traffic', 'send', message);
+    this.#writable.write(encode(message, this.#framing));
+  }
+
+  #receive(chunk) {
+    let bodies;
+    try {
+      bodies = this.#decoder.push(chunk);
+    } catch (error) {
+      this.#finish(`the server sent something unreadable: ${error.message}`);
+      return;
+    }
+    for (const body of bodies) {
+      let message;
+      try {
+        message = JSON.parse(body.toString('utf8'));
+      } catch (error) {
+        this.#finish(`the server sent invalid JSON: ${error.message}`);
+        return;
+      }
+      this.emit('traffic', 'receive', message);
+      for (const item of Array.isArray(message) ? message : [message]) this.#handle(item);
+    }
+  }
+
+  #handle(message) {
+    if (message === null || typeof message !== 'object') return;
+    if (typeof message.method === 'string') {
+      if ('id' in message) this.#serve(message);
+      else this.#route(message.method, message.params);
+      return;
+    }
+    const entry = this.#pending.get(message.id);
+    if (!entry) return;
+    this.#pending.delete(message.id);
+    if (message.error) {
+      entry.reject(new RequestError(entry.method, message.error.code, message.error.message, message.error.data));
+      return;
+    }
+    try {
+      // Before the promise settles and before the next message is handled: whatever the hook
+      // sets up (a dialog's registration) is in place for what follows.
+      entry.onResult?.(message.result);
+      entry.resolve(message.result);
+    } catch (error) {
+      entry.reject(error);
+    }
+  }
+
+  // Routing what the server sends, in order
+
+  #route(method, params) {
+    this.emit('notification', method, params);
+    if (!params || typeof params !== 'object') return;
+    if (method.startsWith('dialog/')) {
+      this.#deliver(params.dialogId, makeEvent(method.slice('dialog/'.length), params));
+    } else if (method === 'presenter/show') {
+      const presentation = new Presentation(this, params);
+      this.#presentations.set(presentation.dialogId, presentation);
+      if (this.#presentHandler) {
+        Promise.resolve().then(() => this.#presentHandler(presentation)).catch((error) => this.#report(error));
+      }
+    } else if (method === 'presenter/hide') {
+      const presentation = this.#presentations.get(params.dialogId);
+      this.#presentations.delete(params.dialogId);
+      presentation?._hide();
+    }
+  }
+
+  /** A user callback failed: `error` listeners hear of it, else a process warning says so. */
+  #report(error) {
+    if (this.listenerCount('error') > 0) this.emit('error', error);
+    else process.emitWarning(`a wharf onPresent handler failed: ${error?.stack ?? error}`);
+  }
+
+  #deliver(dialogId, event) {
+    const dialog = this.#dialogs.get(dialogId);
+    if (!dialog) {
+      // Said before the answer that names the dialog; handed over when it registers.
+      if (!this.#early.has(dialogId)) this.#early.set(dialogId, []);
+      this.#early.get(dialogId).push(event);
+      return;
+    }
+    dialog._push(event);
+    if (event.isFinal) this.#presentations.delete(dialogId);
+  }
+
+  async #serve(message) {
+    const response = { jsonrpc: '2.0', id: message.id };
+    try {
+      if (message.method !== 'exporter/snapshot') {
+        throw new RequestError(message.method, -32601, `this client does not handle ${message.method}`);
+      }
+      const { dialogId, documentIndex, contentType } = message.params ?? {};
+      const provider = this.#dialogs.get(dialogId)?._snapshot(documentIndex);
+      if (!provider) throw new RequestError(message.method, -32602, `document ${documentIndex} of ${dialogId} has no snapshot function`);
+      response.result = contentsJSON(await provider(contentType));
+    } catch (error) {
+      response.error = error instanceof RequestError
+        ? { code: error.code, message: error.serverMessage }
+        : { code: -32603, message: `${error?.name ?? 'Error'}: ${error?.message ?? error}` };
+    }
+    if (!this.#closed) this.#write(response);
+  }
+
+  #describeExit() {
+    const code = this.child?.exitCode;
+    const signal = this.child?.signalCode;
+    const what = code !== null && code !== undefined ? `wharf exited with status ${code}`
+      : signal ? `wharf was killed by ${signal}` : 'the server closed the connection';
+    const tail = this.#stderr.trim();
+    return tail ? `${what}; its last words: ${tail.slice(-500)}` : what;
+  }
+
+  #finish(reason) {
+    if (this.#closed) return;
+    this.#closed = reason;
+    const error = new ConnectionLost(reason);
+    for (const { method, reject } of this.#pending.values()) reject(new ConnectionLost(`${method} got no answer: ${reason}`));
+    this.#pending.clear();
+    for (const dialog of this.#dialogs.values()) dialog._push(makeEvent('disconnected', { dialogId: dialog.id, message: reason }));
+    for (const presentation of this.#presentations.values()) presentation._hide();
+    this.#presentations.clear();
+    this.emit('close', error);
+  }
+
+  /** Why the connection ended, once it has (else null). */
+  get closedReason() {
+    return this.#closed;
+  }
+
+  // Lifecycle
+
+  async initialize({ app = 'node', presentsDialogs = false, trace, version } = {}) {
+    const clientInfo = version ? { name: app, version } : { name: app };
+    const params = { processId: process.pid, clientInfo, capabilities: { presentsDialogs } };
+    if (trace) params.trace = trace;
+    this.initializeResult = await this.request('initialize', params);
+    this.notify('initialized', {});
+    return this.initializeResult;
+  }
+
+  async ping() {
+    await this.request('ping', {});
+  }
+
+  /** Shuts down politely if the server is still there, then waits for it; the exit status of a spawned server. */
+  async close() {
+    if (!this.#closed) {
+      try {
+        await this.request('shutdown');
+        this.notify('exit');
+      } catch {
+        // already gone
+      }
+    }
+    this.#writable.end();
+    if (!this.child) return null;
+    if (this.child.exitCode === null && this.child.signalCode === null) {
+      await new Promise((resolve) => this.child.once('exit', resolve));
+    }
+    return this.child.exitCode;
+  }
+
+  // Content types
+
+  async describeTypes(identifiers) {
+    return (await this.request('contentTypes/describe', { identifiers: [...identifiers] })).types;
+  }
+
+  async identify(paths, { sniff = true } = {}) {
+    return (await this.request('contentTypes/identify', { paths: [...paths], sniff })).results;
+  }
+
+  async conforms(identifier, to) {
+    return (await this.request('contentTypes/conforms', { identifier, to })).conforms;
+  }
+
+  async typeForExtension(filenameExtension, conformingTo) {
+    return (await this.request('contentTypes/fromFilenameExtension', withDefined({ filenameExtension, conformingTo }))).identifier;
+  }
+
+  async typeForMIMEType(mimeType, conformingTo) {
+    return (await this.request('contentTypes/fromMIMEType', withDefined({ mimeType, conformingTo }))).identifier;
+  }
+
+  async declareTypes(types) {
+    return (await this.request('contentTypes/declare', { types: [...types] })).declared;
+  }
+
+  filters(identifiers) {
+    return this.request('contentTypes/filters', { identifiers: [...identifiers] });
+  }
+
+  // Dialogs
+
+  /**
+   * Presents an importer; resolves with the Dialog once it is presented. `signal` (an
+   * AbortSignal) cancels the dialog when aborted.
+   */
+  presentImporter(allowedContentTypes, { multiple = false, presentationId, signal, ...options } = {}) {
+    const params = withDefined({
+      allowedContentTypes: [...allowedContentTypes], allowsMultipleSelection: multiple, presentationId,
+    });
+    const merged = dialogOptions(options);
+    if (Object.keys(merged).length) params.options = merged;
+    return this.#present('presentImporter', params, 'importer', [], signal);
+  }
+
+  /**
+   * Presents an exporter. A document is `{writableContentTypes, filename?, contents?}` where
+   * contents is a string, a Buffer or `{path}`, or `{…, snapshot: async (contentType) => contents}`
+   * for a lazy document produced once the human has chosen where to save.
+   */
+  presentExporter(documents, { contentType, contentTypes, defaultFilename, presentationId, signal, ...options } = {}) {
+    const params = withDefined({
+      documents: documents.map((document) => withDefined({
+        filename: document.filename,
+        writableContentTypes: [...document.writableContentTypes],
+        contents: document.contents === undefined ? undefined : contentsJSON(document.contents),
+      })),
+      contentType, contentTypes, defaultFilename, presentationId,
+    });
+    const merged = dialogOptions(options);
+    if (Object.keys(merged).length) params.options = merged;
+    return this.#present('presentExporter', params, 'exporter', documents.map((document) => document.snapshot), signal);
+  }
+
+  async #present(method, params, kind, snapshots, signal) {
+    signal?.throwIfAborted();
+    let dialog;
+    await this.request(method, params, (result) => {
+      dialog = new Dialog(this, result.dialogId, kind, snapshots);
+      this.#dialogs.set(dialog.id, dialog);
+      const early = this.#early.get(dialog.id) ?? [];
+      this.#early.delete(dialog.id);
+      for (const event of early) this.#deliver(dialog.id, event);
+    });
+    if (signal) {
+      const abort = () => { dialog.cancel().catch(() => {}); };
+      if (signal.aborted) abort();
+      else {
+        signal.addEventListener('abort', abort, { once: true });
+        dialog.finalEvent().then(() => signal.removeEventListener('abort', abort));
+      }
+    }
+    return dialog;
+  }
+
+  /** Takes the frontend role: `handler(presentation)` runs for every dialog to draw. Initialize with `presentsDialogs: true`. */
+  onPresent(handler) {
+    this.#presentHandler = handler;
+  }
+
+  // Access
+
+  resolveAccess({ url, bookmark } = {}) {
+    if ((url === undefined) === (bookmark === undefined)) throw new TypeError('give exactly one of url and bookmark');
+    return this.request('resolveAccess', url !== undefined ? { url } : { bookmark });
+  }
+
+  async releaseAccess(accessId) {
+    await this.request('releaseAccess', { accessId });
+  }
+
+  /**
+   * `await client.withAccess(url, async (path) => …)`: resolves access, runs `body` with the
+   * local path and always releases it (try/finally), whatever `body` does. `target` is a URL
+   * string or `{url}` / `{bookmark}`.
+   */
+  async withAccess(target, body) {
+    const lease = await this.resolveAccess(typeof target === 'string' ? { url: target } : target);
+    try {
+      return await body(lease.path, lease);
+    } finally {
+      if (!this.#closed) await this.releaseAccess(lease.accessId);
+    }
+  }
+
+  async createBookmark(url) {
+    return (await this.request('createBookmark', { url })).bookmark;
+  }
+
+  listAccess() {
+    return this.request('listAccess', {});
+  }
+
+  async revokeAccess({ url, bookmark } = {}) {
+    if ((url === undefined) === (bookmark === undefined)) throw new TypeError('give exactly one of url and bookmark');
+    return (await this.request('revokeAccess', url !== undefined ? { url } : { bookmark })).revoked;
+  }
+
+  /** Reads through a lease: `{data: Buffer, eof}`. */
+  async readFile(accessId, { offset = 0, length } = {}) {
+    const result = await this.request('readFile', withDefined({ accessId, offset, length }));
+    return { data: Buffer.from(result.base64, 'base64'), eof: result.eof };
+  }
+
+  /** Writes through a lease that is not read-only; the number of bytes written. */
+  async writeFile(accessId, data, { offset = 0, truncate = false } = {}) {
+    const base64 = Buffer.from(data).toString('base64');
+    return (await this.request('writeFile', { accessId, base64, offset, truncate })).bytesWritten;
+  }
+}

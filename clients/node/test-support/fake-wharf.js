@@ -1,0 +1,46 @@
+#!/usr/bin/env node
+// A stand-in for wharf that misbehaves on purpose (see clients/python/tests/fake_wharf.py):
+//   dies-mid-dialog  answers initialize and presentImporter, then exits with status 3 at the
+//                    next request without answering it;
+//   early-events     sends a dialog's notifications before the presentImporter answer;
+//   slow             answers every ping after one second.
+import { FrameDecoder, encode } from '../src/framing.js';
+
+const mode = process.argv[2];
+const decoder = new FrameDecoder();
+const send = (message) => process.stdout.write(encode(message));
+const answer = (request, result) => send({ jsonrpc: '2.0', id: request.id, result });
+const notify = (method, params) => send({ jsonrpc: '2.0', method, params });
+
+process.stdin.on('data', (chunk) => {
+  for (const body of decoder.push(chunk)) {
+    const request = JSON.parse(body.toString());
+    if (!('id' in request)) {
+      if (request.method === 'exit') process.exit(0);
+      continue;
+    }
+    switch (request.method) {
+      case 'initialize':
+        answer(request, { serverInfo: { name: 'wharf', version: 'fake' }, protocolVersion: '0.1', capabilities: {} });
+        break;
+      case 'presentImporter':
+        if (mode === 'early-events') {
+          notify('dialog/presentationChanged', { dialogId: 'd1', isPresented: false });
+          notify('dialog/completed', { dialogId: 'd1', kind: 'importer', urls: ['file:///early.txt'] });
+        }
+        answer(request, { dialogId: 'd1' });
+        break;
+      case 'shutdown':
+        answer(request, null);
+        break;
+      default:
+        if (mode === 'dies-mid-dialog') {
+          process.stderr.write('fake wharf: dying on purpose\n', () => process.exit(3));
+          return;
+        }
+        if (request.method === 'ping') setTimeout(() => answer(request, {}), mode === 'slow' ? 1000 : 0);
+        else send({ jsonrpc: '2.0', id: request.id, error: { code: -32601, message: `no ${request.method}` } });
+    }
+  }
+});
+process.stdin.on('end', () => process.exit(1));

@@ -1,0 +1,171 @@
+// The client's API against the real binary (and a misbehaving fake where the real one behaves).
+import assert from 'node:assert/strict';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+import { ConnectionLost, DialogCancelled, DialogFailed, RequestError, WharfClient } from '../src/index.js';
+import { scratch, wharfPath } from '../test-support/support.js';
+
+const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
+const url = (path) => pathToFileURL(path).href;
+
+function photos(t) {
+  const folder = join(scratch(t), 'photos');
+  mkdirSync(folder);
+  for (const name of ['a.png', 'b.png']) writeFileSync(join(folder, name), PNG);
+  writeFileSync(join(folder, 'notes.txt'), 'not a photo\n');
+  return folder;
+}
+
+function script(t, steps) {
+  const path = join(scratch(t), 'script.json');
+  writeFileSync(path, JSON.stringify(steps));
+  return ['--presenter', `script:${path}`, '--state-dir', ':memory:'];
+}
+
+async function spawn(t, options) {
+  const client = await WharfClient.spawn({ wharf: wharfPath(), ...options });
+  t.after(() => client.close());
+  return client;
+}
+
+function fake(t, mode) {
+  const launcher = join(scratch(t), `fake-${mode}.sh`);
+  writeFileSync(launcher, `#!/bin/sh\nexec ${process.execPath} ${fileURLToPath(new URL('../test-support/fake-wharf.js', import.meta.url))} ${mode}\n`);
+  chmodSync(launcher, 0o755);
+  return spawn(t, { wharf: launcher });
+}
+
+test('an importer with the script presenter resolves to URLs and streams its events', async (t) => {
+  const folder = photos(t);
+  const client = await spawn(t, { args: script(t, [{ expect: { allowsMultipleSelection: true } }, { choose: [join(folder, 'a.png'), join(folder, 'b.png')] }]) });
+  const dialog = await client.presentImporter(['public.image'], { multiple: true, title: 'Photos' });
+  assert.deepEqual(await dialog.result(), [url(join(folder, 'a.png')), url(join(folder, 'b.png'))]);
+  const kinds = [];
+  for await (const event of dialog) kinds.push(event.kind);
+  assert.deepEqual(kinds, ['presentationChanged', 'completed']);
+});
+
+test('a dismissed dialog rejects with DialogCancelled and its reason', async (t) => {
+  const client = await spawn(t, { args: script(t, [{ dismiss: true }]) });
+  const dialog = await client.presentImporter(['public.item']);
+  await assert.rejects(dialog.result(), (error) => error instanceof DialogCancelled && error.reason === 'user');
+  assert.equal(await dialog.cancel(), false, 'cancelling an ended dialog answers false');
+});
+
+test('withAccess releases the lease even when the body throws', async (t) => {
+  const folder = photos(t);
+  const client = await spawn(t, { args: script(t, [{ choose: [join(folder, 'notes.txt')] }]) });
+  const [picked] = await (await client.presentImporter(['public.plain-text'])).result();
+  const text = await client.withAccess(picked, async (path) => {
+    assert.equal((await client.listAccess()).activeLeases, 1);
+    return readFileSync(path, 'utf8');
+  });
+  assert.equal(text, 'not a photo\n');
+  await assert.rejects(client.withAccess(picked, async () => { throw new Error('the editor crashed'); }), /the editor crashed/);
+  assert.equal((await client.listAccess()).activeLeases, 0);
+  await assert.rejects(client.resolveAccess({ url: url(join(folder, 'a.png')) }),
+    (error) => error instanceof RequestError && error.codeName === 'accessDenied');
+});
+
+test('the frontend role lists, is refused, and chooses', async (t) => {
+  const folder = photos(t);
+  const client = await spawn(t, { args: ['--state-dir', ':memory:'], presentsDialogs: true });
+  const seen = {};
+  client.onPresent(async (presentation) => {
+    seen.title = presentation.title;
+    seen.names = [];
+    for await (const entry of presentation.entries()) if (entry.enabled) seen.names.push(entry.name);
+    await assert.rejects(presentation.choose([url(join(folder, 'notes.txt'))]), (error) => { seen.rejected = error.codeName; return true; });
+    await presentation.choose([url(join(folder, 'b.png'))]);
+  });
+  const dialog = await client.presentImporter(['public.image'], { title: 'Pick one', defaultDirectory: folder });
+  assert.deepEqual(await dialog.result(), [url(join(folder, 'b.png'))]);
+  assert.deepEqual(seen, { title: 'Pick one', names: ['a.png', 'b.png'], rejected: 'choiceRejected' });
+});
+
+test('an AbortSignal cancels the dialog and hides the presentation', async (t) => {
+  const client = await spawn(t, { args: ['--state-dir', ':memory:'], presentsDialogs: true });
+  const controller = new AbortController();
+  const hidden = new Promise((resolve) => client.onPresent((presentation) => {
+    presentation.once('hide', resolve);
+    controller.abort();
+  }));
+  const dialog = await client.presentImporter(['public.item'], { signal: controller.signal });
+  await assert.rejects(dialog.result(), (error) => error instanceof DialogCancelled && error.reason === 'client');
+  await hidden;
+  await assert.rejects(client.presentImporter(['public.item'], { signal: controller.signal }), { name: 'AbortError' });
+});
+
+test('a lazy export asks for its snapshot and writes it', async (t) => {
+  const folder = scratch(t);
+  const client = await spawn(t, { args: ['--state-dir', ':memory:'], presentsDialogs: true });
+  client.onPresent((presentation) => presentation.save(url(join(folder, 'out.txt'))));
+  const asked = [];
+  const dialog = await client.presentExporter([{
+    writableContentTypes: ['public.plain-text'], filename: 'out',
+    snapshot: async (contentType) => { asked.push(contentType); return 'made on demand\n'; },
+  }]);
+  assert.deepEqual(await dialog.result(), [url(join(folder, 'out.txt'))]);
+  assert.deepEqual(asked, ['public.plain-text']);
+  assert.deepEqual(dialog.contentTypes, ['public.plain-text']);
+  assert.equal(readFileSync(join(folder, 'out.txt'), 'utf8'), 'made on demand\n');
+});
+
+test('a failing snapshot fails the dialog and writes nothing', async (t) => {
+  const folder = scratch(t);
+  const client = await spawn(t, { args: ['--state-dir', ':memory:'], presentsDialogs: true });
+  client.onPresent((presentation) => presentation.save(url(join(folder, 'out.txt'))));
+  const dialog = await client.presentExporter([{ writableContentTypes: ['public.plain-text'], snapshot: () => { throw new Error('the renderer crashed'); } }]);
+  await assert.rejects(dialog.result(), (error) => error instanceof DialogFailed && error.code === -32041 && /renderer crashed/.test(error.serverMessage));
+  assert.ok(!existsSync(join(folder, 'out.txt')));
+});
+
+test('the server dying mid-dialog fails every open dialog and later call', async (t) => {
+  const client = await spawn(t, { args: ['--state-dir', ':memory:'], presentsDialogs: true });
+  const first = await client.presentImporter(['public.item']);
+  const second = await client.presentImporter(['public.image']);
+  client.child.kill('SIGKILL');
+  for (const dialog of [first, second]) {
+    await assert.rejects(dialog.result(), (error) => error instanceof ConnectionLost && /killed by SIGKILL/.test(error.message));
+  }
+  await assert.rejects(client.ping(), ConnectionLost);
+});
+
+test('a pending request fails with the server\'s last words when it dies', async (t) => {
+  const client = await fake(t, 'dies-mid-dialog');
+  const dialog = await client.presentImporter(['public.item']);
+  await assert.rejects(client.ping(), (error) => error instanceof ConnectionLost && /status 3/.test(error.message));
+  await assert.rejects(dialog.result(), (error) => error instanceof ConnectionLost && /dying on purpose/.test(error.message));
+});
+
+test('events that arrive before the present answer reach the dialog', async (t) => {
+  const client = await fake(t, 'early-events');
+  const dialog = await client.presentImporter(['public.item']);
+  assert.deepEqual(await dialog.result(), ['file:///early.txt']);
+});
+
+test('waiting on a slow server does not spin', async (t) => {
+  const client = await fake(t, 'slow');
+  const before = process.cpuUsage();
+  await client.ping();
+  const used = process.cpuUsage(before);
+  // A busy wait would burn about the whole second; waiting on events burns almost nothing.
+  assert.ok(used.user + used.system < 500_000, `waiting one second cost ${(used.user + used.system) / 1e6} s of CPU`);
+});
+
+test('notifications between a request and its response are routed', async (t) => {
+  const folder = photos(t);
+  const client = await spawn(t, { args: ['--state-dir', ':memory:'], presentsDialogs: true });
+  const order = [];
+  client.on('notification', (method) => order.push(method));
+  client.onPresent(async (presentation) => {
+    await presentation.choose([url(join(folder, 'a.png'))]);
+    order.push('choose answered');
+  });
+  const dialog = await client.presentImporter(['public.image'], { defaultDirectory: folder });
+  await dialog.result();
+  assert.ok(order.includes('dialog/completed'));
+});

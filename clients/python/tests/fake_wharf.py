@@ -1,0 +1,62 @@
+"""A stand-in for wharf that misbehaves on purpose, for what the real one never does on demand.
+
+    python fake_wharf.py MODE
+
+Modes:
+  dies-mid-dialog   answers initialize and presentImporter, then exits with status 3 at the next
+                    request without answering it.
+  early-events      sends a dialog's notifications before the presentImporter answer.
+  slow              answers every ping after one second.
+"""
+import json
+import sys
+import time
+
+sys.path.insert(0, __import__("os").path.join(__import__("os").path.dirname(__file__), "..", "src"))
+from wharf_client.framing import FrameReader, encode  # noqa: E402
+
+MODE = sys.argv[1]
+reader = FrameReader(sys.stdin.buffer)
+
+
+def send(message):
+    sys.stdout.buffer.write(encode(message))
+    sys.stdout.buffer.flush()
+
+
+def answer(request, result):
+    send({"jsonrpc": "2.0", "id": request["id"], "result": result})
+
+
+def notify(method, params):
+    send({"jsonrpc": "2.0", "method": method, "params": params})
+
+
+while True:
+    request = reader.read()
+    if request is None:
+        sys.exit(1)
+    method = request.get("method")
+    if "id" not in request:
+        if method == "exit":
+            sys.exit(0)
+        continue
+    if method == "initialize":
+        answer(request, {"serverInfo": {"name": "wharf", "version": "fake"}, "protocolVersion": "0.1", "capabilities": {}})
+    elif method == "presentImporter":
+        if MODE == "early-events":
+            notify("dialog/presentationChanged", {"dialogId": "d1", "isPresented": False})
+            notify("dialog/completed", {"dialogId": "d1", "kind": "importer", "urls": ["file:///early.txt"]})
+        answer(request, {"dialogId": "d1"})
+    elif method == "shutdown":
+        answer(request, None)
+    elif MODE == "dies-mid-dialog":
+        sys.stderr.write("fake wharf: dying on purpose\n")
+        sys.stderr.flush()
+        sys.exit(3)
+    elif method == "ping":
+        if MODE == "slow":
+            time.sleep(1.0)
+        answer(request, {})
+    else:
+        send({"jsonrpc": "2.0", "id": request["id"], "error": {"code": -32601, "message": f"no {method}"}})

@@ -1,0 +1,209 @@
+"""The client's API against the real binary (and a misbehaving fake where the real one behaves)."""
+import asyncio
+import base64
+import os
+import sys
+import threading
+import time
+
+import pytest
+
+from wharf_client import (ConnectionLost, DialogCancelled, DialogFailed, ExportDocument, RequestError, WharfClient)
+from wharf_client.aio import AsyncWharfClient
+
+FAKE = os.path.join(os.path.dirname(__file__), "fake_wharf.py")
+
+
+@pytest.fixture
+def photos(tmp_path):
+    png = base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==")
+    folder = tmp_path / "photos"
+    folder.mkdir()
+    for name in ("a.png", "b.png"):
+        (folder / name).write_bytes(png)
+    (folder / "notes.txt").write_text("not a photo\n")
+    return folder
+
+
+def fake(mode, folder):
+    """A client of the fake server in ``mode``: spawn() runs ``python fake_wharf.py mode``."""
+    launcher = os.path.join(str(folder), f"fake-{mode}.sh")
+    with open(launcher, "w") as file:
+        file.write(f"#!/bin/sh\nexec {sys.executable} {FAKE} {mode}\n")
+    os.chmod(launcher, 0o755)
+    return WharfClient.spawn(launcher)
+
+
+def test_an_importer_with_the_script_presenter_returns_urls_and_streams_its_events(wharf_path, script, photos):
+    args = script([{"expect": {"allowsMultipleSelection": True}}, {"choose": [str(photos / "a.png"), str(photos / "b.png")]}])
+    with WharfClient.spawn(wharf_path, args, app="pytest") as client:
+        dialog = client.present_importer(["public.image"], multiple=True, title="Photos")
+        urls = dialog.result(timeout=10)
+        assert urls == [(photos / "a.png").as_uri(), (photos / "b.png").as_uri()]
+        assert [event.kind for event in dialog.events()] == ["presentationChanged", "completed"]
+        assert dialog.events().__next__().params == {"dialogId": dialog.id, "isPresented": False}
+
+
+def test_a_dismissed_dialog_raises_dialog_cancelled_with_the_reason(wharf_path, script):
+    with WharfClient.spawn(wharf_path, script([{"dismiss": True}])) as client:
+        dialog = client.present_importer(["public.item"])
+        with pytest.raises(DialogCancelled) as raised:
+            dialog.result(timeout=10)
+        assert raised.value.reason == "user"
+        assert dialog.cancel() is False, "cancelling an ended dialog answers false"
+
+
+def test_access_is_balanced_even_when_the_block_raises(wharf_path, script, photos):
+    with WharfClient.spawn(wharf_path, script([{"choose": [str(photos / "notes.txt")]}])) as client:
+        [url] = client.present_importer(["public.plain-text"]).result(timeout=10)
+        with client.access(url) as path:
+            assert open(path).read() == "not a photo\n"
+            assert client.list_access().active_leases == 1
+        with pytest.raises(ZeroDivisionError):
+            with client.access(url):
+                1 / 0
+        assert client.list_access().active_leases == 0
+        with pytest.raises(RequestError) as raised:
+            client.resolve_access((photos / "a.png").as_uri())
+        assert raised.value.name == "accessDenied"
+
+
+def test_the_frontend_role_lists_rejects_and_chooses(wharf_path, photos):
+    with WharfClient.spawn(wharf_path, ["--state-dir", ":memory:"], presents_dialogs=True) as client:
+        seen = {}
+
+        def draw(presentation):
+            seen["title"] = presentation.title
+            seen["names"] = [entry.name for entry in presentation.entries() if entry.enabled]
+            with pytest.raises(RequestError) as rejected:
+                presentation.choose([(photos / "notes.txt").as_uri()])
+            seen["rejected"] = rejected.value.name
+            presentation.choose([(photos / "b.png").as_uri()])
+
+        client.on_present(draw)
+        dialog = client.present_importer(["public.image"], title="Pick one", default_directory=str(photos))
+        assert dialog.result(timeout=10) == [(photos / "b.png").as_uri()]
+        assert seen == {"title": "Pick one", "names": ["a.png", "b.png"], "rejected": "choiceRejected"}
+
+
+def test_cancel_from_the_app_hides_the_presentation_and_raises_cancelled(wharf_path):
+    with WharfClient.spawn(wharf_path, ["--state-dir", ":memory:"], presents_dialogs=True) as client:
+        shown = threading.Event()
+        presentations = []
+        client.on_present(lambda p: (presentations.append(p), shown.set()))
+        dialog = client.present_importer(["public.item"])
+        assert shown.wait(10)
+        assert dialog.cancel() is True
+        with pytest.raises(DialogCancelled) as raised:
+            dialog.result(timeout=10)
+        assert raised.value.reason == "client"
+        assert presentations[0].hidden.wait(10)
+
+
+def test_a_lazy_export_asks_for_its_snapshot_and_writes_it(wharf_path, tmp_path):
+    with WharfClient.spawn(wharf_path, ["--state-dir", ":memory:"], presents_dialogs=True) as client:
+        client.on_present(lambda p: p.save((tmp_path / "out.txt").as_uri()))
+        asked = []
+        document = ExportDocument(["public.plain-text"], filename="out",
+                                  snapshot=lambda content_type: asked.append(content_type) or "made on demand\n")
+        dialog = client.present_exporter([document])
+        assert dialog.result(timeout=10) == [(tmp_path / "out.txt").as_uri()]
+        assert asked == ["public.plain-text"]
+        assert dialog.content_types == ["public.plain-text"]
+        assert (tmp_path / "out.txt").read_text() == "made on demand\n"
+
+
+def test_a_failing_snapshot_fails_the_dialog_and_writes_nothing(wharf_path, tmp_path):
+    def broken(content_type):
+        raise RuntimeError("the renderer crashed")
+    with WharfClient.spawn(wharf_path, ["--state-dir", ":memory:"], presents_dialogs=True) as client:
+        client.on_present(lambda p: p.save((tmp_path / "out.txt").as_uri()))
+        dialog = client.present_exporter([ExportDocument(["public.plain-text"], snapshot=broken)])
+        with pytest.raises(DialogFailed) as raised:
+            dialog.result(timeout=10)
+        assert raised.value.code == -32041
+        assert "renderer crashed" in raised.value.message
+        assert not (tmp_path / "out.txt").exists()
+
+
+def test_the_server_dying_mid_dialog_fails_every_pending_call_and_dialog(wharf_path):
+    client = WharfClient.spawn(wharf_path, ["--state-dir", ":memory:"], presents_dialogs=True)
+    first = client.present_importer(["public.item"])
+    second = client.present_importer(["public.image"])
+    client.process.kill()
+    for dialog in (first, second):
+        with pytest.raises(ConnectionLost) as raised:
+            dialog.result(timeout=10)
+        assert "exited" in str(raised.value)
+    with pytest.raises(ConnectionLost):
+        client.ping()
+    client.close()
+
+
+def test_a_pending_request_fails_with_the_servers_last_words_when_it_dies(tmp_path):
+    client = fake("dies-mid-dialog", tmp_path)
+    dialog = client.present_importer(["public.item"])
+    with pytest.raises(ConnectionLost) as raised:
+        client.ping()
+    assert "status 3" in str(raised.value)
+    with pytest.raises(ConnectionLost) as raised:
+        dialog.result(timeout=10)
+    assert "dying on purpose" in str(raised.value)
+    client.close()
+
+
+def test_events_that_arrive_before_the_present_answer_reach_the_dialog(tmp_path):
+    client = fake("early-events", tmp_path)
+    dialog = client.present_importer(["public.item"])
+    assert dialog.result(timeout=10) == ["file:///early.txt"]
+    client.close()
+
+
+def test_notifications_between_a_request_and_its_response_are_routed(wharf_path, photos):
+    # dialog/choose is answered after the dialog's own notifications: the client must route
+    # them to the dialog while the choose call still waits.
+    with WharfClient.spawn(wharf_path, ["--state-dir", ":memory:"], presents_dialogs=True) as client:
+        order = []
+        client.on_notification(lambda method, params: order.append(method))
+        client.on_present(lambda p: (p.choose([(photos / "a.png").as_uri()]), order.append("choose answered")))
+        dialog = client.present_importer(["public.image"], default_directory=str(photos))
+        dialog.result(timeout=10)
+        assert "dialog/completed" in order
+
+
+def test_waiting_on_a_slow_server_does_not_spin(tmp_path):
+    client = fake("slow", tmp_path)
+    before = time.process_time()
+    client.ping()
+    used = time.process_time() - before
+    # A busy wait would burn about the whole second of waiting; blocking burns almost nothing.
+    assert used < 0.5, f"waiting one second cost {used:.2f} s of CPU"
+    client.close()
+
+
+def test_the_asyncio_api_over_the_same_core(wharf_path, script, photos):
+    async def main():
+        args = script([{"choose": [str(photos / "notes.txt")]}, {"dismiss": True}])
+        async with await AsyncWharfClient.spawn(wharf_path, args, app="pytest-async") as client:
+            dialog = await client.present_importer(["public.plain-text"])
+            kinds = [event.kind async for event in dialog.events()]
+            [url] = await dialog.result()
+            async with client.access(url) as path:
+                text = open(path).read()
+            cancelled = await client.present_importer(["public.plain-text"])
+            with pytest.raises(DialogCancelled):
+                await cancelled.result()
+            return kinds, text, (await client.list_access()).active_leases
+    assert asyncio.run(main()) == (["presentationChanged", "completed"], "not a photo\n", 0)
+
+
+def test_the_asyncio_frontend_role(wharf_path, photos):
+    async def main():
+        async with await AsyncWharfClient.spawn(wharf_path, ["--state-dir", ":memory:"], presents_dialogs=True) as client:
+            async def draw(presentation):
+                listing = await presentation.list()
+                await presentation.choose([entry.url for entry in listing.entries if entry.name == "a.png"])
+            client.on_present(draw)
+            dialog = await client.present_importer(["public.png"], default_directory=str(photos))
+            return await dialog.result()
+    assert asyncio.run(main()) == [(photos / "a.png").as_uri()]

@@ -1,0 +1,32 @@
+"""The README's examples run unchanged and print what the README says."""
+import os
+import pathlib
+import re
+import subprocess
+import sys
+
+PACKAGE = pathlib.Path(__file__).resolve().parents[1]
+README = (PACKAGE / "README.md").read_text()
+BLOCKS = re.findall(r"```python\n(.*?)```", README, re.S)
+
+
+def run(code, wharf_path, tmp_path):
+    environment = {**os.environ, "WHARF": wharf_path, "XDG_STATE_HOME": str(tmp_path),
+                   "PYTHONPATH": str(PACKAGE / "src") + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    return subprocess.run([sys.executable, "-c", code], cwd=PACKAGE, env=environment, capture_output=True,
+                          text=True, timeout=60)
+
+
+def test_the_ten_line_example_prints_what_the_readme_shows(wharf_path, tmp_path):
+    example = BLOCKS[0]
+    assert len(example.strip().splitlines()) <= 10
+    shown = re.search(r"it prints:\n\n```\n(.*?)```", README, re.S).group(1)
+    finished = run(example, wharf_path, tmp_path)
+    assert finished.returncode == 0, finished.stderr
+    assert finished.stdout == shown
+
+
+def test_the_asyncio_example_runs(wharf_path, tmp_path):
+    finished = run(BLOCKS[1], wharf_path, tmp_path)
+    assert finished.returncode == 0, finished.stderr
+    assert finished.stdout.split("\n") == ["presentationChanged", "completed", "Buy rope.", "Paint the hull.", ""]
