@@ -58,7 +58,7 @@ let package = Package(
         .target(name: "WharfTestSupport", dependencies: ["WharfJSON", "WharfJSONRPC", "WharfServer"]),
         .testTarget(
             name: "WharfEndToEndTests",
-            dependencies: ["WharfTestSupport", "WharfJSON"]
+            dependencies: ["WharfTestSupport", "WharfJSON", "WharfJSONRPC", "WharfSystem"]
         ),
 
         // MARK: Test tools
