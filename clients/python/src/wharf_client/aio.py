@@ -10,7 +10,7 @@ import asyncio
 import contextlib
 from typing import Any, AsyncIterator, Awaitable, Callable, Dict, List, Optional, Sequence, Tuple
 
-from .client import DEFAULT_TIMEOUT, WharfClient, _options
+from .client import DEFAULT_TIMEOUT, WharfClient, _exporter_params, _importer_params
 from .dialogs import Dialog, DialogEvent, Presentation, outcome_urls
 from .errors import ConnectionLost
 from .framing import LSP
@@ -142,30 +142,15 @@ class AsyncWharfClient:
     async def present_importer(self, allowed_content_types: Sequence[str], multiple: bool = False, *,
                                presentation_id: Optional[str] = None, options: Optional[DialogOptions] = None,
                                **option_fields: Any) -> AsyncDialog:
-        params: Dict[str, Any] = {"allowedContentTypes": list(allowed_content_types), "allowsMultipleSelection": multiple}
-        if presentation_id is not None:
-            params["presentationId"] = presentation_id
-        merged = _options(options, option_fields)
-        if merged:
-            params["options"] = merged
+        params = _importer_params(allowed_content_types, multiple, presentation_id, options, option_fields)
         return await self._present("presentImporter", params, "importer", [])
 
     async def present_exporter(self, documents: Sequence[ExportDocument], content_type: Optional[str] = None, *,
                                content_types: Optional[Sequence[str]] = None, default_filename: Optional[str] = None,
                                presentation_id: Optional[str] = None, options: Optional[DialogOptions] = None,
                                **option_fields: Any) -> AsyncDialog:
-        params: Dict[str, Any] = {"documents": [d.to_json() for d in documents]}
-        if content_type is not None:
-            params["contentType"] = content_type
-        if content_types is not None:
-            params["contentTypes"] = list(content_types)
-        if default_filename is not None:
-            params["defaultFilename"] = default_filename
-        if presentation_id is not None:
-            params["presentationId"] = presentation_id
-        merged = _options(options, option_fields)
-        if merged:
-            params["options"] = merged
+        params = _exporter_params(documents, content_type, content_types, default_filename, presentation_id,
+                                  options, option_fields)
         return await self._present("presentExporter", params, "exporter", [d.snapshot for d in documents])
 
     async def _present(self, method: str, params: Dict[str, Any], kind: str, snapshots: List[Any]) -> AsyncDialog:

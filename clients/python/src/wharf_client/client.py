@@ -231,13 +231,7 @@ class WharfClient:
 
         Options may be given as a :class:`DialogOptions` or as keywords
         (``title="Open"``, ``default_directory=…``, ``timeout_ms=…``)."""
-        params: Dict[str, Any] = {"allowedContentTypes": list(allowed_content_types),
-                                  "allowsMultipleSelection": multiple}
-        if presentation_id is not None:
-            params["presentationId"] = presentation_id
-        merged = _options(options, option_fields)
-        if merged:
-            params["options"] = merged
+        params = _importer_params(allowed_content_types, multiple, presentation_id, options, option_fields)
         return self._present("presentImporter", params, "importer", [])
 
     def present_exporter(self, documents: Sequence[ExportDocument], content_type: Optional[str] = None, *,
@@ -247,18 +241,8 @@ class WharfClient:
         """Presents an exporter for ``documents``. ``content_type`` is the FileDocument form,
         ``content_types`` the WritableDocument form. Lazy documents (``snapshot=``) are asked
         for their bytes once the human has chosen where to save."""
-        params: Dict[str, Any] = {"documents": [document.to_json() for document in documents]}
-        if content_type is not None:
-            params["contentType"] = content_type
-        if content_types is not None:
-            params["contentTypes"] = list(content_types)
-        if default_filename is not None:
-            params["defaultFilename"] = default_filename
-        if presentation_id is not None:
-            params["presentationId"] = presentation_id
-        merged = _options(options, option_fields)
-        if merged:
-            params["options"] = merged
+        params = _exporter_params(documents, content_type, content_types, default_filename, presentation_id,
+                                  options, option_fields)
         return self._present("presentExporter", params, "exporter", [document.snapshot for document in documents])
 
     def _present(self, method: str, params: Dict[str, Any], kind: str, snapshots: List[Any]) -> Dialog:
@@ -419,6 +403,38 @@ class WharfClient:
         for line in iter(stream.readline, b""):
             with self._lock:
                 self._stderr.append(line.decode("utf-8", "replace"))
+
+
+def _importer_params(allowed_content_types: Sequence[str], multiple: bool, presentation_id: Optional[str],
+                     options: Optional[DialogOptions], option_fields: Dict[str, Any]) -> Dict[str, Any]:
+    """`presentImporter` params; shared by the sync and asyncio APIs."""
+    params: Dict[str, Any] = {"allowedContentTypes": list(allowed_content_types), "allowsMultipleSelection": multiple}
+    if presentation_id is not None:
+        params["presentationId"] = presentation_id
+    merged = _options(options, option_fields)
+    if merged:
+        params["options"] = merged
+    return params
+
+
+def _exporter_params(documents: Sequence[ExportDocument], content_type: Optional[str],
+                     content_types: Optional[Sequence[str]], default_filename: Optional[str],
+                     presentation_id: Optional[str], options: Optional[DialogOptions],
+                     option_fields: Dict[str, Any]) -> Dict[str, Any]:
+    """`presentExporter` params; shared by the sync and asyncio APIs."""
+    params: Dict[str, Any] = {"documents": [document.to_json() for document in documents]}
+    if content_type is not None:
+        params["contentType"] = content_type
+    if content_types is not None:
+        params["contentTypes"] = list(content_types)
+    if default_filename is not None:
+        params["defaultFilename"] = default_filename
+    if presentation_id is not None:
+        params["presentationId"] = presentation_id
+    merged = _options(options, option_fields)
+    if merged:
+        params["options"] = merged
+    return params
 
 
 def _options(options: Optional[DialogOptions], fields: Dict[str, Any]) -> Dict[str, Any]:
