@@ -10,19 +10,31 @@ public enum FilePath {
     /// Removes `.` and empty components and folds `..` lexically. Does not touch the disk.
     /// A relative path is made absolute against the working directory first.
     public static func normalize(_ path: String) -> String {
-        var absolute = path
-        if !absolute.hasPrefix("/") {
-            absolute = currentDirectory() + "/" + absolute
-        }
-        var parts: [Substring] = []
-        for part in absolute.split(separator: "/", omittingEmptySubsequences: true) {
-            switch part {
-            case ".": continue
-            case "..": if !parts.isEmpty { parts.removeLast() }
-            default: parts.append(part)
+        let absolute = path.hasPrefix("/") ? path : currentDirectory() + "/" + path
+        // One pass over the bytes, keeping the start of each kept component so `..` can drop
+        // the last one: every importer choice and access check goes through here.
+        var output: [UInt8] = []
+        output.reserveCapacity(absolute.utf8.count)
+        var starts: [Int] = []
+        var component: [UInt8] = []
+        func flush() {
+            switch component {
+            case [], [0x2E]:
+                break
+            case [0x2E, 0x2E]:
+                if let start = starts.popLast() { output.removeSubrange(start...) }
+            default:
+                starts.append(output.count)
+                output.append(0x2F)
+                output.append(contentsOf: component)
             }
+            component.removeAll(keepingCapacity: true)
         }
-        return "/" + parts.joined(separator: "/")
+        for byte in absolute.utf8 {
+            if byte == 0x2F { flush() } else { component.append(byte) }
+        }
+        flush()
+        return output.isEmpty ? "/" : String(decoding: output, as: UTF8.self)
     }
 
     /// `realpath(3)`: every symlink resolved, the result absolute.
