@@ -58,7 +58,7 @@ let package = Package(
         .target(name: "WharfTestSupport", dependencies: ["WharfJSON", "WharfJSONRPC", "WharfServer"]),
         .testTarget(
             name: "WharfEndToEndTests",
-            dependencies: ["WharfTestSupport", "WharfJSON", "WharfJSONRPC", "WharfSystem"]
+            dependencies: ["WharfTestSupport", "WharfJSON", "WharfJSONRPC", "WharfSystem", "WharfServer"]
         ),
 
         // MARK: Test tools

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Testing
 import WharfJSON
+import WharfServer
 import WharfTestSupport
 
 /// The LSP lifecycle, over real pipes to the built `wharf` binary.
@@ -177,7 +178,9 @@ import WharfTestSupport
     }
 
     @Test func inProcessSessionsSpeakTheSameProtocol() {
-        let client = WireClient.inProcess()
+        var options = ServerOptions()
+        options.stateDirectory = ":memory:"
+        let client = WireClient.inProcess(options)
         #expect(client.request("ping", [:])?["error"]?["code"] == -32002)
         client.initialize()
         #expect(client.call("ping", [:]) == [:])

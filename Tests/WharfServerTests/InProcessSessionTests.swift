@@ -43,6 +43,7 @@ import WharfTestSupport
         #expect(completed?["params"]?["urls"] == [.string(scratch.url("a.txt"))])
         _ = client.call("ping", [:])
         #expect(client.messages.filter { $0["method"] == "dialog/completed" || $0["method"] == "dialog/cancelled" }.count == 1)
+        #expect(client.shutdownAndExit() == 0)
     }
 
     @Test func pipelinedRequestsAllGetAnswers() {
@@ -50,5 +51,6 @@ import WharfTestSupport
         client.initialize()
         let ids = (0..<500).map { _ in client.sendRequest("ping", [:]) }
         for id in ids { #expect(client.response(to: id)?["result"] == [:]) }
+        #expect(client.shutdownAndExit() == 0)
     }
 }
