@@ -51,7 +51,7 @@ $(VENV)/.installed: Tests/python/requirements.txt
 	$(VENV)/bin/pip install -q --disable-pip-version-check -r Tests/python/requirements.txt
 	touch $@
 
-## Everything CI runs (about 15 minutes on 2 cores): the suites, the soak against the release
+## Everything CI runs (about 10 minutes on 2 cores from a fresh clone): the suites, the soak against the release
 ## server, the Python and Node clients, the demo, the suite again under AddressSanitizer and
 ## ThreadSanitizer, and 60 seconds of fuzzing.
 test: test-swift test-soak test-python test-clients test-demo test-asan test-tsan test-fuzz
