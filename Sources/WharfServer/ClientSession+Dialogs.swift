@@ -71,35 +71,21 @@ extension ClientSession {
         let params: JSON = ["dialogId": .string(id.rawValue), "documentIndex": .int(Int64(index)), "contentType": .string(contentType)]
         connection.send(request: "exporter/snapshot", params: params) { [server] result in
             server.background {
-                let outcome: Result<ExportSourceBox, ResponseError>
-                switch result {
-                case .success(let json):
-                    do throws(ResponseError) {
-                        guard case .object(let object) = json,
-                              let source = try DialogParams.contents(Params(object: object, path: "result"))
-                        else { throw .invalidParams("result: expected {text}, {base64} or {path}") }
-                        outcome = .success(ExportSourceBox(source: source))
-                    } catch {
-                        outcome = .failure(error)
-                    }
-                case .failure(let error):
-                    outcome = .failure(error)
-                }
-                switch outcome {
-                case .success(let box):
-                    try? engine.provideSnapshot(client: client, id: id, documentIndex: index, source: box.source)
-                case .failure(let error):
+                do {
+                    let answer = try result.get()
+                    guard case .object(let object) = answer,
+                          let source = try DialogParams.contents(Params(object: object, path: "result"))
+                    else { throw ResponseError.invalidParams("result: expected {text}, {base64} or {path}") }
+                    try? engine.provideSnapshot(client: client, id: id, documentIndex: index, source: source)
+                } catch {
+                    let reason = (error as? ResponseError)?.message ?? "\(error)"
                     _ = try? engine.snapshotFailed(client: client, id: id, documentIndex: index,
-                                                   message: "exporter/snapshot for document \(index) failed: \(error.message)")
+                                                   message: "exporter/snapshot for document \(index) failed: \(reason)")
                 }
             }
         }
     }
 }
-
-private struct ExportSourceBox { var source: WharfFileWriting.ExportSource }
-
-import WharfFileWriting
 
 extension DialogFailure.Code {
     /// The protocol's number for each way a dialog can fail.
