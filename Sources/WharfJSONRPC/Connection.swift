@@ -288,6 +288,9 @@ public final class Connection: @unchecked Sendable {
     @discardableResult
     public func flush(seconds: Double = 5) -> Bool { writer.flush(seconds: seconds) }
 
+    /// Writes nothing more, ever: the session this connection served has ended.
+    public func closeOutput() { writer.close() }
+
     /// The error every request still waiting on the peer gets when the connection ends.
     public static let closedError = ResponseError(.internalError, "the connection closed before the peer answered")
 

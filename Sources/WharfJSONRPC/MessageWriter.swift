@@ -33,6 +33,8 @@ final class MessageWriter: @unchecked Sendable {
     private let drainQueue = DispatchQueue(label: "wharf.message-writer")
     private var framing: Framing = .lsp
     private var failure: SystemError?
+    /// Set when the session has ended: nothing more is written, whoever asks.
+    private var closed = false
     private let onFailure: @Sendable (SystemError) -> Void
 
     init(descriptor: Int32, backlogLimit: Int, onFailure: @escaping @Sendable (SystemError) -> Void) {
@@ -50,7 +52,7 @@ final class MessageWriter: @unchecked Sendable {
     /// uncorks, or from the writer's own queue; never on the calling thread.
     func write(_ body: [UInt8]) {
         lock.lock()
-        if failure != nil {
+        if failure != nil || closed {
             lock.unlock()
             return
         }
@@ -106,7 +108,7 @@ final class MessageWriter: @unchecked Sendable {
 
     /// Writes everything queued, dropping the lock around each system call.
     private func drainLocked() {
-        while !queue.isEmpty && failure == nil {
+        while !queue.isEmpty && failure == nil && !closed {
             let batch = queue
             queue.removeAll(keepingCapacity: true)
             lock.unlock()
@@ -121,6 +123,17 @@ final class MessageWriter: @unchecked Sendable {
                 onFailure(error)
                 lock.lock()
             }
+        }
+    }
+
+    /// After the session has ended: drops what is queued and every later write (a timer or a
+    /// background job may still produce an event for a session that is gone).
+    func close() {
+        lock.withLock {
+            closed = true
+            queue.removeAll()
+            queuedBytes = 0
+            lock.broadcast()
         }
     }
 

@@ -145,6 +145,7 @@ public final class ClientSession: Sendable {
         releaseEverything()
         connection.waitForPendingReplies(seconds: 2)
         connection.flush(seconds: 2)
+        connection.closeOutput()
         onFinish(exitCode)
     }
 
