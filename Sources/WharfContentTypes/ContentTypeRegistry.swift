@@ -84,9 +84,9 @@ final class Tables: Sendable {
     let systemByExtension: [String: TypeRecord]
     /// Lowercased MIME type (as declared, and canonicalised by the database) → first claimant.
     let systemByMIME: [String: TypeRecord]
-    /// For each MIME type of the database (by index), the identifier it maps to without any
-    /// client declarations: a system type, or its dynamic identifier.
-    let identifierForType: [String]
+    /// For each MIME type of the database (by index), the system type it maps to, if any;
+    /// the others have dynamic identifiers, made when asked for (`identifier(forType:)`).
+    private let systemKeyForType: [String?]
     let statistics: LoadStatistics
     private let dynamicRecords = Locked<[String: TypeRecord]>([:])
 
@@ -127,22 +127,31 @@ final class Tables: Sendable {
         self.systemTypes = records
         self.systemByExtension = byExtension
         self.systemByMIME = byMIME
-        self.identifierForType = database.typeNames.map { name in
-            byMIME[name]?.key ?? DynamicIdentifier(tag: .mimeType(name)).identifier
+        var systemKeyForType = [String?](repeating: nil, count: database.typeNames.count)
+        for (mime, record) in byMIME {
+            if let index = database.typeIndex(of: mime), mime == database.typeNames[Int(index)] {
+                systemKeyForType[Int(index)] = record.key
+            }
         }
+        self.systemKeyForType = systemKeyForType
         var end = timespec()
         clock_gettime(CLOCK_MONOTONIC, &end)
         statistics = LoadStatistics(
             seconds: Double(end.tv_sec - start.tv_sec) + Double(end.tv_nsec - start.tv_nsec) / 1e9,
             mimeTypes: database.typeNames.count, globRules: database.patterns.reduce(0) { $0 + $1.count },
-            magicSections: database.magic.sections.count, aliases: database.aliases.count,
+            magicSections: database.magic.sections.count, aliases: database.aliasNames.count,
             directories: directories)
+    }
+
+    /// The identifier the database's MIME type `index` maps to, ignoring client declarations.
+    func identifier(forType index: Int32) -> String {
+        systemKeyForType[Int(index)] ?? DynamicIdentifier(tag: .mimeType(database.typeNames[Int(index)])).identifier
     }
 
     /// The identifier a (canonical) MIME type maps to, ignoring client declarations.
     func systemIdentifier(forMIME canonical: String) -> String {
         if let record = systemByMIME[canonical] { return record.key }
-        if let index = database.typeIndex[canonical] { return identifierForType[Int(index)] }
+        if let index = database.typeIndex(of: canonical) { return identifier(forType: index) }
         return DynamicIdentifier(tag: .mimeType(canonical)).identifier
     }
 
@@ -190,7 +199,7 @@ final class Tables: Sendable {
             mimeTypes = [mime]
             // The database's own wording is read only when someone asks (`describe`).
             description = ""
-            if let index = database.typeIndex[mime] {
+            if let index = database.typeIndex(of: mime) {
                 for pattern in database.patterns[Int(index)] {
                     if let ext = simpleExtension(of: pattern), !extensions.contains(ext) { extensions.append(ext) }
                 }
@@ -218,9 +227,9 @@ final class Tables: Sendable {
     func mimeParents(of mime: String) -> [String] {
         var parents: [String] = []
         func add(_ key: String) { if !parents.contains(key) { parents.append(key) } }
-        if let index = database.typeIndex[mime] {
+        if let index = database.typeIndex(of: mime) {
             for parent in database.parents[Int(index)] {
-                add(identifierForType[Int(parent)])
+                add(identifier(forType: parent))
             }
         }
         if mime.hasPrefix("text/"), mime != "text/plain" { add("public.plain-text") }

@@ -129,10 +129,10 @@ public struct ContentTypeScope: Sendable {
         return tables.systemIdentifier(forMIME: canonical)
     }
 
-    /// Same, for a MIME type of the database by index (no hashing in the common case).
+    /// Same, for a MIME type of the database by index.
     @inline(__always)
     func identifier(forMIMEIndex index: Int32, tables: Tables) -> String {
-        let id = tables.identifierForType[Int(index)]
+        let id = tables.identifier(forType: index)
         if declared.byMIME.isEmpty || !id.hasPrefix(DynamicIdentifier.prefix) { return id }
         return declared.byMIME[tables.database.typeNames[Int(index)]]?.identifier ?? id
     }

@@ -70,16 +70,12 @@ struct GlobTable: Sendable {
 
     /// The rules in the order given (highest precedence first).
     init(rules: [GlobRule]) {
-        // Build the trie with one dictionary of edges keyed by (parent node, byte), then lay
-        // the edges out sorted by that key: each node's children end up contiguous and in
-        // byte order, ready for binary search.
-        var edges: [Int: Int32] = [:]
-        edges.reserveCapacity(rules.count * 4)
-        var nodeCount: Int32 = 1
-        var leavesOfNode: [Int32: [Leaf]] = [:]
-        for rule in rules {
-            let bytes = Array(rule.pattern.utf8)
-            let isWildcard: (UInt8) -> Bool = { $0 == UInt8(ascii: "*") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "[") }
+        let isWildcard: (UInt8) -> Bool = { $0 == UInt8(ascii: "*") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "[") }
+        // Suffix rules become keys: the bytes after the `*`, reversed and (unless the rule is
+        // case-sensitive) lowercased, back to back in one buffer.
+        var keyBytes: [UInt8] = []
+        var keys: [SuffixKey] = []
+        func add(_ rule: GlobRule, bytes: UnsafeBufferPointer<UInt8>) {
             let match = GlobMatch(type: rule.type, weight: rule.weight)
             if !bytes.contains(where: isWildcard) {
                 let key = rule.caseSensitive ? rule.pattern : asciiLowercased(rule.pattern)
@@ -88,24 +84,19 @@ struct GlobTable: Sendable {
                     literalLengths.insert(bytes.count)
                 }
             } else if bytes.first == UInt8(ascii: "*"), bytes.count > 1, !bytes.dropFirst().contains(where: isWildcard) {
-                var node: Int32 = 0
+                let start = keyBytes.count
+                var head: UInt64 = 0
                 for byte in bytes.dropFirst().reversed() {
-                    let edge = Int(node) << 8 | Int(rule.caseSensitive ? byte : lowercaseASCII(byte))
-                    if let next = edges[edge] {
-                        node = next
-                    } else {
-                        edges[edge] = nodeCount
-                        node = nodeCount
-                        nodeCount += 1
-                    }
+                    let byte = rule.caseSensitive ? byte : lowercaseASCII(byte)
+                    if keyBytes.count - start < 8 { head |= UInt64(byte) << (56 - 8 * (keyBytes.count - start)) }
+                    keyBytes.append(byte)
                 }
-                if !(leavesOfNode[node] ?? []).contains(where: { $0.match.type == rule.type && $0.caseSensitive == rule.caseSensitive }) {
-                    leavesOfNode[node, default: []].append(Leaf(match: match, caseSensitive: rule.caseSensitive))
-                }
+                keys.append(SuffixKey(start: start, count: bytes.count - 1, head: head, order: keys.count,
+                                      leaf: Leaf(match: match, caseSensitive: rule.caseSensitive)))
                 maxSuffixLength = max(maxSuffixLength, bytes.count - 1)
             } else {
                 patterns.append(rule)
-                let literalRun: (ArraySlice<UInt8>) -> [UInt8] = { run in
+                let literalRun: (Slice<UnsafeBufferPointer<UInt8>>) -> [UInt8] = { run in
                     let literal = run.prefix(while: { !isWildcard($0) })
                     return rule.caseSensitive ? Array(literal) : literal.map(lowercaseASCII)
                 }
@@ -118,26 +109,70 @@ struct GlobTable: Sendable {
                 }
             }
         }
-        childStart = Array(repeating: 0, count: Int(nodeCount))
-        childCount = Array(repeating: 0, count: Int(nodeCount))
-        leafStart = Array(repeating: 0, count: Int(nodeCount))
-        leafCount = Array(repeating: 0, count: Int(nodeCount))
-        let sortedEdges = edges.sorted { $0.key < $1.key }
-        edgeBytes.reserveCapacity(sortedEdges.count)
-        edgeTargets.reserveCapacity(sortedEdges.count)
-        for (position, edge) in sortedEdges.enumerated() {
-            let parent = edge.key >> 8
-            if childCount[parent] == 0 { childStart[parent] = Int32(position) }
-            childCount[parent] += 1
-            edgeBytes.append(UInt8(edge.key & 0xFF))
-            edgeTargets.append(edge.value)
+        for rule in rules {
+            var pattern = rule.pattern
+            pattern.withUTF8 { add(rule, bytes: $0) }
         }
-        for node in 0 ..< Int(nodeCount) {
-            leafStart[node] = Int32(leaves.count)
-            if let nodeLeaves = leavesOfNode[Int32(node)] {
-                leafCount[node] = Int32(nodeLeaves.count)
-                leaves += nodeLeaves
+        // Sorted, the keys sharing a prefix are neighbours (a key before its extensions, equal
+        // keys in rule order), so each trie node is a range of keys.
+        keyBytes.withUnsafeBufferPointer { keyBytes in
+            keys.sort { a, b in
+                if a.head != b.head { return a.head < b.head }
+                for offset in min(8, a.count, b.count) ..< min(a.count, b.count) where keyBytes[a.start + offset] != keyBytes[b.start + offset] {
+                    return keyBytes[a.start + offset] < keyBytes[b.start + offset]
+                }
+                return a.count != b.count ? a.count < b.count : a.order < b.order
             }
+            keys.withUnsafeBufferPointer { keys in layOut(keys, keyBytes) }
+        }
+    }
+
+    /// A suffix rule on its way into the trie.
+    private struct SuffixKey {
+        var start: Int
+        var count: Int
+        /// The first eight bytes, big-endian, zero-padded: comparing two of these orders most
+        /// keys at once (patterns never contain a zero byte, so padding sorts a key before its
+        /// extensions, as it should).
+        var head: UInt64
+        var order: Int
+        var leaf: Leaf
+    }
+
+    /// Lays the trie out breadth first from the sorted keys. A node is a range of keys that
+    /// agree on their first `depth` bytes: its leaves are the keys that end there, and its
+    /// children (one per distinct next byte) are numbered and their edges written together,
+    /// so each node's edges are contiguous and in byte order.
+    private mutating func layOut(_ keys: UnsafeBufferPointer<SuffixKey>, _ keyBytes: UnsafeBufferPointer<UInt8>) {
+        var pending: [(keys: Range<Int>, depth: Int)] = [(0 ..< keys.count, 0)]
+        var next = 0
+        while next < pending.count {
+            let (range, depth) = pending[next]
+            next += 1
+            var index = range.lowerBound
+            let firstLeaf = leaves.count
+            while index < range.upperBound, keys[index].count == depth {
+                let leaf = keys[index].leaf
+                if !leaves[firstLeaf...].contains(where: { $0.match.type == leaf.match.type && $0.caseSensitive == leaf.caseSensitive }) {
+                    leaves.append(leaf)
+                }
+                index += 1
+            }
+            leafStart.append(Int32(firstLeaf))
+            leafCount.append(Int32(leaves.count - firstLeaf))
+            childStart.append(Int32(edgeBytes.count))
+            var children: Int32 = 0
+            while index < range.upperBound {
+                let byte = keyBytes[keys[index].start + depth]
+                var end = index + 1
+                while end < range.upperBound, keyBytes[keys[end].start + depth] == byte { end += 1 }
+                edgeBytes.append(byte)
+                edgeTargets.append(Int32(pending.count))
+                pending.append((index ..< end, depth + 1))
+                children += 1
+                index = end
+            }
+            childCount.append(children)
         }
     }
 
@@ -256,6 +291,13 @@ func lowercaseASCII(_ byte: UInt8) -> UInt8 {
 /// ASCII-only lowercasing, as GLib and shared-mime-info do for names: non-ASCII is left alone.
 /// Returns the string itself (no copy) when it has no uppercase ASCII.
 func asciiLowercased(_ string: String) -> String {
-    guard string.utf8.contains(where: { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") }) else { return string }
-    return String(decoding: string.utf8.map(lowercaseASCII), as: UTF8.self)
+    var string = string
+    let lowered = string.withUTF8 { bytes -> String? in
+        guard bytes.contains(where: { $0 &- UInt8(ascii: "A") < 26 }) else { return nil }
+        return String(unsafeUninitializedCapacity: bytes.count) { output in
+            for (index, byte) in bytes.enumerated() { output[index] = lowercaseASCII(byte) }
+            return bytes.count
+        }
+    }
+    return lowered ?? string
 }

@@ -9,17 +9,21 @@ import WharfSystem
 /// (`$XDG_DATA_HOME/mime` first, then each `$XDG_DATA_DIRS/mime`), read once and then immutable.
 ///
 /// Only the plain-text and binary files that `update-mime-database` writes are read — `globs2`,
-/// `magic`, `subclasses`, `aliases` — not `mime.cache`: they hold the same rules, are simpler to
-/// parse correctly, and are small enough to parse in a couple of milliseconds.
+/// `magic`, `subclasses`, `aliases` — not `mime.cache`: they hold the same rules and are simpler
+/// to parse correctly. Loading is on the path of a client's first request, so the files are
+/// read as bytes, a line at a time, and type names are numbered straight from those bytes
+/// (`MIMENameTable`): a String is made once per distinct name, not once per mention.
 ///
 /// MIME types are numbered: every type the rules mention gets an index, so the glob trie and the
 /// magic table carry small integers and the registry can keep per-type answers in arrays.
 final class MIMEDatabase: Sendable {
-    /// Canonical MIME type names by index.
+    /// Canonical MIME types, numbered.
+    let types: MIMENameTable
+    /// Canonical MIME type names by index (`types.names`, kept at hand).
     let typeNames: [String]
-    let typeIndex: [String: Int32]
-    /// Alias → canonical name.
-    let aliases: [String: String]
+    /// Aliases, numbered; `aliasTargets[n]` is the canonical name alias `n` stands for.
+    let aliasNames: MIMENameTable
+    let aliasTargets: [String]
     /// Direct parents by type index, from `subclasses` (canonicalised), without the implicit
     /// ones (`text/*` → `text/plain`, everything but `inode/*` → `application/octet-stream`).
     let parents: [[Int32]]
@@ -32,92 +36,28 @@ final class MIMEDatabase: Sendable {
 
     init(directories: [String]) {
         self.directories = directories
-        var names: [String] = []
-        var index: [String: Int32] = [:]
-        func intern(_ name: String) -> Int32 {
-            if let existing = index[name] { return existing }
-            let new = Int32(names.count)
-            names.append(name)
-            index[name] = new
-            return new
-        }
-
-        // Aliases first, so everything else can be canonicalised as it is read.
-        var aliases: [String: String] = [:]
-        for directory in directories {
-            Self.forEachLine(of: directory + "/aliases") { line in
-                guard let space = line.firstIndex(of: UInt8(ascii: " ")) else { return }
-                let alias = Self.lowercasedString(line[..<space])
-                if aliases[alias] == nil { aliases[alias] = Self.lowercasedString(line[(space + 1)...]) }
+        var loader = MIMEDatabaseLoader(anchors: ["application/octet-stream", "text/plain", "inode/directory", "inode/symlink"])
+        func read(_ name: String, with body: (inout MIMEDatabaseLoader, UnsafeBufferPointer<UInt8>) -> Void) {
+            for directory in directories {
+                guard let bytes = Self.contents(of: directory + "/" + name) else { continue }
+                bytes.withUnsafeBufferPointer { body(&loader, $0) }
             }
         }
-        func canonical(_ name: String) -> String {
-            let lower = asciiLowercased(name)
-            return aliases[lower] ?? lower
-        }
-        for anchor in ["application/octet-stream", "text/plain", "inode/directory", "inode/symlink"] {
-            _ = intern(anchor)
-        }
+        read("aliases") { $0.readAliases($1) }
+        read("globs2") { $0.readGlobs($1) }
+        loader.finishGlobs()
+        read("subclasses") { $0.readSubclasses($1) }
+        for directory in directories { loader.readMagic(Self.contents(of: directory + "/magic") ?? []) }
+        loader.finish()
 
-        // Globs, highest precedence directory first; __NOGLOBS__ hides lower directories' rules.
-        // A type listing the same pattern twice (as `*.c:cs` and `*.c`) keeps only the first,
-        // as the cache GLib reads does: `main.c` is C, not also C++ through `*.C`.
-        struct TypePattern: Hashable { var type: Int32; var pattern: String }
-        var rules: [GlobRule] = []
-        var seenPatterns: Set<TypePattern> = []
-        var hidden: Set<String> = []
-        for directory in directories {
-            var hiddenHere: Set<String> = []
-            Self.forEachLine(of: directory + "/globs2") { line in
-                guard line.first != UInt8(ascii: "#") else { return }
-                var fields = line.split(separator: UInt8(ascii: ":"), maxSplits: 4, omittingEmptySubsequences: false)
-                guard fields.count >= 3, let weight = Self.number(fields[0]), !fields[2].isEmpty else { return }
-                if fields.count == 5 { fields.removeLast() }  // further fields are for future use
-                let type = canonical(String(decoding: fields[1], as: UTF8.self))
-                if hidden.contains(type) { return }
-                let pattern = String(decoding: fields[2], as: UTF8.self)
-                if pattern == "__NOGLOBS__" { hiddenHere.insert(type); return }
-                let caseSensitive = fields.count > 3 && fields[3].split(separator: UInt8(ascii: ",")).contains { $0.elementsEqual("cs".utf8) }
-                let typeIndex = intern(type)
-                guard seenPatterns.insert(TypePattern(type: typeIndex, pattern: pattern)).inserted else { return }
-                rules.append(GlobRule(weight: weight, type: typeIndex, pattern: pattern, caseSensitive: caseSensitive))
-            }
-            hidden.formUnion(hiddenHere)
-        }
-        // Each globs2 lists rules by weight; across files keep precedence among equal weights.
-        if !zip(rules, rules.dropFirst()).allSatisfy({ $0.weight >= $1.weight }) {
-            rules = rules.enumerated().sorted {
-                $0.element.weight != $1.element.weight ? $0.element.weight > $1.element.weight : $0.offset < $1.offset
-            }.map(\.element)
-        }
-
-        var parents: [Int32: [Int32]] = [:]
-        for directory in directories {
-            Self.forEachLine(of: directory + "/subclasses") { line in
-                guard let space = line.firstIndex(of: UInt8(ascii: " ")) else { return }
-                let child = intern(canonical(String(decoding: line[..<space], as: UTF8.self)))
-                let parent = intern(canonical(String(decoding: line[(space + 1)...], as: UTF8.self)))
-                if child != parent, !(parents[child] ?? []).contains(parent) { parents[child, default: []].append(parent) }
-            }
-        }
-
-        let parsedMagic = directories.map { MagicTable.parse(Self.contents(of: $0 + "/magic") ?? []) }
-        for sections in parsedMagic {
-            for section in sections { _ = intern(canonical(section.typeName)) }
-        }
-        let magic = MagicTable(directories: parsedMagic) { index[canonical($0)]! }
-
-        var patterns = Array(repeating: [String](), count: names.count)
-        for rule in rules where !patterns[Int(rule.type)].contains(rule.pattern) {
-            patterns[Int(rule.type)].append(rule.pattern)
-        }
-        self.typeNames = names
-        self.typeIndex = index
-        self.aliases = aliases
-        self.parents = names.indices.map { parents[Int32($0)] ?? [] }
-        self.patterns = patterns
-        self.globs = GlobTable(rules: rules)
-        self.magic = magic
+        self.types = loader.types
+        self.typeNames = loader.types.names
+        self.aliasNames = loader.aliasNames
+        self.aliasTargets = loader.aliasTargets
+        self.parents = loader.parents
+        self.patterns = loader.patterns
+        self.globs = GlobTable(rules: loader.rules)
+        self.magic = MagicTable(directories: loader.magic)
     }
 
     /// The canonical spelling of a MIME type: lowercased, parameters dropped, aliases resolved.
@@ -126,7 +66,13 @@ final class MIMEDatabase: Sendable {
         if let semicolon = name.firstIndex(of: ";") {
             name = String(name[..<semicolon]).trimmingSpaces()
         }
-        return aliases[name] ?? name
+        guard let alias = aliasNames.number(of: name) else { return name }
+        return aliasTargets[Int(alias)]
+    }
+
+    /// The index of a canonical MIME type the database knows.
+    func typeIndex(of canonical: String) -> Int32? {
+        types.number(of: canonical)
     }
 
     /// Whether `type` is `base` or inherits from it, with shared-mime-info's implicit rules
@@ -139,7 +85,7 @@ final class MIMEDatabase: Sendable {
         if base.hasSuffix("/*"), type.hasPrefix(base.dropLast()) { return true }
         if base == "text/plain", type.hasPrefix("text/") { return true }
         if base == "application/octet-stream", !type.hasPrefix("inode/") { return true }
-        guard let index = typeIndex[type] else { return false }
+        guard let index = types.number(of: type) else { return false }
         var seen: Set<Int32> = [index]
         var pending = parents[Int(index)]
         while let next = pending.popLast() {
@@ -184,31 +130,6 @@ final class MIMEDatabase: Sendable {
         }
         result.removeSubrange(filled...)
         return result
-    }
-
-    /// Calls `body` with each non-empty line of a file, without the newline.
-    static func forEachLine(of path: String, _ body: (ArraySlice<UInt8>) -> Void) {
-        guard let bytes = contents(of: path) else { return }
-        var start = 0
-        while start < bytes.count {
-            let end = bytes[start...].firstIndex(of: 0x0A) ?? bytes.count
-            if end > start { body(bytes[start ..< end]) }
-            start = end + 1
-        }
-    }
-
-    static func lowercasedString(_ bytes: ArraySlice<UInt8>) -> String {
-        String(decoding: bytes.lazy.map(lowercaseASCII), as: UTF8.self)
-    }
-
-    static func number(_ bytes: ArraySlice<UInt8>) -> Int? {
-        guard !bytes.isEmpty, bytes.count < 10 else { return nil }
-        var value = 0
-        for byte in bytes {
-            guard byte >= 0x30, byte <= 0x39 else { return nil }
-            value = value * 10 + Int(byte - 0x30)
-        }
-        return value
     }
 }
 

@@ -93,6 +93,8 @@ extension MagicTable {
     struct ParsedSection {
         var priority: Int
         var typeName: String
+        /// The type's number in the database, once the caller has looked it up.
+        var type: Int32 = -1
         var rules: [Rule] = []
         var bytes: [UInt8] = []
         /// The section said `__NOMAGIC__`: rules for this type from lower-precedence
@@ -156,9 +158,9 @@ extension MagicTable {
             let length = Int(file[position]) << 8 | Int(file[position + 1])
             position += 2
             guard position + length <= end else { break }
-            let value = Array(file[position ..< position + length])
+            let value = file[position ..< position + length]
             position += length
-            var mask: [UInt8]?
+            var mask: ArraySlice<UInt8>?
             var wordSize = 1
             var range = 1
             var valid = true
@@ -167,7 +169,7 @@ extension MagicTable {
                 case UInt8(ascii: "&"):
                     position += 1
                     guard position + length <= end else { valid = false; break lineLoop }
-                    mask = Array(file[position ..< position + length])
+                    mask = file[position ..< position + length]
                     position += length
                 case UInt8(ascii: "~"):
                     position += 1
@@ -185,30 +187,25 @@ extension MagicTable {
                 }
             }
             guard valid else { continue }
-            if indent == 0 && value == Array("__NOMAGIC__".utf8) {
+            if indent == 0 && value.elementsEqual("__NOMAGIC__".utf8) {
                 sections[sections.count - 1].deletesLowerRules = true
                 continue
             }
-            var ordered = value
-            var orderedMask = mask
-            if wordSize > 1, length % wordSize == 0, UInt16(1).littleEndian == 1 {
-                ordered = swapWords(value, wordSize)
-                orderedMask = mask.map { swapWords($0, wordSize) }
-            }
-            var section = sections[sections.count - 1]
-            let valueStart = section.bytes.count
-            section.bytes += ordered
-            var maskStart = -1
-            if let orderedMask {
-                maskStart = section.bytes.count
-                section.bytes += orderedMask
-            }
             // A rule deeper than one level below its predecessor has no parent; skip it.
             if indent > (depths.last.map { $0 + 1 } ?? 0) { continue }
-            section.rules.append(Rule(offset: offset, rangeLength: max(range, 1), valueStart: valueStart,
-                                      valueLength: length, maskStart: maskStart, subtreeEnd: 0))
+            // Values are stored in host order; `~n` marks big-endian words of n bytes.
+            let swap = wordSize > 1 && length % wordSize == 0 && UInt16(1).littleEndian == 1 ? wordSize : 1
+            let last = sections.count - 1
+            let valueStart = sections[last].bytes.count
+            appendWords(value, size: swap, to: &sections[last].bytes)
+            var maskStart = -1
+            if let mask {
+                maskStart = sections[last].bytes.count
+                appendWords(mask, size: swap, to: &sections[last].bytes)
+            }
+            sections[last].rules.append(Rule(offset: offset, rangeLength: max(range, 1), valueStart: valueStart,
+                                             valueLength: length, maskStart: maskStart, subtreeEnd: 0))
             depths.append(indent)
-            sections[sections.count - 1] = section
         }
         finish(&sections, depths)
         return sections
@@ -216,36 +213,33 @@ extension MagicTable {
 
     /// Fills in each rule's subtree end from the indents.
     private static func finish(_ sections: inout [ParsedSection], _ depths: [Int]) {
-        guard !sections.isEmpty else { return }
-        var rules = sections[sections.count - 1].rules
-        guard rules.count == depths.count else { return }
-        for index in rules.indices {
+        guard let last = sections.indices.last, sections[last].rules.count == depths.count else { return }
+        for index in depths.indices {
             var end = index + 1
-            while end < rules.count, depths[end] > depths[index] { end += 1 }
-            rules[index].subtreeEnd = end
+            while end < depths.count, depths[end] > depths[index] { end += 1 }
+            sections[last].rules[index].subtreeEnd = end
         }
-        sections[sections.count - 1].rules = rules
     }
 
-    private static func swapWords(_ bytes: [UInt8], _ size: Int) -> [UInt8] {
-        var result = bytes
-        for start in stride(from: 0, to: bytes.count, by: size) {
-            for j in 0 ..< size { result[start + j] = bytes[start + size - 1 - j] }
+    /// Appends `bytes`, reversing each word of `size` bytes (size 1: as they are).
+    private static func appendWords(_ bytes: ArraySlice<UInt8>, size: Int, to table: inout [UInt8]) {
+        guard size > 1 else { table += bytes; return }
+        for start in stride(from: bytes.startIndex, to: bytes.endIndex, by: size) {
+            for j in 0 ..< size { table.append(bytes[start + size - 1 - j]) }
         }
-        return result
     }
 
     /// Merges parsed sections (each list from one directory, highest precedence first) into one
     /// table: sections sorted by priority, highest first, keeping file and directory order among
     /// equals; a type whose rules a higher directory deleted loses those of lower directories.
-    init(directories: [[ParsedSection]], typeIndex: (String) -> Int32) {
-        var deleted: Set<String> = []
+    init(directories: [[ParsedSection]]) {
+        var deleted: Set<Int32> = []
         var merged: [(section: ParsedSection, order: Int)] = []
         for sectionsOfDirectory in directories {
-            var deletedHere: Set<String> = []
+            var deletedHere: Set<Int32> = []
             for section in sectionsOfDirectory {
-                if deleted.contains(section.typeName) { continue }
-                if section.deletesLowerRules { deletedHere.insert(section.typeName) }
+                if deleted.contains(section.type) { continue }
+                if section.deletesLowerRules { deletedHere.insert(section.type) }
                 merged.append((section, merged.count))
             }
             deleted.formUnion(deletedHere)
@@ -262,7 +256,7 @@ extension MagicTable {
                 extent = max(extent, rule.offset + rule.rangeLength - 1 + rule.valueLength)
             }
             bytes += section.bytes
-            sections.append(Section(priority: section.priority, type: typeIndex(section.typeName),
+            sections.append(Section(priority: section.priority, type: section.type,
                                     rules: ruleBase ..< rules.count))
         }
     }

@@ -1,4 +1,4 @@
-// A stand-in for `wharf types identify` / `wharf types --stats`, built by run.sh from the
+// A stand-in for `wharf types identify` / `wharf types stats`, built by run.sh from the
 // release objects of WharfSystem and WharfContentTypes when $WHARF is not given, so the
 // benchmark measures the module itself. Output: one line per file,
 // `path<TAB>identifier<TAB>mimeType<TAB>source`, or `path<TAB>error<TAB>message`.
@@ -9,12 +9,11 @@ import WharfContentTypes
 
 var arguments = Array(CommandLine.arguments.dropFirst())
 if arguments.first == "types" { arguments.removeFirst() }
-if arguments.first == "--stats" {
+if arguments.first == "stats" {
+    // Same first line as `wharf types stats`.
     let statistics = ContentTypeRegistry.system.load()
-    print("load_ms\t\(statistics.seconds * 1000)")
-    print("mime_types\t\(statistics.mimeTypes)")
-    print("glob_rules\t\(statistics.globRules)")
-    print("magic_sections\t\(statistics.magicSections)")
+    print("load time: \(Int((statistics.seconds * 1_000_000).rounded())) µs")
+    print("MIME types: \(statistics.mimeTypes), glob rules: \(statistics.globRules), magic sections: \(statistics.magicSections)")
     exit(0)
 }
 if arguments.first == "--names" {
