@@ -76,10 +76,7 @@ extension AtomicWriter {
         defer { closedir(stream) }
         var names: [String] = []
         while let entry = readdir(stream) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-            }
-            names.append(name)
+            names.append(DirectoryEntries.name(of: entry))
         }
         return names
     }

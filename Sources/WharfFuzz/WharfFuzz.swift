@@ -245,7 +245,7 @@ struct ReplayInputs {
             paths.removeFirst()
             if let directory = opendir(path) {
                 while let entry = readdir(directory) {
-                    let name = withUnsafeBytes(of: entry.pointee.d_name) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
+                    let name = DirectoryEntries.name(of: entry)
                     if !name.hasPrefix(".") { paths.append(path + "/" + name) }
                 }
                 closedir(directory)

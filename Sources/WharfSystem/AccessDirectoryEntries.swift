@@ -18,13 +18,18 @@ public enum DirectoryEntries {
                 if errno != 0 { throw .current("readdir", path: directory) }
                 break
             }
-            let name = withUnsafePointer(to: entry.pointee.d_name) { tuple in
-                tuple.withMemoryRebound(to: CChar.self, capacity: MemoryLayout.size(ofValue: tuple.pointee)) {
-                    String(cString: $0)
-                }
-            }
+            let name = DirectoryEntries.name(of: entry)
             if name != "." && name != ".." { names.append(name) }
         }
         return names
+    }
+
+    /// The name in a `readdir(3)` record, read where it lies. A record is only as long as its
+    /// name needs (`d_reclen`), so copying the whole `d_name` array out of it, as
+    /// `entry.pointee.d_name` does, reads bytes past the record.
+    public static func name(of entry: UnsafeMutablePointer<dirent>) -> String {
+        withUnsafeMutablePointer(to: &entry.pointee.d_name) { tuple in
+            tuple.withMemoryRebound(to: CChar.self, capacity: Int(NAME_MAX) + 1) { String(cString: $0) }
+        }
     }
 }

@@ -93,7 +93,7 @@ public final class ConformanceScratch: @unchecked Sendable {
             if let folder = opendir(path) {
                 var names: [String] = []
                 while let entry = readdir(folder) {
-                    let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+                    let name = DirectoryEntries.name(of: entry)
                     if name != "." && name != ".." { names.append(name) }
                 }
                 closedir(folder)

@@ -5,6 +5,7 @@ import Musl
 #endif
 import WharfJSON
 import WharfJSONRPC
+import WharfSystem
 
 /// One conversation of `protocol/conformance/`, as read from its file. The format is defined in
 /// `protocol/conformance/README.md`.
@@ -59,7 +60,7 @@ public struct ConformanceTranscript: Sendable, CustomStringConvertible {
         defer { closedir(folder) }
         var names: [String] = []
         while let entry = readdir(folder) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            let name = DirectoryEntries.name(of: entry)
             if name.hasSuffix(".json") { names.append(String(name.dropLast(5))) }
         }
         return names.sorted()

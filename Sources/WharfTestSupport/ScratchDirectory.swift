@@ -82,7 +82,7 @@ public final class ScratchDirectory: @unchecked Sendable {
         defer { closedir(directory) }
         var names: [String] = []
         while let entry = readdir(directory) {
-            let entryName = withUnsafeBytes(of: entry.pointee.d_name) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
+            let entryName = DirectoryEntries.name(of: entry)
             if entryName != "." && entryName != ".." { names.append(entryName) }
         }
         return names.sorted()
