@@ -122,7 +122,7 @@ public final class Connection: @unchecked Sendable {
             defer { writer.uncork() }
             while let event = decoder.next() {
                 adoptFramingOnce()
-                process(event, handler)
+                process(consume event, handler)
                 if state.withValue({ $0.writeFailure }) != nil { continue reading }
             }
         }
@@ -138,12 +138,14 @@ public final class Connection: @unchecked Sendable {
         }
     }
 
-    private func process(_ event: FrameEvent, _ handler: Handler) {
-        switch event {
+    /// Takes the event over so that a message's bytes are released once parsed, before it is
+    /// handled (a large document would otherwise stay in memory, as text, while it is written).
+    private func process(_ event: consuming FrameEvent, _ handler: Handler) {
+        switch consume event {
         case .message(let body):
             let json: JSON
             do {
-                json = try JSON.parse(body)
+                json = try JSON.parse(consume body)
             } catch {
                 logger.warning("invalid JSON (\(error)); answered -32700")
                 write(OutgoingMessage.response(id: .null, error: .parseError("invalid JSON: \(error)")))
