@@ -35,26 +35,40 @@ extension JSON {
     /// than jansson's limit (2048) are errors; integers beyond `Int64` are errors too, because
     /// jansson cannot hold them exactly.
     public static func parse(_ bytes: UnsafeRawBufferPointer) throws(JSONParseError) -> JSON {
-        var error = json_error_t()
-        let base = bytes.baseAddress?.assumingMemoryBound(to: CChar.self) ?? emptyCString
-        guard let root = json_loadb(base, bytes.count, decodeFlags, &error) else {
-            throw JSONParseError(error)
-        }
-        defer { json_decref(root) }
-        return JSON(jansson: root)
+        taking(try load(bytes))
     }
 
     /// Parses one JSON text from bytes.
-    public static func parse(_ bytes: [UInt8]) throws(JSONParseError) -> JSON {
-        let result: Result<JSON, JSONParseError> = bytes.withUnsafeBytes { raw in
-            do throws(JSONParseError) { return .success(try parse(raw)) } catch { return .failure(error) }
-        }
-        return try result.get()
+    ///
+    /// Takes the bytes over and lets them go as soon as jansson has read them, before its tree
+    /// becomes Swift values: given the last reference (`parse(consume body)`), a message of
+    /// tens of MiB is then held twice at the peak (jansson's tree and the `JSON`), not three
+    /// times.
+    public static func parse(_ bytes: consuming [UInt8]) throws(JSONParseError) -> JSON {
+        let root = bytes.withUnsafeBytes { raw in Result { () throws(JSONParseError) in try load(raw) } }
+        _ = consume bytes
+        return taking(try root.get())
     }
 
     /// Parses one JSON text from a string.
     public static func parse(_ text: String) throws(JSONParseError) -> JSON {
         try parse(Array(text.utf8))
+    }
+
+    /// jansson's tree of one JSON text (a new reference), or its error.
+    private static func load(_ bytes: UnsafeRawBufferPointer) throws(JSONParseError) -> UnsafeMutablePointer<json_t> {
+        var error = json_error_t()
+        let base = bytes.baseAddress?.assumingMemoryBound(to: CChar.self) ?? emptyCString
+        guard let root = json_loadb(base, bytes.count, decodeFlags, &error) else {
+            throw JSONParseError(error)
+        }
+        return root
+    }
+
+    /// The value of a tree, which is released.
+    private static func taking(_ root: UnsafeMutablePointer<json_t>) -> JSON {
+        defer { json_decref(root) }
+        return JSON(jansson: root)
     }
 
     private init(jansson value: UnsafeMutablePointer<json_t>) {

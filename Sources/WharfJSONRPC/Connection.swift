@@ -82,6 +82,7 @@ public final class Connection: @unchecked Sendable {
 
     /// Reads and dispatches until the input ends. Blocks the calling thread.
     public func run(_ handler: Handler) -> EndReason {
+        Self.growPipe(input)
         var decoder = FrameDecoder(mode: options.framing, maxMessageBytes: options.maxMessageBytes)
         var framingKnown = decoder.framing != nil
         let capacity = 256 * 1024
@@ -122,12 +123,28 @@ public final class Connection: @unchecked Sendable {
             defer { writer.uncork() }
             while let event = decoder.next() {
                 adoptFramingOnce()
-                process(event, handler)
+                process(consume event, handler)
                 if state.withValue({ $0.writeFailure }) != nil { continue reading }
             }
         }
         end(reason)
         return reason
+    }
+
+    /// `F_SETPIPE_SZ` (Linux; Swift's Glibc module leaves out the `_GNU_SOURCE` names).
+    private static let setPipeSize: Int32 = 1031
+    /// What an unprivileged process may ask for by default (`/proc/sys/fs/pipe-max-size`).
+    private static let pipeCapacity: Int32 = 1 << 20
+
+    /// Asks for a larger buffer when the input is a pipe (as an editor's stdio is). With the
+    /// default 64 KiB, a client sending a document of tens of MiB and this loop take turns
+    /// 64 KiB at a time, over a thousand wake-ups each; 1 MiB lets both sides move more per
+    /// system call (~80 ms less for an 85 MiB message here, bench/export). The kernel only
+    /// holds the pages while the bytes wait in the pipe. A refusal (limits) changes nothing.
+    private static func growPipe(_ descriptor: Int32) {
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFIFO else { return }
+        _ = fcntl(descriptor, setPipeSize, pipeCapacity)
     }
 
     /// Runs the read loop on a thread of its own; `onEnd` is called there when it stops.
@@ -138,12 +155,14 @@ public final class Connection: @unchecked Sendable {
         }
     }
 
-    private func process(_ event: FrameEvent, _ handler: Handler) {
-        switch event {
+    /// Takes the event over so that a message's bytes are released once parsed, before it is
+    /// handled (a large document would otherwise stay in memory, as text, while it is written).
+    private func process(_ event: consuming FrameEvent, _ handler: Handler) {
+        switch consume event {
         case .message(let body):
             let json: JSON
             do {
-                json = try JSON.parse(body)
+                json = try JSON.parse(consume body)
             } catch {
                 logger.warning("invalid JSON (\(error)); answered -32700")
                 write(OutgoingMessage.response(id: .null, error: .parseError("invalid JSON: \(error)")))

@@ -1,3 +1,5 @@
+import WharfSystem
+
 /// How messages are delimited on the byte stream.
 public enum Framing: String, Sendable, CaseIterable {
     /// The LSP base protocol: `Content-Length: N\r\n\r\n` then N bytes of JSON.
@@ -37,6 +39,11 @@ package struct FrameDecoder {
     private var start = 0
     /// LSP: the body length of the frame whose header has been read, while its body arrives.
     private var pendingBody: Int?
+    /// LSP: the part of that body that has arrived, in a buffer reserved once at its full
+    /// length. A large body (a base64 document of tens of MiB) is read straight into it: no
+    /// growing `buffer` in steps (a copy and fresh pages at every step), and no copy out of
+    /// `buffer` once it is complete.
+    private var body: [UInt8] = []
     /// Bytes still to throw away from an oversized message.
     private var discarding = 0
     /// NDJSON: throwing away the rest of an oversized line.
@@ -54,7 +61,7 @@ package struct FrameDecoder {
     private var available: Int { buffer.count - start }
 
     /// Bytes held in memory right now (for tests that check oversized bodies are not kept).
-    package var bufferedBytes: Int { available }
+    package var bufferedBytes: Int { available + body.count }
 
     /// Adds bytes read from the stream.
     package mutating func append(_ bytes: UnsafeRawBufferPointer) {
@@ -68,6 +75,11 @@ package struct FrameDecoder {
             guard let newline = bytes.firstIndex(of: 0x0A) else { return }
             discardingLine = false
             bytes = bytes[(newline + 1)...]
+        }
+        if let length = pendingBody, body.count < length {
+            let taken = min(length - body.count, bytes.count)
+            body.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes.prefix(taken)))
+            bytes = bytes.dropFirst(taken)
         }
         guard !bytes.isEmpty else { return }
         if start > 0 && start >= buffer.count / 2 {
@@ -118,10 +130,9 @@ package struct FrameDecoder {
 
     private mutating func nextLSP() -> FrameEvent? {
         if let length = pendingBody {
-            guard available >= length else { return nil }
-            let body = Array(buffer[start..<(start + length)])
-            start += length
+            guard body.count == length else { return nil }
             pendingBody = nil
+            defer { body = [] }
             return .message(body)
         }
         // Blank bytes between frames are tolerated.
@@ -148,8 +159,22 @@ package struct FrameDecoder {
                 discarding = length - inBuffer
                 return .oversized(length: length)
             }
+            if available >= length {
+                // The whole body is here already (the usual case for small messages).
+                let message = Array(buffer[start..<(start + length)])
+                start += length
+                return .message(message)
+            }
             pendingBody = length
-            return nextLSP() ?? nil
+            // Reserved at its full length once (with huge pages where the kernel offers them:
+            // far fewer page faults for a body of tens of MiB), then filled as bytes arrive.
+            body = [UInt8](unsafeUninitializedCapacity: length) { space, initialized in
+                MemoryAdvice.preferHugePages(UnsafeMutableRawBufferPointer(space))
+                initialized = 0
+            }
+            body.append(contentsOf: buffer[start...])
+            start = buffer.count
+            return nil
         case .resync(let offset, let reason):
             start += offset
             return .skipped(reason)

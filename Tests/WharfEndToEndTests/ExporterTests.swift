@@ -131,6 +131,16 @@ import WharfTestSupport
         #expect(bad?["error"]?["code"] == -32602)
     }
 
+    @Test func aBase64DocumentOfSeveralMiBIsWrittenByteForByte() throws {
+        // 6 MiB of every byte value (8 MiB of base64): many reads, more than a pipe holds.
+        let bytes = (0..<(6 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 167 &+ $0 >> 11) }
+        let client = try scripted([["save": ["path": .string(scratch.path("big.bin"))]]], in: scratch)
+        let id = try #require(client.present(["documents": [["writableContentTypes": ["public.data"], "contents": ["base64": .string(Base64.encode(bytes))]]], "contentType": "public.data"], method: "presentExporter"))
+        let ending = try #require(client.ending(of: id, timeout: 30))
+        #expect(ending["method"] == "dialog/completed")
+        #expect(try fileBytes(scratch.path("big.bin")) == bytes)
+    }
+
     @Test func aLazyDocumentIsSnapshottedAfterTheDestinationIsChosen() throws {
         let client = try frontend()
         let id = try #require(client.present(["documents": [["filename": "lazy", "writableContentTypes": ["public.plain-text"]]]], method: "presentExporter"))
@@ -223,5 +233,21 @@ import WharfTestSupport
         restarted.settle()
         #expect(scratch.contents().allSatisfy { !$0.hasPrefix(".wharf-tmp") }, "the orphan is removed at the next start: \(scratch.contents())")
         #expect(restarted.shutdownAndExit() == 0)
+    }
+}
+
+/// A file's exact bytes (the scratch directory reads text).
+private func fileBytes(_ path: String) throws -> [UInt8] {
+    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+    guard descriptor >= 0 else { throw SystemError.current("open", path: path) }
+    defer { close(descriptor) }
+    var bytes: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 1 << 20)
+    while true {
+        let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+        if count < 0 && errno == EINTR { continue }
+        guard count >= 0 else { throw SystemError.current("read", path: path) }
+        if count == 0 { return bytes }
+        bytes += chunk[..<count]
     }
 }

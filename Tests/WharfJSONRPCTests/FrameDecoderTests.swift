@@ -92,6 +92,40 @@ private func frame(_ body: String) -> String { "Content-Length: \(body.utf8.coun
         #expect(!decoder.hasPartialFrame)
     }
 
+    @Test func aBodyLargerThanAnyReadArrivesWholeAndExact() {
+        // 3 MiB of every byte value, well past the read buffer (256 KiB) and a pipe's (1 MiB).
+        let body = (0..<(3 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 131 &+ $0 >> 9) }
+        let stream = bytes("Content-Length: \(body.count)\r\n\r\n") + body + bytes(frame("[1]"))
+        for chunkSize in [1 << 16, 256 * 1024 + 7, 1 << 20] {
+            let events = decode(stream.chunked(chunkSize), max: 4 << 20).events
+            #expect(events == [.message(body), .message(bytes("[1]"))], "read \(chunkSize) bytes at a time")
+        }
+    }
+
+    @Test func aFrameEndingMidChunkLeavesTheRestForTheNext() {
+        // The header and the start of a large body in one read, its end and a whole frame in
+        // the next: the bytes after the body belong to the next frame, not to the body.
+        let body = Array(repeating: UInt8(ascii: "x"), count: 100_000)
+        let stream = bytes("Content-Length: 100000\r\n\r\n") + body + bytes(frame("{}") + frame("[2]"))
+        let split = 60_000
+        let (events, decoder) = decode([Array(stream[..<split]), Array(stream[split...])], max: 200_000)
+        #expect(events == [.message(body), .message(bytes("{}")), .message(bytes("[2]"))])
+        #expect(!decoder.hasPartialFrame)
+        #expect(decoder.bufferedBytes == 0, "nothing kept once every frame is out")
+    }
+
+    @Test func aBodyStillArrivingIsAPartialFrameHeldOnce() {
+        var decoder = FrameDecoder(mode: .lsp, maxMessageBytes: 1 << 20)
+        bytes("Content-Length: 500000\r\n\r\n").withUnsafeBytes { decoder.append($0) }
+        #expect(decoder.next() == nil)
+        for _ in 0..<4 {
+            Array(repeating: UInt8(ascii: "y"), count: 100_000).withUnsafeBytes { decoder.append($0) }
+            #expect(decoder.next() == nil)
+        }
+        #expect(decoder.hasPartialFrame)
+        #expect(decoder.bufferedBytes == 400_000, "the body so far, once")
+    }
+
     @Test func aTruncatedBodyIsAPartialFrame() {
         #expect(decode([bytes("Content-Length: 10\r\n\r\n{}")]).decoder.hasPartialFrame)
         #expect(decode([bytes("Content-Len")]).decoder.hasPartialFrame)

@@ -8,6 +8,17 @@ import WharfJSON
         #expect(value.jsonText == "9007199254740993")
     }
 
+    @Test func parsingBytesTheCallerKeepsLeavesThemIntact() throws {
+        // parse takes its bytes over and lets them go early; a caller's own copy must not care.
+        let text: [UInt8] = Array(#"{"big":"\#(String(repeating: "ab", count: 100_000))"}"#.utf8)
+        let kept = text
+        let value = try JSON.parse(text)
+        #expect(kept == text && kept.count == 200_010)
+        #expect(value["big"]?.stringValue?.utf8.count == 200_000)
+        // And a parse error still says where, whoever owns the bytes.
+        #expect(throws: JSONParseError.self) { try JSON.parse(Array(#"{"a":}"#.utf8)) }
+    }
+
     @Test func int64ExtremesRoundTrip() throws {
         #expect(try JSON.parse("-9223372036854775808") == .int(Int64.min))
         #expect(try JSON.parse("9223372036854775807") == .int(Int64.max))

@@ -40,7 +40,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/types.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -231,47 +234,87 @@ static bool is_response(const char *body, size_t length) {
 
 /* Writes one framed request to out, which has room for 4200 bytes. NULL params are left out
  * (JSON-RPC allows no params, but not `"params":null`). */
-static size_t frame_request(char *out, long long id, const char *method, const char *params) {
+static size_t frame_request(char *out, long long id, const char *method, const char *params, size_t params_length) {
     char body[4096];
+    if (params && params_length > 3500) die("request too long");
     int body_length = params
-        ? snprintf(body, sizeof body, "{\"jsonrpc\":\"2.0\",\"id\":%lld,\"method\":\"%s\",\"params\":%s}", id, method, params)
+        ? snprintf(body, sizeof body, "{\"jsonrpc\":\"2.0\",\"id\":%lld,\"method\":\"%s\",\"params\":%.*s}", id, method, (int)params_length, params)
         : snprintf(body, sizeof body, "{\"jsonrpc\":\"2.0\",\"id\":%lld,\"method\":\"%s\"}", id, method);
     if (body_length < 0 || (size_t)body_length >= sizeof body) die("request too long");
     int total = sprintf(out, "Content-Length: %d\r\n\r\n%s", body_length, body);
     return (size_t)total;
 }
 
-static void send_request(Server *server, long long id, const char *method, const char *params) {
-    if (params && strlen(params) > 3500) {
-        /* Large params (an exporter's base64 document): framed in one allocation. */
-        size_t body_capacity = strlen(params) + strlen(method) + 128;
-        char *body = malloc(body_capacity), *frame = malloc(body_capacity + 64);
-        if (!body || !frame) die("out of memory");
-        int body_length = snprintf(body, body_capacity, "{\"jsonrpc\":\"2.0\",\"id\":%lld,\"method\":\"%s\",\"params\":%s}", id, method, params);
-        int header_length = sprintf(frame, "Content-Length: %d\r\n\r\n", body_length);
-        memcpy(frame + header_length, body, (size_t)body_length);
-        write_all(server->to_server, frame, (size_t)header_length + (size_t)body_length);
-        free(body);
-        free(frame);
+/* Writes every byte of the buffers in `parts`, in order, with as few writev(2) calls as the
+ * pipe allows (the buffers are not copied into one frame first). */
+static void writev_all(int fd, struct iovec *parts, int count) {
+    while (count > 0) {
+        ssize_t written = writev(fd, parts, count);
+        if (written < 0) {
+            if (errno == EINTR) continue;
+            die("write to the server failed: %s", strerror(errno));
+        }
+        size_t left = (size_t)written;
+        while (count > 0 && left >= parts->iov_len) {
+            left -= parts->iov_len;
+            parts++;
+            count--;
+        }
+        if (count > 0) {
+            parts->iov_base = (char *)parts->iov_base + left;
+            parts->iov_len -= left;
+        }
+    }
+}
+
+/* Sends one request whose params are `params_length` bytes at `params` (NULL: none). */
+static void send_params(Server *server, long long id, const char *method, const char *params, size_t params_length) {
+    if (params && params_length > 3500) {
+        /* Large params (an exporter's base64 document, tens of MiB): the header and the
+         * envelope around them are framed apart and everything goes out in one writev loop,
+         * so the params are never copied. */
+        char head[512];
+        const char *tail = "}";
+        int envelope = snprintf(head, sizeof head, "{\"jsonrpc\":\"2.0\",\"id\":%lld,\"method\":\"%s\",\"params\":", id, method);
+        if (envelope < 0 || (size_t)envelope >= sizeof head) die("method name too long");
+        char header[64];
+        int header_length = snprintf(header, sizeof header, "Content-Length: %zu\r\n\r\n",
+                                     (size_t)envelope + params_length + strlen(tail));
+        struct iovec parts[] = {
+            {.iov_base = header, .iov_len = (size_t)header_length},
+            {.iov_base = head, .iov_len = (size_t)envelope},
+            {.iov_base = (void *)params, .iov_len = params_length},
+            {.iov_base = (void *)tail, .iov_len = strlen(tail)},
+        };
+        writev_all(server->to_server, parts, 4);
         return;
     }
     char frame[4200];
-    size_t length = frame_request(frame, id, method, params);
+    size_t length = frame_request(frame, id, method, params, params_length);
     write_all(server->to_server, frame, length);
 }
 
-/* `-p @FILE`: the params are the contents of FILE (for documents too large for a command line). */
-static const char *params_argument(const char *value) {
-    if (value[0] != '@') return value;
-    FILE *file = fopen(value + 1, "rb");
-    if (!file) die("cannot open %s: %s", value + 1, strerror(errno));
-    fseek(file, 0, SEEK_END);
-    long size = ftell(file);
-    fseek(file, 0, SEEK_SET);
-    char *text = malloc((size_t)size + 1);
-    if (!text || fread(text, 1, (size_t)size, file) != (size_t)size) die("cannot read %s", value + 1);
-    text[size] = 0;
-    fclose(file);
+static void send_request(Server *server, long long id, const char *method, const char *params) {
+    send_params(server, id, method, params, params ? strlen(params) : 0);
+}
+
+/* `-p @FILE`: the params are the contents of FILE (for documents too large for a command
+ * line), mapped rather than read: a document of tens of MiB goes from the page cache to the
+ * pipe without being copied into this process first (50 ms less for 85 MiB here, all of it
+ * inside a timed export). Not NUL-terminated: the length is in *length. */
+static const char *params_argument(const char *value, size_t *length) {
+    if (value[0] != '@') {
+        *length = strlen(value);
+        return value;
+    }
+    int fd = open(value + 1, O_RDONLY | O_CLOEXEC);
+    struct stat status;
+    if (fd < 0 || fstat(fd, &status) != 0) die("cannot open %s: %s", value + 1, strerror(errno));
+    *length = (size_t)status.st_size;
+    if (*length == 0) die("%s is empty", value + 1);
+    void *text = mmap(NULL, *length, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+    if (text == MAP_FAILED) die("cannot map %s: %s", value + 1, strerror(errno));
+    close(fd);
     return text;
 }
 
@@ -333,6 +376,7 @@ typedef struct {
     bool quiet;
     const char *method;
     const char *params;
+    size_t params_length;
     char **argv;
 } Options;
 
@@ -342,13 +386,13 @@ static void mode_roundtrip(const Options *options) {
     initialize(&server, &reader);
     long long id = 1;
     for (long i = 0; i < options->warmup; i++, id++) {
-        send_request(&server, id, options->method, options->params);
+        send_params(&server, id, options->method, options->params, options->params_length);
         expect_response(&reader, id, true);
     }
     uint64_t *samples = malloc(sizeof(uint64_t) * (size_t)(options->count + 1));
     char frame[4200];
     for (long i = 0; i < options->count; i++, id++) {
-        size_t length = frame_request(frame, id, options->method, options->params);
+        size_t length = frame_request(frame, id, options->method, options->params, options->params_length);
         uint64_t start = now_ns();
         write_all(server.to_server, frame, length);
         expect_response(&reader, id, true);
@@ -395,7 +439,7 @@ static void mode_throughput(const Options *options) {
     char *bytes = malloc(capacity);
     size_t length = 0;
     for (long i = 0; i < options->count; i++) {
-        length += frame_request(bytes + length, first_id + i, options->method, options->params);
+        length += frame_request(bytes + length, first_id + i, options->method, options->params, options->params_length);
         if (length + 4200 > capacity) die("request buffer too small");
     }
     unsigned char *seen = calloc((size_t)options->count, 1);
@@ -462,7 +506,7 @@ static void mode_rss(const Options *options) {
     initialize(&server, &reader);
     long long id = 1;
     for (long i = 0; i < options->count; i++, id++) {
-        send_request(&server, id, options->method, options->params);
+        send_params(&server, id, options->method, options->params, options->params_length);
         expect_response(&reader, id, true);
     }
     /* Let anything lazy (thread stacks, timers, the Python interpreter's GC) settle. */
@@ -501,7 +545,7 @@ static void mode_cycles(const Options *options) {
     uint64_t start = now_ns();
     while (completed < options->count) {
         while (sent < options->count && sent - completed < options->window) {
-            send_request(&server, next_id++, options->method, options->params);
+            send_params(&server, next_id++, options->method, options->params, options->params_length);
             sent++;
         }
         size_t length;
@@ -553,7 +597,7 @@ static void mode_open_dialogs(const Options *options) {
     long sent = 0, presented = 0;
     while (presented < options->count) {
         while (sent < options->count && sent - presented < window) {
-            send_request(&server, id++, options->method, options->params);
+            send_params(&server, id++, options->method, options->params, options->params_length);
             sent++;
         }
         size_t length;
@@ -591,7 +635,7 @@ int main(int argc, char **argv) {
     signal(SIGPIPE, SIG_IGN);
     if (argc < 2) usage();
     const char *mode = argv[1];
-    Options options = {.count = -1, .warmup = 1000, .method = "ping", .params = "{}"};
+    Options options = {.count = -1, .warmup = 1000, .method = "ping", .params = "{}", .params_length = 2};
     int index = 2;
     for (; index < argc; index++) {
         const char *argument = argv[index];
@@ -608,7 +652,7 @@ int main(int argc, char **argv) {
         if (strcmp(argument, "-n") == 0) options.count = atol(value);
         else if (strcmp(argument, "-w") == 0) options.warmup = atol(value);
         else if (strcmp(argument, "-m") == 0) options.method = value;
-        else if (strcmp(argument, "-p") == 0) options.params = params_argument(value);
+        else if (strcmp(argument, "-p") == 0) options.params = params_argument(value, &options.params_length);
         else if (strcmp(argument, "-W") == 0) options.window = atol(value);
         else usage();
     }

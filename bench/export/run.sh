@@ -5,6 +5,11 @@
 #   64 MiB `base64` document vs  base64 -d of the same text  target: at least as fast
 #   peak resident memory while exporting the 1 GiB file      target: < 64 MiB
 #
+# Beside them, for the base64 document: the floor jansson sets (bench/export/jansson-floor.c
+# times json_loadb of the same request, nothing else; jansson is the only JSON parser on
+# Wharf's message path, so no export of that message can be faster) and the peak resident
+# memory of that export.
+#
 # Usage: bench/export/run.sh [runs]        (default 5; medians are reported)
 # Environment:
 #   BENCH_DIR         where sources and destinations live (default /tmp/wharf-export-bench);
@@ -12,7 +17,13 @@
 #   WHARF_EXPORT_CMD  the command that performs one Wharf export, called as
 #                       $WHARF_EXPORT_CMD path   DEST SOURCE_FILE
 #                       $WHARF_EXPORT_CMD base64 DEST BASE64_TEXT_FILE
-#                     It must exit 0 once DEST is complete. The default drives AtomicWriter
+#                     It must exit 0 once DEST is complete. Before any clock starts it is
+#                     also called once per document as
+#                       $WHARF_EXPORT_CMD prepare path   SOURCE_FILE
+#                       $WHARF_EXPORT_CMD prepare base64 BASE64_TEXT_FILE
+#                     to get ready what a client would have ready-made (the request's
+#                     params: base64 -d, too, is handed its input as it is); it must exit 0,
+#                     and may do nothing. The default drives AtomicWriter
 #                     through the release build of Tests/Tools/WriteProbe. To measure the
 #                     real server, point it at a driver that starts `wharf`, sends
 #                     presentExporter with the document (`{"path": SOURCE}`, or
@@ -36,6 +47,7 @@ if [[ -z "${WHARF_EXPORT_CMD:-}" ]]; then
     export_with_probe() {
         local form=$1 destination=$2 source=$3
         case $form in
+            prepare) ;;
             path) "$probe" --file "$destination" "$source" >/dev/null ;;
             base64) "$probe" --base64 "$destination" "$source" >/dev/null ;;
         esac
@@ -54,6 +66,17 @@ if [[ ! -f "$text" ]]; then
     head -c 67108864 /dev/urandom > "$small"
     base64 -w 0 "$small" > "$text"
 fi
+
+# The jansson floor, built here (it needs gcc and jansson's headers; without them the row is
+# left out).
+floor_program="$root/bench/out/jansson-floor"
+if [[ ! -x $floor_program || $root/bench/export/jansson-floor.c -nt $floor_program ]]; then
+    mkdir -p "$root/bench/out"
+    gcc -O2 -o "$floor_program" "$root/bench/export/jansson-floor.c" -ljansson 2>/dev/null || floor_program=""
+fi
+
+"$WHARF_EXPORT_CMD" prepare path "$big"
+"$WHARF_EXPORT_CMD" prepare base64 "$text"
 
 now() { date +%s%N; }
 # Times one command: prints "wall_ms cpu_ms" (CPU = user + system, from /usr/bin/time). The
@@ -100,6 +123,12 @@ for ((i = 1; i <= runs; i++)); do
     measure wharf_path "$work/out" "$big" "$WHARF_EXPORT_CMD" path "$work/out" "$big"
     measure base64_d "$work/out" "" base64_decode "$text" "$work/out"
     measure wharf_base64 "$work/out" "$small" "$WHARF_EXPORT_CMD" base64 "$work/out" "$text"
+    if [[ -n $floor_program ]]; then
+        # Timed inside the program (json_loadb alone), so its own "wall cpu" is the sample.
+        result=$("$floor_program" "$text")
+        wall[jansson_floor]+="${result% *} "
+        cpu[jansson_floor]+="${result#* } "
+    fi
 done
 
 # Peak memory of one more 1 GiB export, as /usr/bin/time sees it (maximum resident set size of
@@ -107,10 +136,16 @@ done
 rm -f "$work/out"
 sync
 peak_kib=$( { /usr/bin/time -f "%M" bash -c '"$@"' _ "$WHARF_EXPORT_CMD" path "$work/out" "$big" >/dev/null; } 2>&1 | tail -n 1)
+# And of one more base64 export: the server holds the message (85 MiB of text) and the
+# document at some point; how many copies at once is what this shows.
+rm -f "$work/out"
+sync
+peak_base64_kib=$( { /usr/bin/time -f "%M" bash -c '"$@"' _ "$WHARF_EXPORT_CMD" base64 "$work/out" "$text" >/dev/null; } 2>&1 | tail -n 1)
 rm -f "$work/out" "$work/time.txt"
 
 echo >&2
-for k in cp cp_fsync wharf_path base64_d wharf_base64; do
+for k in cp cp_fsync wharf_path base64_d jansson_floor wharf_base64; do
+    [[ -n ${wall[$k]:-} ]] || continue
     echo "samples $k: wall ms ${wall[$k]}| cpu ms ${cpu[$k]}" >&2
 done
 m() { local -n table=$1; tr ' ' '\n' <<<"${table[$2]}" | grep . | median; }
@@ -134,5 +169,9 @@ row cp_fsync "cp 1 GiB + fsync"
 row wharf_path "wharf export 1 GiB path" cp "vs cp (target >= 0.8)"
 row wharf_path "  (same, vs cp + fsync)" cp_fsync "vs cp + fsync"
 row base64_d "base64 -d 64 MiB"
+[[ -n ${wall[jansson_floor]:-} ]] && row jansson_floor "jansson floor (json_loadb only)"
 row wharf_base64 "wharf export 64 MiB base64" base64_d "vs base64 -d (target >= 1)"
-printf '%-30s %7s MiB (target < 64)\n' "peak RSS, 1 GiB path export" "$(awk -v k="$peak_kib" 'BEGIN { printf "%.1f", k / 1024 }')"
+[[ -n ${wall[jansson_floor]:-} ]] && row wharf_base64 "  (same, vs the jansson floor)" jansson_floor "vs json_loadb of its message"
+mib() { awk -v k="$1" 'BEGIN { printf "%.1f", k / 1024 }'; }
+printf '%-30s %7s MiB (target < 64)\n' "peak RSS, 1 GiB path export" "$(mib "$peak_kib")"
+printf '%-30s %7s MiB\n' "peak RSS, 64 MiB base64 export" "$(mib "$peak_base64_kib")"

@@ -1,0 +1,67 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Testing
+import WharfJSON
+import WharfJSONRPC
+import WharfSystem
+import WharfTestSupport
+
+/// A `Connection` reading messages of several MiB from a real pipe (an exporter's base64
+/// document arrives this way): read whole, byte for byte, through a pipe it has widened.
+@Suite struct LargeMessages {
+    /// A connection whose one method, `measure`, answers with the length of its `text` param
+    /// and a checksum of its bytes.
+    final class MeasuringServer: Sendable {
+        let client: WireClient
+        let connection: Connection
+        /// The write end of the connection's input, as the client sees it.
+        let input: Int32
+
+        init() {
+            let toServer = try! makePipe(), fromServer = try! makePipe()
+            input = toServer.write
+            connection = Connection(input: toServer.read, output: fromServer.write)
+            client = WireClient(writingTo: toServer.write, readingFrom: fromServer.read)
+            connection.start(Connection.Handler(
+                request: { request, reply in
+                    guard let text = request.params?["text"]?.stringValue else {
+                        reply.fail(.invalidParams("text"))
+                        return
+                    }
+                    reply.succeed(["count": .int(Int64(text.utf8.count)), "checksum": .int(checksum(text.utf8))])
+                },
+                notification: { _ in }
+            ), onEnd: { _ in close(fromServer.write) })
+        }
+    }
+
+    /// `F_GETPIPE_SZ` (not in Swift's Glibc module).
+    static let getPipeSize: Int32 = 1032
+
+    @Test func aMessageOfSeveralMiBIsReadWholeAndExact() throws {
+        let server = MeasuringServer()
+        // 5 MiB of varied ASCII: longer than a read (256 KiB) and than the pipe (1 MiB).
+        let characters: [UInt8] = (0..<(5 << 20)).map { (index: Int) -> UInt8 in UInt8(0x21 + (index &* 7 &+ index >> 12) % 90) }
+        let text = String(decoding: characters, as: UTF8.self)
+        let id = server.client.sendRequest("measure", ["text": .string(text)])
+        let response = try #require(server.client.response(to: id, timeout: 30))
+        #expect(response["result"]?["count"] == JSON.int(Int64(characters.count)))
+        #expect(response["result"]?["checksum"] == JSON.int(checksum(characters)))
+    }
+
+    @Test func aPipeInputIsWidenedToOneMiB() throws {
+        let server = MeasuringServer()
+        // Once the first answer is out, the read loop has started and set the pipe up.
+        let id = server.client.sendRequest("measure", ["text": "x"])
+        #expect(server.client.response(to: id)?["result"]?["count"] == 1)
+        #expect(fcntl(server.input, Self.getPipeSize) == 1 << 20)
+    }
+}
+
+/// A position-dependent sum: catches missing, extra and reordered bytes.
+private func checksum(_ bytes: some Sequence<UInt8>) -> Int64 {
+    var sum: Int64 = 0
+    for (index, byte) in bytes.enumerated() { sum = sum &* 31 &+ Int64(byte) &+ Int64(index & 0xFF) }
+    return sum
+}
