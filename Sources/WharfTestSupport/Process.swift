@@ -52,7 +52,7 @@ public final class ChildProcess: @unchecked Sendable {
             for pointer in envp { free(pointer) }
         }
         var child = pid_t()
-        let result = posix_spawn(&child, path, &actions, nil, argv, envp)
+        let result = DescriptorInheritance.spawning { posix_spawn(&child, path, &actions, nil, argv, envp) }
         Glibc.close(input[0]); Glibc.close(output[1]); Glibc.close(errors[1])
         guard result == 0 else {
             Glibc.close(input[1]); Glibc.close(output[0]); Glibc.close(errors[0])

@@ -63,8 +63,8 @@ final class SpawnedProcess {
     private let output: Int32
 
     init(_ executable: String, _ arguments: [String]) throws {
-        var pipeEnds: [Int32] = [0, 0]
-        guard pipe(&pipeEnds) == 0 else { throw SystemError.current("pipe") }
+        let made = try makePipe()
+        let pipeEnds = [made.read, made.write]
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -75,7 +75,7 @@ final class SpawnedProcess {
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         var child = pid_t()
-        let status = posix_spawn(&child, executable, &actions, nil, argv, environ)
+        let status = DescriptorInheritance.spawning { posix_spawn(&child, executable, &actions, nil, argv, environ) }
         close(pipeEnds[1])
         guard status == 0 else {
             close(pipeEnds[0])

@@ -65,8 +65,8 @@ struct CommandFailed: Error, CustomStringConvertible {
 
 /// Runs a program (searched on PATH) and returns its exit status and standard output.
 func run(_ program: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
-    var pipeEnds: [Int32] = [0, 0]
-    guard pipe(&pipeEnds) == 0 else { throw CommandFailed(description: "pipe failed") }
+    let made = try makePipe()
+    let pipeEnds = [made.read, made.write]
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
     defer { posix_spawn_file_actions_destroy(&actions) }
@@ -75,7 +75,7 @@ func run(_ program: String, _ arguments: [String]) throws -> (status: Int32, out
     let argv = ([program] + arguments).map { strdup($0) } + [nil]
     defer { argv.forEach { free($0) } }
     var pid: pid_t = 0
-    let spawned = posix_spawnp(&pid, program, &actions, nil, argv, environ)
+    let spawned = DescriptorInheritance.spawning { posix_spawnp(&pid, program, &actions, nil, argv, environ) }
     close(pipeEnds[1])
     guard spawned == 0 else {
         close(pipeEnds[0])

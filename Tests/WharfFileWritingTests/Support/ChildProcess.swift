@@ -22,7 +22,7 @@ final class ChildProcess {
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
         var child: pid_t = 0
-        let result = posix_spawn(&child, executable, &actions, nil, argv, environ)
+        let result = DescriptorInheritance.spawning { posix_spawn(&child, executable, &actions, nil, argv, environ) }
         guard result == 0 else { throw SystemError(code: result, operation: "posix_spawn", path: executable) }
         pid = child
     }
