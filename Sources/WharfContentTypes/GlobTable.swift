@@ -132,8 +132,8 @@ struct GlobTable: Sendable {
         var start: Int
         var count: Int
         /// The first eight bytes, big-endian, zero-padded: comparing two of these orders most
-        /// keys at once (patterns never contain a zero byte, so padding sorts a key before its
-        /// extensions, as it should).
+        /// keys at once. A key shorter than eight bytes ties with its extensions only when
+        /// they continue with zero bytes, and the tie goes to the shorter key, as it should.
         var head: UInt64
         var order: Int
         var leaf: Leaf
