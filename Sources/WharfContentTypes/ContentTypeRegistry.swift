@@ -48,7 +48,7 @@ public final class ContentTypeRegistry: Sendable {
     }
 
     /// Loads the MIME database now if it was not loaded yet, and says how long loading took.
-    /// The server can call this at start-up (or for `wharf types --stats`).
+    /// The server can call this at start-up (or for `wharf types stats`).
     @discardableResult
     public func load() -> LoadStatistics { tables.statistics }
 
