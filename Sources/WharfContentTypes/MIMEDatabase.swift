@@ -10,9 +10,8 @@ import WharfSystem
 ///
 /// Only the plain-text and binary files that `update-mime-database` writes are read — `globs2`,
 /// `magic`, `subclasses`, `aliases` — not `mime.cache`: they hold the same rules and are simpler
-/// to parse correctly. Loading is on the path of a client's first request, so the files are
-/// read as bytes, a line at a time, and type names are numbered straight from those bytes
-/// (`MIMENameTable`): a String is made once per distinct name, not once per mention.
+/// to parse correctly. `MIMEDatabaseLoader` reads them (quickly: loading is on the path of a
+/// client's first request).
 ///
 /// MIME types are numbered: every type the rules mention gets an index, so the glob trie and the
 /// magic table carry small integers and the registry can keep per-type answers in arrays.
