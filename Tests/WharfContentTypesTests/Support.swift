@@ -95,12 +95,6 @@ func run(_ program: String, _ arguments: [String]) throws -> (status: Int32, out
     return ((status >> 8) & 0xFF, String(decoding: output, as: UTF8.self))
 }
 
-/// Whether a program is on PATH.
-func programExists(_ name: String) -> Bool {
-    let path = String(cString: getenv("PATH") ?? strdup("/usr/bin:/bin"))
-    return path.split(separator: ":").contains { access("\($0)/\(name)", X_OK) == 0 }
-}
-
 /// A registry over a MIME database written by the test: `globs2` lines, magic sections and
 /// subclass/alias lines, so rules can be tested without depending on the system's database.
 struct MIMEDatabaseFixture {

@@ -1,4 +1,4 @@
-/// A corpus of files to identify: varied names (with and without extensions, lying extensions,
+/// A corpus of files to identify (for GLibAgreementTests): varied names (with and without extensions, lying extensions,
 /// literal names, odd case, several dots) crossed with varied contents (real format headers,
 /// scripts, text in several encodings, markup, binary junk, empty files).
 enum Corpus {
