@@ -150,10 +150,9 @@ final class MessageWriter: @unchecked Sendable {
     func flush(seconds: Double) -> Bool {
         uncork()
         return lock.withLock {
-            var remaining = seconds
-            while (draining || !queue.isEmpty) && failure == nil && remaining > 0 {
-                lock.wait(seconds: 0.05)
-                remaining -= 0.05
+            let deadline = Deadline(secondsFromNow: seconds)
+            while (draining || !queue.isEmpty) && failure == nil && !deadline.hasPassed {
+                lock.wait(until: deadline)
             }
             return !draining && queue.isEmpty
         }

@@ -43,26 +43,35 @@ public final class ConditionLock: @unchecked Sendable {
     /// Waits for a signal; the mutex must be held. Callers loop on their own predicate.
     public func wait() { pthread_cond_wait(condition, mutex) }
 
-    /// Waits for a signal or until `seconds` pass; the mutex must be held.
-    /// Returns false when the time ran out.
+    /// Waits for a signal or until `deadline`; the mutex must be held. Returns false when the
+    /// time ran out. A deadline, not a duration: callers wait in a loop and are woken by every
+    /// signal, so a duration per wait would count wake-ups, not time.
     @discardableResult
-    public func wait(seconds: Double) -> Bool {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        let whole = Int(seconds)
-        var deadline = timespec(
-            tv_sec: now.tv_sec + whole,
-            tv_nsec: now.tv_nsec + Int((seconds - Double(whole)) * 1_000_000_000)
-        )
-        if deadline.tv_nsec >= 1_000_000_000 {
-            deadline.tv_sec += 1
-            deadline.tv_nsec -= 1_000_000_000
-        }
-        return pthread_cond_timedwait(condition, mutex, &deadline) == 0
+    public func wait(until deadline: Deadline) -> Bool {
+        var time = deadline.time
+        return pthread_cond_timedwait(condition, mutex, &time) == 0
     }
 
     public func signal() { pthread_cond_signal(condition) }
     public func broadcast() { pthread_cond_broadcast(condition) }
+}
+
+/// A moment on the monotonic clock (the one `ConditionLock` waits by).
+public struct Deadline: Sendable {
+    fileprivate let time: timespec
+
+    public init(secondsFromNow seconds: Double) {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        let nanoseconds = Int(now.tv_nsec) + Int(max(seconds, 0) * 1_000_000_000)
+        time = timespec(tv_sec: now.tv_sec + nanoseconds / 1_000_000_000, tv_nsec: nanoseconds % 1_000_000_000)
+    }
+
+    public var hasPassed: Bool {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return now.tv_sec > time.tv_sec || (now.tv_sec == time.tv_sec && now.tv_nsec >= time.tv_nsec)
+    }
 }
 
 /// A value guarded by a mutex. Small and explicit; the guarded state is only reachable inside

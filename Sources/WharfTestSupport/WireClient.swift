@@ -179,16 +179,15 @@ public final class WireClient: @unchecked Sendable {
     public func nextMessage(timeout: Double = 10) -> JSON? {
         defer { reportNewProblems() }
         return lock.withLock {
-            var remaining = timeout
+            let deadline = Deadline(secondsFromNow: timeout)
             while true {
                 while cursor < received.count && taken.contains(cursor) { cursor += 1 }
                 if cursor < received.count {
                     taken.insert(cursor)
                     return received[cursor]
                 }
-                if endOfOutput || remaining <= 0 { return nil }
-                lock.wait(seconds: min(remaining, 0.1))
-                remaining -= 0.1
+                if endOfOutput || deadline.hasPassed { return nil }
+                lock.wait(until: deadline)
             }
         }
     }
@@ -197,7 +196,7 @@ public final class WireClient: @unchecked Sendable {
     public func waitFor(timeout: Double = 10, _ matches: (JSON) -> Bool) -> JSON? {
         defer { reportNewProblems() }
         return lock.withLock {
-            var remaining = timeout
+            let deadline = Deadline(secondsFromNow: timeout)
             var checked = 0
             while true {
                 while checked < received.count {
@@ -207,9 +206,8 @@ public final class WireClient: @unchecked Sendable {
                     }
                     checked += 1
                 }
-                if endOfOutput || remaining <= 0 { return nil }
-                lock.wait(seconds: min(remaining, 0.1))
-                remaining -= 0.1
+                if endOfOutput || deadline.hasPassed { return nil }
+                lock.wait(until: deadline)
             }
         }
     }
@@ -236,11 +234,8 @@ public final class WireClient: @unchecked Sendable {
     public func waitForEndOfOutput(timeout: Double = 10) -> Bool {
         defer { reportNewProblems() }
         return lock.withLock {
-            var remaining = timeout
-            while !endOfOutput && remaining > 0 {
-                lock.wait(seconds: min(remaining, 0.1))
-                remaining -= 0.1
-            }
+            let deadline = Deadline(secondsFromNow: timeout)
+            while !endOfOutput && !deadline.hasPassed { lock.wait(until: deadline) }
             return endOfOutput
         }
     }

@@ -103,14 +103,13 @@ final class EventRecorder: @unchecked Sendable {
     ) -> [DialogEvent] {
         lock.lock()
         defer { lock.unlock() }
-        var rounds = 0
+        let deadline = Deadline(secondsFromNow: 60)
         while !predicate(all.filter { $0.1.dialog == id }.map(\.1)) {
-            rounds += 1
-            if rounds > 600 {
+            if deadline.hasPassed {
                 Issue.record("gave up waiting for events of \(id)", sourceLocation: sourceLocation)
                 break
             }
-            lock.wait(seconds: 0.1)
+            lock.wait(until: deadline)
         }
         return all.filter { $0.1.dialog == id }.map(\.1)
     }
@@ -195,16 +194,16 @@ final class Gate: @unchecked Sendable {
         lock.withLock {
             arrived += 1
             lock.broadcast()
-            var rounds = 0
-            while !isOpen && rounds < 600 { lock.wait(seconds: 0.1); rounds += 1 }
+            let deadline = Deadline(secondsFromNow: 60)
+            while !isOpen && !deadline.hasPassed { lock.wait(until: deadline) }
         }
     }
 
     /// Waits until someone is waiting at the gate.
     func waitForArrival() {
         lock.withLock {
-            var rounds = 0
-            while arrived == 0 && rounds < 600 { lock.wait(seconds: 0.1); rounds += 1 }
+            let deadline = Deadline(secondsFromNow: 60)
+            while arrived == 0 && !deadline.hasPassed { lock.wait(until: deadline) }
         }
     }
 }
