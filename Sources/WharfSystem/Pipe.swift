@@ -10,8 +10,7 @@ import Musl
 /// second step, and a process spawned by another thread in between would inherit both ends.
 /// An inherited write end keeps the pipe open after its owner closed it: the reader waits for
 /// an end of file that only comes when that unrelated child exits (a test saw a 28 s stall).
-/// So making a pipe and spawning a process exclude each other: spawn inside
-/// `DescriptorInheritance.spawning`.
+/// So making a pipe and spawning a process exclude each other: spawn with `Spawn.start`.
 public func makePipe() throws(SystemError) -> (read: Int32, write: Int32) {
     var ends: [Int32] = [0, 0]
     let made = DescriptorInheritance.lock.withLock { () -> Bool in
@@ -24,12 +23,7 @@ public func makePipe() throws(SystemError) -> (read: Int32, write: Int32) {
     return (ends[0], ends[1])
 }
 
-/// Keeps spawned processes from inheriting descriptors that are about to become close-on-exec.
-public enum DescriptorInheritance {
+/// Held while a pipe is half made and while a process is spawned (`Spawn.start`).
+enum DescriptorInheritance {
     static let lock = ConditionLock()
-
-    /// Runs `spawn` (a `posix_spawn`) while no pipe of this process is half made.
-    public static func spawning<T>(_ spawn: () throws -> T) rethrows -> T {
-        try lock.withLock(spawn)
-    }
 }

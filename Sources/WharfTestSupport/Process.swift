@@ -24,44 +24,24 @@ public final class ChildProcess: @unchecked Sendable {
         // Writing to a child that has exited must be an error to handle, not death by SIGPIPE.
         signal(SIGPIPE, SIG_IGN)
         let inputPipe = try makePipe(), outputPipe = try makePipe(), errorPipe = try makePipe()
-        let input = [inputPipe.read, inputPipe.write]
-        let output = [outputPipe.read, outputPipe.write]
-        let errors = [errorPipe.read, errorPipe.write]
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, input[0], 0)
-        posix_spawn_file_actions_adddup2(&actions, output[1], 1)
-        posix_spawn_file_actions_adddup2(&actions, errors[1], 2)
-
-        var merged: [String: String] = [:]
-        var entry = environ
-        while let pointer = entry.pointee {
-            let pair = String(cString: pointer)
-            if let equals = pair.firstIndex(of: "=") {
-                merged[String(pair[..<equals])] = String(pair[pair.index(after: equals)...])
+        let spawned = Result { () throws(SystemError) in
+            try Spawn.start(path, arguments, environment: environment) { actions in
+                posix_spawn_file_actions_adddup2(&actions, inputPipe.read, 0)
+                posix_spawn_file_actions_adddup2(&actions, outputPipe.write, 1)
+                posix_spawn_file_actions_adddup2(&actions, errorPipe.write, 2)
             }
-            entry += 1
         }
-        for (key, value) in environment { merged[key] = value }
-
-        let argv = ([path] + arguments).map { strdup($0) } + [nil]
-        let envp = merged.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer {
-            for pointer in argv { free(pointer) }
-            for pointer in envp { free(pointer) }
+        Glibc.close(inputPipe.read); Glibc.close(outputPipe.write); Glibc.close(errorPipe.write)
+        switch spawned {
+        case .success(let child):
+            pid = child
+        case .failure(let error):
+            Glibc.close(inputPipe.write); Glibc.close(outputPipe.read); Glibc.close(errorPipe.read)
+            throw error
         }
-        var child = pid_t()
-        let result = DescriptorInheritance.spawning { posix_spawn(&child, path, &actions, nil, argv, envp) }
-        Glibc.close(input[0]); Glibc.close(output[1]); Glibc.close(errors[1])
-        guard result == 0 else {
-            Glibc.close(input[1]); Glibc.close(output[0]); Glibc.close(errors[0])
-            throw SystemError(code: result, operation: "posix_spawn", path: path)
-        }
-        pid = child
-        stdin = input[1]
-        stdout = output[0]
-        stderr = errors[0]
+        stdin = inputPipe.write
+        stdout = outputPipe.read
+        stderr = errorPipe.read
         open.withValue { $0 = [stdin, stdout, stderr] }
     }
 
@@ -80,7 +60,7 @@ public final class ChildProcess: @unchecked Sendable {
             var status: Int32 = 0
             let result = waitpid(pid, &status, WNOHANG)
             if result == pid {
-                let code: Int32 = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+                let code = Spawn.exitCode(fromWaitStatus: status)
                 exit.withValue { $0 = code }
                 return code
             }

@@ -63,42 +63,27 @@ final class SpawnedProcess {
     private let output: Int32
 
     init(_ executable: String, _ arguments: [String]) throws {
-        let made = try makePipe()
-        let pipeEnds = [made.read, made.write]
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, pipeEnds[1], 1)
-        posix_spawn_file_actions_adddup2(&actions, pipeEnds[1], 2)
-        posix_spawn_file_actions_addclose(&actions, pipeEnds[0])
-
-        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        var child = pid_t()
-        let status = DescriptorInheritance.spawning { posix_spawn(&child, executable, &actions, nil, argv, environ) }
-        close(pipeEnds[1])
-        guard status == 0 else {
-            close(pipeEnds[0])
-            throw SystemError(code: status, operation: "posix_spawn", path: executable)
+        let pipe = try makePipe()
+        let spawned = Result { () throws(SystemError) in
+            try Spawn.start(executable, arguments) { actions in
+                posix_spawn_file_actions_adddup2(&actions, pipe.write, 1)
+                posix_spawn_file_actions_adddup2(&actions, pipe.write, 2)
+            }
         }
-        pid = child
-        output = pipeEnds[0]
+        close(pipe.write)
+        do {
+            pid = try spawned.get()
+        } catch {
+            close(pipe.read)
+            throw error
+        }
+        output = pipe.read
     }
 
     /// Reads everything the child printed, then reaps it: (exit status, output).
     func wait() -> (Int32, String) {
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let got = buffer.withUnsafeMutableBytes { Glibc.read(output, $0.baseAddress, $0.count) }
-            if got < 0 && errno == EINTR { continue }
-            if got <= 0 { break }
-            bytes += buffer[..<got]
-        }
+        let bytes = Spawn.readToEnd(output)
         close(output)
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        let exited = status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
-        return (exited, String(decoding: bytes, as: UTF8.self))
+        return (Spawn.wait(pid), String(decoding: bytes, as: UTF8.self))
     }
 }

@@ -59,40 +59,19 @@ final class TemporaryDirectory {
     }
 }
 
-struct CommandFailed: Error, CustomStringConvertible {
-    var description: String
-}
-
 /// Runs a program (searched on PATH) and returns its exit status and standard output.
 func run(_ program: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
-    let made = try makePipe()
-    let pipeEnds = [made.read, made.write]
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    posix_spawn_file_actions_adddup2(&actions, pipeEnds[1], 1)
-    posix_spawn_file_actions_addclose(&actions, pipeEnds[0])
-    let argv = ([program] + arguments).map { strdup($0) } + [nil]
-    defer { argv.forEach { free($0) } }
-    var pid: pid_t = 0
-    let spawned = DescriptorInheritance.spawning { posix_spawnp(&pid, program, &actions, nil, argv, environ) }
-    close(pipeEnds[1])
-    guard spawned == 0 else {
-        close(pipeEnds[0])
-        throw CommandFailed(description: "cannot run \(program): \(String(cString: strerror(spawned)))")
+    let pipe = try makePipe()
+    let spawned = Result { () throws(SystemError) in
+        try Spawn.start(program, arguments, searchPath: true) { actions in
+            posix_spawn_file_actions_adddup2(&actions, pipe.write, 1)
+        }
     }
-    var output: [UInt8] = []
-    var buffer = [UInt8](repeating: 0, count: 65536)
-    while true {
-        let count = read(pipeEnds[0], &buffer, buffer.count)
-        if count < 0 && errno == EINTR { continue }
-        if count <= 0 { break }
-        output += buffer[0 ..< count]
-    }
-    close(pipeEnds[0])
-    var status: Int32 = 0
-    while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-    return ((status >> 8) & 0xFF, String(decoding: output, as: UTF8.self))
+    close(pipe.write)
+    defer { close(pipe.read) }
+    let pid = try spawned.get()
+    let output = Spawn.readToEnd(pipe.read)
+    return (Spawn.wait(pid), String(decoding: output, as: UTF8.self))
 }
 
 /// A registry over a MIME database written by the test: `globs2` lines, magic sections and

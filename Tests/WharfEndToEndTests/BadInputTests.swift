@@ -257,14 +257,7 @@ import WharfTestSupport
 }
 
 func readAll(_ descriptor: Int32) -> String {
-    var bytes: [UInt8] = []
-    var buffer = [UInt8](repeating: 0, count: 65536)
-    while true {
-        let count = read(descriptor, &buffer, buffer.count)
-        if count <= 0 { break }
-        bytes += buffer[0..<count]
-    }
-    return String(decoding: bytes, as: UTF8.self)
+    String(decoding: Spawn.readToEnd(descriptor), as: UTF8.self)
 }
 
 /// VmRSS of a process, in KiB.

@@ -5,8 +5,8 @@ import Musl
 #endif
 import WharfSystem
 
-/// A child process whose standard output goes to a file (not a pipe: a pipe's write end could
-/// leak into children that other tests spawn at the same moment and keep our reads waiting).
+/// A child process whose standard output and error go to a file, which a test can read while
+/// the child runs (`waitForLine`).
 final class ChildProcess {
     let pid: pid_t
     let outputPath: String
@@ -14,27 +14,17 @@ final class ChildProcess {
 
     init(_ executable: String, _ arguments: [String], outputPath: String) throws {
         self.outputPath = outputPath
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-        defer { for pointer in argv { free(pointer) } }
-        var child: pid_t = 0
-        let result = DescriptorInheritance.spawning { posix_spawn(&child, executable, &actions, nil, argv, environ) }
-        guard result == 0 else { throw SystemError(code: result, operation: "posix_spawn", path: executable) }
-        pid = child
+        pid = try Spawn.start(executable, arguments) { actions in
+            posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+            posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        }
     }
 
     /// Waits for the process to end; returns its exit status, or 128 + signal.
     @discardableResult
     func wait() -> Int32 {
         if let exitStatus { return exitStatus }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        let low = status & 0x7F
-        let result = low == 0 ? (status >> 8) & 0xFF : 128 + low
+        let result = Spawn.wait(pid)
         exitStatus = result
         return result
     }
@@ -48,8 +38,7 @@ final class ChildProcess {
             if let line = output.split(separator: "\n").first(where: { $0.hasPrefix(prefix) }) { return String(line) }
             var status: Int32 = 0
             if waitpid(pid, &status, WNOHANG) == pid {
-                let low = status & 0x7F
-                exitStatus = low == 0 ? (status >> 8) & 0xFF : 128 + low
+                exitStatus = Spawn.exitCode(fromWaitStatus: status)
                 return output.split(separator: "\n").first(where: { $0.hasPrefix(prefix) }).map(String.init)
             }
             usleep(10_000)
