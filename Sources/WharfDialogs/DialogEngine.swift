@@ -126,12 +126,21 @@ public final class DialogEngine: @unchecked Sendable {
     /// - Returns: false if the dialog is unknown, already ended, or past the choosing stage.
     @discardableResult
     public func presenterFailed(client: ClientID, id: DialogID, message: String) -> Bool {
+        (try? fail(client: client, id: id, message: message)) != nil
+    }
+
+    /// A frontend presenter gives up on the dialog (`dialog/fail`: its own code failed while
+    /// drawing or answering it): the dialog ends with a `presenterFailed` failure carrying
+    /// `message`, so the app is told instead of waiting forever.
+    ///
+    /// - Throws: as ``dismiss(client:id:)`` does.
+    public func fail(client: ClientID, id: DialogID, message: String) throws(DialogError) {
         lock.lock()
         defer { lock.unlock() }
-        guard let record = try? lookup(client: client, id: id), case .choosing = record.phase else { return false }
+        let record = try lookup(client: client, id: id)
+        guard case .choosing = record.phase else { throw .choiceAlreadyMade(id) }
         record.isShowing = false
         end(record, .failed(DialogFailure(code: .presenterFailed, message: message)))
-        return true
     }
 
     // MARK: Internals shared by the importer, exporter and listing

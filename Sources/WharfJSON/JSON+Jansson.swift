@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 import CJansson
 
 // The only file in Wharf that calls jansson.
@@ -58,6 +63,11 @@ extension JSON {
     /// jansson's tree of one JSON text (a new reference), or its error.
     private static func load(_ bytes: UnsafeRawBufferPointer) throws(JSONParseError) -> UnsafeMutablePointer<json_t> {
         var error = json_error_t()
+        // A raw NUL byte is never part of a JSON text (inside strings it must be escaped), but
+        // jansson stops reading at one, so a body with a NUL after a valid value would pass.
+        if let base = bytes.baseAddress, let nul = memchr(base, 0, bytes.count) {
+            throw JSONParseError(rawNULAt: base.distance(to: UnsafeRawPointer(nul)), in: bytes)
+        }
         let base = bytes.baseAddress?.assumingMemoryBound(to: CChar.self) ?? emptyCString
         guard let root = json_loadb(base, bytes.count, decodeFlags, &error) else {
             throw JSONParseError(error)
@@ -168,6 +178,14 @@ extension JSON {
 }
 
 extension JSONParseError {
+    /// A raw NUL byte at `position`, with its line and column (1-based, counted in bytes).
+    init(rawNULAt position: Int, in bytes: UnsafeRawBufferPointer) {
+        let before = bytes[..<position]
+        let line = before.reduce(1) { $1 == 0x0A ? $0 + 1 : $0 }
+        let column = position - (before.lastIndex(of: 0x0A).map { $0 + 1 } ?? 0) + 1
+        self.init(message: "a raw NUL byte (inside a string it must be written \\u0000)", line: line, column: column, position: position)
+    }
+
     init(_ error: json_error_t) {
         var error = error
         let text = withUnsafeBytes(of: &error.text) { raw in

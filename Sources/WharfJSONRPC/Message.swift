@@ -86,7 +86,11 @@ enum IncomingMessage {
                 self = .invalid(.invalidRequest("\"id\" must be a string, a number or null, got \(idValue.typeName)"), id: .null)
                 return
             }
-            let params = object["params"]
+            // `"params": null` is read as absent: pygls, Emacs's jsonrpc.el and jsonrpc-glib send
+            // it for requests and notifications without params (`shutdown`, `exit`), and other
+            // LSP servers accept it.
+            var params = object["params"]
+            if case .null? = params { params = nil }
             if let params {
                 switch params {
                 case .array, .object: break

@@ -62,6 +62,12 @@ extension MethodTable {
             try session.server.engine.dismiss(client: session.dialogClient, id: id)
             return [:]
         })
+        add("dialog/fail", .immediate { session, params in
+            let id = DialogID(rawValue: try params.string("dialogId"))
+            let message = try params.string("message")
+            try session.server.engine.fail(client: session.dialogClient, id: id, message: "the presenter failed: \(message)")
+            return [:]
+        })
     }
 }
 

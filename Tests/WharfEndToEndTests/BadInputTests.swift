@@ -27,6 +27,30 @@ import WharfTestSupport
         expectAlive(client)
     }
 
+    @Test func aRawNULByteAfterAValidValueIsAParseError() throws {
+        let client = try initialized()
+        client.sendBody(Array(#"{"jsonrpc":"2.0","id":7,"method":"ping"}"#.utf8) + [0x00])
+        let response = client.nextMessage()
+        #expect(response?["error"]?["code"] == -32700)
+        #expect(response?["id"] == .null)
+        #expect(client.messages.allSatisfy { $0["id"] != 7 }, "the request before the NUL must not be served")
+        expectAlive(client)
+    }
+
+    /// pygls, Emacs's jsonrpc.el and jsonrpc-glib send `"params": null` for methods without
+    /// params, `shutdown` and `exit` included: it reads as absent.
+    @Test func paramsNullReadsAsAbsentForRequestsAndNotifications() throws {
+        let client = try WireClient.spawn()
+        client.send(["jsonrpc": "2.0", "id": 1, "method": "initialize", "params": .null])
+        #expect(client.nextMessage()?["result"]?["serverInfo"]?["name"] == "wharf")
+        client.send(["jsonrpc": "2.0", "id": 2, "method": "ping", "params": .null])
+        #expect(client.nextMessage()?["result"] == [:])
+        client.send(["jsonrpc": "2.0", "id": 3, "method": "shutdown", "params": .null])
+        #expect(client.nextMessage()?["result"] == .null)
+        client.send(["jsonrpc": "2.0", "method": "exit", "params": .null])
+        #expect(client.waitForExit() == 0)
+    }
+
     @Test func aLoneSurrogateIsAParseError() throws {
         let client = try initialized()
         client.sendBody(Array(#"{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":"\ud800"}}"#.utf8))

@@ -253,6 +253,18 @@ import WharfTestSupport
         }
     }
 
+    @Test func aFrontendThatFailsEndsTheDialogWithItsMessage() throws {
+        let client = try frontend()
+        let id = try #require(client.present(["allowedContentTypes": ["public.image"]]))
+        #expect(client.call("dialog/fail", ["dialogId": .string(id), "message": "the picker crashed"]) == [:])
+        let ending = try #require(client.ending(of: id))
+        #expect(ending["method"] == "dialog/completed")
+        #expect(ending["params"]?["error"]?["code"] == -32040)
+        #expect(ending["params"]?["error"]?["message"]?.stringValue?.contains("the picker crashed") == true)
+        let again = client.request("dialog/fail", ["dialogId": .string(id), "message": "twice"])
+        #expect(again?["error"]?["code"] == -32014)
+    }
+
     @Test func cancelRacingChooseEndsEachDialogExactlyOnce() throws {
         let client = try frontend()
         var ids: [String] = []

@@ -261,6 +261,7 @@ export declare class Presentation extends EventEmitter {
   choose(urls: PathOrFileURL[]): Promise<void>;
   save(url: PathOrFileURL, options?: { contentType?: ContentTypeIdentifier; overwrite?: boolean }): Promise<void>;
   dismiss(): Promise<void>;
+  fail(message: string): Promise<void>;
   on(event: 'hide', listener: () => void): this;
 }
 

@@ -183,6 +183,11 @@ export class Presentation extends EventEmitter {
   async dismiss() {
     await this.#client.request('dialog/dismiss', { dialogId: this.dialogId });
   }
+
+  /** The presenter cannot go on (its own code failed): the dialog ends with a `presenterFailed` error carrying `message`. */
+  async fail(message) {
+    await this.#client.request('dialog/fail', { dialogId: this.dialogId, message });
+  }
 }
 
 function withDefined(object) {

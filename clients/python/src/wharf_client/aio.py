@@ -93,6 +93,9 @@ class AsyncPresentation:
     async def dismiss(self) -> None:
         await self._client.request("dialog/dismiss", {"dialogId": self.dialog_id})
 
+    async def fail(self, message: str) -> None:
+        await self._client.request("dialog/fail", {"dialogId": self.dialog_id, "message": message})
+
 
 class AsyncWharfClient:
     """``async with await AsyncWharfClient.spawn(...) as client:`` — the asyncio twin of WharfClient."""

@@ -197,3 +197,8 @@ class Presentation:
     def dismiss(self) -> None:
         """The human closed the dialog without choosing (reason ``user``)."""
         self._client.request("dialog/dismiss", {"dialogId": self.dialog_id})
+
+    def fail(self, message: str) -> None:
+        """The presenter cannot go on (its own code failed): the dialog ends with a
+        ``presenterFailed`` error carrying ``message``."""
+        self._client.request("dialog/fail", {"dialogId": self.dialog_id, "message": message})
