@@ -28,20 +28,21 @@ let package = Package(
 
         // MARK: Foundation layers
         .target(name: "WharfSystem"),
+        .testTarget(name: "WharfSystemTests", dependencies: ["WharfSystem", "WharfTestSupport"]),
         .target(name: "WharfJSON", dependencies: ["CJansson"]),
         .testTarget(name: "WharfJSONTests", dependencies: ["WharfJSON"]),
         .target(name: "WharfJSONRPC", dependencies: ["WharfJSON", "WharfSystem"]),
-        .testTarget(name: "WharfJSONRPCTests", dependencies: ["WharfJSONRPC", "WharfTestSupport"]),
+        .testTarget(name: "WharfJSONRPCTests", dependencies: ["WharfJSONRPC", "WharfServerTestSupport", "WharfTestSupport"]),
 
         // MARK: Domain modules (no JSON)
         .target(name: "WharfContentTypes", dependencies: ["WharfSystem"]),
-        .testTarget(name: "WharfContentTypesTests", dependencies: ["WharfContentTypes"]),
+        .testTarget(name: "WharfContentTypesTests", dependencies: ["WharfContentTypes", "WharfTestSupport"]),
         .target(name: "WharfFileWriting", dependencies: ["WharfSystem"]),
-        .testTarget(name: "WharfFileWritingTests", dependencies: ["WharfFileWriting"]),
+        .testTarget(name: "WharfFileWritingTests", dependencies: ["WharfFileWriting", "WharfTestSupport"]),
         .target(name: "WharfAccess", dependencies: ["CSQLite", "WharfSystem"]),
-        .testTarget(name: "WharfAccessTests", dependencies: ["WharfAccess"]),
+        .testTarget(name: "WharfAccessTests", dependencies: ["WharfAccess", "WharfTestSupport"]),
         .target(name: "WharfDialogs", dependencies: ["WharfSystem", "WharfFileWriting"]),
-        .testTarget(name: "WharfDialogsTests", dependencies: ["WharfDialogs"]),
+        .testTarget(name: "WharfDialogsTests", dependencies: ["WharfDialogs", "WharfTestSupport"]),
 
         // MARK: Server and executable
         .target(
@@ -51,14 +52,21 @@ let package = Package(
                 "WharfContentTypes", "WharfFileWriting", "WharfAccess", "WharfDialogs",
             ]
         ),
-        .testTarget(name: "WharfServerTests", dependencies: ["WharfServer", "WharfTestSupport"]),
+        .testTarget(name: "WharfServerTests", dependencies: ["WharfServer", "WharfServerTestSupport", "WharfTestSupport"]),
         .executableTarget(name: "wharf", dependencies: ["WharfServer"]),
 
         // MARK: Test support and end-to-end tests over the real binary
-        .target(name: "WharfTestSupport", dependencies: ["WharfJSON", "WharfJSONRPC", "WharfServer"]),
+        // Scratch directories, child processes and file helpers for every test target.
+        .target(name: "WharfTestSupport", dependencies: ["WharfSystem"]),
+        // Clients over the wire: in-process over pipes and the real binary as a child, with
+        // every server message checked against the schema; the conformance transcripts.
+        .target(
+            name: "WharfServerTestSupport",
+            dependencies: ["WharfTestSupport", "WharfJSON", "WharfJSONRPC", "WharfSystem", "WharfServer"]
+        ),
         .testTarget(
             name: "WharfEndToEndTests",
-            dependencies: ["WharfTestSupport", "WharfJSON", "WharfJSONRPC", "WharfSystem", "WharfServer"]
+            dependencies: ["WharfServerTestSupport", "WharfTestSupport", "WharfJSON", "WharfJSONRPC", "WharfSystem", "WharfServer"]
         ),
 
         // MARK: Test tools

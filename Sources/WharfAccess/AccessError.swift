@@ -8,7 +8,7 @@ public enum AccessError: Error, Sendable, Equatable, CustomStringConvertible {
     case accessDenied(String)
     /// The bookmark is malformed, forged, edited, revoked, belongs to another app identity, or
     /// its file is gone (then `lastKnownPath` says where it was last seen, for the owning app).
-    case bookmarkInvalid(String, lastKnownPath: String?)
+    case bookmarkInvalid(String, lastKnownPath: FilePath?)
     /// No lease with this id is held by this client (never issued, or another client's).
     case unknownAccessId(String)
     /// This lease was already released; each `resolve` is balanced by exactly one `release`.

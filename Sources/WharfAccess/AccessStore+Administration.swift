@@ -1,3 +1,5 @@
+import WharfSystem
+
 /// What `wharf access list` and `wharf access revoke ID` need: every app's grants and
 /// bookmarks, for the person at the keyboard rather than for a client.
 extension AccessStore {

@@ -24,7 +24,7 @@ extension AccessStore {
                            SQLiteValue.fingerprint(authorization.fingerprint) + [.integer(authorization.grantId)])
             }
             if let existing = try db.first("SELECT id, token FROM bookmarks WHERE app = ? AND path = ? ORDER BY id LIMIT 1",
-                                           [.text(app), .text(authorization.path)], map: { ($0.int(0), $0.text(1)) }) {
+                                           [.text(app), .path(authorization.path)], map: { ($0.int(0), $0.text(1)) }) {
                 try db.run("""
                     UPDATE bookmarks SET device = ?, inode = ?, file_system = ?, birth = ?, is_directory = ?,
                                          read_only = read_only AND ?
@@ -36,7 +36,7 @@ extension AccessStore {
             try db.run("""
                 INSERT INTO bookmarks (token, app, path, device, inode, file_system, birth, is_directory, read_only, created)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """, [.text(fresh), .text(app), .text(authorization.path)] + SQLiteValue.fingerprint(authorization.fingerprint)
+                """, [.text(fresh), .text(app), .path(authorization.path)] + SQLiteValue.fingerprint(authorization.fingerprint)
                 + [.bool(authorization.isDirectory), .bool(authorization.readOnly), .real(StateLocation.now())])
             return fresh
         }
@@ -69,7 +69,7 @@ extension AccessStore {
             }
             if location.isStale {
                 try db.run("UPDATE bookmarks SET path = ?, device = ?, inode = ?, file_system = ?, birth = ?, resolved = ? WHERE id = ?",
-                           [.text(path)] + SQLiteValue.fingerprint(fingerprint) + [.real(StateLocation.now()), .integer(row.id)])
+                           [.path(path)] + SQLiteValue.fingerprint(fingerprint) + [.real(StateLocation.now()), .integer(row.id)])
             } else {
                 try db.run("UPDATE bookmarks SET resolved = ? WHERE id = ?", [.real(StateLocation.now()), .integer(row.id)])
             }
@@ -81,7 +81,7 @@ extension AccessStore {
                                           isDirectory: row.isDirectory, readOnly: row.readOnly,
                                           isStale: location.isStale))
         }
-        return Lease(accessId: accessId, url: FileURL.from(path: path), path: path, readOnly: row.readOnly,
+        return Lease(accessId: accessId, path: path, readOnly: row.readOnly,
                      isStale: location.isStale, bookmark: bookmark, isDirectory: row.isDirectory)
     }
 
@@ -127,9 +127,8 @@ extension AccessStore {
 
     /// Builds an entry from columns `id, app, path, read_only, is_directory, created, leases`.
     static func entry(kind: AccessEntry.Kind, _ row: SQLiteRow, bookmark: String?, holder: String?) -> AccessEntry {
-        let path = row.text(2)
         return AccessEntry(id: (kind == .grant ? "g" : "b") + String(row.int(0)), kind: kind, app: row.text(1),
-                           path: path, url: FileURL.from(path: path), readOnly: row.bool(3),
+                           path: row.path(2), readOnly: row.bool(3),
                            isDirectory: row.bool(4), activeLeases: Int(row.int(6)), created: row.real(5),
                            bookmark: bookmark, holder: holder)
     }
@@ -143,10 +142,10 @@ extension AccessStore {
             guard let raw = FileURL.pathOrURL(url) else {
                 throw .invalidArgument("expected a file: URL or an absolute path")
             }
-            let path = FilePath.normalize(raw)
+            let path = raw.normalized
             return try write { db in
-                try db.run("DELETE FROM grants WHERE app = ? AND path = ?", [.text(app), .text(path)])
-                    + db.run("DELETE FROM bookmarks WHERE app = ? AND path = ?", [.text(app), .text(path)])
+                try db.run("DELETE FROM grants WHERE app = ? AND path = ?", [.text(app), .path(path)])
+                    + db.run("DELETE FROM bookmarks WHERE app = ? AND path = ?", [.text(app), .path(path)])
             }
         case (nil, let token?):
             let row = try bookmarkRow(app: app, token: token)

@@ -61,6 +61,10 @@ extension AccessStore {
             throw .unknownAccessId("this client holds no access with id \(accessId)")
         }
         guard row.grant != nil else { throw .accessDenied("this access was revoked") }
+        guard !row.isSymlink else {
+            throw .accessDenied("this access is to a symbolic link itself (an unresolved alias); Wharf never reads "
+                + "or writes through a link")
+        }
         guard !row.isDirectory else {
             throw .invalidArgument("this access is to a folder; resolve the URL of a file inside it to read or write it")
         }

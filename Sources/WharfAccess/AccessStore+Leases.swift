@@ -5,10 +5,10 @@ extension AccessStore {
     /// What a resolution found: which grant covers the request, and the file as it is now.
     struct Authorization {
         var grantId: Int64
-        /// Where the file is now (a real path).
-        var path: String
+        /// Where the file is now (a real path; a granted link's own path).
+        var path: FilePath
         /// The granted directory the file is reached through, or nil for a file granted itself.
-        var anchor: String?
+        var anchor: FilePath?
         var fingerprint: Fingerprint
         var isDirectory: Bool
         var readOnly: Bool
@@ -21,40 +21,44 @@ extension AccessStore {
 
     /// Records that `client` (of app identity `app`) was given `path` by a dialog: read-only for
     /// the importer, read-write for files the exporter wrote. `identity` is what the dialog saw
-    /// when the human chose it. Granting the same path again refreshes the identity, and keeps
-    /// the wider rights of the two.
-    public func grant(app: String, client: ClientID, path: String, identity: FileIdentity,
-                      readOnly: Bool) throws(AccessError) {
-        let normalized = FilePath.normalize(path)
-        let isDirectory = (try? FileStatus.of(normalized))?.kind == .directory
-        let fingerprint = Fingerprint.recorded(identity, at: normalized)
+    /// when the human chose it (of the link itself when `isSymlink`: an importer's unresolved
+    /// alias is granted as the link). Granting the same path again refreshes the identity, and
+    /// keeps the wider rights of the two.
+    public func grant(app: String, client: ClientID, path: FilePath, identity: FileIdentity,
+                      readOnly: Bool, isSymlink: Bool = false) throws(AccessError) {
+        let normalized = path.normalized
+        let isDirectory = !isSymlink && (try? FileStatus.of(normalized))?.kind == .directory
+        let fingerprint = isSymlink
+            ? Fingerprint(identity: identity, birth: nil)
+            : Fingerprint.recorded(identity, at: normalized)
         _ = try write { db in
             try Self.upsertGrant(db, instance: instance, client: client, app: app, path: normalized,
-                                 fingerprint: fingerprint, isDirectory: isDirectory, readOnly: readOnly, bookmarkId: nil)
+                                 fingerprint: fingerprint, isDirectory: isDirectory, readOnly: readOnly,
+                                 bookmarkId: nil, isSymlink: isSymlink)
         }
     }
 
     /// Inserts or refreshes a grant, answering its row id. A grant from a dialog (`bookmarkId`
     /// nil) is never demoted to one that depends on a bookmark, so revoking a bookmark cannot
     /// take away what a human picked in this session.
-    static func upsertGrant(_ db: SQLiteConnection, instance: String, client: ClientID, app: String, path: String,
+    static func upsertGrant(_ db: SQLiteConnection, instance: String, client: ClientID, app: String, path: FilePath,
                             fingerprint: Fingerprint, isDirectory: Bool, readOnly: Bool,
-                            bookmarkId: Int64?) throws -> Int64 {
+                            bookmarkId: Int64?, isSymlink: Bool = false) throws -> Int64 {
         let sql = """
             INSERT INTO grants (instance, client, app, path, device, inode, file_system, birth, is_directory,
-                                read_only, bookmark_id, created)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                read_only, bookmark_id, created, is_symlink)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT (instance, client, path) DO UPDATE SET
                 device = excluded.device, inode = excluded.inode, file_system = excluded.file_system,
-                birth = excluded.birth, is_directory = excluded.is_directory,
+                birth = excluded.birth, is_directory = excluded.is_directory, is_symlink = excluded.is_symlink,
                 read_only = grants.read_only AND excluded.read_only,
                 bookmark_id = CASE WHEN grants.bookmark_id IS NULL OR excluded.bookmark_id IS NULL
                                    THEN NULL ELSE excluded.bookmark_id END
             RETURNING id
             """
-        let values: [SQLiteValue] = [.text(instance), .text(client.rawValue), .text(app), .text(path)]
+        let values: [SQLiteValue] = [.text(instance), .text(client.rawValue), .text(app), .path(path)]
             + SQLiteValue.fingerprint(fingerprint)
-            + [.bool(isDirectory), .bool(readOnly), .optional(bookmarkId), .real(StateLocation.now())]
+            + [.bool(isDirectory), .bool(readOnly), .optional(bookmarkId), .real(StateLocation.now()), .bool(isSymlink)]
         guard let id = try db.first(sql, values, map: { $0.int(0) }) else {
             throw AccessError.store("recording a grant returned no row")
         }
@@ -67,35 +71,33 @@ extension AccessStore {
     /// lease to release exactly once. `url` is a `file:` URL or an absolute path.
     ///
     /// The URL is normalised lexically (`..` folded) and must then be exactly a granted path, or
-    /// lie inside a granted directory. Inside a directory, symbolic links are followed only as far
-    /// as they stay inside it — a SwiftUI directory URL covers its contents, nothing more.
+    /// lie inside a granted directory, compared as bytes. Inside a directory, symbolic links are
+    /// followed only as far as they stay inside it — a SwiftUI directory URL covers its
+    /// contents, nothing more.
     public func resolve(app: String, client: ClientID, url: String) throws(AccessError) -> Lease {
         let authorization = try authorize(client: client, url: url)
         return try startLease(client: client, authorization, bookmark: nil)
     }
 
     /// Finds the grant covering `url` for `client` and checks the file against it. File-system
-    /// checks run outside the store lock.
+    /// checks run outside the store lock. The client's grants are read once and matched in
+    /// memory, so the cost is linear in the URL's length whatever its depth.
     func authorize(client: ClientID, url: String) throws(AccessError) -> Authorization {
         guard let raw = FileURL.pathOrURL(url) else {
             throw .invalidArgument("expected a file: URL or an absolute path")
         }
-        let path = FilePath.normalize(raw)
-        var candidates = [path]
-        while let last = candidates.last, last != "/" { candidates.append(FilePath.directory(of: last)) }
-
-        let placeholders = Array(repeating: "?", count: candidates.count).joined(separator: ", ")
+        let path = raw.normalized
         let grants: [GrantRow] = try read { db in
             var rows: [GrantRow] = []
-            try db.query("SELECT \(GrantRow.columns) FROM grants WHERE instance = ? AND client = ? AND path IN (\(placeholders))",
-                         [.text(instance), .text(client.rawValue)] + candidates.map { .text($0) }) { rows.append(GrantRow($0)) }
+            try db.query("SELECT \(GrantRow.columns) FROM grants WHERE instance = ? AND client = ?",
+                         [.text(instance), .text(client.rawValue)]) { rows.append(GrantRow($0)) }
             return rows
         }
         if let exact = grants.first(where: { $0.path == path }) { return try authorizeExact(exact) }
 
         // Directories that contain the path: read-write ones first, then the nearest.
-        let covering = grants.filter(\.isDirectory).sorted {
-            $0.readOnly != $1.readOnly ? !$0.readOnly : $0.path.count > $1.path.count
+        let covering = grants.filter { $0.isDirectory && $0.path.contains(path) }.sorted {
+            $0.readOnly != $1.readOnly ? !$0.readOnly : $0.path.bytes.count > $1.path.bytes.count
         }
         var firstDenial: AccessError?
         for directory in covering {
@@ -104,8 +106,12 @@ extension AccessStore {
         throw firstDenial ?? .accessDenied(Self.noGrant)
     }
 
-    /// A path granted itself: the very file → fresh; a regular file put in its place (an editor's
-    /// atomic save) → stale, and the grant follows the new file; anything else → denied.
+    /// A path granted itself. The very file that was granted → access; anything else standing
+    /// there now (another file renamed over it, a hard link to another file, a symbolic link
+    /// swapped in, a directory) → denied: a grant is for the file the human picked, and a
+    /// different file is never served under it. (A bookmark follows its document through an
+    /// editor's atomic save; resolving it again is how a client gets that.) A grant for a
+    /// symbolic link itself (an unresolved alias) holds while that same link is there.
     private func authorizeExact(_ grant: GrantRow) throws(AccessError) -> Authorization {
         let handle = try GrantedFileOpener.open(target: grant.path, anchor: nil, granted: nil, mode: .path)
         let status: FileStatus
@@ -114,40 +120,31 @@ extension AccessStore {
             status = try handle.status()
             current = try Fingerprint.of(handle)
         } catch { throw .io(error) }
-        var result = Authorization(grantId: grant.id, path: grant.path, anchor: nil, fingerprint: current,
+        let result = Authorization(grantId: grant.id, path: grant.path, anchor: nil, fingerprint: current,
                                    isDirectory: grant.isDirectory, readOnly: grant.readOnly, isStale: false)
-        switch status.kind {
-        case .directory where grant.isDirectory, .regular where !grant.isDirectory:
-            if current.matches(grant.fingerprint) { return result }
-            if status.kind == .regular {
-                result.isStale = true
-                return result
+        let expected: FileStatus.Kind = grant.isSymlink ? .symlink : grant.isDirectory ? .directory : .regular
+        guard status.kind == expected else {
+            if status.kind == .symlink {
+                throw .accessDenied("a symbolic link now stands where the granted file was")
             }
-        case .symlink:
-            // Granted as the link itself (an unresolved alias): fine while it still leads to the
-            // granted file, which is then used directly.
-            if let target = try? FilePath.resolve(grant.path), let targetFingerprint = Fingerprint.of(path: target),
-               targetFingerprint.matches(grant.fingerprint) {
-                result.path = target
-                result.fingerprint = targetFingerprint
-                return result
-            }
-            throw .accessDenied("a symbolic link now stands where the granted file was")
-        default:
-            break
+            throw .accessDenied("the file at that URL is no longer the one that was granted")
         }
-        throw .accessDenied("the file at that URL is no longer the one that was granted")
+        guard current.matches(grant.fingerprint) else {
+            throw .accessDenied("the file at that URL is no longer the one that was granted (it was replaced "
+                + "since it was picked); ask the human again, or resolve a bookmark to follow a saved document")
+        }
+        return result
     }
 
     /// A path inside a granted directory.
-    private func authorizeInside(_ grant: GrantRow, path: String) throws(AccessError) -> Authorization {
-        guard let root = try? FilePath.resolve(grant.path) else {
+    private func authorizeInside(_ grant: GrantRow, path: FilePath) throws(AccessError) -> Authorization {
+        guard let root = try? grant.path.resolved() else {
             throw .accessDenied("the granted folder no longer exists")
         }
-        guard let target = try? FilePath.resolve(path) else {
+        guard let target = try? path.resolved() else {
             throw .accessDenied("nothing can be reached at that URL inside the granted folder")
         }
-        guard target == root || target.hasPrefix(root == "/" ? "/" : root + "/") else {
+        guard root.contains(target) else {
             throw .accessDenied("that URL leads outside the granted folder")
         }
         let handle = try GrantedFileOpener.open(target: target, anchor: target == root ? nil : root,
@@ -162,7 +159,7 @@ extension AccessStore {
             throw .accessDenied("the granted folder is no longer the one that was granted")
         }
         guard status.kind == .regular || status.kind == .directory else {
-            throw .accessDenied("only regular files and folders can be accessed")
+            throw .accessDenied("only regular files and folders can be accessed (that is \(status.specialKindDescription))")
         }
         return Authorization(grantId: grant.id, path: target, anchor: target == root ? nil : root,
                              fingerprint: fingerprint, isDirectory: status.kind == .directory,
@@ -177,14 +174,9 @@ extension AccessStore {
             guard try db.first("SELECT 1 FROM grants WHERE id = ?", [.integer(authorization.grantId)], map: { _ in true }) != nil else {
                 throw AccessError.accessDenied("the grant was revoked")
             }
-            if authorization.isStale && authorization.anchor == nil {
-                try db.run("UPDATE grants SET path = ?, device = ?, inode = ?, file_system = ?, birth = ? WHERE id = ?",
-                           [.text(authorization.path)] + SQLiteValue.fingerprint(authorization.fingerprint)
-                           + [.integer(authorization.grantId)])
-            }
             try insertLease(db, accessId: accessId, client: client, authorization)
         }
-        return Lease(accessId: accessId, url: FileURL.from(path: authorization.path), path: authorization.path,
+        return Lease(accessId: accessId, path: authorization.path,
                      readOnly: authorization.readOnly, isStale: authorization.isStale, bookmark: bookmark,
                      isDirectory: authorization.isDirectory)
     }
@@ -201,7 +193,7 @@ extension AccessStore {
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """,
             [.text(accessId), .text(instance), .text(client.rawValue), .integer(authorization.grantId),
-             .text(authorization.path), .optional(authorization.anchor)] + SQLiteValue.fingerprint(authorization.fingerprint)
+             .path(authorization.path), .optional(authorization.anchor)] + SQLiteValue.fingerprint(authorization.fingerprint)
             + [.bool(authorization.isDirectory), .bool(authorization.readOnly), .real(StateLocation.now())])
     }
 

@@ -1,56 +1,58 @@
+import WharfSystem
+
 /// What the dialog engine keeps between runs, without knowing about SQLite: the folder each
 /// importer customization ended in, and the folders the exporter wrote into (so the temporaries
 /// of an interrupted export can be cleaned at the next start).
 public protocol DialogMemory: Sendable {
     /// Remembers the folder the human ended in, per app identity and `customizationId`.
-    func rememberDirectory(app: String, customizationId: String, directory: String) throws(AccessError)
+    func rememberDirectory(app: String, customizationId: String, directory: FilePath) throws(AccessError)
     /// The folder last remembered for this app identity and `customizationId`.
-    func rememberedDirectory(app: String, customizationId: String) throws(AccessError) -> String?
+    func rememberedDirectory(app: String, customizationId: String) throws(AccessError) -> FilePath?
     /// Records that the exporter is writing into `directory`.
-    func recordWrittenDirectory(_ directory: String) throws(AccessError)
+    func recordWrittenDirectory(_ directory: FilePath) throws(AccessError)
     /// Every folder recorded by `recordWrittenDirectory`, oldest first.
-    func writtenDirectories() throws(AccessError) -> [String]
+    func writtenDirectories() throws(AccessError) -> [FilePath]
     /// Forgets a folder once its leftovers have been cleaned.
-    func forgetWrittenDirectory(_ directory: String) throws(AccessError)
+    func forgetWrittenDirectory(_ directory: FilePath) throws(AccessError)
 }
 
 extension AccessStore: DialogMemory {
-    public func rememberDirectory(app: String, customizationId: String, directory: String) throws(AccessError) {
+    public func rememberDirectory(app: String, customizationId: String, directory: FilePath) throws(AccessError) {
         try write { db in
             try db.run("""
                 INSERT INTO remembered_directories (app, customization_id, directory, updated) VALUES (?, ?, ?, ?)
                 ON CONFLICT (app, customization_id) DO UPDATE SET directory = excluded.directory, updated = excluded.updated
-                """, [.text(app), .text(customizationId), .text(directory), .real(StateLocation.now())])
+                """, [.text(app), .text(customizationId), .path(directory), .real(StateLocation.now())])
         }
     }
 
-    public func rememberedDirectory(app: String, customizationId: String) throws(AccessError) -> String? {
+    public func rememberedDirectory(app: String, customizationId: String) throws(AccessError) -> FilePath? {
         try read { db in
             try db.first("SELECT directory FROM remembered_directories WHERE app = ? AND customization_id = ?",
-                         [.text(app), .text(customizationId)], map: { $0.text(0) })
+                         [.text(app), .text(customizationId)], map: { $0.path(0) })
         }
     }
 
-    public func recordWrittenDirectory(_ directory: String) throws(AccessError) {
+    public func recordWrittenDirectory(_ directory: FilePath) throws(AccessError) {
         try write { db in
             try db.run("""
                 INSERT INTO written_directories (directory, recorded) VALUES (?, ?)
                 ON CONFLICT (directory) DO UPDATE SET recorded = excluded.recorded
-                """, [.text(directory), .real(StateLocation.now())])
+                """, [.path(directory), .real(StateLocation.now())])
         }
     }
 
-    public func writtenDirectories() throws(AccessError) -> [String] {
+    public func writtenDirectories() throws(AccessError) -> [FilePath] {
         try read { db in
-            var directories: [String] = []
+            var directories: [FilePath] = []
             try db.query("SELECT directory FROM written_directories ORDER BY recorded, directory") {
-                directories.append($0.text(0))
+                directories.append($0.path(0))
             }
             return directories
         }
     }
 
-    public func forgetWrittenDirectory(_ directory: String) throws(AccessError) {
-        try write { db in try db.run("DELETE FROM written_directories WHERE directory = ?", [.text(directory)]) }
+    public func forgetWrittenDirectory(_ directory: FilePath) throws(AccessError) {
+        try write { db in try db.run("DELETE FROM written_directories WHERE directory = ?", [.path(directory)]) }
     }
 }

@@ -38,13 +38,13 @@ public final class AccessStore: Sendable {
     static let busyTimeoutMilliseconds: Int32 = 30_000
 
     /// `state.sqlite3` inside the state directory, or `":memory:"`.
-    public let databasePath: String
+    public let databasePath: FilePath
 
     let instance: String
     private let connection: Locked<SQLiteConnection?>
     private let released = Locked<[ClientID: ReleasedAccessIds]>([:])
 
-    private init(connection: SQLiteConnection, instance: String, databasePath: String) {
+    private init(connection: SQLiteConnection, instance: String, databasePath: FilePath) {
         self.connection = Locked(connection)
         self.instance = instance
         self.databasePath = databasePath
@@ -62,15 +62,15 @@ public final class AccessStore: Sendable {
     /// moved aside (`state.sqlite3.corrupt-<timestamp>`) and replaced by a fresh one. Throws only
     /// when no usable store can be had (the directory cannot be created, the database was written
     /// by a newer Wharf, or a fresh database is corrupt too).
-    public static func open(stateDirectory: String?) throws(AccessError) -> (AccessStore, [String]) {
-        let directory = StateLocation.directory(explicit: stateDirectory)
+    public static func open(stateDirectory: FilePath?) throws(AccessError) -> (AccessStore, [String]) {
         let instance: String
         do { instance = try RandomTokens.instanceId() } catch { throw .io(error) }
 
-        if directory == StateLocation.memory {
-            switch openConfigured(path: StateLocation.memory) {
+        guard let directory = StateLocation.directory(explicit: stateDirectory) else {
+            let memory = FilePath(stringLiteral: StateLocation.memory)
+            switch openConfigured(path: memory) {
             case .success(let connection):
-                return (try finishOpening(connection, instance: instance, path: StateLocation.memory), [])
+                return (try finishOpening(connection, instance: instance, path: memory), [])
             case .failure(let error):
                 throw .store("cannot open an in-memory state store: \(error)")
             }
@@ -78,7 +78,7 @@ public final class AccessStore: Sendable {
 
         var warnings: [String]
         do { warnings = try StateLocation.prepareDirectory(directory) } catch { throw .io(error) }
-        let path = FilePath.join(directory, StateLocation.databaseName)
+        let path = directory.appending(StateLocation.databaseName)
 
         // One retry: a corrupted file is moved aside and a fresh one made in its place.
         for attempt in 0..<2 {
@@ -88,7 +88,7 @@ public final class AccessStore: Sendable {
             case .success(let connection):
                 return (try finishOpening(connection, instance: instance, path: path), warnings)
             case .failure(let error) where error.isCorruption && attempt == 0:
-                let movedTo: String?
+                let movedTo: FilePath?
                 do { movedTo = try StateLocation.moveAside(database: path, judged: judged) } catch { throw .io(error) }
                 if let movedTo {
                     warnings.append("the state store \(path) was unreadable (\(error.message)); it was moved "
@@ -107,7 +107,7 @@ public final class AccessStore: Sendable {
 
     /// Opens and configures a connection, reading the schema so that a file that is not a
     /// database (or is damaged) fails here, where it can be moved aside, rather than mid-request.
-    private static func openConfigured(path: String) -> Result<SQLiteConnection, SQLiteError> {
+    private static func openConfigured(path: FilePath) -> Result<SQLiteConnection, SQLiteError> {
         do {
             let connection = try SQLiteConnection(path: path)
             do {
@@ -189,7 +189,7 @@ public final class AccessStore: Sendable {
 
     /// Registers this process's instance and clears what dead processes left behind.
     private static func finishOpening(_ connection: SQLiteConnection, instance: String,
-                                      path: String) throws(AccessError) -> AccessStore {
+                                      path: FilePath) throws(AccessError) -> AccessStore {
         let store = AccessStore(connection: connection, instance: instance, databasePath: path)
         let me = ProcessIdentity.current()
         try store.write { db in

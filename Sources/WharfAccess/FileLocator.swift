@@ -6,16 +6,16 @@ enum FileLocator {
     /// Where the file is now.
     enum Location: Equatable {
         /// The very file, where it was.
-        case same(path: String)
+        case same(path: FilePath)
         /// Another file of the same kind now stands at the path (an editor's atomic save: write a
         /// temporary, rename it over the original).
-        case replaced(path: String, fingerprint: Fingerprint)
+        case replaced(path: FilePath, fingerprint: Fingerprint)
         /// The file itself, found by identity under another name nearby.
-        case moved(path: String, fingerprint: Fingerprint)
+        case moved(path: FilePath, fingerprint: Fingerprint)
         /// Neither the file nor a stand-in could be found.
         case gone
 
-        var path: String? {
+        var path: FilePath? {
             switch self {
             case .same(let path), .replaced(let path, _), .moved(let path, _): path
             case .gone: nil
@@ -46,7 +46,7 @@ enum FileLocator {
     /// directory and the directories beside it. A directory whose identity changed is searched
     /// for first (directories are renamed, not saved), then accepted at its path as the fallback
     /// for file systems whose ids do not survive a reboot.
-    static func locate(path: String, fingerprint: Fingerprint, isDirectory: Bool) -> Location {
+    static func locate(path: FilePath, fingerprint: Fingerprint, isDirectory: Bool) -> Location {
         let status = try? FileStatus.ofLink(path)
         let wanted: FileStatus.Kind = isDirectory ? .directory : .regular
         if let status, status.kind == wanted, let current = Fingerprint.of(path: path) {
@@ -64,29 +64,29 @@ enum FileLocator {
 
     /// Looks for `fingerprint` in the directory of `path`, then in that directory's siblings
     /// (which also covers the directory itself having been renamed). Never follows symbolic links.
-    static func search(near path: String, for fingerprint: Fingerprint,
-                       kind: FileStatus.Kind) -> (path: String, fingerprint: Fingerprint)? {
-        let directory = FilePath.directory(of: path)
+    static func search(near path: FilePath, for fingerprint: Fingerprint,
+                       kind: FileStatus.Kind) -> (path: FilePath, fingerprint: Fingerprint)? {
+        let directory = path.directory
         var budget = searchEntryLimit
         if let found = scan(directory, for: fingerprint, kind: kind, budget: &budget) { return found }
-        guard directory != "/" else { return nil }
-        let parent = FilePath.directory(of: directory)
-        let ownName = FilePath.lastComponent(of: directory)
+        guard directory != .root else { return nil }
+        let parent = directory.directory
+        let ownName = directory.lastComponent
         guard let siblings = try? DirectoryEntries.names(in: parent, limit: searchDirectoryLimit) else { return nil }
         for name in siblings where name != ownName && budget > 0 {
-            let sibling = FilePath.join(parent, name)
+            let sibling = parent.appending(name)
             guard (try? FileStatus.ofLink(sibling))?.kind == .directory else { continue }
             if let found = scan(sibling, for: fingerprint, kind: kind, budget: &budget) { return found }
         }
         return nil
     }
 
-    private static func scan(_ directory: String, for fingerprint: Fingerprint, kind: FileStatus.Kind,
-                             budget: inout Int) -> (path: String, fingerprint: Fingerprint)? {
+    private static func scan(_ directory: FilePath, for fingerprint: Fingerprint, kind: FileStatus.Kind,
+                             budget: inout Int) -> (path: FilePath, fingerprint: Fingerprint)? {
         guard budget > 0, let names = try? DirectoryEntries.names(in: directory, limit: budget) else { return nil }
         budget -= names.count
         for name in names {
-            let candidate = FilePath.join(directory, name)
+            let candidate = directory.appending(name)
             // The inode is compared first: one lstat per entry, the rest only on a hit.
             guard let status = try? FileStatus.ofLink(candidate), status.inode == fingerprint.identity.inode,
                   status.kind == kind,

@@ -20,12 +20,17 @@ struct Fingerprint: Equatable {
 
     /// The file an open handle refers to.
     static func of(_ handle: AccessFileHandle) throws(SystemError) -> Fingerprint {
+        try of(handle.descriptor)
+    }
+
+    /// The file an open descriptor refers to.
+    static func of(_ handle: FileDescriptor) throws(SystemError) -> Fingerprint {
         Fingerprint(identity: try handle.identity(), birth: handle.birth())
     }
 
     /// The file at `path`, or nil when it cannot be examined. Follows symbolic links: callers
     /// that must not be led elsewhere check with `lstat` first.
-    static func of(path: String) -> Fingerprint? {
+    static func of(path: FilePath) -> Fingerprint? {
         guard let identity = try? FileIdentity.of(path),
               let born = FileBirth.of(path, followSymlinks: true), born.inode == identity.inode
         else { return (try? FileIdentity.of(path)).map { Fingerprint(identity: $0, birth: nil) } }
@@ -34,7 +39,7 @@ struct Fingerprint: Equatable {
 
     /// What a dialog reported (`identity`), completed with the birth time of `path` if `path` is
     /// still that file.
-    static func recorded(_ identity: FileIdentity, at path: String) -> Fingerprint {
+    static func recorded(_ identity: FileIdentity, at path: FilePath) -> Fingerprint {
         guard let current = of(path: path), current.identity.sameFile(as: identity) else {
             return Fingerprint(identity: identity, birth: nil)
         }

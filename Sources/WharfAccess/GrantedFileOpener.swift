@@ -15,18 +15,19 @@ import WharfSystem
 /// and opening can lead out of it.
 enum GrantedFileOpener {
     /// Opens `target`, beneath `anchor` when given (which must be the directory `granted`).
-    static func open(target: String, anchor: String?, granted: Fingerprint?,
+    static func open(target: FilePath, anchor: FilePath?, granted: Fingerprint?,
                      mode: AccessFileHandle.Mode) throws(AccessError) -> AccessFileHandle {
         do {
             guard let anchor else { return try AccessFileHandle(path: target, mode: mode) }
-            guard let granted, target.hasPrefix(anchor == "/" ? "/" : anchor + "/") else {
+            guard let granted, anchor.contains(target), anchor != target else {
                 throw AccessError.accessDenied("that file is not inside the granted folder")
             }
             var current = try AccessFileHandle(path: anchor, mode: .directory)
             guard try Fingerprint.of(current).matches(granted) else {
                 throw AccessError.accessDenied("the granted folder is no longer the one that was granted")
             }
-            let components = target.dropFirst(anchor.count).split(separator: "/").map(String.init)
+            let below = anchor == .root ? target.bytes.dropFirst() : target.bytes.dropFirst(anchor.bytes.count + 1)
+            let components = below.split(separator: UInt8(ascii: "/")).map { Array($0) }
             for (index, name) in components.enumerated() {
                 let last = index == components.count - 1
                 current = try AccessFileHandle(in: current, name: name, mode: last ? mode : .directory)

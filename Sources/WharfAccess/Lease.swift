@@ -5,9 +5,10 @@ import WharfSystem
 public struct Lease: Sendable, Equatable {
     /// Random and unguessable; only the client that resolved it can use or release it.
     public var accessId: String
-    /// The `file:` URL of what the lease covers (where the file is *now*).
-    public var url: String
-    public var path: String
+    /// Where the file is *now*.
+    public var path: FilePath
+    /// The `file:` URL of ``path``, every byte kept.
+    public var url: String { path.url }
     /// An importer's pick: reads only.
     public var readOnly: Bool
     /// The file was replaced or moved since it was granted or bookmarked; `path` is where it is
@@ -17,10 +18,9 @@ public struct Lease: Sendable, Equatable {
     public var bookmark: String?
     public var isDirectory: Bool
 
-    public init(accessId: String, url: String, path: String, readOnly: Bool, isStale: Bool,
+    public init(accessId: String, path: FilePath, readOnly: Bool, isStale: Bool,
                 bookmark: String?, isDirectory: Bool) {
         self.accessId = accessId
-        self.url = url
         self.path = path
         self.readOnly = readOnly
         self.isStale = isStale
@@ -41,8 +41,8 @@ public struct AccessEntry: Sendable, Equatable {
     public var id: String
     public var kind: Kind
     public var app: String
-    public var path: String
-    public var url: String
+    public var path: FilePath
+    public var url: String { path.url }
     public var readOnly: Bool
     public var isDirectory: Bool
     /// Leases started and not yet released through this grant (or through grants resolved from
@@ -55,13 +55,12 @@ public struct AccessEntry: Sendable, Equatable {
     /// Who holds a grant, for a person reading `wharf access list` (e.g. `pid 812, client 3`).
     public var holder: String?
 
-    public init(id: String, kind: Kind, app: String, path: String, url: String, readOnly: Bool,
+    public init(id: String, kind: Kind, app: String, path: FilePath, readOnly: Bool,
                 isDirectory: Bool, activeLeases: Int, created: Double, bookmark: String?, holder: String?) {
         self.id = id
         self.kind = kind
         self.app = app
         self.path = path
-        self.url = url
         self.readOnly = readOnly
         self.isDirectory = isDirectory
         self.activeLeases = activeLeases

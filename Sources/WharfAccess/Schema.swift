@@ -7,7 +7,7 @@ enum Schema {
     static var currentVersion: Int { migrations.count }
 
     /// `migrations[n]` takes a database from version `n` to `n + 1`.
-    static let migrations: [String] = [version1, version2]
+    static let migrations: [String] = [version1, version2, version3]
 
     /// Version 1: bookmarks identified by device and inode only, and the importer's remembered
     /// directories. (Kept verbatim: it is how old stores on disk look.)
@@ -97,5 +97,19 @@ enum Schema {
             directory TEXT PRIMARY KEY,
             recorded REAL NOT NULL
         );
+        """
+
+    /// Version 3: paths are bytes. Linux file names need not be UTF-8, and SQLite compares
+    /// text as text, so every path column now holds a blob of the path's exact bytes (blobs
+    /// compare with `memcmp`); rows from version 2 are converted in place, their bytes
+    /// unchanged. Grants learn whether they were given for a symbolic link itself (an
+    /// importer's unresolved alias), so that such a grant resolves to the link.
+    static let version3 = """
+        UPDATE bookmarks SET path = CAST(path AS BLOB);
+        UPDATE remembered_directories SET directory = CAST(directory AS BLOB);
+        UPDATE grants SET path = CAST(path AS BLOB);
+        UPDATE leases SET path = CAST(path AS BLOB), anchor = CAST(anchor AS BLOB);
+        UPDATE written_directories SET directory = CAST(directory AS BLOB);
+        ALTER TABLE grants ADD COLUMN is_symlink INTEGER NOT NULL DEFAULT 0;
         """
 }

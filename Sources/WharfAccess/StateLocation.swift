@@ -13,27 +13,23 @@ enum StateLocation {
     static let databaseName = "state.sqlite3"
 
     /// The directory to use: the explicit one (`--state-dir`), else `$XDG_STATE_HOME/wharf`, else
-    /// `~/.local/state/wharf`. The XDG base directory specification says a relative
-    /// `$XDG_STATE_HOME` is invalid and must be ignored, so it is.
-    static func directory(explicit: String?) -> String {
-        if let explicit { return explicit == memory ? memory : FilePath.normalize(explicit) }
-        if let raw = getenv("XDG_STATE_HOME") {
-            let value = String(cString: raw)
-            if value.hasPrefix("/") { return FilePath.join(FilePath.normalize(value), "wharf") }
+    /// `~/.local/state/wharf`; nil for `:memory:`. The XDG base directory specification says a
+    /// relative `$XDG_STATE_HOME` is invalid and must be ignored, so it is.
+    static func directory(explicit: FilePath?) -> FilePath? {
+        if let explicit { return explicit.description == memory ? nil : explicit.normalized }
+        if let raw = getenv("XDG_STATE_HOME"), raw.pointee != 0 {
+            let value = FilePath(cString: raw)
+            if value.isAbsolute { return value.normalized.appending("wharf") }
         }
-        return FilePath.join(FilePath.homeDirectory(), ".local/state/wharf")
+        return FilePath.home().appending(".local/state/wharf")
     }
 
     /// Creates `directory` and any missing parents with mode 0700 (other users must not read
     /// which files an app was given). An existing directory is left as it is, but a warning says
     /// so when others can reach into it.
-    static func prepareDirectory(_ directory: String) throws(SystemError) -> [String] {
+    static func prepareDirectory(_ directory: FilePath) throws(SystemError) -> [String] {
         var warnings: [String] = []
-        var current = ""
-        for component in directory.split(separator: "/") {
-            current += "/" + component
-            if mkdir(current, 0o700) != 0 && errno != EEXIST { throw .current("mkdir", path: current) }
-        }
+        try Syscalls.makeDirectories(directory, mode: 0o700)
         let status = try FileStatus.of(directory)
         guard status.kind == .directory else { throw SystemError(code: ENOTDIR, operation: "mkdir", path: directory) }
         if status.mode & 0o077 != 0 {
@@ -46,13 +42,11 @@ enum StateLocation {
     /// Creates the database file 0600 if missing (SQLite would use 0644 minus the umask, and it
     /// gives the `-wal` and `-shm` files the main file's mode), and tightens an existing one.
     /// Answers the identity of the file, so a later corruption check knows which file it judged.
-    static func prepareDatabaseFile(_ path: String) throws(SystemError) -> FileIdentity {
-        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard fd >= 0 else { throw .current("open", path: path) }
-        defer { close(fd) }
-        let status = try FileStatus.of(descriptor: fd, path: path)
-        if status.mode & 0o077 != 0 && fchmod(fd, 0o600) != 0 { throw .current("fchmod", path: path) }
-        return try FileIdentity.of(path)
+    static func prepareDatabaseFile(_ path: FilePath) throws(SystemError) -> FileIdentity {
+        let file = try FileDescriptor.open(path, O_RDWR | O_CREAT | O_NOFOLLOW, mode: 0o600)
+        let status = try file.status()
+        if status.mode & 0o077 != 0 { try Syscalls.changeMode(file, 0o600) }
+        return try file.identity()
     }
 
     /// Moves a corrupted database (and its `-wal`/`-shm` companions, which must never be replayed
@@ -62,24 +56,25 @@ enum StateLocation {
     /// `judged` is the identity of the file found corrupted; if the path holds another file by the
     /// time the lock is held, another process has already replaced it and nothing is moved.
     /// Answers where the file went, or nil when nothing was moved.
-    static func moveAside(database path: String, judged: FileIdentity) throws(SystemError) -> String? {
-        let directory = FilePath.directory(of: path)
-        let lockFD = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard lockFD >= 0 else { throw .current("open", path: directory) }
-        defer { close(lockFD) }
-        while flock(lockFD, LOCK_EX) != 0 {
-            if errno != EINTR { throw .current("flock", path: directory) }
-        }
-        defer { flock(lockFD, LOCK_UN) }
+    static func moveAside(database path: FilePath, judged: FileIdentity) throws(SystemError) -> FilePath? {
+        let directory = try Syscalls.openDirectory(path.directory)
+        // Released when `directory` closes.
+        try Syscalls.lock(directory)
 
         guard let now = try? FileIdentity.of(path), now.sameFile(as: judged) else { return nil }
-        var destination = path + ".corrupt-" + timestamp()
-        if access(destination, F_OK) == 0 { destination += "-\(getpid())" }
-        guard rename(path, destination) == 0 else { throw .current("rename", path: path) }
-        for suffix in ["-wal", "-shm"] where access(path + suffix, F_OK) == 0 {
-            if rename(path + suffix, destination + suffix) != 0 { throw .current("rename", path: path + suffix) }
+        let name = path.lastComponent
+        var destination = name + Array(".corrupt-\(timestamp())".utf8)
+        if (try? Syscalls.statusIfPresent(in: directory, FilePath(unchecked: destination), reportedAs: path)) != nil {
+            destination += Array("-\(getpid())".utf8)
         }
-        return destination
+        try Syscalls.rename(in: directory, FilePath(unchecked: name), to: FilePath(unchecked: destination), reportedAs: path)
+        for suffix in ["-wal", "-shm"] {
+            let companion = FilePath(unchecked: name + Array(suffix.utf8))
+            guard (try? Syscalls.statusIfPresent(in: directory, companion, reportedAs: path)) != nil else { continue }
+            try Syscalls.rename(in: directory, companion, to: FilePath(unchecked: destination + Array(suffix.utf8)),
+                                reportedAs: path.directory.appending(companion.bytes))
+        }
+        return path.directory.appending(destination)
     }
 
     /// `20260102T030405Z`: sortable, and free of characters that need quoting in a shell.

@@ -6,6 +6,9 @@ extension SQLiteValue {
     static func bool(_ value: Bool) -> SQLiteValue { .integer(value ? 1 : 0) }
     static func optional(_ value: String?) -> SQLiteValue { value.map { .text($0) } ?? .null }
     static func optional(_ value: Int64?) -> SQLiteValue { value.map { .integer($0) } ?? .null }
+    /// A path, as its exact bytes.
+    static func path(_ path: FilePath) -> SQLiteValue { .blob(path.bytes) }
+    static func optional(_ path: FilePath?) -> SQLiteValue { path.map { .blob($0.bytes) } ?? .null }
 
     /// The four columns `device, inode, file_system, birth`.
     static func fingerprint(_ fingerprint: Fingerprint) -> [SQLiteValue] {
@@ -24,28 +27,38 @@ extension SQLiteRow {
     }
 
     func bool(_ column: Int32) -> Bool { int(column) != 0 }
+
+    /// A path column (a blob; a row written before paths were bytes holds text, read the same).
+    func path(_ column: Int32) -> FilePath {
+        FilePath(bytes: blob(column)) ?? .root
+    }
+
+    func optionalPath(_ column: Int32) -> FilePath? { isNull(column) ? nil : path(column) }
 }
 
 /// A grant as stored: what one session may reach.
 struct GrantRow {
-    static let columns = "id, app, path, device, inode, file_system, birth, is_directory, read_only, bookmark_id"
+    static let columns = "id, app, path, device, inode, file_system, birth, is_directory, read_only, bookmark_id, is_symlink"
 
     var id: Int64
     var app: String
-    var path: String
+    var path: FilePath
     var fingerprint: Fingerprint
     var isDirectory: Bool
     var readOnly: Bool
     var bookmarkId: Int64?
+    /// Granted as the link itself (an importer with `importsUnresolvedAliases`).
+    var isSymlink: Bool
 
     init(_ row: SQLiteRow) {
         id = row.int(0)
         app = row.text(1)
-        path = row.text(2)
+        path = row.path(2)
         fingerprint = row.fingerprint(at: 3)
         isDirectory = row.bool(7)
         readOnly = row.bool(8)
         bookmarkId = row.optionalInt(9)
+        isSymlink = row.bool(10)
     }
 }
 
@@ -55,7 +68,7 @@ struct BookmarkRow {
 
     var id: Int64
     var app: String
-    var path: String
+    var path: FilePath
     var fingerprint: Fingerprint
     var isDirectory: Bool
     var readOnly: Bool
@@ -63,7 +76,7 @@ struct BookmarkRow {
     init(_ row: SQLiteRow) {
         id = row.int(0)
         app = row.text(1)
-        path = row.text(2)
+        path = row.path(2)
         fingerprint = row.fingerprint(at: 3)
         isDirectory = row.bool(7)
         readOnly = row.bool(8)
@@ -75,26 +88,29 @@ struct BookmarkRow {
 struct LeaseRow {
     static let select = """
         SELECT l.path, l.anchor, l.device, l.inode, l.file_system, l.birth, l.is_directory, l.read_only,
-               g.id, g.device, g.inode, g.file_system, g.birth
+               g.id, g.device, g.inode, g.file_system, g.birth, g.is_symlink
         FROM leases l LEFT JOIN grants g ON g.id = l.grant_id
         WHERE l.access_id = ? AND l.instance = ? AND l.client = ?
         """
 
-    var path: String
-    var anchor: String?
+    var path: FilePath
+    var anchor: FilePath?
     var fingerprint: Fingerprint
     var isDirectory: Bool
     var readOnly: Bool
     /// The fingerprint of what the lease's grant covers (the directory `anchor` names, for a
     /// lease inside one); nil when the grant was revoked.
     var grant: Fingerprint?
+    /// The lease is on a symbolic link itself (granted as an unresolved alias).
+    var isSymlink: Bool
 
     init(_ row: SQLiteRow) {
-        path = row.text(0)
-        anchor = row.optionalText(1)
+        path = row.path(0)
+        anchor = row.optionalPath(1)
         fingerprint = row.fingerprint(at: 2)
         isDirectory = row.bool(6)
         readOnly = row.bool(7)
         grant = row.isNull(8) ? nil : row.fingerprint(at: 9)
+        isSymlink = !row.isNull(13) && row.bool(13)
     }
 }

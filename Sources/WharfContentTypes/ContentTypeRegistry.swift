@@ -19,13 +19,13 @@ public final class ContentTypeRegistry: Sendable {
     public static let system = ContentTypeRegistry(mimeDirectories: defaultMIMEDirectories())
 
     /// The MIME directories to read, highest precedence first.
-    public let mimeDirectories: [String]
+    public let mimeDirectories: [FilePath]
     private let state = Locked<Tables?>(nil)
 
     /// A registry over the given MIME directories (each one holds `globs2`, `magic`, … as
     /// `update-mime-database` writes them), highest precedence first. Tests point this at a
     /// database they generate; missing directories and files are simply empty.
-    public init(mimeDirectories: [String]) {
+    public init(mimeDirectories: [FilePath]) {
         self.mimeDirectories = mimeDirectories
     }
 
@@ -34,17 +34,17 @@ public final class ContentTypeRegistry: Sendable {
     /// (default `/usr/local/share:/usr/share`). `environment` reads a variable (the process
     /// environment unless a test passes its own).
     public static func defaultMIMEDirectories(
-        environment: (String) -> String? = { getenv($0).map { String(cString: $0) } }
-    ) -> [String] {
-        func variable(_ name: String) -> String? {
+        environment: (String) -> [UInt8]? = { name in getenv(name).map { Array(FilePath(cString: $0).bytes) } }
+    ) -> [FilePath] {
+        func variable(_ name: String) -> [UInt8]? {
             guard let value = environment(name), !value.isEmpty else { return nil }
             return value
         }
-        let home = variable("XDG_DATA_HOME") ?? FilePath.join(FilePath.homeDirectory(), ".local/share")
-        let system = (variable("XDG_DATA_DIRS") ?? "/usr/local/share:/usr/share")
-            .split(separator: ":").map(String.init).filter { $0.hasPrefix("/") }
-        var seen: Set<String> = []
-        return ([home] + system).map { FilePath.join($0, "mime") }.filter { seen.insert($0).inserted }
+        let home = variable("XDG_DATA_HOME").flatMap { FilePath(bytes: $0) } ?? FilePath.home().appending(".local/share")
+        let system = (variable("XDG_DATA_DIRS") ?? Array("/usr/local/share:/usr/share".utf8))
+            .split(separator: UInt8(ascii: ":")).compactMap { FilePath(bytes: $0) }.filter(\.isAbsolute)
+        var seen: Set<FilePath> = []
+        return ([home] + system).map { $0.appending("mime") }.filter { seen.insert($0).inserted }
     }
 
     /// Loads the MIME database now if it was not loaded yet, and says how long loading took.
@@ -73,7 +73,7 @@ public struct LoadStatistics: Sendable, Equatable {
     public var magicSections: Int
     public var aliases: Int
     /// The directories read, highest precedence first.
-    public var directories: [String]
+    public var directories: [FilePath]
 }
 
 /// Everything the registry knows once loaded. Immutable except the dynamic-type cache.
@@ -90,7 +90,7 @@ final class Tables: Sendable {
     let statistics: LoadStatistics
     private let dynamicRecords = Locked<[String: TypeRecord]>([:])
 
-    init(directories: [String]) {
+    init(directories: [FilePath]) {
         var start = timespec()
         clock_gettime(CLOCK_MONOTONIC, &start)
         let database = MIMEDatabase(directories: directories)

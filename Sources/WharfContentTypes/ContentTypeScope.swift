@@ -81,7 +81,7 @@ public struct ContentTypeScope: Sendable {
         if let system = tables.systemByExtension[ext], system.conforms(to: parentKey) { return system.identifier }
         if let declared = declared.byExtension[ext], declared.conforms(to: parentKey) { return declared.identifier }
         var found: String?
-        for match in globMatches("file." + ext, tables: tables) {
+        for match in globMatches(("file." + ext).utf8, tables: tables) {
             let id = identifier(forMIMEIndex: match.type, tables: tables)
             if found == nil, record(id)?.conforms(to: parentKey) == true { found = id }
         }

@@ -17,6 +17,14 @@ struct GlobRule: Sendable {
 struct GlobMatch: Sendable, Equatable {
     var type: Int32
     var weight: Int
+    /// The rule that matched is case-sensitive (`*.C` for C++ source, `CORE`): a distinction
+    /// by case that is more specific than any filename extension.
+    var caseSensitive = false
+    /// How many characters of the name the rule pins down: the whole name for a literal
+    /// (`CMakeLists.txt`), the suffix for `*.tar.gz` (7), the literal characters of an
+    /// `fnmatch` pattern. Compared with a filename extension's length (`.gz`, 3) to tell
+    /// whether the rule knows more about the name than its extension does.
+    var specificity = 0
 }
 
 /// The glob rules, split the way shared-mime-info suggests so that the common case costs
@@ -47,7 +55,7 @@ struct GlobTable: Sendable {
     /// Keyed by the pattern (lowercased unless case-sensitive). When the same key is declared
     /// twice the first rule wins, and a case-sensitive rule then hides a case-insensitive one
     /// with the same spelling, exactly as in GLib's cache (`CORE` is not `application/x-core`).
-    private var literals: [String: Literal] = [:]
+    private var literals: [[UInt8]: Literal] = [:]
     private var literalLengths: Set<Int> = []
     private var patterns: [GlobRule] = []
     /// For each pattern, literal bytes any matching name must contain (the run before the first
@@ -76,9 +84,11 @@ struct GlobTable: Sendable {
         var keyBytes: [UInt8] = []
         var keys: [SuffixKey] = []
         func add(_ rule: GlobRule, bytes: UnsafeBufferPointer<UInt8>) {
-            let match = GlobMatch(type: rule.type, weight: rule.weight)
+            let literalCharacters = bytes.filter { !isWildcard($0) }.count
+            let match = GlobMatch(type: rule.type, weight: rule.weight, caseSensitive: rule.caseSensitive,
+                                  specificity: literalCharacters)
             if !bytes.contains(where: isWildcard) {
-                let key = rule.caseSensitive ? rule.pattern : asciiLowercased(rule.pattern)
+                let key = rule.caseSensitive ? Array(bytes) : bytes.map(lowercaseASCII)
                 if literals[key] == nil {
                     literals[key] = Literal(match: match, caseSensitive: rule.caseSensitive)
                     literalLengths.insert(bytes.count)
@@ -177,24 +187,23 @@ struct GlobTable: Sendable {
     }
 
     /// Calls `visit` with every type the name matches, in GLib's discovery order (duplicates
-    /// included; callers fold them). Returns without allocating for names that match a literal
-    /// or a suffix, which is nearly all of them.
-    func forEachMatch(_ name: String, _ visit: (GlobMatch) -> Void) {
-        var contiguous = name
-        contiguous.withUTF8 { bytes in
-            forEachMatch(bytes: bytes, name: name, visit)
-        }
+    /// included; callers fold them). The name is bytes, compared as bytes (ASCII case folded
+    /// for case-insensitive rules, as shared-mime-info says). Returns without allocating for
+    /// names that match a suffix, which is nearly all of them.
+    func forEachMatch(_ name: some Collection<UInt8>, _ visit: (GlobMatch) -> Void) {
+        if let done: Void = name.withContiguousStorageIfAvailable({ forEachMatch(bytes: $0, visit) }) { return done }
+        let copy = Array(name)
+        copy.withUnsafeBufferPointer { forEachMatch(bytes: $0, visit) }
     }
 
-    private func forEachMatch(bytes: UnsafeBufferPointer<UInt8>, name: String, _ visit: (GlobMatch) -> Void) {
+    private func forEachMatch(bytes: UnsafeBufferPointer<UInt8>, _ visit: (GlobMatch) -> Void) {
         if bytes.isEmpty { return }
         // Literals: the lowercased name against case-insensitive rules, then the name as written.
         if literalLengths.contains(bytes.count) {
-            let lower = asciiLowercased(name)
-            if let literal = literals[lower] {
-                if !literal.caseSensitive { visit(literal.match); return }
+            if let literal = literals[bytes.map(lowercaseASCII)], !literal.caseSensitive {
+                visit(literal.match); return
             }
-            if let literal = literals[name] {
+            if let literal = literals[Array(bytes)] {
                 visit(literal.match); return
             }
         }
@@ -203,17 +212,21 @@ struct GlobTable: Sendable {
             found += walkSuffixes(bytes, foldCase: false, visit)
         }
         if found < 2 && !patterns.isEmpty {
-            var lower: String?
+            var exact: [CChar]?
+            var lower: [CChar]?
             for (index, rule) in patterns.enumerated() {
                 guard Self.mayMatch(bytes, prefix: patternPrefixes[index], fragment: patternFragments[index],
                                     foldCase: !rule.caseSensitive)
                 else { continue }
-                if !rule.caseSensitive && lower == nil { lower = asciiLowercased(name) }
-                let subject = rule.caseSensitive ? name : lower!
-                let matched = rule.pattern.withCString { pattern in
-                    subject.withCString { fnmatch(pattern, $0, 0) == 0 }
+                // NUL-terminated copies for fnmatch(3), made once and only when a pattern may match.
+                if rule.caseSensitive && exact == nil { exact = bytes.map { CChar(bitPattern: $0) } + [0] }
+                if !rule.caseSensitive && lower == nil { lower = bytes.map { CChar(bitPattern: lowercaseASCII($0)) } + [0] }
+                let subject = rule.caseSensitive ? exact! : lower!
+                let matched = rule.pattern.withCString { pattern in fnmatch(pattern, subject, 0) == 0 }
+                if matched {
+                    let specificity = rule.pattern.utf8.filter { !Self.isWildcard($0) }.count
+                    visit(GlobMatch(type: rule.type, weight: rule.weight, caseSensitive: rule.caseSensitive, specificity: specificity))
                 }
-                if matched { visit(GlobMatch(type: rule.type, weight: rule.weight)) }
             }
         }
     }
@@ -280,6 +293,12 @@ struct GlobTable: Sendable {
             if candidate < byte { low = middle + 1 } else if candidate > byte { high = middle - 1 } else { return edgeTargets[middle] }
         }
         return nil
+    }
+}
+
+extension GlobTable {
+    static func isWildcard(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: "*") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "[")
     }
 }
 

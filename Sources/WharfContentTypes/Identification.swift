@@ -41,10 +41,10 @@ public struct IdentifyError: Error, Sendable, Equatable, CustomStringConvertible
         case unreadable(SystemError)
     }
 
-    public var path: String
+    public var path: FilePath
     public var reason: Reason
 
-    public init(path: String, reason: Reason) {
+    public init(path: FilePath, reason: Reason) {
         self.path = path
         self.reason = reason
     }

@@ -31,14 +31,14 @@ final class MIMEDatabase: Sendable {
     let globs: GlobTable
     let magic: MagicTable
     /// The MIME directories read, highest precedence first.
-    let directories: [String]
+    let directories: [FilePath]
 
-    init(directories: [String]) {
+    init(directories: [FilePath]) {
         self.directories = directories
         var loader = MIMEDatabaseLoader(anchors: ["application/octet-stream", "text/plain", "inode/directory", "inode/symlink"])
         func read(_ name: String, with body: (inout MIMEDatabaseLoader, UnsafeBufferPointer<UInt8>) -> Void) {
             for directory in directories {
-                guard let bytes = Self.contents(of: directory + "/" + name) else { continue }
+                guard let bytes = Self.contents(of: directory.appending(name)) else { continue }
                 bytes.withUnsafeBufferPointer { body(&loader, $0) }
             }
         }
@@ -46,7 +46,7 @@ final class MIMEDatabase: Sendable {
         read("globs2") { $0.readGlobs($1) }
         loader.finishGlobs()
         read("subclasses") { $0.readSubclasses($1) }
-        for directory in directories { loader.readMagic(Self.contents(of: directory + "/magic") ?? []) }
+        for directory in directories { loader.readMagic(Self.contents(of: directory.appending("magic")) ?? []) }
         loader.finish()
 
         self.types = loader.types
@@ -101,7 +101,7 @@ final class MIMEDatabase: Sendable {
     /// language), read on demand: descriptions are only needed by `describe`.
     func comment(for mimeType: String) -> String? {
         for directory in directories {
-            guard let bytes = Self.contents(of: directory + "/" + mimeType + ".xml") else { continue }
+            guard let bytes = Self.contents(of: directory.appending(mimeType + ".xml")) else { continue }
             let text = String(decoding: bytes, as: UTF8.self)
             guard let open = text.firstRange(of: "<comment>"),
                   let close = text[open.upperBound...].firstRange(of: "</comment>")
@@ -114,19 +114,13 @@ final class MIMEDatabase: Sendable {
 
     // MARK: Reading files
 
-    static func contents(of path: String) -> [UInt8]? {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return nil }
-        defer { close(descriptor) }
-        guard let status = try? FileStatus.of(descriptor: descriptor), status.kind == .regular else { return nil }
+    /// A regular file's bytes, or nil when it is missing, unreadable or not a regular file.
+    static func contents(of path: FilePath) -> [UInt8]? {
+        guard let file = try? FileDescriptor.open(path, O_RDONLY),
+              let status = try? file.status(), status.kind == .regular
+        else { return nil }
         var result = [UInt8](repeating: 0, count: Int(status.size))
-        var filled = 0
-        while filled < result.count {
-            let count = result.withUnsafeMutableBytes { read(descriptor, $0.baseAddress! + filled, $0.count - filled) }
-            if count < 0 && errno == EINTR { continue }
-            if count <= 0 { break }
-            filled += count
-        }
+        let filled = result.withUnsafeMutableBytes { (try? file.read(filling: $0)) ?? 0 }
         result.removeSubrange(filled...)
         return result
     }

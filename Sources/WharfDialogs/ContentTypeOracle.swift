@@ -1,21 +1,26 @@
+import WharfSystem
+
 /// What the dialog engine needs to know about content types, and nothing more.
 ///
 /// The engine does not depend on the content-type registry: the server adapts the registry to
 /// this protocol (per client, since clients may declare their own types). Keeping the surface
 /// small keeps the engine testable with a table of a dozen types.
 ///
-/// Identification is by name only, as on macOS, where a file's type comes from its filename
-/// extension (and a directory's from its extension too, which is how packages are recognised).
-/// This keeps a listing's `enabled` flag and `choose`'s validation the same function, and a
-/// listing of 100,000 entries free of reads.
+/// A file's type comes from ``identify(name:status:readHead:)``, the same decision
+/// `contentTypes/identify` and `wharf types identify` make, so a listing's `enabled` flag,
+/// `choose`'s validation and the identification a client asks for never disagree.
 public protocol ContentTypeOracle: Sendable {
     /// The identifier names a type the registry knows.
     func isKnown(_ identifier: String) -> Bool
     /// `identifier` is `other` or conforms to it (reflexive, transitive).
     func conforms(_ identifier: String, to other: String) -> Bool
-    /// The type of a directory entry judged by its name: for files usually by extension,
-    /// falling back to `public.data`; for directories a package type or `public.folder`.
-    func identifyByName(_ name: String, isDirectory: Bool) -> String
+    /// The type of a file: `name` is what it is listed or chosen under (a symlink's own name),
+    /// `status` what it is (a followed link's target), and `readHead` reads its first bytes
+    /// when the name does not decide.
+    func identify(name: [UInt8], status: FileStatus, readHead: @escaping (UnsafeMutableRawBufferPointer) throws(SystemError) -> Int) -> String
+    /// The type a regular file with this name would have, judged by the name alone (for names
+    /// that do not exist yet, such as a suggested filename).
+    func type(forFilename name: [UInt8]) -> String
     /// The extension to give a file of this type (`"txt"` for `public.plain-text`), if any.
     func preferredFilenameExtension(of identifier: String) -> String?
     /// How a frontend should filter its own file view for these types.

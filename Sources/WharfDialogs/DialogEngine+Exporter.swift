@@ -140,7 +140,7 @@ extension DialogEngine {
         switch failure {
         case nil:
             var files: [ChosenFile] = []
-            var vanished: (String, SystemError)?
+            var vanished: (FilePath, SystemError)?
             for destination in job.destinations {
                 do {
                     let identity = try FileIdentity.of(destination, followSymlinks: false)
@@ -153,7 +153,7 @@ extension DialogEngine {
             if let (path, error) = vanished {
                 ending = .failed(DialogFailure(
                     code: .writeFailed, message: "\(path) was written but could not be found afterwards: \(error)",
-                    url: FileURL.from(path: path)))
+                    url: path.url))
             } else {
                 ending = .completed(files, contentTypes: job.contentTypes, directory: job.directory)
             }

@@ -66,8 +66,8 @@ extension DialogEngine {
 
     /// Where the user ended up: the directory last listed when the choice was made in it (or is
     /// it), otherwise the chosen file's directory.
-    static func endedIn(chosen: String, lastListed: String?) -> String {
-        let parent = FilePath.directory(of: chosen)
+    static func endedIn(chosen: FilePath, lastListed: FilePath?) -> FilePath {
+        let parent = chosen.directory
         if let lastListed, lastListed == parent || lastListed == chosen { return lastListed }
         return parent
     }

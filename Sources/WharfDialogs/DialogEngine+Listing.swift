@@ -20,12 +20,12 @@ extension DialogEngine {
         client: ClientID, id: DialogID, directory: String? = nil, cursor: String? = nil, limit: Int? = nil
     ) throws(DialogError) -> DirectoryListing {
         let pageSize = try Self.pageSize(limit)
-        let requested: String?
+        let requested: FilePath?
         if let directory {
             guard let path = FileURL.pathOrURL(directory) else {
                 throw .invalidArgument(field: "directory", reason: "is neither an absolute path nor a file: URL (\(directory))")
             }
-            requested = FilePath.normalize(path)
+            requested = path.normalized
         } else {
             requested = nil
         }
@@ -55,7 +55,7 @@ extension DialogEngine {
     }
 
     private func nextPage(
-        client: ClientID, id: DialogID, cursor: String, directory: String?, pageSize: Int
+        client: ClientID, id: DialogID, cursor: String, directory: FilePath?, pageSize: Int
     ) throws(DialogError) -> DirectoryListing {
         let parts = cursor.split(separator: ":")
         guard parts.count == 2, let generation = UInt64(parts[0]), let offset = Int(parts[1]), offset >= 0 else {
@@ -77,7 +77,7 @@ extension DialogEngine {
         let directory = snapshot.directory
         return DirectoryListing(
             directory: directory,
-            parent: directory == "/" ? nil : FilePath.directory(of: directory),
+            parent: directory == .root ? nil : directory.directory,
             entries: snapshot.entries(offset..<end),
             nextCursor: end < snapshot.count ? "\(snapshot.generation):\(end)" : nil)
     }
@@ -90,10 +90,11 @@ extension DialogEngine {
 
     /// A package is a single file to the browser unless packages are enumerated.
     private static func checkBrowsable(
-        _ directory: String, rules: SelectionRules, types: any ContentTypeOracle
+        _ directory: FilePath, rules: SelectionRules, types: any ContentTypeOracle
     ) throws(DialogError) {
-        if rules.browserOptions.contains(.enumeratePackages) || directory == "/" { return }
-        let type = types.identifyByName(FilePath.lastComponent(of: directory), isDirectory: true)
+        if rules.browserOptions.contains(.enumeratePackages) || directory == .root { return }
+        guard let status = try? FileStatus.of(directory) else { return }  // listing it will say why
+        let type = types.identify(name: directory.lastComponent, status: status) { _ throws(SystemError) in 0 }
         if types.isPackage(type) {
             throw .cannotList(
                 directory: directory,

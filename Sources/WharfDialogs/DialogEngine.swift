@@ -24,7 +24,7 @@ public final class DialogEngine: @unchecked Sendable {
     let memory: (any DirectoryMemory)?
     let writer: any ExportWriting
     let scheduler: any DialogScheduler
-    let homeDirectory: String
+    let homeDirectory: FilePath
     let sink: EventSink
 
     /// Guards `state`; also the condition ``waitForWrites(client:)`` waits on.
@@ -43,7 +43,7 @@ public final class DialogEngine: @unchecked Sendable {
         memory: (any DirectoryMemory)? = nil,
         writer: any ExportWriting = AtomicExportWriter(),
         scheduler: any DialogScheduler = DispatchScheduler(),
-        homeDirectory: String = FilePath.homeDirectory(),
+        homeDirectory: FilePath = FilePath.home(),
         sink: @escaping EventSink
     ) {
         self.maxDialogsPerClient = maxDialogsPerClient
@@ -149,7 +149,7 @@ public final class DialogEngine: @unchecked Sendable {
     /// world hears about it happens under the lock, after `announce`.
     func register(
         client: ClientID, app: String, kind: DialogKind, presentationId: String?, options: DialogOptions,
-        directory: String, presenter: any DialogPresenter, types: any ContentTypeOracle,
+        directory: FilePath, presenter: any DialogPresenter, types: any ContentTypeOracle,
         rules: SelectionRules, exporter: ExporterPlan?, allowsMultipleSelection: Bool,
         announce: (DialogID) -> Void,
         presented: (DialogID, DialogResponder) -> PresentedDialog
@@ -260,20 +260,20 @@ public final class DialogEngine: @unchecked Sendable {
 
     /// Where a new dialog opens: the directory remembered for its customization id (if it is
     /// still a directory), else its default directory (likewise), else home.
-    func initialDirectory(app: String, options: DialogOptions) -> String {
+    func initialDirectory(app: String, options: DialogOptions) -> FilePath {
         if let customizationId = options.customizationId, let memory,
            let remembered = memory.rememberedDirectory(app: app, customizationId: customizationId),
            Self.isDirectory(remembered) {
             return remembered
         }
-        if let given = options.defaultDirectory, let path = FileURL.pathOrURL(given) {
-            let normalized = FilePath.normalize(path)
+        if let given = options.defaultDirectory {
+            let normalized = given.normalized
             if Self.isDirectory(normalized) { return normalized }
         }
         return homeDirectory
     }
 
-    static func isDirectory(_ path: String) -> Bool {
+    static func isDirectory(_ path: FilePath) -> Bool {
         (try? FileStatus.of(path))?.kind == .directory
     }
 }
@@ -281,7 +281,7 @@ public final class DialogEngine: @unchecked Sendable {
 /// How a dialog ends (the payload of its final event).
 enum Ending {
     /// `directory` is where the user ended up, remembered under the customization id.
-    case completed([ChosenFile], contentTypes: [String]?, directory: String?)
+    case completed([ChosenFile], contentTypes: [String]?, directory: FilePath?)
     case failed(DialogFailure)
     case cancelled(CancellationReason)
 }
@@ -349,8 +349,8 @@ final class DialogRecord {
     /// app-side ending must hide it.
     var isShowing = true
     /// The directory the dialog shows: the initial one, then the last one listed.
-    var directory: String
-    var lastListedDirectory: String?
+    var directory: FilePath
+    var lastListedDirectory: FilePath?
     /// Sorted listings kept for paging, most recent last.
     var listings: [ListingSnapshot] = []
     /// When the last progress event went out (scheduler clock).
@@ -365,7 +365,7 @@ final class DialogRecord {
         id: DialogID, client: ClientID, app: String, kind: DialogKind, presentationId: String?,
         customizationId: String?, presenter: any DialogPresenter, types: any ContentTypeOracle,
         rules: SelectionRules, allowsMultipleSelection: Bool, importsUnresolvedAliases: Bool,
-        exporter: ExporterPlan?, directory: String
+        exporter: ExporterPlan?, directory: FilePath
     ) {
         self.id = id
         self.client = client

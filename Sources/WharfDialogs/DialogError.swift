@@ -1,3 +1,5 @@
+import WharfSystem
+
 /// Why the engine refused a request. Nothing changed when one of these is thrown: a refused
 /// `present` presents nothing, a refused choice leaves the dialog open exactly as it was.
 ///
@@ -38,7 +40,7 @@ public enum DialogError: Error, Sendable, Equatable, CustomStringConvertible {
     case contentTypeNotOffered(String, offered: [String])
     /// A directory cannot be listed (missing, not a directory, unreadable, a package while
     /// packages are not enumerated).
-    case cannotList(directory: String, reason: String)
+    case cannotList(directory: FilePath, reason: String)
     /// A listing cursor that this dialog did not hand out, or one for a listing since replaced.
     case invalidCursor(String)
     /// The exporter is not waiting for a snapshot of this document.

@@ -46,16 +46,20 @@ public enum DialogEvent: Sendable, Equatable {
 /// A file a dialog handed to the app: what the access layer turns into a security-scoped grant.
 public struct ChosenFile: Sendable, Equatable {
     /// Absolute, normalised path; symlinks resolved (unless the importer returns unresolved aliases).
-    public var path: String
+    public var path: FilePath
     /// Who the file was when it was chosen or written, so a later swap of the path is noticed.
     public var identity: FileIdentity
     /// The grant is for writing (exported files) rather than reading (imported files).
     public var forWriting: Bool
+    /// The file is a symbolic link returned as itself (`importsUnresolvedAliases`); `identity`
+    /// is the link's.
+    public var isSymlink: Bool
 
-    public init(path: String, identity: FileIdentity, forWriting: Bool) {
+    public init(path: FilePath, identity: FileIdentity, forWriting: Bool, isSymlink: Bool = false) {
         self.path = path
         self.identity = identity
         self.forWriting = forWriting
+        self.isSymlink = isSymlink
     }
 
     /// The `file:` URL the client receives.

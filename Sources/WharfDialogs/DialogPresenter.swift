@@ -1,3 +1,5 @@
+import WharfSystem
+
 import WharfFileWriting
 
 /// Who shows a dialog to a human: the client's own UI (the server's frontend presenter), a
@@ -34,7 +36,7 @@ public struct PresentedDialog: Sendable {
     /// Filters for a frontend's own file view, for the allowed (importer) or offered (exporter) types.
     public var filters: DialogFilters
     /// The directory the dialog opens in (remembered, default, or home).
-    public var directory: String
+    public var directory: FilePath
     public var browserOptions: BrowserOptions
     /// Exporter: the suggested name, with the preferred extension of the default type, when there
     /// is exactly one document.

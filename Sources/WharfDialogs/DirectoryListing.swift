@@ -3,9 +3,9 @@ import WharfSystem
 /// One page of a directory, as a dialog's file browser shows it.
 public struct DirectoryListing: Sendable, Equatable {
     /// The listed directory (absolute, normalised; symlinks on the way are kept as navigated).
-    public var directory: String
+    public var directory: FilePath
     /// Where "up" goes; nil at `/`.
-    public var parent: String?
+    public var parent: FilePath?
     public var entries: [DirectoryEntry]
     /// Pass back to get the next page; nil on the last page.
     public var nextCursor: String?
@@ -13,8 +13,9 @@ public struct DirectoryListing: Sendable, Equatable {
 
 /// One entry of a listing.
 public struct DirectoryEntry: Sendable, Equatable {
-    public var name: String
-    public var path: String
+    /// The name as the file system holds it: bytes, perhaps not UTF-8.
+    public var name: [UInt8]
+    public var path: FilePath
     /// The browser can open it: a directory, or a symlink to one, that is not a package shown as
     /// a single file. Packages are leaves (`isDirectory` false, `isPackage` true) unless the
     /// dialog's browser options say `enumeratePackages`.
@@ -30,20 +31,25 @@ public struct DirectoryEntry: Sendable, Equatable {
     public var size: Int64
     /// Seconds since the epoch.
     public var modified: Double
-    /// The user may pick it: decided by exactly the rules `choose` applies (broken links, hidden
-    /// files, content types, `urlEnabled`), except readability, which `choose` learns by opening
-    /// the file and a listing of 100,000 entries cannot afford to. Directories in an importer
-    /// are enabled only in directory pickers, but can always be browsed.
+    /// The user may pick it: decided by exactly the rules `choose` applies (broken links, FIFOs
+    /// and devices, hidden files, content types, `urlEnabled`), except readability, which
+    /// `choose` learns by opening the file and a listing of 100,000 entries cannot afford to.
+    /// Directories in an importer are enabled only in directory pickers, but can always be
+    /// browsed.
     public var enabled: Bool
 
-    /// The `file:` URL of ``path``.
+    /// The `file:` URL of ``path``: every byte of the name, exactly.
     public var url: String { FileURL.from(path: path) }
+
+    /// The name for people to read: UTF-8 as it is, anything else replaced (U+FFFD). Two names
+    /// may read the same here; ``url`` never confuses them.
+    public var displayName: String { String(decoding: name, as: UTF8.self) }
 }
 
 /// A directory read, judged and sorted once, then served page by page.
 struct ListingSnapshot: Sendable {
     var generation: UInt64
-    var directory: String
+    var directory: FilePath
     /// In `readdir` order; `order` holds their indices sorted (cheaper than moving the entries).
     var entries: [ListedEntry]
     var order: [Int]
@@ -75,11 +81,12 @@ enum DirectoryLister {
     /// Reads `directory` in one pass (one `readdir`, one `fstatat` per entry), judges every
     /// entry by `rules`, and sorts: directories first, then ``NameOrdering``.
     static func read(
-        _ directory: String, rules: SelectionRules, types: any ContentTypeOracle
+        _ directory: FilePath, rules: SelectionRules, types: any ContentTypeOracle
     ) throws(DialogError) -> (entries: [ListedEntry], order: [Int]) {
         let raw: [DirectoryReader.Entry]
+        let handle: FileDescriptor
         do {
-            raw = try DirectoryReader.read(directory, includeHidden: rules.browserOptions.contains(.includeHiddenFiles))
+            (raw, handle) = try DirectoryReader.read(directory, includeHidden: rules.browserOptions.contains(.includeHiddenFiles))
         } catch {
             throw .cannotList(directory: directory, reason: error.reason)
         }
@@ -88,10 +95,13 @@ enum DirectoryLister {
         var listed: [ListedEntry] = []
         listed.reserveCapacity(raw.count)
         for entry in raw {
+            // Read relative to the open directory, only when the name does not decide the type.
+            let name = FilePath(unchecked: entry.name)
             let facts = EntryFacts(
                 name: entry.name, directory: directory, status: entry.status,
                 isSymlink: entry.isSymlink, isBrokenSymlink: entry.isBrokenSymlink,
-                browserOptions: rules.browserOptions, types: types)
+                browserOptions: rules.browserOptions, types: types,
+                readHead: { buffer throws(SystemError) in try FileHead.read(name, in: handle, into: buffer) })
             let enabled = rules.rejection(of: facts, types: types, conformance: &conformance) == nil
             listed.append(ListedEntry(facts: facts, enabled: enabled))
         }
@@ -128,7 +138,7 @@ enum DirectoryLister {
                                 UnsafeBufferPointer(rebasing: bytes[starts[left]..<starts[left + 1]]),
                                 UnsafeBufferPointer(rebasing: bytes[starts[right]..<starts[right + 1]]))
                             if comparison != 0 { return comparison < 0 }
-                            return entries[left].facts.name.utf8.lexicographicallyPrecedes(entries[right].facts.name.utf8)
+                            return entries[left].facts.name.lexicographicallyPrecedes(entries[right].facts.name)
                         }
                     }
                 }

@@ -10,26 +10,6 @@ import WharfSystem
 /// dialog the client presents in response already opens in the remembered place: keep it
 /// quick (one small write) and never call back into the engine from it.
 public protocol DirectoryMemory: Sendable {
-    func rememberedDirectory(app: String, customizationId: String) -> String?
-    func remember(app: String, customizationId: String, directory: String)
-}
-
-/// A ``DirectoryMemory`` that forgets at exit: for tests and for servers without a state store.
-public final class InMemoryDirectoryMemory: DirectoryMemory {
-    private struct Key: Hashable {
-        var app: String
-        var customizationId: String
-    }
-
-    private let directories = Locked<[Key: String]>([:])
-
-    public init() {}
-
-    public func rememberedDirectory(app: String, customizationId: String) -> String? {
-        directories.withValue { $0[Key(app: app, customizationId: customizationId)] }
-    }
-
-    public func remember(app: String, customizationId: String, directory: String) {
-        directories.withValue { $0[Key(app: app, customizationId: customizationId)] = directory }
-    }
+    func rememberedDirectory(app: String, customizationId: String) -> FilePath?
+    func remember(app: String, customizationId: String, directory: FilePath)
 }

@@ -3,12 +3,13 @@ import WharfSystem
 /// What the engine knows about one directory entry or chosen file: the input of the
 /// `enabled` rule, computed the same way for listings and for choices so the two never disagree.
 struct EntryFacts: Sendable {
-    var name: String
+    /// The name, as the file system holds it.
+    var name: [UInt8]
     /// The directory holding the entry; the full path is only built when something asks for
     /// it (a page of a listing, a `pathMatches` predicate), which most of 100,000 entries never do.
-    var directory: String
+    var directory: FilePath
     /// The path as chosen, when it is not simply `directory` + `name` (the root, for one).
-    var explicitPath: String?
+    var explicitPath: FilePath?
     /// The entry can be browsed into: a directory (following a symlink) that is not a package
     /// shown as a leaf.
     var isDirectory: Bool
@@ -16,28 +17,38 @@ struct EntryFacts: Sendable {
     var isHidden: Bool
     var isSymlink: Bool
     var isBrokenSymlink: Bool
+    /// A FIFO, socket or device: never a document.
+    var isSpecial: Bool
+    /// What `stat` says this is when it is special (`a FIFO`, …), for the rejection message.
+    var specialKind: String
     var contentType: String
     var size: Int64
     var modified: Double
 
-    var path: String { explicitPath ?? FilePath.join(directory, name) }
+    var path: FilePath { explicitPath ?? directory.appending(name) }
 
-    /// - Parameter status: of the target when the entry is a symlink that can be followed.
+    /// - Parameters:
+    ///   - status: of the target when the entry is a symlink that can be followed.
+    ///   - readHead: reads the file's first bytes, for identification when the name does not
+    ///     decide its type.
     init(
-        name: String, directory: String, explicitPath: String? = nil, status: FileStatus, isSymlink: Bool,
-        isBrokenSymlink: Bool, browserOptions: BrowserOptions, types: any ContentTypeOracle
+        name: [UInt8], directory: FilePath, explicitPath: FilePath? = nil, status: FileStatus, isSymlink: Bool,
+        isBrokenSymlink: Bool, browserOptions: BrowserOptions, types: any ContentTypeOracle,
+        readHead: @escaping (UnsafeMutableRawBufferPointer) throws(SystemError) -> Int
     ) {
         let onDisk = status.kind == .directory && !isBrokenSymlink
-        let type = types.identifyByName(name, isDirectory: onDisk)
+        let type = types.identify(name: name, status: status, readHead: readHead)
         let package = onDisk && types.isPackage(type)
         self.name = name
         self.directory = directory
         self.explicitPath = explicitPath
         self.isDirectory = onDisk && (!package || browserOptions.contains(.enumeratePackages))
         self.isPackage = package
-        self.isHidden = name.utf8.first == UInt8(ascii: ".")
+        self.isHidden = name.first == UInt8(ascii: ".")
         self.isSymlink = isSymlink
         self.isBrokenSymlink = isBrokenSymlink
+        self.isSpecial = status.isSpecial && !isBrokenSymlink
+        self.specialKind = status.specialKindDescription
         self.contentType = type
         self.size = status.size
         self.modified = status.modified
@@ -60,6 +71,7 @@ struct SelectionRules: Sendable {
         of entry: EntryFacts, types: any ContentTypeOracle, conformance: inout [String: Bool]
     ) -> String? {
         if entry.isBrokenSymlink { return "it is a symbolic link to something that does not exist" }
+        if entry.isSpecial { return "it is \(entry.specialKind), which is never a document" }
         if entry.isHidden && !browserOptions.contains(.includeHiddenFiles) {
             return "it is hidden, and this dialog does not show hidden files (includeHiddenFiles is off)"
         }

@@ -67,7 +67,7 @@ struct ExporterPlan: Sendable {
         if let dot = base.lastIndex(of: "."), dot != base.startIndex {
             let existing = base[base.index(after: dot)...]
             if existing.lowercased() == preferred.lowercased() { return base }
-            if !existing.isEmpty && types.conforms(types.identifyByName(base, isDirectory: false), to: type) {
+            if !existing.isEmpty && types.conforms(types.type(forFilename: Array(base.utf8)), to: type) {
                 return base
             }
         }
@@ -90,13 +90,13 @@ struct ExporterPlan: Sendable {
 /// What `save` decided: where each document goes and as what. Built outside the engine's lock
 /// (it looks at the disk), committed under it.
 struct ExportJob: Sendable {
-    var destinations: [String]
+    var destinations: [FilePath]
     var contentTypes: [String]
     /// Each document's bytes; nil until a lazy document's snapshot arrives.
     var sources: [ExportSource?]
     var overwrite: Bool
     /// The directory the files go into (remembered under the dialog's customization id).
-    var directory: String
+    var directory: FilePath
 
     var pendingSnapshots: [Int] { sources.indices.filter { sources[$0] == nil } }
 
@@ -110,7 +110,7 @@ struct ExportJob: Sendable {
     /// Validates the user's destination and type choice against the plan and the disk.
     static func choose(
         url: String?, contentType: String?, overwrite: Bool,
-        plan: ExporterPlan, dialogDirectory: String, types: any ContentTypeOracle
+        plan: ExporterPlan, dialogDirectory: FilePath, types: any ContentTypeOracle
     ) throws(DialogError) -> ExportJob {
         let chosen: String
         if let contentType {
@@ -124,36 +124,39 @@ struct ExportJob: Sendable {
         let names = plan.filenames(choosing: chosen, types: types)
         let single = plan.documents.count == 1
 
-        let requested: String
+        let requested: FilePath
         if let url {
             guard let path = FileURL.pathOrURL(url) else {
                 throw .rejectedChoice(url: url, reason: "it is neither an absolute path nor a file: URL")
             }
-            requested = FilePath.normalize(path)
+            requested = path.normalized
         } else {
-            requested = single ? FilePath.join(dialogDirectory, names[0]) : dialogDirectory
+            requested = single ? dialogDirectory.appending(names[0]) : dialogDirectory
         }
-        let shown = url ?? FileURL.from(path: requested)
+        let shown = url ?? requested.url
 
         // Symlinks in the directory part are resolved once, now; the destination name itself
         // is never followed (the writer replaces whatever is there, a planted link included).
-        let directory: String
-        var destinations: [String]
+        let directory: FilePath
+        var destinations: [FilePath]
         if single {
-            if requested == "/" { throw .rejectedChoice(url: shown, reason: "it is the root directory, not a file") }
-            directory = try resolvedDirectory(FilePath.directory(of: requested), shown: shown, what: "its directory")
-            destinations = [FilePath.join(directory, FilePath.lastComponent(of: requested))]
+            if requested == .root { throw .rejectedChoice(url: shown, reason: "it is the root directory, not a file") }
+            directory = try resolvedDirectory(requested.directory, shown: shown, what: "its directory")
+            destinations = [directory.appending(requested.lastComponent)]
         } else {
             directory = try resolvedDirectory(
                 requested, shown: shown, what: "several documents are saved into a directory, and it")
-            destinations = names.map { FilePath.join(directory, $0) }
+            destinations = names.map { directory.appending($0) }
         }
 
         for destination in destinations {
             guard let existing = try? FileStatus.ofLink(destination) else { continue }
-            let destinationURL = FileURL.from(path: destination)
+            let destinationURL = destination.url
             if existing.kind == .directory {
                 throw .rejectedChoice(url: destinationURL, reason: "it is a directory")
+            }
+            if existing.isSpecial {
+                throw .rejectedChoice(url: destinationURL, reason: "it is \(existing.specialKindDescription), which is never a document")
             }
             if !overwrite { throw .fileExists(url: destinationURL) }
         }
@@ -166,10 +169,10 @@ struct ExportJob: Sendable {
             directory: directory)
     }
 
-    private static func resolvedDirectory(_ path: String, shown: String, what: String) throws(DialogError) -> String {
-        let resolved: String
+    private static func resolvedDirectory(_ path: FilePath, shown: String, what: String) throws(DialogError) -> FilePath {
+        let resolved: FilePath
         do {
-            resolved = try FilePath.resolve(path)
+            resolved = try path.resolved()
         } catch {
             throw .rejectedChoice(url: shown, reason: "\(what) (\(path)) cannot be used: \(error.reason)")
         }

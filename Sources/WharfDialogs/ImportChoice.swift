@@ -12,10 +12,10 @@ import WharfSystem
 /// Symlinks are resolved here, once; the identity recorded is that of the file actually
 /// opened, so the access layer can later tell if the path was swapped.
 struct ImportChoice: Sendable {
-    /// The files, in the order chosen (duplicates dropped).
+    /// The files, in the order chosen (duplicates dropped: the same bytes once).
     var files: [ChosenFile]
     /// The first file's path as chosen (normalised, not resolved): where the user was.
-    var firstChosenPath: String
+    var firstChosenPath: FilePath
 
     static func validate(
         urls: [String], allowsMultipleSelection: Bool, importsUnresolvedAliases: Bool,
@@ -28,8 +28,8 @@ struct ImportChoice: Sendable {
             throw .rejectedChoice(url: urls[1], reason: "this dialog takes a single file, and \(urls.count) were chosen")
         }
         var files: [ChosenFile] = []
-        var seen = Set<String>()
-        var firstChosenPath = ""
+        var seen = Set<FilePath>()
+        var firstChosenPath = FilePath.root
         for (index, url) in urls.enumerated() {
             let (file, chosenPath) = try validate(
                 url: url, importsUnresolvedAliases: importsUnresolvedAliases, rules: rules, types: types)
@@ -41,11 +41,11 @@ struct ImportChoice: Sendable {
 
     private static func validate(
         url: String, importsUnresolvedAliases: Bool, rules: SelectionRules, types: any ContentTypeOracle
-    ) throws(DialogError) -> (ChosenFile, String) {
+    ) throws(DialogError) -> (ChosenFile, FilePath) {
         guard let raw = FileURL.pathOrURL(url) else {
             throw .rejectedChoice(url: url, reason: "it is neither an absolute path nor a file: URL")
         }
-        let path = FilePath.normalize(raw)
+        let path = raw.normalized
         let link: FileStatus
         do {
             link = try FileStatus.ofLink(path)
@@ -58,36 +58,41 @@ struct ImportChoice: Sendable {
             if let target = try? FileStatus.of(path) { status = target } else { broken = true }
         }
         let facts = EntryFacts(
-            name: FilePath.lastComponent(of: path), directory: FilePath.directory(of: path), explicitPath: path,
+            name: path.lastComponent, directory: path.directory, explicitPath: path,
             status: status,
             isSymlink: link.kind == .symlink, isBrokenSymlink: broken,
-            browserOptions: rules.browserOptions, types: types)
+            browserOptions: rules.browserOptions, types: types,
+            readHead: { buffer throws(SystemError) in try FileHead.read(path, into: buffer) })
         if let reason = rules.rejection(of: facts, types: types) {
             throw .rejectedChoice(url: url, reason: reason)
         }
 
-        // Readable means it opens. O_NONBLOCK keeps a FIFO from blocking the open.
-        let flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK | (status.kind == .directory ? O_DIRECTORY : 0)
-        let descriptor = open(path, flags)
-        guard descriptor >= 0 else {
-            let error = SystemError.current("open", path: path)
+        // Readable means it opens. O_NONBLOCK keeps a FIFO swapped in meanwhile from blocking
+        // the open; the identity taken from this descriptor is what is granted.
+        let file: FileDescriptor
+        do {
+            file = try FileDescriptor.open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | (status.kind == .directory ? O_DIRECTORY : 0))
+        } catch {
             throw .rejectedChoice(url: url, reason: "it cannot be opened for reading: \(error.reason)")
         }
-        defer { close(descriptor) }
 
-        do {
-            if importsUnresolvedAliases && facts.isSymlink {
-                // The link itself is returned; only the directories above it are resolved.
-                let directory = try FilePath.resolve(FilePath.directory(of: path))
-                let linkPath = FilePath.join(directory, facts.name)
-                let identity = try FileIdentity.of(linkPath, followSymlinks: false)
-                return (ChosenFile(path: linkPath, identity: identity, forWriting: false), path)
-            }
-            let resolved = try FilePath.resolve(path)
-            let identity = try FileIdentity.of(descriptor: descriptor, path: resolved)
-            return (ChosenFile(path: resolved, identity: identity, forWriting: false), path)
-        } catch {
-            throw .rejectedChoice(url: url, reason: "it could not be resolved: \(error)")
+        if importsUnresolvedAliases && facts.isSymlink {
+            // The link itself is returned; only the directories above it are resolved.
+            let linkPath = try resolving(url) { () throws(SystemError) in try path.directory.resolved().appending(path.lastComponent) }
+            let identity = try resolving(url) { () throws(SystemError) in try FileIdentity.of(linkPath, followSymlinks: false) }
+            return (ChosenFile(path: linkPath, identity: identity, forWriting: false, isSymlink: true), path)
         }
+        let opened = try resolving(url) { () throws(SystemError) in try file.status() }
+        guard !opened.isSpecial else {
+            throw .rejectedChoice(url: url, reason: "it is \(opened.specialKindDescription), which is never a document")
+        }
+        let resolved = try resolving(url) { () throws(SystemError) in try path.resolved() }
+        let identity = try resolving(url) { () throws(SystemError) in try file.identity() }
+        return (ChosenFile(path: resolved, identity: identity, forWriting: false), path)
+    }
+
+    /// A system call on the way to the chosen file failed: the choice is rejected, saying why.
+    private static func resolving<T>(_ url: String, _ step: () throws(SystemError) -> T) throws(DialogError) -> T {
+        do { return try step() } catch { throw .rejectedChoice(url: url, reason: "it could not be resolved: \(error)") }
     }
 }

@@ -9,8 +9,9 @@ import Musl
 ///
 /// There is no locale collation on this platform without Foundation/ICU, so "localized" is
 /// approximated: names are compared by their Unicode-lowercased UTF-8 bytes (code point order),
-/// digit runs by numeric value. Names equal under that folding (`a` and `A`, `1` and `01`) are
-/// ordered by their raw bytes, so the order is total and the same on every listing.
+/// digit runs by numeric value; a name that is not UTF-8 by its bytes with ASCII letters folded.
+/// Names equal under that folding (`a` and `A`, `1` and `01`) are ordered by their raw bytes,
+/// so the order is total and the same on every listing.
 ///
 /// To keep a 100,000-entry sort cheap, each name is encoded once into a key whose plain byte
 /// order is the natural order: letters are folded, and a run of digits becomes a `0` marker,
@@ -19,22 +20,24 @@ import Musl
 /// number sorts after a shorter one, and equal lengths compare digit by digit.
 enum NameOrdering {
     /// The encoded key of a name.
-    static func key(for name: String) -> [UInt8] {
+    static func key(for name: [UInt8]) -> [UInt8] {
         var bytes: [UInt8] = []
         appendKey(for: name, to: &bytes)
         return bytes
     }
 
     /// Appends the encoded key of `name` to `bytes` (a listing keeps all keys in one buffer).
-    static func appendKey(for name: String, to bytes: inout [UInt8]) {
-        if name.utf8.allSatisfy({ $0 < 0x80 }) {
-            encode(name.utf8, into: &bytes)
+    static func appendKey(for name: [UInt8], to bytes: inout [UInt8]) {
+        if name.allSatisfy({ $0 < 0x80 }) {
+            encode(name, into: &bytes)
+        } else if let text = String(validating: name, as: UTF8.self) {
+            encode(text.lowercased().utf8, into: &bytes)
         } else {
-            encode(name.lowercased().utf8, into: &bytes)
+            encode(name, into: &bytes)
         }
     }
 
-    private static func encode(_ source: String.UTF8View, into bytes: inout [UInt8]) {
+    private static func encode(_ source: some Sequence<UInt8>, into bytes: inout [UInt8]) {
         var lengthIndex = -1  // where the current digit run's length byte is, or -1 outside a run
         var leadingZeros = false
         for byte in source {
@@ -80,11 +83,11 @@ enum NameOrdering {
     }
 
     /// `a` sorts before `b` (what the listing's sort decides, for single pairs).
-    static func precedes(_ a: String, _ b: String) -> Bool {
+    static func precedes(_ a: [UInt8], _ b: [UInt8]) -> Bool {
         let keyA = key(for: a)
         let keyB = key(for: b)
         let order = keyA.withUnsafeBufferPointer { x in keyB.withUnsafeBufferPointer { y in compare(x, y) } }
         if order != 0 { return order < 0 }
-        return a.utf8.lexicographicallyPrecedes(b.utf8)
+        return a.lexicographicallyPrecedes(b)
     }
 }

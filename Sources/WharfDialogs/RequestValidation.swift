@@ -38,9 +38,8 @@ enum RequestValidation {
     }
 
     private static func validate(_ options: DialogOptions, types: any ContentTypeOracle) throws(DialogError) {
-        if let directory = options.defaultDirectory, FileURL.pathOrURL(directory) == nil {
-            throw .invalidArgument(
-                field: "options.defaultDirectory", reason: "is neither an absolute path nor a file: URL (\(directory))")
+        if let directory = options.defaultDirectory, !directory.isAbsolute {
+            throw .invalidArgument(field: "options.defaultDirectory", reason: "must be an absolute path (\(directory))")
         }
         if let timeout = options.timeoutMs, timeout <= 0 {
             throw .invalidArgument(field: "options.timeoutMs", reason: "must be a positive number of milliseconds (got \(timeout))")
@@ -71,8 +70,8 @@ enum RequestValidation {
     }
 
     /// A `path` source must be a regular file the client already has.
-    private static func validate(sourcePath path: String, field: String) throws(DialogError) {
-        guard path.hasPrefix("/"), !path.utf8.contains(0) else {
+    private static func validate(sourcePath path: FilePath, field: String) throws(DialogError) {
+        guard path.isAbsolute else {
             throw .invalidArgument(field: field, reason: "must be an absolute path (\(path))")
         }
         let status: FileStatus

@@ -1,11 +1,12 @@
 import WharfFileWriting
+import WharfSystem
 
 /// The view modifiers that configure a file dialog (`fileDialog…`, `fileExporterFilenameLabel`),
 /// shared by both kinds of dialog.
 public struct DialogOptions: Sendable, Equatable {
-    /// `fileDialogDefaultDirectory`: an absolute path or a `file:` URL. A remembered directory
-    /// (see ``customizationId``) wins over it; home is the fallback.
-    public var defaultDirectory: String?
+    /// `fileDialogDefaultDirectory`. A remembered directory (see ``customizationId``) wins over
+    /// it; home is the fallback.
+    public var defaultDirectory: FilePath?
     public var title: String?
     /// `fileDialogMessage`.
     public var message: String?
@@ -27,7 +28,7 @@ public struct DialogOptions: Sendable, Equatable {
     public var filenameLabel: String?
 
     public init(
-        defaultDirectory: String? = nil,
+        defaultDirectory: FilePath? = nil,
         title: String? = nil,
         message: String? = nil,
         confirmationLabel: String? = nil,

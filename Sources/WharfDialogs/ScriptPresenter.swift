@@ -185,8 +185,8 @@ public final class ScriptPresenter: DialogPresenter {
     }
 
     /// Script paths may be relative to the directory the dialog opened in.
-    static func absolute(_ path: String, in directory: String) -> String {
+    static func absolute(_ path: String, in directory: FilePath) -> String {
         if path.hasPrefix("/") || path.hasPrefix("file:") { return path }
-        return FilePath.join(directory, path)
+        return directory.appending(path).url
     }
 }

@@ -33,7 +33,7 @@ public struct ScriptExpectation: Sendable, Equatable {
     public var message: String?
     public var confirmationLabel: String?
     /// Compared after normalisation.
-    public var directory: String?
+    public var directory: FilePath?
     /// Exporter: the suggested file name.
     public var filename: String?
     /// Exporter: the offered content types.
@@ -43,7 +43,7 @@ public struct ScriptExpectation: Sendable, Equatable {
 
     public init(
         kind: DialogKind? = nil, allowedContentTypes: [String]? = nil, allowsMultipleSelection: Bool? = nil,
-        title: String? = nil, message: String? = nil, confirmationLabel: String? = nil, directory: String? = nil,
+        title: String? = nil, message: String? = nil, confirmationLabel: String? = nil, directory: FilePath? = nil,
         filename: String? = nil, contentTypes: [String]? = nil, filenameLabel: String? = nil,
         browserOptions: BrowserOptions? = nil
     ) {
@@ -81,7 +81,9 @@ public struct ScriptExpectation: Sendable, Equatable {
         if let mismatch = text("title", title, dialog.title) { return mismatch }
         if let mismatch = text("message", message, dialog.message) { return mismatch }
         if let mismatch = text("confirmationLabel", confirmationLabel, dialog.confirmationLabel) { return mismatch }
-        if let mismatch = text("directory", directory.map(FilePath.normalize), dialog.directory) { return mismatch }
+        if let directory, directory.normalized != dialog.directory {
+            return "directory: expected \(quoted(directory.description)), got \(quoted(dialog.directory.description))"
+        }
         if let mismatch = text("filename", filename, dialog.filename) { return mismatch }
         if let mismatch = types("contentTypes", contentTypes, dialog.contentTypes) { return mismatch }
         if let mismatch = text("filenameLabel", filenameLabel, dialog.filenameLabel) { return mismatch }

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import WharfSystem
 
 /// `fileDialogURLEnabled` as data: closures cannot cross the wire, so the client sends a
 /// predicate the engine evaluates for every listed entry and every chosen file.
@@ -75,8 +76,8 @@ public indirect enum URLPredicate: Sendable, Equatable {
         case .all(let operands): return operands.allSatisfy { $0.evaluate(entry, types: types) }
         case .any(let operands): return operands.contains { $0.evaluate(entry, types: types) }
         case .not(let operand): return !operand.evaluate(entry, types: types)
-        case .nameMatches(let glob): return fnmatch(glob, entry.name, 0) == 0
-        case .pathMatches(let glob): return fnmatch(glob, entry.path, 0) == 0
+        case .nameMatches(let glob): return FilePath(unchecked: entry.name).withCString { fnmatch(glob, $0, 0) == 0 }
+        case .pathMatches(let glob): return entry.path.withCString { fnmatch(glob, $0, 0) == 0 }
         case .conformsTo(let identifier): return types.conforms(entry.contentType, to: identifier)
         case .sizeAtMost(let size): return entry.size <= size
         case .sizeAtLeast(let size): return entry.size >= size

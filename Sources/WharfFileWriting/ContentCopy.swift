@@ -18,7 +18,7 @@ extension ExportTransaction {
     }
 
     /// Fills the temporary file, in chunks, looking at the cancellation flag between them.
-    func copyContents(of entry: ExportEntry, into target: Int32) throws(ExportError) {
+    func copyContents(of entry: ExportEntry, into target: FileDescriptor) throws(ExportError) {
         entry.directory.changed = true
         try reserveSpace(for: entry, in: target)
         switch entry.source {
@@ -36,7 +36,7 @@ extension ExportTransaction {
     /// during writeback (measured: a 1 GiB export on ext4 finishes markedly sooner), and a
     /// file that cannot fit fails at once instead of after writing most of it. Skipped on
     /// memory-backed file systems, where reserving means zeroing every page first.
-    private func reserveSpace(for entry: ExportEntry, in target: Int32) throws(ExportError) {
+    private func reserveSpace(for entry: ExportEntry, in target: FileDescriptor) throws(ExportError) {
         guard configuration.reserveSpace, entry.expectedSize > 0 else { return }
         guard configuration.reserveSpaceInMemory || !entry.directory.isMemoryBacked else { return }
         guard let code = Syscalls.reserveSpace(target, count: entry.expectedSize) else { return }
@@ -49,7 +49,7 @@ extension ExportTransaction {
         }
     }
 
-    private func writeBytes(_ bytes: [UInt8], into target: Int32, for destination: String) throws(ExportError) {
+    private func writeBytes(_ bytes: [UInt8], into target: FileDescriptor, for destination: FilePath) throws(ExportError) {
         var writeback = WritebackPacer(descriptor: target, enabled: configuration.earlyWriteback, step: configuration.chunkSize)
         let failure: ExportError? = bytes.withUnsafeBytes { buffer in
             var offset = 0
@@ -57,7 +57,7 @@ extension ExportTransaction {
                 if cancellation?.isCancelled == true { return .cancelled }
                 let count = min(configuration.chunkSize, buffer.count - offset)
                 do throws(SystemError) {
-                    try Syscalls.writeAll(target, UnsafeRawBufferPointer(rebasing: buffer[offset..<offset + count]), reportedAs: destination)
+                    try target.write(all: UnsafeRawBufferPointer(rebasing: buffer[offset..<offset + count]))
                 } catch {
                     return .failed(path: destination, cause: error)
                 }
@@ -75,7 +75,7 @@ extension ExportTransaction {
     /// file system merely lacked support, or the loop meets the same error and can say whether
     /// reading the source or writing the destination failed.
     private func copyFile(
-        _ source: Int32, path: String, into target: Int32, kernelCopy: Bool, for destination: String
+        _ source: FileDescriptor, path: FilePath, into target: FileDescriptor, kernelCopy: Bool, for destination: FilePath
     ) throws(ExportError) {
         var method = kernelCopy ? CopyMethod.copyFileRange : .readWrite
         var writeback = WritebackPacer(descriptor: target, enabled: configuration.earlyWriteback, step: configuration.chunkSize)
@@ -108,10 +108,10 @@ extension ExportTransaction {
                     buffer = chunk
                 }
                 let count: Int
-                do { count = try Syscalls.readSome(source, into: chunk, reportedAs: path) }
+                do { count = try source.read(into: chunk) }
                 catch { throw .failed(path: destination, cause: error) }
                 if count == 0 { return }
-                do { try Syscalls.writeAll(target, UnsafeRawBufferPointer(rebasing: chunk[..<count]), reportedAs: destination) }
+                do { try target.write(all: UnsafeRawBufferPointer(rebasing: chunk[..<count])) }
                 catch { throw .failed(path: destination, cause: error) }
                 progress.add(count)
                 writeback.wrote(count)
@@ -125,13 +125,13 @@ extension ExportTransaction {
 /// copying (CPU, page cache) and writing back (disk) overlap. Without it, a 1 GiB export
 /// would copy at page-cache speed and then sit in `fsync` for the entire disk write.
 struct WritebackPacer {
-    let descriptor: Int32
+    let descriptor: FileDescriptor
     let enabled: Bool
     let step: Int
     private var written: Int64 = 0
     private var started: Int64 = 0
 
-    init(descriptor: Int32, enabled: Bool, step: Int) {
+    init(descriptor: FileDescriptor, enabled: Bool, step: Int) {
         self.descriptor = descriptor
         self.enabled = enabled
         self.step = step

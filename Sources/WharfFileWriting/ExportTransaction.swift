@@ -18,7 +18,7 @@ final class ExportTransaction {
 
     /// Destination directories, opened once each; every later step works relative to these
     /// descriptors, so a directory renamed or replaced mid-export cannot redirect the writes.
-    var directories: [String: DirectoryHandle] = [:]
+    var directories: [FilePath: DirectoryHandle] = [:]
     var entries: [ExportEntry] = []
     /// Temporary and backup names claimed in `LiveTemporaries`, released when we are done.
     private var claimedNames: [String] = []
@@ -46,10 +46,10 @@ final class ExportTransaction {
     }
 
     /// A fresh temporary name, protected from this process's own orphan sweeps until the end.
-    func claimTemporaryName() -> String {
+    func claimTemporaryName() -> FilePath {
         let name = LiveTemporaries.claimNew()
         claimedNames.append(name)
-        return name
+        return FilePath(unchecked: Array(name.utf8))
     }
 
     func run() throws(ExportError) {
@@ -77,37 +77,38 @@ final class ExportTransaction {
     /// a bad destination path, an existing file without `overwrite`, a directory in the way,
     /// a source that cannot be opened.
     private func prepare() throws(ExportError) {
-        var seen = Set<String>()
+        var seen = Set<FilePath>()
         var total: Int64 = 0
         for item in items {
             let destination = item.destination
-            let name = FilePath.lastComponent(of: destination)
+            let name = destination.lastComponent
             func invalid(_ why: String) -> ExportError {
                 .failed(path: destination, cause: SystemError(code: EINVAL, operation: why, path: destination))
             }
-            guard destination.hasPrefix("/") else { throw invalid("export to a relative path") }
-            guard !destination.hasSuffix("/"), !["", ".", "..", "/"].contains(name) else {
+            guard destination.isAbsolute else { throw invalid("export to a relative path") }
+            guard destination.bytes.last != UInt8(ascii: "/"), name != [0x2E], name != [0x2E, 0x2E] else {
                 throw invalid("export to a path that names no file")
             }
             guard TemporaryName.owner(of: name) == nil else {
                 throw invalid("export to a name reserved for temporary files")
             }
-            guard seen.insert(FilePath.normalize(destination)).inserted else {
+            guard seen.insert(destination.normalized).inserted else {
                 throw invalid("export two documents to")
             }
 
             let directory = try directory(for: destination)
-            let existing: stat?
-            do { existing = try Syscalls.statusIfPresent(in: directory.descriptor, name, reportedAs: destination) }
+            let nameInDirectory = FilePath(unchecked: name)
+            let existing: FileStatus?
+            do { existing = try Syscalls.statusIfPresent(in: directory.descriptor, nameInDirectory, reportedAs: destination) }
             catch { throw .failed(path: destination, cause: error) }
             if let existing {
                 guard item.overwrite else { throw .exists(path: destination) }
-                if existing.st_mode & S_IFMT == S_IFDIR {
+                if existing.kind == .directory {
                     throw .failed(path: destination, cause: SystemError(code: EISDIR, operation: "replace", path: destination))
                 }
             }
 
-            let entry = ExportEntry(item: item, directory: directory, name: name)
+            let entry = ExportEntry(item: item, directory: directory, name: nameInDirectory)
             entries.append(entry)
             switch item.source {
             case .bytes(let bytes):
@@ -115,22 +116,22 @@ final class ExportTransaction {
                 entry.expectedSize = Int64(bytes.count)
                 total += Int64(bytes.count)
             case .file(let path):
-                let descriptor: Int32
+                let descriptor: FileDescriptor
                 do { descriptor = try Syscalls.openForReading(path) }
                 catch { throw .failed(path: destination, cause: error) }
                 entry.source = .file(descriptor: descriptor, path: path, kernelCopy: false)
-                let status: stat
-                do { status = try Syscalls.status(of: descriptor, reportedAs: path) }
+                let status: FileStatus
+                do { status = try descriptor.status() }
                 catch { throw .failed(path: destination, cause: error) }
-                switch status.st_mode & S_IFMT {
-                case S_IFDIR:
+                switch status.kind {
+                case .directory:
                     throw .failed(path: destination, cause: SystemError(code: EISDIR, operation: "read", path: path))
-                case S_IFREG:
-                    entry.expectedSize = Int64(status.st_size)
-                    total += Int64(status.st_size)
+                case .regular:
+                    entry.expectedSize = status.size
+                    total += status.size
                     // Files that claim to be empty (procfs, sysfs) may still have contents the
                     // kernel copy would not see; only the read loop is trusted with them.
-                    let kernelCopy = configuration.kernelCopy && status.st_size > 0
+                    let kernelCopy = configuration.kernelCopy && status.size > 0
                     entry.source = .file(descriptor: descriptor, path: path, kernelCopy: kernelCopy)
                 default:
                     break  // A FIFO or device: read to its end, size unknown beforehand.
@@ -140,10 +141,10 @@ final class ExportTransaction {
         progress = ProgressReporter(total: total, callback: progressCallback, configuration: configuration)
     }
 
-    private func directory(for destination: String) throws(ExportError) -> DirectoryHandle {
-        let path = FilePath.directory(of: destination)
+    private func directory(for destination: FilePath) throws(ExportError) -> DirectoryHandle {
+        let path = destination.directory
         if let open = directories[path] { return open }
-        let descriptor: Int32
+        let descriptor: FileDescriptor
         do { descriptor = try Syscalls.openDirectory(path) }
         catch { throw .failed(path: destination, cause: error) }
         let handle = DirectoryHandle(path: path, descriptor: descriptor)
@@ -159,7 +160,7 @@ final class ExportTransaction {
             let temporary = try createTemporary(for: entry)
             entry.temporary = temporary
             try copyContents(of: entry, into: temporary.descriptor)
-            do { try Syscalls.sync(temporary.descriptor, reportedAs: entry.item.destination) }
+            do { try temporary.descriptor.sync() }
             catch { throw .failed(path: entry.item.destination, cause: error) }
         }
     }
@@ -174,19 +175,19 @@ final class ExportTransaction {
         let directory = entry.directory
         for _ in 0..<100 {
             let name = claimTemporaryName()
-            let descriptor: Int32
+            let descriptor: FileDescriptor
             do {
-                descriptor = try Syscalls.createExclusive(in: directory.descriptor, name, reportedAs: directory.path)
+                descriptor = try Syscalls.createExclusive(in: directory.descriptor, name, standingFor: destination)
             } catch {
                 if error.code == EEXIST { continue }  // Taken, or something planted there.
                 throw .failed(path: destination, cause: error)
             }
             let temporary = TemporaryFile(name: name, descriptor: descriptor)
             do {
-                try Syscalls.lock(descriptor, reportedAs: destination)
-                let status = try Syscalls.status(of: descriptor, reportedAs: destination)
-                temporary.inode = UInt64(status.st_ino)
-                if status.st_nlink > 0 { return temporary }
+                try Syscalls.lock(descriptor)
+                let status = try descriptor.status()
+                temporary.inode = status.inode
+                if status.linkCount > 0 { return temporary }
                 temporary.holds = .nothing
                 temporary.close()
             } catch {
@@ -214,53 +215,47 @@ final class ExportTransaction {
             temporary.holds = .nothing
         }
         for directory in directories.values where directory.changed {
-            try? Syscalls.sync(directory.descriptor, reportedAs: directory.path)
+            try? directory.descriptor.sync()
         }
     }
 }
 
 /// An open destination directory.
 final class DirectoryHandle {
-    let path: String
-    private(set) var descriptor: Int32
+    let path: FilePath
+    let descriptor: FileDescriptor
     /// A name in it was created, renamed or removed: it needs an `fsync` to make that durable.
     var changed = false
     /// tmpfs or ramfs: no disk behind it, so no point in reserving blocks.
     let isMemoryBacked: Bool
 
-    init(path: String, descriptor: Int32) {
+    init(path: FilePath, descriptor: FileDescriptor) {
         self.path = path
         self.descriptor = descriptor
         isMemoryBacked = Syscalls.isMemoryBacked(descriptor)
     }
 
-    func close() {
-        if descriptor >= 0 { _ = Glibc.close(descriptor) }
-        descriptor = -1
-    }
+    func close() { descriptor.close() }
 }
 
 /// A temporary file being written, and what its name holds now.
 final class TemporaryFile {
     enum Contents { case newContents, oldContents, nothing }
 
-    let name: String
-    private(set) var descriptor: Int32
+    let name: FilePath
+    let descriptor: FileDescriptor
     var inode: UInt64 = 0
     /// `.newContents` until renamed into place; `.oldContents` after an exchange put the
     /// replaced file under this name; `.nothing` once the name is gone.
     var holds = Contents.newContents
 
-    init(name: String, descriptor: Int32) {
+    init(name: FilePath, descriptor: FileDescriptor) {
         self.name = name
         self.descriptor = descriptor
     }
 
     /// Closing also releases the `flock`.
-    func close() {
-        if descriptor >= 0 { _ = Glibc.close(descriptor) }
-        descriptor = -1
-    }
+    func close() { descriptor.close() }
 }
 
 /// One item of the export and the state of its journey to the destination.
@@ -268,7 +263,7 @@ final class ExportEntry {
     enum Source {
         case none
         case bytes([UInt8])
-        case file(descriptor: Int32, path: String, kernelCopy: Bool)
+        case file(descriptor: FileDescriptor, path: FilePath, kernelCopy: Bool)
     }
 
     /// How the file reached its destination, which says how to undo it.
@@ -278,19 +273,20 @@ final class ExportEntry {
         /// The old file was swapped to the temporary name; undo swaps back.
         case exchanged
         /// The old file is kept under `backup` (a hard link, or moved there); undo renames it back.
-        case replaced(backup: String)
+        case replaced(backup: FilePath)
     }
 
     let item: ExportItem
     let directory: DirectoryHandle
-    let name: String
+    /// The destination's name in its directory.
+    let name: FilePath
     var source = Source.none
     /// The size the source had when opened; 0 when unknown (a FIFO) or empty.
     var expectedSize: Int64 = 0
     var temporary: TemporaryFile?
     var publication: Publication?
 
-    init(item: ExportItem, directory: DirectoryHandle, name: String) {
+    init(item: ExportItem, directory: DirectoryHandle, name: FilePath) {
         self.item = item
         self.directory = directory
         self.name = name
@@ -298,7 +294,7 @@ final class ExportEntry {
 
     func close() {
         temporary?.close()
-        if case .file(let descriptor, _, _) = source { _ = Glibc.close(descriptor) }
+        if case .file(let descriptor, _, _) = source { descriptor.close() }
         source = .none
     }
 }

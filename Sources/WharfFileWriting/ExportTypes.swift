@@ -6,19 +6,19 @@ public enum ExportSource: Sendable, Equatable {
     case bytes([UInt8])
     /// A file the client already has, copied in the kernel (`copy_file_range`, then `sendfile`)
     /// and never read whole into memory. It is read to its end, so a FIFO works too.
-    case file(path: String)
+    case file(path: FilePath)
 }
 
 /// One file to write.
 public struct ExportItem: Sendable, Equatable {
     /// Absolute destination path. Its directory must exist; the file itself is created or,
     /// with `overwrite`, replaced (a symlink there is replaced, never written through).
-    public var destination: String
+    public var destination: FilePath
     public var source: ExportSource
     /// The human confirmed replacing an existing file at `destination`.
     public var overwrite: Bool
 
-    public init(destination: String, source: ExportSource, overwrite: Bool) {
+    public init(destination: FilePath, source: ExportSource, overwrite: Bool) {
         self.destination = destination
         self.source = source
         self.overwrite = overwrite
@@ -40,11 +40,11 @@ public enum ExportError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The export was cancelled; everything was rolled back.
     case cancelled
     /// `path` exists and `overwrite` was false.
-    case exists(path: String)
+    case exists(path: FilePath)
     /// A system call failed while writing `path` (the destination, never a temporary name);
     /// `cause` says which call, on which file, and why — for a source that cannot be read,
     /// `cause.path` is the source.
-    case failed(path: String, cause: SystemError)
+    case failed(path: FilePath, cause: SystemError)
 
     public var description: String {
         switch self {

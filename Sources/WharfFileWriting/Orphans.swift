@@ -20,28 +20,30 @@ extension AtomicWriter {
     ///   writing — which protects writers whose pid means nothing here (another pid namespace
     ///   sharing the directory).
     @discardableResult
-    public static func removeOrphans(in directory: String) -> [String] {
-        guard let descriptor = try? Syscalls.openDirectory(directory) else { return [] }
-        defer { close(descriptor) }
-        var removed: [String] = []
-        for name in entryNames(of: descriptor) {
+    public static func removeOrphans(in directory: FilePath) -> [FilePath] {
+        guard let handle = try? Syscalls.openDirectory(directory),
+              let names = try? DirectoryEntries.names(in: handle)
+        else { return [] }
+        var removed: [FilePath] = []
+        for name in names {
             guard let owner = TemporaryName.owner(of: name) else { continue }
             if owner == getpid() {
-                if LiveTemporaries.contains(name) { continue }
+                if LiveTemporaries.contains(String(decoding: name, as: UTF8.self)) { continue }
             } else if processIsAlive(owner) {
                 continue
             }
-            let path = FilePath.join(directory, name)
-            guard let status = try? Syscalls.statusIfPresent(in: descriptor, name, reportedAs: path) else { continue }
-            switch status.st_mode & S_IFMT {
-            case S_IFLNK:
+            let path = directory.appending(name)
+            let component = FilePath(unchecked: name)
+            guard let status = try? Syscalls.statusIfPresent(in: handle, component, reportedAs: path) else { continue }
+            switch status.kind {
+            case .symlink:
                 break
-            case S_IFREG:
-                guard isUnlocked(name, in: descriptor, status: status) else { continue }
+            case .regular:
+                guard isUnlocked(component, in: handle, status: status) else { continue }
             default:
                 continue
             }
-            if (try? Syscalls.unlink(in: descriptor, name, reportedAs: path)) != nil {
+            if (try? Syscalls.unlink(in: handle, component, reportedAs: path)) != nil {
                 removed.append(path)
             }
         }
@@ -50,34 +52,19 @@ extension AtomicWriter {
 
     /// True unless a writer holds an `flock` on the file (or it was swapped for another file
     /// since `status` was taken). A file we may not open is judged by its pid alone.
-    private static func isUnlocked(_ name: String, in directory: Int32, status: stat) -> Bool {
-        let file = openat(directory, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
-        guard file >= 0 else { return errno == EACCES || errno == EPERM }
-        defer { close(file) }  // Releases our own lock, if we took it.
-        guard Syscalls.tryLock(file) else { return false }
-        var now = stat()
-        guard fstat(file, &now) == 0 else { return false }
-        return now.st_ino == status.st_ino && now.st_dev == status.st_dev
+    private static func isUnlocked(_ name: FilePath, in directory: FileDescriptor, status: FileStatus) -> Bool {
+        let file: FileDescriptor
+        do {
+            file = try directory.open(name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK)
+        } catch {
+            return error.code == EACCES || error.code == EPERM
+        }
+        // Closing `file` when it goes releases our own lock, if we took it.
+        guard Syscalls.tryLock(file), let now = try? file.status() else { return false }
+        return now.inode == status.inode && now.device == status.device
     }
 
     private static func processIsAlive(_ pid: pid_t) -> Bool {
-        kill(pid, 0) == 0 || errno == EPERM
-    }
-
-    /// The names in a directory, read through a duplicate of `descriptor` (`closedir` closes
-    /// the one it is given).
-    private static func entryNames(of descriptor: Int32) -> [String] {
-        let copy = dup(descriptor)
-        guard copy >= 0 else { return [] }
-        guard let stream = fdopendir(copy) else {
-            close(copy)
-            return []
-        }
-        defer { closedir(stream) }
-        var names: [String] = []
-        while let entry = readdir(stream) {
-            names.append(DirectoryEntries.name(of: entry))
-        }
-        return names
+        ProcessIdentity.exists(pid)
     }
 }

@@ -24,7 +24,7 @@ extension ExportTransaction {
         var synced = Set<ObjectIdentifier>()
         for entry in entries where entry.directory.changed {
             guard synced.insert(ObjectIdentifier(entry.directory)).inserted else { continue }
-            do { try Syscalls.sync(entry.directory.descriptor, reportedAs: entry.directory.path) }
+            do { try entry.directory.descriptor.sync() }
             catch { throw .failed(path: entry.item.destination, cause: error) }
         }
     }
@@ -67,7 +67,7 @@ extension ExportTransaction {
         let destination = entry.item.destination
         if configuration.renameFlags {
             do {
-                try Syscalls.renameat2(directory, temporary.name, directory, entry.name, flags: Syscalls.renameNoReplace)
+                try Syscalls.renameat2(in: directory, temporary.name, entry.name, flags: Syscalls.renameNoReplace, reportedAs: destination)
                 temporary.holds = .nothing
                 return
             } catch {
@@ -97,7 +97,7 @@ extension ExportTransaction {
         if configuration.renameFlags {
             var exchanged = false
             do {
-                try Syscalls.renameat2(directory, temporary.name, directory, entry.name, flags: Syscalls.renameExchange)
+                try Syscalls.renameat2(in: directory, temporary.name, entry.name, flags: Syscalls.renameExchange, reportedAs: destination)
                 exchanged = true
             } catch {
                 // ENOENT: the destination is gone (or our temporary, which creating will tell).
@@ -109,8 +109,8 @@ extension ExportTransaction {
                 // A directory that appeared at the destination since `prepare` must not be
                 // swapped away (committing would then try to delete it): swap back and refuse.
                 if let old = try? Syscalls.statusIfPresent(in: directory, temporary.name, reportedAs: destination),
-                   old.st_mode & S_IFMT == S_IFDIR {
-                    try? Syscalls.renameat2(directory, temporary.name, directory, entry.name, flags: Syscalls.renameExchange)
+                   old.kind == .directory {
+                    try? Syscalls.renameat2(in: directory, temporary.name, entry.name, flags: Syscalls.renameExchange, reportedAs: destination)
                     temporary.holds = .newContents
                     throw failure(entry, SystemError(code: EISDIR, operation: "replace", path: destination))
                 }
@@ -144,13 +144,13 @@ extension ExportTransaction {
         return .replaced(backup: backup)
     }
 
-    private func moveAsideAndReplace(_ entry: ExportEntry, backup: String) throws(ExportError) -> ExportEntry.Publication? {
+    private func moveAsideAndReplace(_ entry: ExportEntry, backup: FilePath) throws(ExportError) -> ExportEntry.Publication? {
         let temporary = entry.temporary!
         let directory = entry.directory.descriptor
         let destination = entry.item.destination
         do throws(SystemError) {
             if let old = try Syscalls.statusIfPresent(in: directory, entry.name, reportedAs: destination),
-               old.st_mode & S_IFMT == S_IFDIR {
+               old.kind == .directory {
                 throw SystemError(code: EISDIR, operation: "replace", path: destination)
             }
             try Syscalls.rename(in: directory, entry.name, to: backup, reportedAs: destination)
@@ -193,11 +193,11 @@ extension ExportTransaction {
         switch publication {
         case .created:
             if let now = try? Syscalls.statusIfPresent(in: directory, entry.name, reportedAs: destination),
-               UInt64(now.st_ino) == temporary.inode {
+               now.inode == temporary.inode {
                 try? Syscalls.unlink(in: directory, entry.name, reportedAs: destination)
             }
         case .exchanged:
-            if (try? Syscalls.renameat2(directory, temporary.name, directory, entry.name, flags: Syscalls.renameExchange)) != nil {
+            if (try? Syscalls.renameat2(in: directory, temporary.name, entry.name, flags: Syscalls.renameExchange, reportedAs: destination)) != nil {
                 temporary.holds = .newContents  // Removed with the other temporaries.
             } else if (try? Syscalls.rename(in: directory, temporary.name, to: entry.name, reportedAs: destination)) != nil {
                 temporary.holds = .nothing

@@ -28,9 +28,9 @@ enum TemporaryName {
     }
 
     /// The pid embedded in `name`, or nil when `name` is not exactly a Wharf temporary name.
-    static func owner(of name: String) -> pid_t? {
-        guard name.hasPrefix(prefix) else { return nil }
-        let rest = name.utf8.dropFirst(prefix.utf8.count)
+    static func owner(of name: [UInt8]) -> pid_t? {
+        guard name.starts(with: prefix.utf8) else { return nil }
+        let rest = name.dropFirst(prefix.utf8.count)
         guard let dash = rest.firstIndex(of: UInt8(ascii: "-")) else { return nil }
         let pidDigits = rest[..<dash]
         let randomPart = rest[rest.index(after: dash)...]

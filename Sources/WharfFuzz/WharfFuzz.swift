@@ -243,12 +243,10 @@ struct ReplayInputs {
         var count = 0
         while let path = paths.first {
             paths.removeFirst()
-            if let directory = opendir(path) {
-                while let entry = readdir(directory) {
-                    let name = DirectoryEntries.name(of: entry)
-                    if !name.hasPrefix(".") { paths.append(path + "/" + name) }
+            if let directory = FilePath(path), (try? FileStatus.of(directory))?.kind == .directory {
+                for name in (try? DirectoryEntries.names(in: directory)) ?? [] where name.first != UInt8(ascii: ".") {
+                    paths.append(directory.appending(name).description)
                 }
-                closedir(directory)
                 continue
             }
             guard let bytes = readFile(path) else {
@@ -266,10 +264,8 @@ struct ReplayInputs {
     }
 
     static func readFile(_ path: String) -> [UInt8]? {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return nil }
-        defer { close(descriptor) }
-        return Spawn.readToEnd(descriptor)
+        guard let path = FilePath(path) else { return nil }
+        return try? FileDescriptor.open(path, O_RDONLY).readToEnd()
     }
 }
 #endif

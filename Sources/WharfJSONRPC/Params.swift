@@ -3,8 +3,8 @@ import WharfJSON
 /// Reads typed fields out of a request's params, turning every mismatch into a -32602 error
 /// that names the field and says what was expected.
 ///
-/// Params that are absent read as an empty object; by-position params (an array) are rejected,
-/// since every Wharf method takes named params.
+/// Params that are absent (or `null`, or an empty array) read as an empty object; by-position
+/// params (a non-empty array) are rejected, since every Wharf method takes named params.
 public struct Params: Sendable {
     public let object: JSONObject
     /// A prefix for field names in nested readers (`options.timeoutMs`).
@@ -14,6 +14,9 @@ public struct Params: Sendable {
         switch json {
         case nil: self.init(object: JSONObject(), path: "")
         case .object(let object)?: self.init(object: object, path: "")
+        // An empty array is no params: Neovim writes an empty Lua table as `[]`, and a table
+        // can be neither or both.
+        case .array(let array)? where array.isEmpty: self.init(object: JSONObject(), path: "")
         case let other?: throw .invalidParams("params must be an object, got \(other.typeName)")
         }
     }

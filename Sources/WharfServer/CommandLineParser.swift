@@ -10,11 +10,11 @@ public enum Command: Sendable, Equatable {
     /// `wharf types identify FILE…` (and `--no-sniff`), `describe ID…`, `conforms ID TO`.
     case types(TypesCommand)
     /// `wharf access list` / `wharf access revoke ID`.
-    case access(AccessCommand, stateDirectory: String?)
+    case access(AccessCommand, stateDirectory: FilePath?)
 }
 
 public enum TypesCommand: Sendable, Equatable {
-    case identify(paths: [String], sniff: Bool)
+    case identify(paths: [FilePath], sniff: Bool)
     case describe([String])
     case conforms(String, to: String)
     /// How long loading the shared MIME database took, and what it held.
@@ -131,15 +131,15 @@ public enum CommandLineParser {
                 }
                 options.logLevel = level
             case "--log-file":
-                options.logFile = try value(for: argument)
+                options.logFile = try path(value(for: argument), for: argument)
             case "--presenter":
                 let raw = try value(for: argument)
                 guard raw.hasPrefix("script:"), raw.count > 7 else {
                     throw UsageError(message: "--presenter: expected script:FILE, got \(raw)")
                 }
-                options.scriptFile = String(raw.dropFirst(7))
+                options.scriptFile = try path(String(raw.dropFirst(7)), for: argument)
             case "--state-dir":
-                options.stateDirectory = try value(for: argument)
+                options.stateDirectory = try path(value(for: argument), for: argument)
             case "--max-dialogs-per-client":
                 let raw = try value(for: argument)
                 guard let count = Int(raw), count > 0, count <= 100_000 else {
@@ -155,6 +155,12 @@ public enum CommandLineParser {
         return .serve(options)
     }
 
+    /// A path argument: anything but empty or containing NUL.
+    private static func path(_ value: String, for flag: String) throws(UsageError) -> FilePath {
+        guard let path = FilePath(value) else { throw UsageError(message: "\(flag): expected a path, got an empty one") }
+        return path
+    }
+
     private static func parseTypes(_ arguments: [String]) throws(UsageError) -> Command {
         guard let verb = arguments.first else {
             throw UsageError(message: "types: expected identify, describe, conforms or stats")
@@ -163,7 +169,8 @@ public enum CommandLineParser {
         switch verb {
         case "identify":
             let sniff = !rest.contains("--no-sniff")
-            let paths = rest.filter { $0 != "--no-sniff" }
+            var paths: [FilePath] = []
+            for word in rest where word != "--no-sniff" { paths.append(try path(word, for: "types identify")) }
             guard !paths.isEmpty else { throw UsageError(message: "types identify: expected at least one FILE") }
             return .types(.identify(paths: paths, sniff: sniff))
         case "describe":
@@ -181,12 +188,12 @@ public enum CommandLineParser {
 
     private static func parseAccess(_ arguments: [String]) throws(UsageError) -> Command {
         var words: [String] = []
-        var stateDirectory: String?
+        var stateDirectory: FilePath?
         var index = 0
         while index < arguments.count {
             if arguments[index] == "--state-dir" {
                 guard index + 1 < arguments.count else { throw UsageError(message: "--state-dir needs a value") }
-                stateDirectory = arguments[index + 1]
+                stateDirectory = try path(arguments[index + 1], for: "--state-dir")
                 index += 2
             } else {
                 words.append(arguments[index])

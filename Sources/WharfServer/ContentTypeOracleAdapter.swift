@@ -1,5 +1,6 @@
 import WharfContentTypes
 import WharfDialogs
+import WharfSystem
 
 /// The dialog engine's view of one client's content types: the registry with the client's own
 /// declarations, as they stood when the dialog was presented (a snapshot, like the rest of
@@ -11,8 +12,17 @@ struct ContentTypeOracleAdapter: ContentTypeOracle {
 
     func conforms(_ identifier: String, to other: String) -> Bool { scope.conforms(identifier, to: other) }
 
-    func identifyByName(_ name: String, isDirectory: Bool) -> String {
-        scope.identifyByName(name, isDirectory: isDirectory)
+    func identify(name: [UInt8], status: FileStatus, readHead: @escaping (UnsafeMutableRawBufferPointer) throws(SystemError) -> Int) -> String {
+        let file = FileToIdentify(name: name, status: status, path: FilePath(unchecked: name), readHead: readHead)
+        switch scope.identify(file, sniff: true) {
+        case .success(let found): return found.identifier
+        // Unreadable contents: the name alone decides (such a file cannot be chosen anyway).
+        case .failure: return (try? scope.identify(file, sniff: false).get().identifier) ?? "public.data"
+        }
+    }
+
+    func type(forFilename name: [UInt8]) -> String {
+        scope.type(forFilename: name)
     }
 
     func preferredFilenameExtension(of identifier: String) -> String? {

@@ -66,7 +66,7 @@ enum DialogParams {
 
     static func options(_ params: Params?, exporter: Bool) throws(ResponseError) -> DialogOptions {
         guard let params else { return DialogOptions() }
-        var defaultDirectory: String?
+        var defaultDirectory: FilePath?
         if let raw = try params.optionalString("defaultDirectory") {
             guard let path = FileURL.pathOrURL(raw) else {
                 throw .invalidParams("\(params.name("defaultDirectory")): expected an absolute path or a file: URL, got \(raw)")

@@ -98,7 +98,7 @@ extension Lease {
         [
             "accessId": .string(accessId),
             "url": .string(url),
-            "path": .string(path),
+            "path": .string(path.description),
             "readOnly": .bool(readOnly),
             "isStale": .bool(isStale),
             "bookmark": bookmark.map(JSON.string) ?? .null,
@@ -113,7 +113,7 @@ extension AccessEntry {
             "id": .string(id),
             "kind": .string(kind.rawValue),
             "url": .string(url),
-            "path": .string(path),
+            "path": .string(path.description),
             "readOnly": .bool(readOnly),
             "isDirectory": .bool(isDirectory),
             "activeLeases": .int(Int64(activeLeases)),

@@ -97,7 +97,7 @@ extension DirectoryListing {
 extension DirectoryEntry {
     var json: JSON {
         [
-            "name": .string(name),
+            "name": .string(displayName),
             "url": .string(url),
             "isDirectory": .bool(isDirectory),
             "isPackage": .bool(isPackage),

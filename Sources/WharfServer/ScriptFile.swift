@@ -16,10 +16,10 @@ import WharfSystem
 /// Relative paths are relative to the script file's directory, so a script and its sample
 /// files can travel together.
 enum ScriptFile {
-    static func load(_ path: String) throws(StartupError) -> [ScriptStep] {
+    static func load(_ path: FilePath) throws(StartupError) -> [ScriptStep] {
         let bytes: [UInt8]
         do {
-            bytes = try readWholeFile(path)
+            bytes = try FileDescriptor.open(path, O_RDONLY).readToEnd()
         } catch {
             throw StartupError(message: "--presenter script:\(path): \(error)")
         }
@@ -29,7 +29,7 @@ enum ScriptFile {
         } catch {
             throw StartupError(message: "--presenter script:\(path): not valid JSON: \(error)")
         }
-        let base = FilePath.directory(of: FilePath.normalize(path))
+        let base = path.normalized.directory
         do {
             return try parse(json, relativeTo: base)
         } catch {
@@ -39,7 +39,7 @@ enum ScriptFile {
 
     struct ScriptError: Error { var message: String }
 
-    static func parse(_ json: JSON, relativeTo base: String) throws(ScriptError) -> [ScriptStep] {
+    static func parse(_ json: JSON, relativeTo base: FilePath) throws(ScriptError) -> [ScriptStep] {
         let list: [JSON]
         if let array = json.arrayValue {
             list = array
@@ -55,12 +55,14 @@ enum ScriptFile {
         return steps
     }
 
-    private static func resolve(_ path: String, _ base: String) -> String {
-        if let local = FileURL.path(from: path) { return local }
-        return path.hasPrefix("/") ? path : FilePath.normalize(FilePath.join(base, path))
+    /// A script path as a URL the engine takes: `file:` URLs and absolute paths as written,
+    /// relative paths against the script's directory.
+    private static func resolve(_ path: String, _ base: FilePath) -> String {
+        if path.hasPrefix("file:") || path.hasPrefix("/") { return path }
+        return base.appending(path).normalized.url
     }
 
-    private static func parseStep(_ step: JSON, index: Int, base: String) throws(ScriptError) -> ScriptStep {
+    private static func parseStep(_ step: JSON, index: Int, base: FilePath) throws(ScriptError) -> ScriptStep {
         let where_ = "step \(index)"
         guard case .object(let object) = step, object.count == 1, let (key, value) = object.members.first.map({ ($0.key, $0.value) }) else {
             throw ScriptError(message: "\(where_): expected an object with exactly one of choose, dismiss, delayMs, expect, save")
@@ -98,7 +100,7 @@ enum ScriptFile {
         "directory", "filename", "contentTypes", "filenameLabel", "browserOptions",
     ]
 
-    private static func expectation(_ value: JSON, where_: String, base: String) throws(ScriptError) -> ScriptExpectation {
+    private static func expectation(_ value: JSON, where_: String, base: FilePath) throws(ScriptError) -> ScriptExpectation {
         // A misspelt field would otherwise expect nothing and pass silently.
         if let unknown = value.objectValue?.keys.first(where: { !expectationFields.contains($0) }) {
             throw ScriptError(message: "\(where_): expect has no field \(unknown) (\(expectationFields.sorted().joined(separator: ", ")))")
@@ -125,30 +127,11 @@ enum ScriptFile {
             title: value["title"]?.stringValue,
             message: value["message"]?.stringValue,
             confirmationLabel: value["confirmationLabel"]?.stringValue,
-            directory: value["directory"]?.stringValue.map { resolve($0, base) },
+            directory: value["directory"]?.stringValue.flatMap { FileURL.pathOrURL($0) ?? FilePath($0).map { base.appending($0.bytes) } },
             filename: value["filename"]?.stringValue,
             contentTypes: strings("contentTypes"),
             filenameLabel: value["filenameLabel"]?.stringValue,
             browserOptions: browserOptions
         )
     }
-}
-
-/// Reads a small file whole (scripts, logs in tests).
-func readWholeFile(_ path: String) throws(SystemError) -> [UInt8] {
-    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-    guard descriptor >= 0 else { throw .current("open", path: path) }
-    defer { close(descriptor) }
-    var bytes: [UInt8] = []
-    var buffer = [UInt8](repeating: 0, count: 65536)
-    while true {
-        let count = read(descriptor, &buffer, buffer.count)
-        if count < 0 {
-            if errno == EINTR { continue }
-            throw .current("read", path: path)
-        }
-        if count == 0 { break }
-        bytes += buffer[0..<count]
-    }
-    return bytes
 }

@@ -7,12 +7,12 @@ public struct ServerOptions: Sendable, Equatable {
     public var framing: FramingMode = .auto
     public var maxMessageBytes = 64 * 1024 * 1024
     public var logLevel: Logger.Level = .warning
-    public var logFile: String?
+    public var logFile: FilePath?
     /// `--presenter script:FILE`: answer dialogs from a script of steps.
-    public var scriptFile: String?
+    public var scriptFile: FilePath?
     /// `--state-dir`: where the SQLite state lives; nil means `$XDG_STATE_HOME/wharf`, and
     /// `":memory:"` keeps it in memory.
-    public var stateDirectory: String?
+    public var stateDirectory: FilePath?
     /// `--max-dialogs-per-client`.
     public var maxDialogsPerClient = 64
 

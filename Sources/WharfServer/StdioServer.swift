@@ -75,9 +75,13 @@ public enum StdioServer {
 
     private static func makeLogger(_ options: ServerOptions) -> Logger {
         guard let path = options.logFile else { return Logger(level: options.logLevel) }
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { fail("--log-file: \(SystemError.current("open", path: path))") }
-        return Logger(level: options.logLevel, descriptor: descriptor)
+        do {
+            let file = try FileDescriptor.open(path, O_WRONLY | O_CREAT | O_APPEND, mode: 0o600)
+            file.relinquish()  // the logger writes to it until the process ends
+            return Logger(level: options.logLevel, descriptor: file.raw)
+        } catch {
+            fail("--log-file: \(error)")
+        }
     }
 
     static func fail(_ message: String) -> Never {

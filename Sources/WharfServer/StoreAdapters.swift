@@ -8,7 +8,7 @@ struct StoreDirectoryMemory: DirectoryMemory {
     let store: AccessStore
     let logger: Logger
 
-    func rememberedDirectory(app: String, customizationId: String) -> String? {
+    func rememberedDirectory(app: String, customizationId: String) -> FilePath? {
         do {
             return try store.rememberedDirectory(app: app, customizationId: customizationId)
         } catch {
@@ -17,7 +17,7 @@ struct StoreDirectoryMemory: DirectoryMemory {
         }
     }
 
-    func remember(app: String, customizationId: String, directory: String) {
+    func remember(app: String, customizationId: String, directory: FilePath) {
         do {
             try store.rememberDirectory(app: app, customizationId: customizationId, directory: directory)
         } catch {
@@ -37,7 +37,7 @@ struct RecordingExportWriter: ExportWriting {
         progress: (@Sendable (ExportProgress) -> Void)?,
         cancellation: ExportCancellation?
     ) throws(ExportError) {
-        for directory in Set(items.map { FilePath.directory(of: $0.destination) }) {
+        for directory in Set(items.map(\.destination.directory)) {
             do {
                 try store.recordWrittenDirectory(directory)
             } catch {

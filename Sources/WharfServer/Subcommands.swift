@@ -48,7 +48,7 @@ public enum Subcommands {
             let stats = types.registry.load()
             print("load time: \(Int((stats.seconds * 1_000_000).rounded())) µs")
             print("MIME types: \(stats.mimeTypes), glob rules: \(stats.globRules), magic sections: \(stats.magicSections), aliases: \(stats.aliases)")
-            print("directories: \(stats.directories.joined(separator: ", "))")
+            print("directories: \(stats.directories.map(\.description).joined(separator: ", "))")
             return 0
         case .conforms(let identifier, let parent):
             for unknown in [identifier, parent] where !types.isKnown(unknown) {
@@ -61,7 +61,7 @@ public enum Subcommands {
         }
     }
 
-    public static func run(_ command: AccessCommand, stateDirectory: String?) -> Int32 {
+    public static func run(_ command: AccessCommand, stateDirectory: FilePath?) -> Int32 {
         let store: AccessStore
         do {
             let (opened, warnings) = try AccessStore.open(stateDirectory: stateDirectory)

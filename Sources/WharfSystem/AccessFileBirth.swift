@@ -38,14 +38,15 @@ public enum FileBirth {
 
     /// The inode and birth time of `path` (a symbolic link itself unless `followSymlinks`);
     /// nil when the file cannot be examined, `birth` nil when the file system does not say.
-    public static func of(_ path: String, followSymlinks: Bool) -> (inode: UInt64, birth: Int64?)? {
-        guard let result = query(directory: currentDirectory, path: path,
-                                 flags: followSymlinks ? 0 : AT_SYMLINK_NOFOLLOW),
+    public static func of(_ path: FilePath, followSymlinks: Bool) -> (inode: UInt64, birth: Int64?)? {
+        guard let result = path.withCString({
+                  query(directory: currentDirectory, path: $0, flags: followSymlinks ? 0 : AT_SYMLINK_NOFOLLOW)
+              }),
               let inode = result.inode else { return nil }
         return (inode, result.birth)
     }
 
-    private static func query(directory: Int32, path: String, flags: Int32) -> (inode: UInt64?, birth: Int64?)? {
+    private static func query(directory: Int32, path: UnsafePointer<CChar>, flags: Int32) -> (inode: UInt64?, birth: Int64?)? {
         guard let statx = statxFunction else { return nil }
         let buffer = UnsafeMutableRawPointer.allocate(byteCount: structSize, alignment: 8)
         defer { buffer.deallocate() }

@@ -14,8 +14,8 @@ import Musl
 ///
 /// Not `Sendable`: one handle serves one request on one thread, and is closed when it goes away.
 public final class AccessFileHandle {
-    public let descriptor: Int32
-    public let path: String
+    public let descriptor: FileDescriptor
+    public let path: FilePath
 
     public enum Mode: Sendable {
         /// `O_RDONLY`.
@@ -42,95 +42,45 @@ public final class AccessFileHandle {
     /// is the kernel's generic one, shared by x86-64 and arm64 (`include/uapi/asm-generic/fcntl.h`).
     private static let openPathOnly: Int32 = 0o10_000_000
 
-    private static let commonFlags = O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY
+    private static let commonFlags = O_NOFOLLOW | O_NONBLOCK | O_NOCTTY
 
     /// `open(2)` with `O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY`. `ELOOP` means the last
     /// component is a symbolic link (with `.path`, the link itself is opened instead: check
     /// `status().kind`).
-    public init(path: String, mode: Mode) throws(SystemError) {
-        var fd: Int32
-        repeat {
-            fd = open(path, mode.flags | Self.commonFlags)
-        } while fd < 0 && errno == EINTR
-        guard fd >= 0 else { throw .current("open", path: path) }
-        self.descriptor = fd
+    public init(path: FilePath, mode: Mode) throws(SystemError) {
+        self.descriptor = try FileDescriptor.open(path, mode.flags | Self.commonFlags)
         self.path = path
     }
 
-    /// `openat(2)` of one `name` (no `/`) inside `directory`, with the same flags as above.
-    public init(in directory: AccessFileHandle, name: String, mode: Mode) throws(SystemError) {
-        let path = FilePath.join(directory.path, name)
-        guard !name.isEmpty, !name.contains("/"), name != ".", name != ".." else {
-            throw SystemError(code: EINVAL, operation: "openat", path: path)
-        }
-        var fd: Int32
-        repeat {
-            fd = openat(directory.descriptor, name, mode.flags | Self.commonFlags)
-        } while fd < 0 && errno == EINTR
-        guard fd >= 0 else { throw .current("openat", path: path) }
-        self.descriptor = fd
+    /// `openat(2)` of one `name` (no `/`, not `.` or `..`) inside `directory`, with the same
+    /// flags as above.
+    public init(in directory: AccessFileHandle, name: [UInt8], mode: Mode) throws(SystemError) {
+        let path = directory.path.appending(name)
+        guard let component = FilePath(bytes: name), !name.contains(FilePath.slash), name != [0x2E], name != [0x2E, 0x2E]
+        else { throw SystemError(code: EINVAL, operation: "openat", path: path) }
+        self.descriptor = try directory.descriptor.open(component, mode.flags | Self.commonFlags)
         self.path = path
     }
-
-    deinit { close(descriptor) }
 
     /// `fstat(2)` of the open descriptor.
-    public func status() throws(SystemError) -> FileStatus {
-        try FileStatus.of(descriptor: descriptor, path: path)
-    }
+    public func status() throws(SystemError) -> FileStatus { try descriptor.status() }
 
-    /// The identity of the file actually opened (`fstat(2)` + `fstatvfs(3)`), immune to the path
-    /// changing underneath.
-    public func identity() throws(SystemError) -> FileIdentity {
-        let status = try status()
-        var fs = statvfs()
-        guard fstatvfs(descriptor, &fs) == 0 else { throw .current("fstatvfs", path: path) }
-        return FileIdentity(device: status.device, inode: status.inode, fileSystem: UInt64(fs.f_fsid))
-    }
+    /// The identity of the file actually opened, immune to the path changing underneath.
+    public func identity() throws(SystemError) -> FileIdentity { try descriptor.identity() }
 
     /// When the opened file was created (see `FileBirth`), nil when the file system does not say.
-    public func birth() -> Int64? {
-        FileBirth.of(descriptor: descriptor)
-    }
+    public func birth() -> Int64? { descriptor.birth() }
 
     /// `pread(2)` until `length` bytes or end of file; fewer bytes means end of file was reached.
     public func read(at offset: Int64, length: Int) throws(SystemError) -> [UInt8] {
-        var buffer = [UInt8](repeating: 0, count: length)
-        var done = 0
-        while done < length {
-            let got = buffer.withUnsafeMutableBytes { raw in
-                pread(descriptor, raw.baseAddress! + done, length - done, off_t(offset) + off_t(done))
-            }
-            if got < 0 {
-                if errno == EINTR { continue }
-                throw .current("pread", path: path)
-            }
-            if got == 0 { break }
-            done += got
-        }
-        buffer.removeLast(length - done)
-        return buffer
+        try descriptor.read(at: offset, length: length)
     }
 
     /// `pwrite(2)` until every byte is written.
     public func write(_ bytes: [UInt8], at offset: Int64) throws(SystemError) {
-        var done = 0
-        while done < bytes.count {
-            let wrote = bytes.withUnsafeBytes { raw in
-                pwrite(descriptor, raw.baseAddress! + done, bytes.count - done, off_t(offset) + off_t(done))
-            }
-            if wrote < 0 {
-                if errno == EINTR { continue }
-                throw .current("pwrite", path: path)
-            }
-            done += wrote
-        }
+        try descriptor.write(bytes, at: offset)
     }
 
     /// `ftruncate(2)`.
-    public func truncate(to length: Int64) throws(SystemError) {
-        while ftruncate(descriptor, off_t(length)) != 0 {
-            if errno != EINTR { throw .current("ftruncate", path: path) }
-        }
-    }
+    public func truncate(to length: Int64) throws(SystemError) { try descriptor.truncate(to: length) }
 }

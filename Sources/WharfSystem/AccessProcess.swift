@@ -33,6 +33,11 @@ public struct ProcessIdentity: Sendable, Hashable {
         return startTime == 0 || stat.startTime == startTime
     }
 
+    /// Whether a process with this pid exists (`kill(pid, 0)`; one we may not signal exists too).
+    public static func exists(_ pid: Int32) -> Bool {
+        kill(pid, 0) == 0 || errno == EPERM
+    }
+
     /// The start time of `pid`, or nil when there is no such process.
     public static func startTime(of pid: Int32) -> UInt64? {
         statFields(of: pid)?.startTime
@@ -41,17 +46,9 @@ public struct ProcessIdentity: Sendable, Hashable {
     /// Reads the state letter and start time from `/proc/<pid>/stat`. The command name (field 2)
     /// may contain spaces and parentheses, so fields are counted from the last `)`.
     private static func statFields(of pid: Int32) -> (state: UInt8, startTime: UInt64)? {
-        let fd = open("/proc/\(pid)/stat", O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
+        guard let file = try? FileDescriptor.open(FilePath("/proc/\(pid)/stat")!, O_RDONLY) else { return nil }
         var buffer = [UInt8](repeating: 0, count: 1024)
-        var length = 0
-        while length < buffer.count {
-            let got = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress! + length, $0.count - length) }
-            if got < 0 && errno == EINTR { continue }
-            if got <= 0 { break }
-            length += got
-        }
+        let length = buffer.withUnsafeMutableBytes { (try? file.read(filling: $0)) ?? 0 }
         let bytes = buffer[..<length]
         guard let paren = bytes.lastIndex(of: UInt8(ascii: ")")) else { return nil }
         // After ") " come fields 3, 4, …; the start time is field 22.

@@ -9,12 +9,12 @@ import Musl
 /// This is the fast path behind dialog listings of directories with 100,000 entries: the
 /// directory is opened once, every entry is looked up relative to that descriptor (no path is
 /// built and resolved per entry), and `d_type` saves the extra `lstat` for everything that is
-/// not a symlink.
+/// not a symlink. Names stay bytes, exactly as the file system holds them.
 public enum DirectoryReader {
     /// One entry of a directory, with what `stat` says about it.
     public struct Entry: Sendable {
-        /// The entry's name within the directory (never `.` or `..`).
-        public var name: String
+        /// The entry's name within the directory (never `.` or `..`), as bytes.
+        public var name: [UInt8]
         /// The entry itself is a symbolic link.
         public var isSymlink: Bool
         /// The link points nowhere (or somewhere that cannot be stat'ed); `status` then
@@ -24,63 +24,37 @@ public enum DirectoryReader {
         public var status: FileStatus
     }
 
-    /// Every entry of `directory` except `.` and `..`, in `readdir` order.
+    /// Every entry of `directory` except `.` and `..`, in `readdir` order, and the open
+    /// directory (for reading entries' contents relative to it, as sniffing does).
     ///
     /// - Parameter includeHidden: when false, names starting with `.` are skipped before they
     ///   are stat'ed, which is most of the saving in directories full of dot files.
     /// Entries that vanish between `readdir` and `fstatat` are left out rather than reported as
     /// errors: a listing is a snapshot of a directory others may be changing.
-    public static func read(_ directory: String, includeHidden: Bool = true) throws(SystemError) -> [Entry] {
-        let descriptor = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw .current("open", path: directory) }
-        guard let stream = fdopendir(descriptor) else {
-            let error = SystemError.current("fdopendir", path: directory)
-            close(descriptor)
-            throw error
-        }
-        // closedir closes `descriptor` too.
-        defer { closedir(stream) }
-
+    public static func read(_ directory: FilePath, includeHidden: Bool = true) throws(SystemError) -> (entries: [Entry], handle: FileDescriptor) {
+        let handle = try Syscalls.openDirectory(directory)
         var entries: [Entry] = []
-        while true {
-            errno = 0
-            guard let raw = readdir(stream) else {
-                if errno != 0 { throw .current("readdir", path: directory) }
-                break
-            }
-            let type = raw.pointee.d_type
-            let entry: Entry? = withUnsafePointer(to: &raw.pointee.d_name) { tuple in
-                tuple.withMemoryRebound(to: CChar.self, capacity: Int(NAME_MAX) + 1) { name in
-                    if name[0] == 0x2E {  // "."
-                        if name[1] == 0 || (name[1] == 0x2E && name[2] == 0) { return nil }
-                        if !includeHidden { return nil }
-                    }
-                    return describe(name, type: type, in: descriptor)
-                }
-            }
-            if let entry { entries.append(entry) }
+        try DirectoryEntries.forEach(in: handle) { name in
+            if name[0] == 0x2E && !includeHidden { return true }
+            if let entry = describe(name, in: handle.raw) { entries.append(entry) }
+            return true
         }
-        return entries
+        return (entries, handle)
     }
 
-    /// `fstatat` for one name: without following for anything `d_type` says is not a link (so a
-    /// link swapped in meanwhile is seen as a link, not followed), following for links.
-    private static func describe(_ name: UnsafePointer<CChar>, type: UInt8, in directory: Int32) -> Entry? {
+    /// `fstatat` for one name: without following first (so a link is seen as a link), then
+    /// following a link to describe its target.
+    private static func describe(_ name: UnsafeBufferPointer<CChar>, in directory: Int32) -> Entry? {
         var raw = stat()
-        var isSymlink = type == UInt8(DT_LNK)
-        if !isSymlink {
-            guard fstatat(directory, name, &raw, AT_SYMLINK_NOFOLLOW) == 0 else { return nil }
-            isSymlink = raw.st_mode & S_IFMT == S_IFLNK
-        }
+        guard fstatat(directory, name.baseAddress!, &raw, AT_SYMLINK_NOFOLLOW) == 0 else { return nil }
+        let isSymlink = raw.st_mode & S_IFMT == S_IFLNK
         var isBroken = false
-        if isSymlink {
-            if fstatat(directory, name, &raw, 0) != 0 {
-                isBroken = true
-                guard fstatat(directory, name, &raw, AT_SYMLINK_NOFOLLOW) == 0 else { return nil }
-            }
+        if isSymlink && fstatat(directory, name.baseAddress!, &raw, 0) != 0 {
+            isBroken = true
+            guard fstatat(directory, name.baseAddress!, &raw, AT_SYMLINK_NOFOLLOW) == 0 else { return nil }
         }
         return Entry(
-            name: String(cString: name),
+            name: name.withMemoryRebound(to: UInt8.self) { Array($0.dropLast()) },
             isSymlink: isSymlink,
             isBrokenSymlink: isBroken,
             status: FileStatus(raw)

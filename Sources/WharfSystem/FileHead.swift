@@ -13,38 +13,32 @@ import Musl
 public enum FileHead {
     /// Fills `buffer` from the start of the file at `path` (following symlinks) and returns how
     /// many bytes were read: fewer than the buffer holds only when the file is shorter.
+    public static func read(_ path: FilePath, into buffer: UnsafeMutableRawBufferPointer) throws(SystemError) -> Int {
+        try read(into: buffer) { flags throws(SystemError) in try FileDescriptor.open(path, flags) }
+    }
+
+    /// The same for `name` inside the open `directory` (a listing reads entries this way,
+    /// without building their paths).
     public static func read(
-        _ path: String, into buffer: UnsafeMutableRawBufferPointer
+        _ name: FilePath, in directory: FileDescriptor, into buffer: UnsafeMutableRawBufferPointer
     ) throws(SystemError) -> Int {
-        let descriptor = try open(path)
-        defer { close(descriptor) }
-        var filled = 0
-        while filled < buffer.count {
-            let count = Glibc.read(descriptor, buffer.baseAddress! + filled, buffer.count - filled)
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw .current("read", path: path)
-            }
-            if count == 0 { break }
-            filled += count
-        }
-        return filled
+        try read(into: buffer) { flags throws(SystemError) in try directory.open(name, flags) }
     }
 
     /// `O_NOATIME`, which Glibc only exposes under `_GNU_SOURCE`; this is its value on x86-64,
     /// ARM and the other architectures with the generic Linux flag layout.
     private static let openNoAccessTime: Int32 = 0o1000000
 
-    private static func open(_ path: String) throws(SystemError) -> Int32 {
-        let flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK
-        while true {
-            var descriptor = Glibc.open(path, flags | openNoAccessTime)
-            if descriptor < 0 && errno == EPERM {
-                descriptor = Glibc.open(path, flags)
-            }
-            if descriptor >= 0 { return descriptor }
-            if errno == EINTR { continue }
-            throw .current("open", path: path)
+    private static func read(
+        into buffer: UnsafeMutableRawBufferPointer, opening open: (Int32) throws(SystemError) -> FileDescriptor
+    ) throws(SystemError) -> Int {
+        let flags = O_RDONLY | O_NONBLOCK | O_NOCTTY
+        let file: FileDescriptor
+        do {
+            file = try open(flags | openNoAccessTime)
+        } catch where error.code == EPERM {
+            file = try open(flags)
         }
+        return try file.read(filling: buffer)
     }
 }

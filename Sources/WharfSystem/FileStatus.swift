@@ -18,6 +18,8 @@ public struct FileStatus: Sendable, Equatable {
     public var modified: Double
     public var device: UInt64
     public var inode: UInt64
+    /// How many names the file has (`st_nlink`); 0 once it was unlinked.
+    public var linkCount: UInt64
 
     public init(_ raw: stat) {
         switch raw.st_mode & S_IFMT {
@@ -31,26 +33,43 @@ public struct FileStatus: Sendable, Equatable {
         modified = Double(raw.st_mtim.tv_sec) + Double(raw.st_mtim.tv_nsec) / 1_000_000_000
         device = UInt64(raw.st_dev)
         inode = UInt64(raw.st_ino)
+        linkCount = UInt64(raw.st_nlink)
+    }
+
+    /// An empty regular file that exists nowhere: for asking what a name alone would make of
+    /// a file (identification without a file).
+    public static var regularFile: FileStatus {
+        var raw = stat()
+        raw.st_mode = S_IFREG | 0o644
+        return FileStatus(raw)
+    }
+
+    /// A FIFO, socket or device: never a document, whatever its name says (opening a FIFO can
+    /// block, reading a device can be endless).
+    public var isSpecial: Bool { kind == .other }
+
+    /// What a special file is, in words (`a FIFO`, `a socket`, `a character device`, …).
+    public var specialKindDescription: String {
+        switch mode & S_IFMT {
+        case S_IFIFO: "a FIFO"
+        case S_IFSOCK: "a socket"
+        case S_IFCHR: "a character device"
+        case S_IFBLK: "a block device"
+        default: "not a regular file"
+        }
     }
 
     /// `stat(2)`: follows symlinks.
-    public static func of(_ path: String) throws(SystemError) -> FileStatus {
+    public static func of(_ path: FilePath) throws(SystemError) -> FileStatus {
         var raw = stat()
-        guard stat(path, &raw) == 0 else { throw .current("stat", path: path) }
+        guard path.withCString({ stat($0, &raw) }) == 0 else { throw .current("stat", path: path) }
         return FileStatus(raw)
     }
 
     /// `lstat(2)`: describes a symlink itself.
-    public static func ofLink(_ path: String) throws(SystemError) -> FileStatus {
+    public static func ofLink(_ path: FilePath) throws(SystemError) -> FileStatus {
         var raw = stat()
-        guard lstat(path, &raw) == 0 else { throw .current("lstat", path: path) }
-        return FileStatus(raw)
-    }
-
-    /// `fstat(2)`.
-    public static func of(descriptor: Int32, path: String? = nil) throws(SystemError) -> FileStatus {
-        var raw = stat()
-        guard fstat(descriptor, &raw) == 0 else { throw .current("fstat", path: path) }
+        guard path.withCString({ lstat($0, &raw) }) == 0 else { throw .current("lstat", path: path) }
         return FileStatus(raw)
     }
 }
@@ -73,12 +92,12 @@ public struct FileIdentity: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The identity of what `path` names now, following symlinks unless `followSymlinks` is false.
-    public static func of(_ path: String, followSymlinks: Bool = true) throws(SystemError) -> FileIdentity {
+    public static func of(_ path: FilePath, followSymlinks: Bool = true) throws(SystemError) -> FileIdentity {
         let status = followSymlinks ? try FileStatus.of(path) : try FileStatus.ofLink(path)
         var fs = statvfs()
         // statvfs follows symlinks; for an unfollowed link its directory's file system is the same.
-        let fsPath = followSymlinks ? path : FilePath.directory(of: path)
-        guard statvfs(fsPath, &fs) == 0 else { throw .current("statvfs", path: path) }
+        let fsPath = followSymlinks ? path : path.directory
+        guard fsPath.withCString({ statvfs($0, &fs) }) == 0 else { throw .current("statvfs", path: path) }
         return FileIdentity(device: status.device, inode: status.inode, fileSystem: UInt64(fs.f_fsid))
     }
 

@@ -1,38 +1,47 @@
 /// `file:` URLs, the form in which Wharf hands paths to clients (as SwiftUI hands `URL`s).
 ///
-/// Only the `file:` scheme with an empty or `localhost` authority is accepted; everything but
-/// unreserved characters and `/` is percent-encoded on the way out, so any byte sequence a Linux
-/// path can hold survives the round trip.
+/// A URL is text but a path is bytes, so every byte that is not an unreserved ASCII character or
+/// `/` is percent-encoded on the way out: any byte sequence a Linux path can hold, UTF-8 or not,
+/// survives the round trip exactly, and two different paths never share a URL. On the way in,
+/// `%XX` escapes decode to their bytes and everything else stands for its own UTF-8 bytes, as
+/// the client wrote them (no Unicode normalisation).
+///
+/// Only the `file:` scheme with an empty or `localhost` authority is accepted.
 public enum FileURL {
-    /// `/tmp/a b.txt` → `file:///tmp/a%20b.txt`.
-    public static func from(path: String) -> String {
-        var out = "file://"
-        out.reserveCapacity(path.utf8.count + 8)
-        for byte in path.utf8 {
+    /// `/tmp/a b.txt` → `file:///tmp/a%20b.txt`; a name with the byte 0xFF → `…%FF`.
+    public static func from(path: FilePath) -> String {
+        var out: [UInt8] = Array("file://".utf8)
+        out.reserveCapacity(path.bytes.count + 16)
+        for byte in path.bytes {
             if isUnreserved(byte) || byte == UInt8(ascii: "/") {
-                out.unicodeScalars.append(Unicode.Scalar(byte))
+                out.append(byte)
             } else {
-                out += "%" + hex(byte >> 4) + hex(byte & 0xF)
+                out.append(UInt8(ascii: "%"))
+                out.append(hexDigit(byte >> 4))
+                out.append(hexDigit(byte & 0xF))
             }
         }
-        return out
+        // Only ASCII was appended, so this decodes nothing.
+        return String(decoding: out, as: UTF8.self)
     }
 
-    /// `file:///tmp/a%20b.txt` → `/tmp/a b.txt`; nil for anything that is not a local file URL
-    /// or that decodes to something other than an absolute path without NUL bytes.
-    public static func path(from url: String) -> String? {
-        var rest: Substring
+    /// `file:///tmp/a%20b.txt` → `/tmp/a b.txt`; nil for anything that is not a local file URL,
+    /// a malformed escape, or what does not decode to an absolute path without NUL bytes.
+    public static func path(from url: String) -> FilePath? {
+        var rest: Substring.UTF8View
         if url.hasPrefix("file:///") {
-            rest = url.dropFirst(7)
+            rest = url.dropFirst(7).utf8
         } else if url.hasPrefix("file://localhost/") {
-            rest = url.dropFirst(16)
+            rest = url.dropFirst(16).utf8
         } else {
             return nil
         }
-        if let query = rest.firstIndex(where: { $0 == "?" || $0 == "#" }) { rest = rest[..<query] }
+        if let end = rest.firstIndex(where: { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }) {
+            rest = rest[..<end]
+        }
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(rest.utf8.count)
-        var iterator = rest.utf8.makeIterator()
+        bytes.reserveCapacity(rest.count)
+        var iterator = rest.makeIterator()
         while let byte = iterator.next() {
             if byte == UInt8(ascii: "%") {
                 guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue)
@@ -42,14 +51,15 @@ public enum FileURL {
                 bytes.append(byte)
             }
         }
-        guard !bytes.contains(0), bytes.first == UInt8(ascii: "/") else { return nil }
-        return String(decoding: bytes, as: UTF8.self)
+        guard bytes.first == UInt8(ascii: "/"), let path = FilePath(bytes: bytes) else { return nil }
+        return path
     }
 
     /// Accepts either a `file:` URL or an absolute path (the protocol allows both in a few
-    /// places, such as `defaultDirectory`).
-    public static func pathOrURL(_ value: String) -> String? {
-        if value.hasPrefix("/") { return value.utf8.contains(0) ? nil : value }
+    /// places, such as `defaultDirectory`). A path given as text is its UTF-8 bytes; a name that
+    /// is not UTF-8 can only be named by a URL.
+    public static func pathOrURL(_ value: String) -> FilePath? {
+        if value.hasPrefix("/") { return FilePath(value) }
         return path(from: value)
     }
 
@@ -64,8 +74,8 @@ public enum FileURL {
         }
     }
 
-    private static func hex(_ nibble: UInt8) -> String {
-        String(UnicodeScalar(nibble < 10 ? nibble + 48 : nibble + 55))
+    private static func hexDigit(_ nibble: UInt8) -> UInt8 {
+        nibble < 10 ? nibble + 48 : nibble + 55
     }
 
     private static func hexValue(_ byte: UInt8) -> UInt8? {

@@ -22,9 +22,19 @@ public struct SystemError: Error, Sendable, Equatable, CustomStringConvertible {
         self.path = path
     }
 
+    /// About a path: it is kept as people read it (``FilePath/description``).
+    public init(code: Int32, operation: String, path: FilePath) {
+        self.init(code: code, operation: operation, path: path.description)
+    }
+
     /// Captures the current `errno`.
     public static func current(_ operation: String, path: String? = nil) -> SystemError {
         SystemError(code: errno, operation: operation, path: path)
+    }
+
+    /// Captures the current `errno`, about `path`.
+    public static func current(_ operation: String, path: FilePath) -> SystemError {
+        SystemError(code: errno, operation: operation, path: path.description)
     }
 
     /// The C library's own wording for `code` (`strerror`).

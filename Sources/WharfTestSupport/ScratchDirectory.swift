@@ -5,92 +5,154 @@ import Musl
 #endif
 import WharfSystem
 
-/// A fresh directory under /tmp for one test, removed with everything in it when the test is
-/// done with it.
+/// A fresh directory under /tmp for one test, removed with everything in it (and anything
+/// mounted on it detached) when the test lets go of it.
+///
+/// Its path has symbolic links resolved, so paths the server resolves compare equal to the ones
+/// a test builds. Names given to its methods are relative paths (`docs/a.txt`); parent folders
+/// are created as needed. Every test target uses this one type: setting up a file tree is the
+/// same chore everywhere.
 public final class ScratchDirectory: @unchecked Sendable {
-    public let path: String
+    public let path: FilePath
+    private var mounts: [FilePath] = []
 
-    public init(_ label: String = "wharf-test") {
-        var template = Array("/tmp/\(label)-XXXXXX".utf8CString)
+    /// A new directory `label-XXXXXX` in `base` (/tmp by default; /dev/shm for tests that
+    /// fsync thousands of files and need memory, not a disk, under them).
+    public init(_ label: String = "wharf-test", in base: String = "/tmp") {
+        var template = Array("\(base)/\(label)-XXXXXX".utf8CString)
         let created = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
         precondition(created != nil, "mkdtemp failed: \(SystemError.current("mkdtemp"))")
-        path = String(cString: created!)
-    }
-
-    /// `name` inside the directory (which may contain `/`).
-    public func path(_ name: String) -> String { FilePath.join(path, name) }
-
-    /// The `file:` URL of `name` inside the directory.
-    public func url(_ name: String) -> String { FileURL.from(path: path(name)) }
-
-    /// Writes `contents` to `name`, creating parent directories.
-    @discardableResult
-    public func write(_ name: String, _ contents: String) -> String { write(name, Array(contents.utf8)) }
-
-    @discardableResult
-    public func write(_ name: String, _ bytes: [UInt8]) -> String {
-        let target = path(name)
-        makeDirectory(FilePath.directory(of: name))
-        let descriptor = open(target, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        precondition(descriptor >= 0, "cannot write \(target): \(SystemError.current("open"))")
-        defer { close(descriptor) }
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress! + offset, bytes.count - offset) }
-            precondition(written > 0)
-            offset += written
-        }
-        return target
-    }
-
-    /// Creates `name` (and its parents) as a directory.
-    @discardableResult
-    public func makeDirectory(_ name: String) -> String {
-        let target = name.hasPrefix("/") ? name : path(name)
-        var current = ""
-        for component in target.split(separator: "/") {
-            current += "/" + component
-            mkdir(current, 0o755)
-        }
-        return target
-    }
-
-    /// Reads `name` back.
-    public func read(_ name: String) -> String? {
-        let descriptor = open(path(name), O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return nil }
-        defer { close(descriptor) }
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let count = Glibc.read(descriptor, &buffer, buffer.count)
-            if count <= 0 { break }
-            bytes += buffer[0..<count]
-        }
-        return String(decoding: bytes, as: UTF8.self)
-    }
-
-    /// Whether `name` exists (without following a final symlink).
-    public func exists(_ name: String) -> Bool {
-        var status = stat()
-        return lstat(path(name), &status) == 0
-    }
-
-    /// Names directly inside `name` (or the directory itself), sorted.
-    public func contents(_ name: String = "") -> [String] {
-        guard let directory = opendir(name.isEmpty ? path : path(name)) else { return [] }
-        defer { closedir(directory) }
-        var names: [String] = []
-        while let entry = readdir(directory) {
-            let entryName = DirectoryEntries.name(of: entry)
-            if entryName != "." && entryName != ".." { names.append(entryName) }
-        }
-        return names.sorted()
+        path = try! FilePath(cString: created!).resolved()
     }
 
     deinit {
-        if let child = try? ChildProcess(path: "/bin/rm", arguments: ["-rf", path]) {
-            _ = child.waitForExit(seconds: 30)
+        for mount in mounts.reversed() { _ = mount.withCString { umount2($0, Int32(MNT_DETACH)) } }
+        removeTree(path)
+    }
+
+    /// `name` inside the directory (which may contain `/`).
+    public func path(_ name: String) -> FilePath { path.appending(name) }
+
+    /// `name` given as bytes (a name that need not be UTF-8), directly inside the directory.
+    public func path(bytes name: [UInt8]) -> FilePath { path.appending(name) }
+
+    /// The `file:` URL of `name` inside the directory.
+    public func url(_ name: String) -> String { path(name).url }
+
+    /// Writes `contents` to `name`, creating parent directories.
+    @discardableResult
+    public func write(_ name: String, _ contents: String, mode: mode_t = 0o644) -> FilePath {
+        write(name, Array(contents.utf8), mode: mode)
+    }
+
+    @discardableResult
+    public func write(_ name: String, _ bytes: [UInt8], mode: mode_t = 0o644) -> FilePath {
+        let target = path(name)
+        try! Syscalls.makeDirectories(target.directory, mode: 0o755)
+        writeFile(target, bytes, mode: mode)
+        return target
+    }
+
+    /// Creates `name` (and its parents) as a directory, mode 0755 whatever the umask.
+    @discardableResult
+    public func makeDirectory(_ name: String) -> FilePath {
+        let target = path(name)
+        try! Syscalls.makeDirectories(target, mode: 0o755)
+        _ = target.withCString { chmod($0, 0o755) }
+        return target
+    }
+
+    /// A symbolic link at `name` pointing to `target` (taken as written: relative or absolute).
+    @discardableResult
+    public func symlink(_ name: String, to target: String) -> FilePath {
+        let link = path(name)
+        try! Syscalls.makeDirectories(link.directory, mode: 0o755)
+        precondition(link.withCString { Glibc.symlink(target, $0) } == 0, "symlink \(link): \(SystemError.current("symlink"))")
+        return link
+    }
+
+    /// A symbolic link at `name` pointing to `target`'s exact bytes.
+    @discardableResult
+    public func symlink(_ name: String, to target: FilePath) -> FilePath {
+        let link = path(name)
+        try! Syscalls.makeDirectories(link.directory, mode: 0o755)
+        makeSymlink(target, at: link)
+        return link
+    }
+
+    /// A FIFO at `name`: opening it for reading blocks until a writer comes.
+    @discardableResult
+    public func fifo(_ name: String) -> FilePath {
+        let target = path(name)
+        precondition(target.withCString { mkfifo($0, 0o644) } == 0, "mkfifo \(target)")
+        return target
+    }
+
+    /// A bound Unix socket at `name`: a file that exists but that `open` refuses even to root
+    /// (ENXIO), which is how tests running as root get a file that cannot be read.
+    @discardableResult
+    public func socket(_ name: String) -> FilePath {
+        let target = path(name)
+        let descriptor = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        precondition(descriptor >= 0 && target.bytes.count < 108, "socket \(target)")
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { buffer in
+            for (index, byte) in target.bytes.enumerated() { buffer[index] = byte }
         }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        Glibc.close(descriptor)
+        precondition(bound == 0, "bind \(target)")
+        return target
+    }
+
+    /// What `name` holds, or nil when it cannot be read.
+    public func read(_ name: String) -> [UInt8]? { readFile(path(name)) }
+
+    /// What `name` holds, as text (for files a test wrote as text).
+    public func text(_ name: String) -> String? { read(name).map { String(decoding: $0, as: UTF8.self) } }
+
+    /// Whether `name` exists (without following a final symlink).
+    public func exists(_ name: String) -> Bool { (try? FileStatus.ofLink(path(name))) != nil }
+
+    /// Names directly inside `name` (or the directory itself), sorted, as text.
+    public func contents(_ name: String = "") -> [String] {
+        directoryNames(name.isEmpty ? path : path(name)).map { String(decoding: $0, as: UTF8.self) }.sorted()
+    }
+
+    /// Mounts a tmpfs of `size` bytes at a new subdirectory `name` (root only): a small
+    /// file system that fills up, for tests of a full disk.
+    public func tmpfs(_ name: String, size: Int) throws(SystemError) -> FilePath {
+        let directory = makeDirectory(name)
+        let mounted = directory.withCString { mount("tmpfs", $0, "tmpfs", 0, "size=\(size),mode=0755") }
+        guard mounted == 0 else { throw .current("mount tmpfs on", path: directory) }
+        mounts.append(directory)
+        return directory
+    }
+
+    /// Makes `directory` read-only by bind-mounting it onto itself read-only (root only): the
+    /// one kind of read-only that root cannot write through.
+    public func makeReadOnly(_ directory: FilePath) throws(SystemError) {
+        guard directory.withCString({ mount($0, $0, nil, UInt(MS_BIND), nil) }) == 0 else {
+            throw .current("bind-mount", path: directory)
+        }
+        mounts.append(directory)
+        guard directory.withCString({ mount(nil, $0, nil, UInt(MS_REMOUNT | MS_BIND | MS_RDONLY), nil) }) == 0 else {
+            throw .current("remount read-only", path: directory)
+        }
+    }
+}
+
+/// Removes a tree without following symbolic links.
+public func removeTree(_ path: FilePath) {
+    if (try? FileStatus.ofLink(path))?.kind == .directory {
+        for name in directoryNames(path) { removeTree(path.appending(name)) }
+        _ = path.withCString { rmdir($0) }
+    } else {
+        _ = path.withCString { unlink($0) }
     }
 }

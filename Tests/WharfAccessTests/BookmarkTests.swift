@@ -4,6 +4,8 @@ import Glibc
 import Musl
 #endif
 import Testing
+import WharfSystem
+import WharfTestSupport
 @testable import WharfAccess
 
 /// Bookmarks survive restarts, follow editors' saves and moves, and cannot be forged or edited.
@@ -12,7 +14,7 @@ import Testing
     let state = TemporaryDirectory()
 
     /// A store on disk with `path` granted read-write to `c1` and bookmarked.
-    func bookmarked(_ path: String) throws -> (AccessStore, String) {
+    func bookmarked(_ path: FilePath) throws -> (AccessStore, String) {
         let (store, _) = try AccessStore.open(stateDirectory: state.path)
         try grant(store, path, readOnly: false)
         return (store, try store.createBookmark(app: "editor", client: "c1", url: url(path)))
@@ -134,7 +136,7 @@ import Testing
         let file = directory.file("gone.txt")
         writeFile(file, "g")
         let (store, bookmark) = try bookmarked(file)
-        unlink(file)
+        removeFile(file)
 
         let error = accessError { () throws(AccessError) in try store.resolve(app: "editor", client: "c2", bookmark: bookmark) }
         guard case .bookmarkInvalid(_, let lastKnownPath)? = error else {
@@ -150,7 +152,7 @@ import Testing
         writeFile(file, "d")
         writeFile(secret, "s")
         let (store, bookmark) = try bookmarked(file)
-        unlink(file)
+        removeFile(file)
         makeSymlink(secret, at: file)
 
         let error = accessError { () throws(AccessError) in try store.resolve(app: "editor", client: "c2", bookmark: bookmark) }
@@ -158,7 +160,7 @@ import Testing
             Issue.record("expected bookmarkInvalid, got \(String(describing: error))")
             return
         }
-        #expect(!message.contains(secret))
+        #expect(!message.contains(secret.description))
     }
 
     @Test func everyOneCharacterEditOfABookmarkIsInvalid() throws {
@@ -207,7 +209,7 @@ import Testing
         let (store, bookmark) = try bookmarked(file)
         let lease = try store.resolve(app: "editor", client: "c2", bookmark: bookmark)
 
-        #expect(try store.revoke(app: "editor", url: nil, bookmark: bookmark) == 1)
+        #expect(try store.revoke(app: "editor", url: nil as String?, bookmark: bookmark) == 1)
         let resolveError = accessError { () throws(AccessError) in try store.resolve(app: "editor", client: "c2", bookmark: bookmark) }
         #expect(resolveError.map { if case .bookmarkInvalid = $0 { true } else { false } } == true)
         let urlError = accessError { () throws(AccessError) in try store.resolve(app: "editor", client: "c2", url: url(file)) }
@@ -223,9 +225,9 @@ import Testing
         let file = directory.file("a.txt")
         writeFile(file, "a")
         let (store, bookmark) = try bookmarked(file)
-        let error = accessError { () throws(AccessError) in try store.revoke(app: "viewer", url: nil, bookmark: bookmark) }
+        let error = accessError { () throws(AccessError) in try store.revoke(app: "viewer", url: nil as String?, bookmark: bookmark) }
         #expect(error.map { if case .bookmarkInvalid = $0 { true } else { false } } == true)
-        #expect(try store.revoke(app: "viewer", url: url(file), bookmark: nil) == 0)
+        #expect(try store.revoke(app: "viewer", url: url(file), bookmark: nil as String?) == 0)
         _ = try store.resolve(app: "editor", client: "c2", bookmark: bookmark)
     }
 

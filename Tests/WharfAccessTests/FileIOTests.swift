@@ -1,4 +1,6 @@
 import Testing
+import WharfSystem
+import WharfTestSupport
 @testable import WharfAccess
 
 /// readFile/writeFile: only through a live lease, only within what it grants, bounded per call.
@@ -76,7 +78,7 @@ import Testing
             Issue.record("expected readOnly, got \(String(describing: error))")
             return
         }
-        #expect(readFile(lease.path) == "original")
+        #expect(readText(lease.path) == "original")
     }
 
     @Test func writesAtAnOffsetAndTruncatesAfterWhatItWrote() throws {
@@ -84,12 +86,12 @@ import Testing
         let lease = try lease("hello world", readOnly: false, store: store)
 
         #expect(try store.write(client: "c1", accessId: lease.accessId, bytes: Array("WORLD".utf8), offset: 6) == 5)
-        #expect(readFile(lease.path) == "hello WORLD")
+        #expect(readText(lease.path) == "hello WORLD")
         try store.write(client: "c1", accessId: lease.accessId, bytes: Array("bye".utf8), offset: 0, truncate: true)
-        #expect(readFile(lease.path) == "bye")
+        #expect(readText(lease.path) == "bye")
         // Writing past the end extends the file.
         try store.write(client: "c1", accessId: lease.accessId, bytes: Array("!".utf8), offset: 5)
-        #expect(Array(readFile(lease.path).utf8) == Array("bye".utf8) + [0, 0] + Array("!".utf8))
+        #expect(readFile(lease.path) == Array("bye".utf8) + [0, 0] + Array("!".utf8))
     }
 
     @Test func aFolderLeaseDoesNoByteIO() throws {
@@ -113,6 +115,6 @@ import Testing
         try grant(store, folder, readOnly: false)
         let lease = try store.resolve(app: "editor", client: "c1", url: url(folder + "/a.txt"))
         try store.write(client: "c1", accessId: lease.accessId, bytes: Array("b".utf8), truncate: true)
-        #expect(readFile(folder + "/a.txt") == "b")
+        #expect(readText(folder + "/a.txt") == "b")
     }
 }

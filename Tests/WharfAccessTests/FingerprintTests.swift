@@ -6,6 +6,7 @@ import Musl
 import Testing
 @testable import WharfAccess
 import WharfSystem
+import WharfTestSupport
 
 /// A recycled inode number must not pass for a deleted file.
 @Suite struct FingerprintTests {

@@ -1,4 +1,6 @@
 import Testing
+import WharfSystem
+import WharfTestSupport
 @testable import WharfAccess
 
 /// Grants belong to the session that received them; bookmarks to the app identity.

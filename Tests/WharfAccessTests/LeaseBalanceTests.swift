@@ -1,4 +1,6 @@
 import Testing
+import WharfSystem
+import WharfTestSupport
 @testable import WharfAccess
 
 /// Each resolve is a lease released exactly once, like start/stopAccessingSecurityScopedResource.

@@ -6,6 +6,7 @@ import Musl
 import Testing
 @testable import WharfAccess
 import WharfSystem
+import WharfTestSupport
 
 /// Several Wharf processes (each editor spawns its own) share one store.
 @Suite struct MultiProcessTests {
@@ -14,13 +15,13 @@ import WharfSystem
 
     /// `wharf-access-stress`, built next to the test bundle in `.build/<config>/`.
     static func stressTool() throws -> String {
-        let bundle = try FilePath.resolve("/proc/self/exe")
-        var directory = FilePath.directory(of: bundle)
+        let bundle = try FilePath("/proc/self/exe").resolved()
+        var directory = bundle.directory
         // The bundle may be a directory (`….xctest/…`) on some set-ups: climb to the build folder.
         for _ in 0..<4 {
-            let candidate = FilePath.join(directory, "wharf-access-stress")
-            if access(candidate, X_OK) == 0 { return candidate }
-            directory = FilePath.directory(of: directory)
+            let candidate = directory.appending("wharf-access-stress")
+            if candidate.withCString({ access($0, X_OK) }) == 0 { return candidate.description }
+            directory = directory.directory
         }
         throw AccessError.invalidArgument("wharf-access-stress was not built next to \(bundle); run `swift build --build-tests`")
     }
@@ -32,7 +33,7 @@ import WharfSystem
         // Every worker opens the store, then waits for the go file, so their operations overlap.
         let go = state.file("go")
         let workers = try (0..<8).map { worker in
-            try SpawnedProcess(tool, [state.path, files.path, "1000", String(worker), go])
+            try SpawnedProcess(tool, [state.path.description, files.path.description, "1000", String(worker), go.description])
         }
         writeFile(go, "")
         var reports: [String] = []

@@ -1,4 +1,6 @@
 import Testing
+import WharfSystem
+import WharfTestSupport
 @testable import WharfAccess
 
 @Suite struct RandomTokenTests {

@@ -64,7 +64,7 @@ import Testing
                 .filter { lowered.hasSuffix(suffixes[$0].lowercased()) }
                 .max { suffixes[$0].count < suffixes[$1].count }
             var found: [Int32] = []
-            table.forEachMatch(name) { found.append($0.type) }
+            table.forEachMatch(Array(name.utf8)) { found.append($0.type) }
             #expect(found.first == expected.map(Int32.init), "\(name)")
         }
     }

@@ -60,15 +60,18 @@ import Testing
         let scope = ContentTypeScope(registry: ContentTypeRegistry(mimeDirectories: ["/nonexistent/mime"]))
         #expect(scope.type(forFilenameExtension: "png") == "public.png")
         #expect(scope.conforms("public.png", to: "public.image"))
-        #expect(scope.identifyByName("x.png", isDirectory: false) == "public.data")
+        // Wharf's own table knows png without any MIME database; a name only the database
+        // could know is data.
+        #expect(scope.identifyByName("x.png", isDirectory: false) == "public.png")
+        #expect(scope.identifyByName("x.qqqzz", isDirectory: false) == "public.data")
     }
 
     @Test func defaultDirectoriesFollowTheXDGVariables() {
         let custom = ["XDG_DATA_HOME": "/home/someone/.data", "XDG_DATA_DIRS": "/opt/share:/usr/share:relative"]
-        #expect(ContentTypeRegistry.defaultMIMEDirectories(environment: { custom[$0] })
+        #expect(ContentTypeRegistry.defaultMIMEDirectories(environment: { custom[$0].map { Array($0.utf8) } })
             == ["/home/someone/.data/mime", "/opt/share/mime", "/usr/share/mime"])
         let homeOnly = ["XDG_DATA_HOME": "/home/someone/.data", "XDG_DATA_DIRS": ""]
-        #expect(ContentTypeRegistry.defaultMIMEDirectories(environment: { homeOnly[$0] })
+        #expect(ContentTypeRegistry.defaultMIMEDirectories(environment: { homeOnly[$0].map { Array($0.utf8) } })
             == ["/home/someone/.data/mime", "/usr/local/share/mime", "/usr/share/mime"])
     }
 }

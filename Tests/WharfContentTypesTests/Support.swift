@@ -4,74 +4,28 @@ import Glibc
 import Musl
 #endif
 import WharfSystem
+import WharfTestSupport
+@testable import WharfContentTypes
 
-/// A fresh directory under /tmp, removed when the value is released.
-final class TemporaryDirectory {
-    let path: String
+/// The shared scratch directory, under the name these tests have always used.
+typealias TemporaryDirectory = ScratchDirectory
 
-    init(_ label: String = "wharf-ct") {
-        var template = Array("/tmp/\(label)-XXXXXX".utf8CString)
-        let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
-        precondition(made != nil, "mkdtemp failed: \(String(cString: strerror(errno)))")
-        path = String(cString: template.withUnsafeBufferPointer { $0.baseAddress! })
-    }
-
-    deinit { _ = try? run("/bin/rm", ["-rf", path]) }
-
-    /// Writes `bytes` to `name` inside the directory (creating parent folders) and returns the path.
-    @discardableResult
-    func write(_ name: String, _ bytes: [UInt8], mode: mode_t = 0o644) -> String {
-        let full = FilePath.join(path, name)
-        makeDirectory(FilePath.directory(of: full))
-        let fd = open(full, O_WRONLY | O_CREAT | O_TRUNC, mode)
-        precondition(fd >= 0, "open \(full): \(String(cString: strerror(errno)))")
-        bytes.withUnsafeBytes { buffer in
-            var written = 0
-            while written < buffer.count {
-                let count = Glibc.write(fd, buffer.baseAddress! + written, buffer.count - written)
-                precondition(count > 0)
-                written += count
-            }
-        }
-        close(fd)
-        return full
-    }
-
-    @discardableResult
-    func write(_ name: String, _ text: String) -> String { write(name, Array(text.utf8)) }
-
-    @discardableResult
-    func makeDirectory(_ name: String) -> String {
-        let full = name.hasPrefix("/") ? name : FilePath.join(path, name)
-        var current = ""
-        for part in full.split(separator: "/") {
-            current += "/" + part
-            mkdir(current, 0o755)
-        }
-        return full
-    }
-
-    @discardableResult
-    func symlink(_ name: String, to target: String) -> String {
-        let full = FilePath.join(path, name)
-        precondition(Glibc.symlink(target, full) == 0)
-        return full
-    }
+extension ScratchDirectory {
+    convenience init() { self.init("wharf-ct") }
 }
 
-/// Runs a program (searched on PATH) and returns its exit status and standard output.
-func run(_ program: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
-    let pipe = try makePipe()
-    let spawned = Result { () throws(SystemError) in
-        try Spawn.start(program, arguments, searchPath: true) { actions in
-            posix_spawn_file_actions_adddup2(&actions, pipe.write, 1)
-        }
+extension ContentTypeScope {
+    /// What a listing would say of an entry with this name: a directory by its name (a folder,
+    /// or a package by extension); a file by the name alone (``type(forFilename:)``).
+    func identifyByName(_ name: String, isDirectory: Bool) -> String {
+        guard isDirectory else { return type(forFilename: Array(name.utf8)) }
+        var status = FileStatus.regularFile
+        status.kind = .directory
+        let file = FileToIdentify(name: Array(name.utf8), status: status, path: "/") { _ throws(SystemError) in 0 }
+        return (try? identify(file, sniff: false).get().identifier) ?? "public.folder"
     }
-    close(pipe.write)
-    defer { close(pipe.read) }
-    let pid = try spawned.get()
-    let output = Spawn.readToEnd(pipe.read)
-    return (Spawn.wait(pid), String(decoding: output, as: UTF8.self))
+
+    func globMatches(_ name: String, tables: Tables) -> [GlobMatch] { globMatches(Array(name.utf8), tables: tables) }
 }
 
 /// A registry over a MIME database written by the test: `globs2` lines, magic sections and
@@ -95,7 +49,7 @@ struct MIMEDatabaseFixture {
         return line + [0x0A]
     }
 
-    func write(into directory: TemporaryDirectory, at name: String = "mime") -> String {
+    func write(into directory: TemporaryDirectory, at name: String = "mime") -> FilePath {
         let base = directory.makeDirectory(name)
         directory.write(name + "/globs2", "# generated\n" + globs.map { $0 + "\n" }.joined())
         var magicBytes = Array("MIME-Magic".utf8) + [0, 0x0A]

@@ -1,6 +1,7 @@
 import Testing
 import WharfFileWriting
 import WharfSystem
+import WharfTestSupport
 @testable import WharfDialogs
 
 /// Every way a dialog can end: `presentationChanged(false)` first, then exactly one ending, and
@@ -92,7 +93,7 @@ import WharfSystem
             Issue.record("expected a rejected choice, got \(String(describing: error))")
             return
         }
-        #expect(url == h.dir.at("a.pdf"))
+        #expect(url == h.dir.at("a.pdf").description)
         #expect(reason.contains("com.adobe.pdf"))
         #expect(h.events.events(id).isEmpty)
         #expect(h.engine.openDialogCount(client: h.client) == 1)
@@ -125,7 +126,7 @@ import WharfSystem
         #expect(events[0] == .presentationChanged(id, isPresented: false))
         #expect(failure.code == .writeFailed)
         #expect(failure.url == FileURL.from(path: destination))
-        #expect(failure.message.contains(destination))
+        #expect(failure.message.contains(destination.description))
         #expect(failure.message.contains("No space left on device"))
     }
 

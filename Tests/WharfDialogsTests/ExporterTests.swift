@@ -5,6 +5,7 @@ import Dispatch
 import Testing
 import WharfFileWriting
 import WharfSystem
+import WharfTestSupport
 @testable import WharfDialogs
 
 /// The exporter: SwiftUI's content-type rules, names, destinations, lazy snapshots, writing.
@@ -58,7 +59,7 @@ import WharfSystem
         try h.engine.save(client: h.client, id: id, url: out, contentType: nil, overwrite: false)
         let result = completed(h.events.waitForEnding(id))
         #expect(result?.types == ["public.plain-text", "public.json"])
-        #expect(result?.files.map(\.path) == [FilePath.join(out, "one.txt"), FilePath.join(out, "two.json")])
+        #expect(result?.files.map(\.path) == [out.appending("one.txt"), out.appending("two.json")])
         #expect(result?.files.allSatisfy(\.forWriting) == true)
     }
 
@@ -189,12 +190,12 @@ import WharfSystem
             return
         }
         #expect(dialogError { try h.engine.save(client: h.client, id: id, url: out, contentType: nil, overwrite: false) }
-            == .fileExists(url: FileURL.from(path: FilePath.join(out, "b.txt"))))
-        #expect(!exists(FilePath.join(out, "a.txt")))
+            == .fileExists(url: FileURL.from(path: out.appending("b.txt"))))
+        #expect(!exists(out.appending("a.txt")))
         try h.engine.save(client: h.client, id: id, url: out, contentType: nil, overwrite: true)
         #expect(completed(h.events.waitForEnding(id))?.files.count == 2)
-        #expect(readText(FilePath.join(out, "a.txt")) == "A")
-        #expect(readText(FilePath.join(out, "b.txt")) == "B")
+        #expect(readText(out.appending("a.txt")) == "A")
+        #expect(readText(out.appending("b.txt")) == "B")
     }
 
     @Test func destinationsInMissingDirectoriesOrOnDirectoriesAreRejected() throws {
@@ -223,8 +224,8 @@ import WharfSystem
         let real = h.dir.directory("real")
         let linked = h.dir.symlink("linked", to: real)
         let id = try h.textExporter()
-        try h.engine.save(client: h.client, id: id, url: FilePath.join(linked, "n.txt"), contentType: nil, overwrite: false)
-        #expect(completed(h.events.waitForEnding(id))?.files.map(\.path) == [FilePath.join(real, "n.txt")])
+        try h.engine.save(client: h.client, id: id, url: linked.appending("n.txt"), contentType: nil, overwrite: false)
+        #expect(completed(h.events.waitForEnding(id))?.files.map(\.path) == [real.appending("n.txt")])
     }
 
     @Test func aSecondChoiceAfterTheDestinationWasChosenIsRefused() throws {
@@ -259,13 +260,13 @@ import WharfSystem
         try h.engine.provideSnapshot(client: h.client, id: id, documentIndex: 2, source: text("L2"))
         #expect(dialogError { try h.engine.provideSnapshot(client: h.client, id: id, documentIndex: 2, source: text("again")) }
             == .notAwaitingSnapshot(id, documentIndex: 2))
-        #expect(!exists(FilePath.join(out, "lazy2.json")), "nothing is written before every document has bytes")
+        #expect(!exists(out.appending("lazy2.json")), "nothing is written before every document has bytes")
         try h.engine.provideSnapshot(client: h.client, id: id, documentIndex: 1, source: text("L1"))
         let result = completed(h.events.waitForEnding(id))
         #expect(result?.types == ["public.plain-text", "public.json", "public.json"])
-        #expect(readText(FilePath.join(out, "eager.txt")) == "E")
-        #expect(readText(FilePath.join(out, "lazy1.json")) == "L1")
-        #expect(readText(FilePath.join(out, "lazy2.json")) == "L2")
+        #expect(readText(out.appending("eager.txt")) == "E")
+        #expect(readText(out.appending("lazy1.json")) == "L1")
+        #expect(readText(out.appending("lazy2.json")) == "L2")
     }
 
     @Test func snapshotsMayBeFilesTheClientAlreadyHas() throws {

@@ -1,5 +1,6 @@
 import Testing
 import WharfSystem
+import WharfTestSupport
 @testable import WharfDialogs
 
 /// `choose` validates like a real dialog: what it refuses keeps the dialog open.
@@ -13,7 +14,8 @@ import WharfSystem
         return files
     }
 
-    func rejection(_ h: Harness, _ id: DialogID, _ urls: [String]) -> (url: String, reason: String)? {
+    func rejection(_ h: Harness, _ id: DialogID, _ paths: [FilePath]) -> (url: String, reason: String)? {
+        let urls = paths.map(\.description)
         guard case .rejectedChoice(let url, let reason)? = dialogError({ try h.engine.choose(client: h.client, id: id, urls: urls) })
         else { return nil }
         return (url, reason)
@@ -24,8 +26,8 @@ import WharfSystem
         let a = h.dir.file("a.txt")
         let b = h.dir.file("b.txt")
         let id = try h.importer()
-        #expect(rejection(h, id, [a, b])?.url == b)
-        #expect(dialogError { try h.engine.choose(client: h.client, id: id, urls: []) }
+        #expect(rejection(h, id, [a, b])?.url == b.description)
+        #expect(dialogError { try h.engine.choose(client: h.client, id: id, urls: [] as [String]) }
             == .invalidArgument(field: "urls", reason: "must name at least one file"))
         try h.engine.choose(client: h.client, id: id, urls: [a])
         #expect(completedFiles(h, id).map(\.path) == [a])
@@ -36,7 +38,7 @@ import WharfSystem
         let a = h.dir.file("a.txt")
         let b = h.dir.file("b.md")
         let id = try h.importer(multiple: true)
-        try h.engine.choose(client: h.client, id: id, urls: [FileURL.from(path: b), a, b])
+        try h.engine.choose(client: h.client, id: id, urls: [b.url, a.description, b.description])
         #expect(completedFiles(h, id).map(\.path) == [b, a])
         #expect(completedFiles(h, id).allSatisfy { !$0.forWriting })
     }
@@ -46,7 +48,7 @@ import WharfSystem
         let a = h.dir.file("a.txt")
         let bad = h.dir.file("b.png")
         let id = try h.importer(multiple: true)
-        #expect(rejection(h, id, [a, bad])?.url == bad)
+        #expect(rejection(h, id, [a, bad])?.url == bad.description)
         #expect(h.events.events(id).isEmpty)
     }
 
@@ -59,14 +61,35 @@ import WharfSystem
     }
 
     @Test func unreadableFilesAreRejectedWithTheCause() throws {
-        // The tests run as root, which reads anything a mode would forbid; a bound Unix socket
-        // exists and still cannot be opened (ENXIO), even by root.
+        // The tests run as root, which reads anything a mode would forbid: this thread becomes
+        // `nobody` for the choice (choose validates on the caller's thread).
         let h = Harness()
-        let socket = h.dir.socket("s.txt")
+        setMode(h.dir.path, 0o755)
+        let secret = h.dir.write("secret.txt", "x", mode: 0o000)
         let id = try h.importer()
-        let rejected = rejection(h, id, [socket])
-        #expect(rejected?.url == socket)
+        let previous = setFileSystemUser(65534)
+        let rejected = rejection(h, id, [secret])
+        _ = setFileSystemUser(UInt32(previous))
+        #expect(rejected?.url == secret.description)
         #expect(rejected?.reason.contains("cannot be opened for reading") == true)
+    }
+
+    /// FIFOs, sockets and devices are never documents, whatever their name says: opening a FIFO
+    /// can block, a device can be endless. Refused by choose, disabled in the listing, even
+    /// for an importer of `public.item`.
+    @Test func specialFilesAreNeverPickable() throws {
+        let h = Harness()
+        let fifo = h.dir.fifo("pipe.txt")
+        let socket = h.dir.socket("socket.txt")
+        for types in [["public.plain-text"], ["public.item"]] {
+            let id = try h.importer(types)
+            for special in [fifo, socket, FilePath("/dev/null")] {
+                #expect(rejection(h, id, [special])?.reason.contains("never a document") == true, "\(special) for \(types)")
+            }
+            let listed = try h.engine.list(client: h.client, id: id).entries
+            #expect(listed.filter { $0.displayName == "pipe.txt" || $0.displayName == "socket.txt" }.map(\.enabled) == [false, false])
+            _ = try h.engine.cancel(client: h.client, id: id)
+        }
     }
 
     @Test func hiddenFilesOnlyWithIncludeHiddenFiles() throws {
@@ -169,7 +192,7 @@ import WharfSystem
         let file = h.dir.file("a.txt")
         h.dir.directory("sub")
         let id = try h.importer()
-        try h.engine.choose(client: h.client, id: id, urls: [h.dir.path + "/sub/.././/a.txt"])
+        try h.engine.choose(client: h.client, id: id, urls: [h.dir.path.description + "/sub/.././/a.txt"])
         #expect(completedFiles(h, id).map(\.path) == [file])
     }
 }
@@ -179,7 +202,7 @@ import WharfSystem
     @Test func dialogsOpenInTheDefaultDirectoryOrHome() throws {
         let h = Harness()
         let docs = h.dir.directory("docs")
-        let withDefault = try h.importer(options: DialogOptions(defaultDirectory: FileURL.from(path: docs)))
+        let withDefault = try h.importer(options: DialogOptions(defaultDirectory: docs))
         #expect(h.presenter.dialog(withDefault)?.directory == docs)
         let withMissing = try h.importer(options: DialogOptions(defaultDirectory: h.dir.at("missing")))
         #expect(h.presenter.dialog(withMissing)?.directory == h.dir.path, "falls back to home")
@@ -241,7 +264,7 @@ import WharfSystem
             documents: [ExportDocument(writableContentTypes: ["public.plain-text"], contents: .bytes([1]))])
         request.options = DialogOptions(defaultDirectory: h.dir.path, customizationId: "export")
         let id = try h.exporter(request)
-        try h.engine.save(client: h.client, id: id, url: FilePath.join(out, "a.txt"), contentType: nil, overwrite: false)
+        try h.engine.save(client: h.client, id: id, url: out.appending("a.txt"), contentType: nil, overwrite: false)
         h.events.waitForEnding(id)
         #expect(h.memory.rememberedDirectory(app: "test-app", customizationId: "export") == out)
     }

@@ -1,6 +1,7 @@
 import Testing
 import WharfFileWriting
 import WharfSystem
+import WharfTestSupport
 @testable import WharfDialogs
 
 /// What `present` accepts and refuses, and what the presenter is shown.
@@ -68,7 +69,6 @@ import WharfSystem
             return nil
         }
         #expect(refused(DialogOptions(defaultDirectory: "relative/dir")) == "options.defaultDirectory")
-        #expect(refused(DialogOptions(defaultDirectory: "http://example.com/")) == "options.defaultDirectory")
         #expect(refused(DialogOptions(timeoutMs: 0)) == "options.timeoutMs")
         #expect(refused(DialogOptions(timeoutMs: -5)) == "options.timeoutMs")
         #expect(refused(DialogOptions(customizationId: "")) == "options.customizationId")
@@ -98,7 +98,7 @@ import WharfSystem
     @Test func thePresenterIsShownTheWholeConfiguration() throws {
         let h = Harness()
         let options = DialogOptions(
-            defaultDirectory: FileURL.from(path: h.dir.path), title: "Open", message: "Pick notes",
+            defaultDirectory: h.dir.path, title: "Open", message: "Pick notes",
             confirmationLabel: "Import", browserOptions: [.includeHiddenFiles, .displayFileExtensions])
         let id = try h.importer(["public.plain-text", "public.folder"], multiple: true, options: options)
         let shown = try #require(h.presenter.dialog(id))
@@ -128,7 +128,7 @@ import WharfSystem
         // The first dialog still takes text and hides dot files; the second takes PDFs.
         #expect(dialogError { try h.engine.choose(client: h.client, id: id, urls: [h.dir.at("a.pdf")]) } != nil)
         #expect(dialogError { try h.engine.choose(client: h.client, id: id, urls: [h.dir.at(".hidden.txt")]) } != nil)
-        #expect(try h.engine.list(client: h.client, id: id).entries.map(\.name) == ["a.pdf"])
+        #expect(try h.engine.list(client: h.client, id: id).entries.map(\.displayName) == ["a.pdf"])
         #expect(try h.engine.list(client: h.client, id: id).entries.map(\.enabled) == [false])
         try h.engine.choose(client: h.client, id: second, urls: [h.dir.at("a.pdf")])
     }

@@ -2,6 +2,7 @@ import Dispatch
 import Testing
 import WharfFileWriting
 import WharfSystem
+import WharfTestSupport
 @testable import WharfDialogs
 
 /// Racing endings are resolved by one transition under the engine's lock: exactly one wins,

@@ -1,5 +1,6 @@
 import Testing
 import WharfSystem
+import WharfTestSupport
 @testable import WharfDialogs
 
 @Suite struct ManualSchedulerTests {

@@ -1,6 +1,7 @@
 import Testing
 import WharfFileWriting
 import WharfSystem
+import WharfTestSupport
 @testable import WharfDialogs
 
 /// The script presenter answers dialogs from typed steps, in order, across dialogs.
@@ -51,7 +52,7 @@ import WharfSystem
         h.dir.file("a.txt")
         let expectation = ScriptExpectation(
             kind: .importer, allowedContentTypes: ["public.plain-text"], allowsMultipleSelection: false,
-            title: "Open", message: nil, directory: h.dir.path + "/", browserOptions: [])
+            title: "Open", message: nil, directory: FilePath(h.dir.path.description + "/"), browserOptions: [])
         let id = try h.importer(
             options: DialogOptions(defaultDirectory: h.dir.path, title: "Open"),
             presenter: script(h, [.expect(expectation), .choose(["a.txt"])]))
@@ -174,7 +175,7 @@ import WharfSystem
         h.scheduler.advance(milliseconds: 50)
         func chosen(_ id: DialogID) -> String? {
             guard case .completed(_, _, let files, _)? = h.events.events(id).last else { return nil }
-            return files.first.map { FilePath.lastComponent(of: $0.path) }
+            return files.first.map { String(decoding: $0.path.lastComponent, as: UTF8.self) }
         }
         #expect(chosen(first) == "a.txt")
         #expect(chosen(second) == "b.txt")
@@ -195,7 +196,7 @@ import WharfSystem
             Issue.record("the second dialog should take the next dialog's steps: \(h.events.events(second))")
             return
         }
-        #expect(files.map { FilePath.lastComponent(of: $0.path) } == ["b.txt"])
+        #expect(files.map { String(decoding: $0.path.lastComponent, as: UTF8.self) } == ["b.txt"])
         #expect(presenter.remainingSteps == 0)
     }
 

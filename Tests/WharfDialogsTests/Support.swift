@@ -6,6 +6,7 @@ import Musl
 import Testing
 import WharfFileWriting
 import WharfSystem
+import WharfTestSupport
 @testable import WharfDialogs
 
 // MARK: Content types
@@ -45,13 +46,30 @@ struct FakeTypes: ContentTypeOracle {
         return (Self.parents[identifier] ?? []).contains { conforms($0, to: other) }
     }
 
-    func identifyByName(_ name: String, isDirectory: Bool) -> String {
+    /// By extension, as the real registry does when the name decides; a file without a known
+    /// extension is sniffed: `text:` at its start makes it plain text (a stand-in for the
+    /// registry's magic and text checks), anything else is data. Special files are `public.item`.
+    func identify(name: [UInt8], status: FileStatus, readHead: @escaping (UnsafeMutableRawBufferPointer) throws(SystemError) -> Int) -> String {
+        let text = String(decoding: name, as: UTF8.self)
         var ext = ""
-        if let dot = name.lastIndex(of: "."), dot != name.startIndex {
-            ext = String(name[name.index(after: dot)...]).lowercased()
+        if let dot = text.lastIndex(of: "."), dot != text.startIndex {
+            ext = String(text[text.index(after: dot)...]).lowercased()
         }
-        if isDirectory { return ext == "bundle" ? "com.example.bundle" : "public.folder" }
-        return Self.byExtension[ext] ?? "public.data"
+        switch status.kind {
+        case .directory: return ext == "bundle" ? "com.example.bundle" : "public.folder"
+        case .regular: break
+        default: return "public.item"
+        }
+        if let known = Self.byExtension[ext] { return known }
+        var head = [UInt8](repeating: 0, count: 5)
+        let count = (try? head.withUnsafeMutableBytes { buffer throws(SystemError) in try readHead(buffer) }) ?? 0
+        return count == 5 && head == Array("text:".utf8) ? "public.plain-text" : "public.data"
+    }
+
+    func type(forFilename name: [UInt8]) -> String {
+        var status = FileStatus.regularFile
+        status.size = 1
+        return identify(name: name, status: status) { _ throws(SystemError) in 0 }
     }
 
     func preferredFilenameExtension(of identifier: String) -> String? { Self.preferred[identifier] }
@@ -172,11 +190,12 @@ struct TestWriter: ExportWriting {
             case .bytes(let data): bytes = data
             case .file(let path): bytes = readFile(path) ?? []
             }
-            unlink(item.destination)
-            let descriptor = open(item.destination, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-            guard descriptor >= 0 else { throw .failed(path: item.destination, cause: .current("open", path: item.destination)) }
-            _ = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
-            close(descriptor)
+            removeFile(item.destination)
+            do {
+                try FileDescriptor.open(item.destination, O_WRONLY | O_CREAT | O_EXCL, mode: 0o644).write(all: bytes)
+            } catch {
+                throw .failed(path: item.destination, cause: error)
+            }
         }
     }
 }
@@ -210,98 +229,40 @@ final class Gate: @unchecked Sendable {
 
 // MARK: Files
 
-/// A fresh directory under /tmp, removed with everything in it when the value goes away.
-final class TemporaryDirectory: @unchecked Sendable {
-    let path: String
+/// The shared scratch directory, with the names these tests have always used.
+typealias TemporaryDirectory = ScratchDirectory
 
-    init() {
-        var template = Array("/tmp/wharf-dialogs-XXXXXX".utf8CString)
-        let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
-        precondition(made != nil, "mkdtemp failed")
-        // Resolved, so paths the engine resolves compare equal.
-        path = try! FilePath.resolve(String(cString: made!))
-    }
+extension ScratchDirectory {
+    convenience init() { self.init("wharf-dialogs") }
 
-    deinit { Self.remove(path) }
-
-    func at(_ relative: String) -> String { FilePath.join(path, relative) }
+    func at(_ relative: String) -> FilePath { path(relative) }
 
     @discardableResult
-    func file(_ relative: String, _ contents: String = "x") -> String {
-        let full = at(relative)
-        writeFile(full, Array(contents.utf8))
-        return full
-    }
+    func file(_ relative: String, _ contents: String = "x") -> FilePath { write(relative, contents) }
 
     @discardableResult
-    func directory(_ relative: String) -> String {
-        let full = at(relative)
-        mkdir(full, 0o755)
-        return full
-    }
-
-    @discardableResult
-    func symlink(_ relative: String, to target: String) -> String {
-        let full = at(relative)
-        Glibc.symlink(target, full)
-        return full
-    }
-
-    /// A bound Unix socket: a file that exists but that `open` refuses even to root (ENXIO),
-    /// which is how the tests, running as root, get a file that cannot be read.
-    @discardableResult
-    func socket(_ relative: String) -> String {
-        let full = at(relative)
-        let descriptor = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { buffer in
-            for (index, byte) in full.utf8.enumerated() where index < buffer.count - 1 { buffer[index] = byte }
-        }
-        _ = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
-        }
-        close(descriptor)
-        return full
-    }
-
-    static func remove(_ path: String) {
-        if let entries = try? DirectoryReader.read(path) {
-            for entry in entries {
-                let full = FilePath.join(path, entry.name)
-                if !entry.isSymlink && entry.status.kind == .directory { remove(full) } else { unlink(full) }
-            }
-        }
-        rmdir(path)
-    }
+    func directory(_ relative: String) -> FilePath { makeDirectory(relative) }
 }
 
-func writeFile(_ path: String, _ bytes: [UInt8]) {
-    let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-    precondition(descriptor >= 0, "cannot create \(path)")
-    _ = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-    close(descriptor)
+extension NameOrdering {
+    static func precedes(_ a: String, _ b: String) -> Bool { precedes(Array(a.utf8), Array(b.utf8)) }
 }
 
-func readFile(_ path: String) -> [UInt8]? {
-    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-    guard descriptor >= 0 else { return nil }
-    defer { close(descriptor) }
-    var result: [UInt8] = []
-    var buffer = [UInt8](repeating: 0, count: 65536)
-    while true {
-        let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-        if count <= 0 { break }
-        result.append(contentsOf: buffer[0..<count])
+/// The engine's methods with paths where the protocol has URL strings (a test's paths are
+/// UTF-8, so their text is their bytes).
+extension DialogEngine {
+    func choose(client: ClientID, id: DialogID, urls: [FilePath]) throws(DialogError) {
+        try choose(client: client, id: id, urls: urls.map(\.description))
     }
-    return result
+
+    func save(client: ClientID, id: DialogID, url: FilePath, contentType: String?, overwrite: Bool) throws(DialogError) {
+        try save(client: client, id: id, url: url.description, contentType: contentType, overwrite: overwrite)
+    }
+
+    func list(client: ClientID, id: DialogID, directory: FilePath, cursor: String? = nil, limit: Int? = nil) throws(DialogError) -> DirectoryListing {
+        try list(client: client, id: id, directory: directory.description, cursor: cursor, limit: limit)
+    }
 }
-
-func readText(_ path: String) -> String? { readFile(path).map { String(decoding: $0, as: UTF8.self) } }
-
-func exists(_ path: String) -> Bool { (try? FileStatus.ofLink(path)) != nil }
 
 // MARK: Harness
 

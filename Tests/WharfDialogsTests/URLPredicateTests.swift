@@ -1,18 +1,19 @@
 import Testing
 import WharfSystem
+import WharfTestSupport
 @testable import WharfDialogs
 
 @Suite struct URLPredicateTests {
     let types = FakeTypes()
 
     func facts(
-        name: String = "report.txt", path: String = "/home/u/docs/report.txt", directory: Bool = false,
+        name: String = "report.txt", path: FilePath = "/home/u/docs/report.txt", directory: Bool = false,
         size: Int64 = 100, modified: Double = 1_000
     ) -> EntryFacts {
         let status = FileStatus(kind: directory ? .directory : .regular, size: size, modified: modified)
         return EntryFacts(
-            name: name, directory: FilePath.directory(of: path), status: status, isSymlink: false, isBrokenSymlink: false,
-            browserOptions: [], types: types)
+            name: Array(name.utf8), directory: path.directory, status: status, isSymlink: false, isBrokenSymlink: false,
+            browserOptions: [], types: types, readHead: { _ throws(SystemError) in 0 })
     }
 
     @Test func leavesTestOneFactEach() {

@@ -4,6 +4,7 @@ import Glibc
 import Testing
 import WharfJSON
 import WharfSystem
+import WharfServerTestSupport
 import WharfTestSupport
 
 /// Security-scoped access over the wire: what a dialog returned is granted, nothing else is.
@@ -26,7 +27,7 @@ import WharfTestSupport
         let client = try frontend()
         let url = try importFile(client, "picked.txt")
         let lease = try #require(client.call("resolveAccess", ["url": .string(url)]))
-        #expect(lease["path"] == .string(scratch.path("picked.txt")))
+        #expect(lease["path"] == .string(scratch.file("picked.txt")))
         #expect(lease["readOnly"] == true)
         #expect(lease["isStale"] == false)
         let accessId = try #require(lease["accessId"])
@@ -56,10 +57,10 @@ import WharfTestSupport
         let client = try frontend()
         _ = try importFile(client, "picked.txt")
         #expect(client.request("resolveAccess", ["url": .string(scratch.url("other.txt"))])?["error"]?["code"] == -32020)
-        let traversal = FileURL.from(path: scratch.path("picked.txt")) + "/../other.txt"
+        let traversal = scratch.url("picked.txt") + "/../other.txt"
         let denied = client.request("resolveAccess", ["url": .string(traversal)])
         #expect(denied?["error"]?["code"] == -32020)
-        #expect(denied?["error"]?["message"]?.stringValue?.contains(scratch.path) != true, "a denial never names a path")
+        #expect(denied?["error"]?["message"]?.stringValue?.contains(scratch.directory) != true, "a denial never names a path")
         #expect(client.request("releaseAccess", ["accessId": "made-up"])?["error"]?["code"] == -32022)
     }
 
@@ -76,31 +77,31 @@ import WharfTestSupport
     @Test func aSymlinkSwappedInAfterTheGrantIsDetected() throws {
         let client = try frontend()
         let url = try importFile(client, "picked.txt")
-        unlink(scratch.path("picked.txt"))
-        symlink(scratch.path("other.txt"), scratch.path("picked.txt"))
+        unlink(scratch.file("picked.txt"))
+        symlink(scratch.file("other.txt"), scratch.file("picked.txt"))
         #expect(client.request("resolveAccess", ["url": .string(url)])?["error"]?["code"] == -32020)
     }
 
     @Test func bookmarksSurviveARestartAndGoStaleAfterAnAtomicSave() throws {
         let state = ScratchDirectory("wharf-state")
-        let first = try frontend(["--state-dir", state.path], name: "notes-app")
+        let first = try frontend(["--state-dir", state.directory], name: "notes-app")
         let url = try importFile(first, "picked.txt")
         let bookmark = try #require(first.call("createBookmark", ["url": .string(url)])?["bookmark"]?.stringValue)
         #expect(bookmark.utf8.count >= 22)
         #expect(first.shutdownAndExit() == 0)
 
-        let second = try frontend(["--state-dir", state.path], name: "notes-app")
+        let second = try frontend(["--state-dir", state.directory], name: "notes-app")
         let fresh = try #require(second.call("resolveAccess", ["bookmark": .string(bookmark)]))
         #expect(fresh["isStale"] == false)
-        #expect(fresh["path"] == .string(scratch.path("picked.txt")))
+        #expect(fresh["path"] == .string(scratch.file("picked.txt")))
         // An editor's save: write a new file, rename it over the old one.
         scratch.write("picked.txt.tmp", "saved again")
-        rename(scratch.path("picked.txt.tmp"), scratch.path("picked.txt"))
+        rename(scratch.file("picked.txt.tmp"), scratch.file("picked.txt"))
         let stale = try #require(second.call("resolveAccess", ["bookmark": .string(bookmark)]))
         #expect(stale["isStale"] == true)
         #expect(stale["bookmark"]?.stringValue != nil)
 
-        let otherApp = try frontend(["--state-dir", state.path], name: "someone-else")
+        let otherApp = try frontend(["--state-dir", state.directory], name: "someone-else")
         #expect(otherApp.request("resolveAccess", ["bookmark": .string(bookmark)])?["error"]?["code"] == -32021)
         var edited = Array(bookmark)
         edited[edited.count / 2] = edited[edited.count / 2] == "a" ? "b" : "a"
@@ -115,22 +116,22 @@ import WharfTestSupport
         let lease = try #require(client.call("resolveAccess", ["url": url]))
         #expect(lease["readOnly"] == false)
         #expect(client.call("writeFile", ["accessId": lease["accessId"] ?? .null, "base64": .string(Base64.encode(Array("final".utf8))), "truncate": true])?["bytesWritten"] == 5)
-        #expect(scratch.read("draft.txt") == "final")
+        #expect(scratch.text("draft.txt") == "final")
     }
 
     @Test func revokedAccessIsGoneAndTheCommandLineSeesIt() throws {
         let state = ScratchDirectory("wharf-state")
-        let client = try frontend(["--state-dir", state.path], name: "revoker")
+        let client = try frontend(["--state-dir", state.directory], name: "revoker")
         let url = try importFile(client, "picked.txt")
         let bookmark = try #require(client.call("createBookmark", ["url": .string(url)])?["bookmark"])
 
         // A person sees it with `wharf access list` and takes the bookmark away by its id.
-        let listed = try ChildProcess(path: wharfExecutablePath(), arguments: ["access", "list", "--state-dir", state.path])
+        let listed = try ChildProcess(path: wharfExecutablePath(), arguments: ["access", "list", "--state-dir", state.directory])
         #expect(listed.waitForExit(seconds: 10) == 0)
         let rows = readAll(listed.stdout).split(separator: "\n").map { $0.split(separator: "\t").map(String.init) }
         let bookmarkRow = try #require(rows.first { $0.count > 6 && $0[1] == "bookmark" && $0[2] == "revoker" })
-        #expect(bookmarkRow[6] == scratch.path("picked.txt"))
-        let revoke = try ChildProcess(path: wharfExecutablePath(), arguments: ["access", "revoke", bookmarkRow[0], "--state-dir", state.path])
+        #expect(bookmarkRow[6] == scratch.file("picked.txt"))
+        let revoke = try ChildProcess(path: wharfExecutablePath(), arguments: ["access", "revoke", bookmarkRow[0], "--state-dir", state.directory])
         #expect(revoke.waitForExit(seconds: 10) == 0)
         #expect(client.request("resolveAccess", ["bookmark": bookmark])?["error"]?["code"] == -32021)
 
@@ -149,7 +150,7 @@ import WharfTestSupport
         scratch.write("lies.txt", [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13])
         let client = try WireClient.spawn()
         client.initialize()
-        let results = try #require(client.call("contentTypes/identify", ["paths": [.string(scratch.path("page.html")), .string(scratch.path("missing")), .string(scratch.url("lies.txt"))]])?["results"]?.arrayValue)
+        let results = try #require(client.call("contentTypes/identify", ["paths": [.string(scratch.file("page.html")), .string(scratch.file("missing")), .string(scratch.url("lies.txt"))]])?["results"]?.arrayValue)
         #expect(results.count == 3)
         #expect(results[0]["identifier"] == "public.html")
         #expect(results[0]["mimeType"] == "text/html")
@@ -193,9 +194,9 @@ import WharfTestSupport
 
     @Test func theTypesCommandIdentifiesDescribesAndConforms() throws {
         scratch.write("a.json", "{}")
-        let identify = try ChildProcess(path: wharfExecutablePath(), arguments: ["types", "identify", scratch.path("a.json")])
+        let identify = try ChildProcess(path: wharfExecutablePath(), arguments: ["types", "identify", scratch.file("a.json")])
         #expect(identify.waitForExit(seconds: 10) == 0)
-        #expect(readAll(identify.stdout) == "\(scratch.path("a.json"))\tpublic.json\tapplication/json\textension\n")
+        #expect(readAll(identify.stdout) == "\(scratch.file("a.json"))\tpublic.json\tapplication/json\textension\n")
         let conforms = try ChildProcess(path: wharfExecutablePath(), arguments: ["types", "conforms", "public.json", "public.text"])
         #expect(conforms.waitForExit(seconds: 10) == 0)
         let not = try ChildProcess(path: wharfExecutablePath(), arguments: ["types", "conforms", "public.png", "public.text"])

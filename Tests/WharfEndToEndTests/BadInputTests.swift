@@ -4,6 +4,7 @@ import Glibc
 import Testing
 import WharfJSON
 import WharfSystem
+import WharfServerTestSupport
 import WharfTestSupport
 
 /// Bytes no client should send, sent anyway, to the built binary. Each gets a clear error where
@@ -51,6 +52,16 @@ import WharfTestSupport
         #expect(client.waitForExit() == 0)
     }
 
+    /// Neovim writes an empty Lua table as `[]`: no params, like `null`. A non-empty array is
+    /// by-position params, which no Wharf method takes.
+    @Test func anEmptyParamsArrayReadsAsAbsentAndANonEmptyOneIsRefused() throws {
+        let client = try initialized()
+        client.send(["jsonrpc": "2.0", "id": 2, "method": "ping", "params": []])
+        #expect(client.nextMessage()?["result"] == [:])
+        client.send(["jsonrpc": "2.0", "id": 3, "method": "ping", "params": [1]])
+        #expect(client.nextMessage()?["error"]?["code"] == -32602)
+    }
+
     @Test func aLoneSurrogateIsAParseError() throws {
         let client = try initialized()
         client.sendBody(Array(#"{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":"\ud800"}}"#.utf8))
@@ -89,7 +100,7 @@ import WharfTestSupport
 
     @Test func aHugeDeclaredLengthIsDiscardedWithoutBuffering() throws {
         let client = try initialized(["--max-message-bytes", "1024"])
-        guard case .process(let child) = client.server else { return }
+        let child = try #require(client.process)
         let size = 64 * 1024 * 1024
         client.sendRaw("Content-Length: \(size)\r\n\r\n")
         let chunk = [UInt8](repeating: 0x20, count: 1 << 20)
@@ -122,7 +133,7 @@ import WharfTestSupport
 
     @Test func aClientThatStopsReadingStopsBeingRead() throws {
         let client = try initialized()
-        guard case .process(let child) = client.server else { return }
+        let child = try #require(client.process)
         // Pings whose answers nobody reads: the server must stop reading instead of buffering
         // every answer, so our writer ends up blocked and the server's memory stays bounded.
         let sent = Locked(0)
@@ -169,7 +180,7 @@ import WharfTestSupport
         // The protocol has a private copy of standard output; descriptor 1 is standard error,
         // so no library's print can corrupt the stream.
         let client = try initialized()
-        guard case .process(let child) = client.server else { return }
+        let child = try #require(client.process)
         func target(_ descriptor: Int) -> String {
             var buffer = [CChar](repeating: 0, count: 256)
             let count = readlink("/proc/\(child.pid)/fd/\(descriptor)", &buffer, 255)
@@ -262,7 +273,7 @@ import WharfTestSupport
     func aBadScriptIsRefusedAtStartWithTheReason(name: String, contents: String?) throws {
         let scratch = ScratchDirectory()
         if let contents { scratch.write(name, contents) }
-        let child = try ChildProcess(path: wharfExecutablePath(), arguments: ["--presenter", "script:" + scratch.path(name)])
+        let child = try ChildProcess(path: wharfExecutablePath(), arguments: ["--presenter", "script:" + scratch.file(name)])
         #expect(child.waitForExit(seconds: 10) == 2)
         let message = readAll(child.stderr)
         #expect(message.contains(name), "\(message)")

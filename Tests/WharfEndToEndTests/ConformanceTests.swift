@@ -1,5 +1,6 @@
 import Testing
 import WharfJSON
+import WharfServerTestSupport
 import WharfTestSupport
 
 /// Every transcript in `protocol/conformance/`, replayed against the built binary (the Python

@@ -4,6 +4,7 @@ import Glibc
 import Testing
 import WharfJSON
 import WharfSystem
+import WharfServerTestSupport
 import WharfTestSupport
 
 /// `presentExporter`: both SwiftUI forms, destinations, lazy snapshots, atomic writes.
@@ -27,14 +28,14 @@ import WharfTestSupport
     }
 
     @Test func aValueDocumentIsSavedWhereTheScriptSays() throws {
-        let client = try scripted([["save": ["path": .string(scratch.path("out/report.txt"))]]], in: scratch)
+        let client = try scripted([["save": ["path": .string(scratch.file("out/report.txt"))]]], in: scratch)
         scratch.makeDirectory("out")
         let id = try #require(client.present(["documents": [textDocument("quarterly")], "contentType": "public.plain-text"], method: "presentExporter"))
         let ending = try #require(client.ending(of: id))
         #expect(ending["params"]?["urls"] == [.string(scratch.url("out/report.txt"))])
         #expect(ending["params"]?["contentTypes"] == ["public.plain-text"])
         #expect(ending["params"]?["kind"] == "exporter")
-        #expect(scratch.read("out/report.txt") == "quarterly")
+        #expect(scratch.text("out/report.txt") == "quarterly")
         #expect(scratch.contents("out") == ["report.txt"], "no temporary file left behind")
         client.settle()
         #expect(methods(client.events(of: id)) == ["dialog/presentationChanged", "dialog/completed"])
@@ -60,7 +61,7 @@ import WharfTestSupport
         #expect(show["filename"] == "notes.md")
         #expect(client.call("dialog/choose", ["dialogId": .string(id), "url": .string(scratch.url("notes.md"))]) == [:])
         #expect(client.ending(of: id)?["params"]?["contentTypes"] == ["net.daringfireball.markdown"])
-        #expect(scratch.read("notes.md") == "# hi")
+        #expect(scratch.text("notes.md") == "# hi")
     }
 
     @Test func theWritableDocumentFormOffersTypesAndHonoursTheChoice() throws {
@@ -84,10 +85,10 @@ import WharfTestSupport
         let id = try #require(client.present(["documents": [textDocument("new")], "contentType": "public.plain-text"], method: "presentExporter"))
         let refused = client.request("dialog/choose", ["dialogId": .string(id), "url": .string(scratch.url("keep.txt"))])
         #expect(refused?["error"]?["code"] == -32016)
-        #expect(scratch.read("keep.txt") == "original")
+        #expect(scratch.text("keep.txt") == "original")
         #expect(client.call("dialog/choose", ["dialogId": .string(id), "url": .string(scratch.url("keep.txt")), "overwrite": true]) == [:])
         _ = client.ending(of: id)
-        #expect(scratch.read("keep.txt") == "new")
+        #expect(scratch.text("keep.txt") == "new")
     }
 
     @Test func severalDocumentsGoIntoAChosenDirectoryUnderTheirOwnNames() throws {
@@ -122,11 +123,11 @@ import WharfTestSupport
         let first = try #require(client.present(["documents": [["writableContentTypes": ["public.data"], "contents": ["base64": .string(Base64.encode(bytes))]]], "contentType": "public.data"], method: "presentExporter"))
         #expect(client.call("dialog/choose", ["dialogId": .string(first), "url": .string(scratch.url("from-base64.bin"))]) == [:])
         _ = client.ending(of: first)
-        let second = try #require(client.present(["documents": [["writableContentTypes": ["public.data"], "contents": ["path": .string(source)]]], "contentType": "public.data"], method: "presentExporter"))
+        let second = try #require(client.present(["documents": [["writableContentTypes": ["public.data"], "contents": ["path": .string(source.description)]]], "contentType": "public.data"], method: "presentExporter"))
         #expect(client.call("dialog/choose", ["dialogId": .string(second), "url": .string(scratch.url("from-path.bin"))]) == [:])
         _ = client.ending(of: second)
-        #expect(scratch.read("from-base64.bin").map { Array($0.utf8) } == scratch.read("source.bin").map { Array($0.utf8) })
-        #expect(scratch.read("from-path.bin") == scratch.read("source.bin"))
+        #expect(scratch.text("from-base64.bin").map { Array($0.utf8) } == scratch.text("source.bin").map { Array($0.utf8) })
+        #expect(scratch.text("from-path.bin") == scratch.text("source.bin"))
         let bad = client.request("presentExporter", ["documents": [["writableContentTypes": ["public.data"], "contents": ["base64": "not base64!"]]]])
         #expect(bad?["error"]?["code"] == -32602)
     }
@@ -134,11 +135,11 @@ import WharfTestSupport
     @Test func aBase64DocumentOfSeveralMiBIsWrittenByteForByte() throws {
         // 6 MiB of every byte value (8 MiB of base64): many reads, more than a pipe holds.
         let bytes = (0..<(6 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 167 &+ $0 >> 11) }
-        let client = try scripted([["save": ["path": .string(scratch.path("big.bin"))]]], in: scratch)
+        let client = try scripted([["save": ["path": .string(scratch.file("big.bin"))]]], in: scratch)
         let id = try #require(client.present(["documents": [["writableContentTypes": ["public.data"], "contents": ["base64": .string(Base64.encode(bytes))]]], "contentType": "public.data"], method: "presentExporter"))
         let ending = try #require(client.ending(of: id, timeout: 30))
         #expect(ending["method"] == "dialog/completed")
-        #expect(try fileBytes(scratch.path("big.bin")) == bytes)
+        #expect(try fileBytes(scratch.file("big.bin")) == bytes)
     }
 
     @Test func aLazyDocumentIsSnapshottedAfterTheDestinationIsChosen() throws {
@@ -152,7 +153,7 @@ import WharfTestSupport
         #expect(request?["params"]?["documentIndex"] == 0)
         #expect(request?["params"]?["contentType"] == "public.plain-text")
         #expect(client.ending(of: id)?["method"] == "dialog/completed")
-        #expect(scratch.read("lazy.txt") == "made on demand")
+        #expect(scratch.text("lazy.txt") == "made on demand")
     }
 
     @Test func aSnapshotErrorFailsTheDialogAndWritesNothing() throws {
@@ -194,7 +195,7 @@ import WharfTestSupport
     @Test func largeExportsReportProgressBeforeCompleting() throws {
         let big = scratch.write("big.bin", [UInt8](repeating: 7, count: 8 << 20))
         let client = try frontend()
-        let id = try #require(client.present(["documents": [["writableContentTypes": ["public.data"], "contents": ["path": .string(big)]]], "contentType": "public.data"], method: "presentExporter"))
+        let id = try #require(client.present(["documents": [["writableContentTypes": ["public.data"], "contents": ["path": .string(big.description)]]], "contentType": "public.data"], method: "presentExporter"))
         #expect(client.call("dialog/choose", ["dialogId": .string(id), "url": .string(scratch.url("copy.bin"))]) == [:])
         _ = client.ending(of: id)
         let events = client.events(of: id)
@@ -208,9 +209,9 @@ import WharfTestSupport
 
     @Test func aServerKilledMidWriteLeavesNoPartialFileAndTheOrphanIsCleanedAtRestart() throws {
         let state = ScratchDirectory("wharf-state")
-        let fifo = scratch.path("slow.fifo")
+        let fifo = scratch.file("slow.fifo")
         mkfifo(fifo, 0o644)
-        let client = try frontend(["--state-dir", state.path])
+        let client = try frontend(["--state-dir", state.directory])
         // A lazy document whose snapshot is a FIFO: the server copies what we feed it and waits
         // for the rest, so it can be killed in the middle of writing.
         let id = try #require(client.present(["documents": [["writableContentTypes": ["public.data"]]], "contentType": "public.data"], method: "presentExporter"))
@@ -223,13 +224,13 @@ import WharfTestSupport
         var tries = 0
         while !scratch.contents().contains(where: { $0.hasPrefix(".wharf-tmp") }) && tries < 500 { usleep(10_000); tries += 1 }
         #expect(scratch.contents().contains { $0.hasPrefix(".wharf-tmp") }, "the write was under way")
-        guard case .process(let child) = client.server else { return }
+        let child = try #require(client.process)
         child.kill(SIGKILL)
         close(writer)
         _ = child.waitForExit(seconds: 10)
         #expect(!scratch.exists("result.bin"), "never a partial destination file")
 
-        let restarted = try frontend(["--state-dir", state.path])
+        let restarted = try frontend(["--state-dir", state.directory])
         restarted.settle()
         #expect(scratch.contents().allSatisfy { !$0.hasPrefix(".wharf-tmp") }, "the orphan is removed at the next start: \(scratch.contents())")
         #expect(restarted.shutdownAndExit() == 0)

@@ -1,6 +1,7 @@
 import Testing
 import WharfJSON
 import WharfJSONRPC
+import WharfServerTestSupport
 import WharfTestSupport
 
 /// Inputs the fuzzer (Sources/WharfFuzz, `make fuzz`) found to break a promise, fed to the built

@@ -4,6 +4,7 @@ import Glibc
 import Testing
 import WharfJSON
 import WharfSystem
+import WharfServerTestSupport
 import WharfTestSupport
 
 /// `presentImporter` and the ways a dialog ends, over real pipes to the built binary.
@@ -18,7 +19,7 @@ import WharfTestSupport
     }
 
     @Test func aChosenFileCompletesAfterPresentationChangedAndExactlyOnce() throws {
-        let client = try scripted([["choose": [.string(scratch.path("photos/a.png"))]]], in: scratch)
+        let client = try scripted([["choose": [.string(scratch.file("photos/a.png"))]]], in: scratch)
         let id = try #require(client.present(["allowedContentTypes": ["public.image"]]))
         let ending = client.ending(of: id)
         #expect(ending?["params"]?["urls"] == [.string(scratch.url("photos/a.png"))])
@@ -29,7 +30,7 @@ import WharfTestSupport
     }
 
     @Test func theResponseComesBeforeAnyNotificationOfTheDialog() throws {
-        let client = try scripted([["choose": [.string(scratch.path("notes.txt"))]]], in: scratch)
+        let client = try scripted([["choose": [.string(scratch.file("notes.txt"))]]], in: scratch)
         let requestID = client.sendRequest("presentImporter", ["allowedContentTypes": ["public.text"]])
         let response = try #require(client.response(to: requestID))
         let id = try #require(response["result"]?["dialogId"]?.stringValue)
@@ -106,7 +107,7 @@ import WharfTestSupport
         let client = try frontend()
         let id = try #require(client.present([
             "allowedContentTypes": ["public.image"],
-            "options": ["defaultDirectory": .string(scratch.path), "title": "Pick a photo", "message": "For the cover",
+            "options": ["defaultDirectory": .string(scratch.directory), "title": "Pick a photo", "message": "For the cover",
                         "confirmationLabel": "Use", "browserOptions": ["displayFileExtensions"]],
         ]))
         let show = try #require(client.notification("presenter/show")?["params"])
@@ -115,7 +116,7 @@ import WharfTestSupport
         #expect(show["title"] == "Pick a photo")
         #expect(show["message"] == "For the cover")
         #expect(show["confirmationLabel"] == "Use")
-        #expect(show["directory"] == .string(FileURL.from(path: scratch.path)))
+        #expect(show["directory"] == .string(scratch.path.url))
         #expect(show["filters"]?["mimeTypes"]?.arrayValue?.contains("image/*") == true)
         #expect(show["browserOptions"] == ["displayFileExtensions"])
 
@@ -167,7 +168,7 @@ import WharfTestSupport
         let hidden = try #require(client.present(["allowedContentTypes": ["public.text"]]))
         #expect(client.request("dialog/choose", ["dialogId": .string(hidden), "urls": [.string(scratch.url(".hidden.txt"))]])?["error"]?["code"] == -32015)
         let shown = try #require(client.present(["allowedContentTypes": ["public.text"], "options": ["browserOptions": ["includeHiddenFiles"]]]))
-        let listing = client.call("dialog/list", ["dialogId": .string(shown), "directory": .string(scratch.path)])
+        let listing = client.call("dialog/list", ["dialogId": .string(shown), "directory": .string(scratch.directory)])
         #expect(listing?["entries"]?.arrayValue?.contains { $0["name"] == ".hidden.txt" && $0["isHidden"] == true && $0["enabled"] == true } == true)
         #expect(client.call("dialog/choose", ["dialogId": .string(shown), "urls": [.string(scratch.url(".hidden.txt"))]]) == [:])
     }
@@ -178,7 +179,7 @@ import WharfTestSupport
             "allowedContentTypes": ["public.image"],
             "options": ["urlEnabled": ["all": [["nameMatches": "*.png"], ["not": ["sizeAtLeast": 1_000_000]]]]],
         ]))
-        let listing = client.call("dialog/list", ["dialogId": .string(id), "directory": .string(scratch.path("photos"))])
+        let listing = client.call("dialog/list", ["dialogId": .string(id), "directory": .string(scratch.file("photos"))])
         let enabled = listing?["entries"]?.arrayValue?.filter { $0["enabled"] == true }.compactMap { $0["name"]?.stringValue }
         #expect(enabled == ["a.png"])
         #expect(client.request("dialog/choose", ["dialogId": .string(id), "urls": [.string(scratch.url("photos/b.jpg"))]])?["error"]?["code"] == -32015)
@@ -188,8 +189,8 @@ import WharfTestSupport
     }
 
     @Test func symlinksResolveUnlessUnresolvedAliasesAreAsked() throws {
-        symlink(scratch.path("photos/a.png"), scratch.path("link.png"))
-        symlink(scratch.path("photos/gone.png"), scratch.path("broken.png"))
+        symlink(scratch.file("photos/a.png"), scratch.file("link.png"))
+        symlink(scratch.file("photos/gone.png"), scratch.file("broken.png"))
         let client = try frontend()
         let resolved = try #require(client.present(["allowedContentTypes": ["public.image"]]))
         #expect(client.request("dialog/choose", ["dialogId": .string(resolved), "urls": [.string(scratch.url("broken.png"))]])?["error"]?["code"] == -32015)
@@ -238,16 +239,16 @@ import WharfTestSupport
     @Test func aCustomizationIdRemembersTheFolderAcrossRestarts() throws {
         let state = ScratchDirectory("wharf-state")
         for round in 0..<2 {
-            let client = try frontend(["--state-dir", state.path])
-            let id = try #require(client.present(["allowedContentTypes": ["public.image"], "options": ["customizationId": "covers", "defaultDirectory": .string(scratch.path)]]))
+            let client = try frontend(["--state-dir", state.directory])
+            let id = try #require(client.present(["allowedContentTypes": ["public.image"], "options": ["customizationId": "covers", "defaultDirectory": .string(scratch.directory)]]))
             let show = client.notification("presenter/show")
             if round == 0 {
-                #expect(show?["params"]?["directory"] == .string(FileURL.from(path: scratch.path)))
-                _ = client.call("dialog/list", ["dialogId": .string(id), "directory": .string(scratch.path("photos"))])
+                #expect(show?["params"]?["directory"] == .string(scratch.path.url))
+                _ = client.call("dialog/list", ["dialogId": .string(id), "directory": .string(scratch.file("photos"))])
                 #expect(client.call("dialog/choose", ["dialogId": .string(id), "urls": [.string(scratch.url("photos/a.png"))]]) == [:])
                 _ = client.ending(of: id)
             } else {
-                #expect(show?["params"]?["directory"] == .string(FileURL.from(path: scratch.path("photos"))))
+                #expect(show?["params"]?["directory"] == .string(scratch.url("photos")))
             }
             #expect(client.shutdownAndExit() == 0)
         }
@@ -288,11 +289,11 @@ import WharfTestSupport
     @Test func listingPagesThroughAHundredThousandEntries() throws {
         let big = ScratchDirectory("wharf-big")
         for index in 0..<100_000 {
-            let descriptor = open(big.path("file\(index).txt"), O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
+            let descriptor = open(big.file("file\(index).txt"), O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
             close(descriptor)
         }
         let client = try frontend()
-        let id = try #require(client.present(["allowedContentTypes": ["public.plain-text"], "options": ["defaultDirectory": .string(big.path)]]))
+        let id = try #require(client.present(["allowedContentTypes": ["public.plain-text"], "options": ["defaultDirectory": .string(big.directory)]]))
         var cursor: JSON = .null
         var seen = 0
         var first: String?

@@ -4,6 +4,7 @@ import Glibc
 import Testing
 import WharfJSON
 import WharfServer
+import WharfServerTestSupport
 import WharfTestSupport
 
 /// The LSP lifecycle, over real pipes to the built `wharf` binary.
@@ -87,14 +88,14 @@ import WharfTestSupport
     func signalsEndTheServerAsEndOfInputDoes(signal: Int32) throws {
         let client = try WireClient.spawn()
         client.initialize()
-        guard case .process(let child) = client.server else { return }
+        let child = try #require(client.process)
         child.kill(signal)
         #expect(client.waitForExit() == 1)
 
         let polite = try WireClient.spawn()
         polite.initialize()
         _ = polite.request("shutdown")
-        guard case .process(let second) = polite.server else { return }
+        let second = try #require(polite.process)
         second.kill(signal)
         #expect(polite.waitForExit() == 0)
     }

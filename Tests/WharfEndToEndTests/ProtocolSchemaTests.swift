@@ -5,6 +5,7 @@ import Testing
 import WharfJSON
 import WharfJSONRPC
 import WharfSystem
+import WharfServerTestSupport
 import WharfTestSupport
 
 func readRepositoryFile(_ relative: String) throws -> String {

@@ -5,6 +5,7 @@ import Testing
 import WharfJSON
 import WharfJSONRPC
 import WharfSystem
+import WharfServerTestSupport
 import WharfTestSupport
 
 /// The soak: 100,000 importer and exporter cycles through one `wharf` process, with
@@ -30,13 +31,12 @@ import WharfTestSupport
 
     @Test func aHundredThousandDialogCyclesEndExactlyOnceAndLeaveNothingBehind() throws {
         let scratch = ScratchDirectory("wharf-soak")
-        let exports = try MemoryDirectory("wharf-soak-exports")
-        defer { exports.remove() }
-        let picked = scratch.write("picked.txt", "picked\n")
-        let state = scratch.path("state")
+        let exports = memoryDirectory("wharf-soak-exports")
+        let picked = scratch.write("picked.txt", "picked\n").description
+        let state = scratch.file("state")
 
         let server = try SoakClient(arguments: ["--state-dir", state, "--max-dialogs-per-client", "64", "--log-level", "error"])
-        var run = SoakRun(client: server, picked: picked, exports: exports.path, total: Self.cycles, window: 32)
+        var run = SoakRun(client: server, picked: picked, exports: exports.directory, total: Self.cycles, window: 32)
         run.warmUp = Self.warmUpCycles
         try run.drive()
         let report = run.finish()
@@ -61,13 +61,13 @@ import WharfTestSupport
         // `disconnected`, and the leases go with the session.
         for session in 0..<20 {
             let client = try SoakClient(arguments: ["--state-dir", state, "--log-level", "error"])
-            let ended = try disconnectWithEverythingOpen(client, picked: picked, exports: exports.path, session: session)
+            let ended = try disconnectWithEverythingOpen(client, picked: picked, exports: exports.directory, session: session)
             #expect(ended.problems == [], "session \(session): \(ended.problems.prefix(5))")
             #expect(ended.exitStatus == 1, "ending without shutdown exits 1")
         }
 
-        #expect(exports.entries().allSatisfy { $0.hasPrefix("out-") && $0.hasSuffix(".txt") },
-                "temporary files left: \(exports.entries().filter { !$0.hasPrefix("out-") })")
+        #expect(exports.contents().allSatisfy { $0.hasPrefix("out-") && $0.hasSuffix(".txt") },
+                "temporary files left: \(exports.contents().filter { !$0.hasPrefix("out-") })")
         let listing = try runWharf(["access", "list", "--state-dir", state])
         #expect(listing.status == 0)
         #expect(listing.output.contains("No app holds access to anything."), "left in the store: \(listing.output)")
@@ -301,7 +301,7 @@ struct SoakRun {
         case .importerTimeout:
             break
         case .exporterSave:
-            let destination = FilePath.join(exports, "out-\(cycle % 8).txt")
+            let destination = exports + "/out-\(cycle % 8).txt"
             send("dialog/choose", ["dialogId": dialog, "url": .string(destination), "overwrite": true], .answer(id, kind))
         }
     }
@@ -484,33 +484,8 @@ final class SoakClient {
 
 /// A fresh directory in memory (/dev/shm) when there is one: exports are fsynced, and
 /// 40,000 fsyncs on a disk would not fit in a minute.
-struct MemoryDirectory {
-    let path: String
-
-    init(_ label: String) throws {
-        let base = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp"
-        var template = Array("\(base)/\(label)-XXXXXX".utf8CString)
-        guard let created = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
-            throw SystemError.current("mkdtemp", path: base)
-        }
-        path = String(cString: created)
-    }
-
-    func entries() -> [String] {
-        guard let directory = opendir(path) else { return [] }
-        defer { closedir(directory) }
-        var names: [String] = []
-        while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
-            if name != "." && name != ".." { names.append(name) }
-        }
-        return names
-    }
-
-    func remove() {
-        for name in entries() { unlink(FilePath.join(path, name)) }
-        rmdir(path)
-    }
+func memoryDirectory(_ label: String) -> ScratchDirectory {
+    ScratchDirectory(label, in: access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp")
 }
 
 /// Runs `wharf` with `arguments` to completion: its exit status and standard output.

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Testing
 import WharfJSON
+import WharfServerTestSupport
 import WharfTestSupport
 
 /// The JSON-RPC 2.0 specification's examples, replayed against the built binary. Wharf has no
@@ -99,9 +100,9 @@ import WharfTestSupport
 
     @Test func cancelRequestAnswersAPendingRequestOnce() throws {
         let big = ScratchDirectory("wharf-cancel")
-        for index in 0..<150_000 { close(open(big.path("f\(index)"), O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)) }
+        for index in 0..<150_000 { close(open(big.file("f\(index)"), O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)) }
         let client = try frontend()
-        let dialog = try #require(client.present(["allowedContentTypes": ["public.item"], "options": ["defaultDirectory": .string(big.path)]]))
+        let dialog = try #require(client.present(["allowedContentTypes": ["public.item"], "options": ["defaultDirectory": .string(big.directory)]]))
         var cancelled = 0
         for _ in 0..<5 {
             // Listing 150,000 entries takes far longer than the cancellation takes to arrive.

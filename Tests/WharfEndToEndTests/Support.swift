@@ -1,10 +1,12 @@
 import WharfJSON
+import WharfSystem
+import WharfServerTestSupport
 import WharfTestSupport
 
 /// A spawned `wharf` whose dialogs are answered by `steps` (the script presenter).
 func scripted(_ steps: JSON, in scratch: ScratchDirectory, arguments: [String] = []) throws -> WireClient {
     scratch.write("script.json", steps.jsonText)
-    let client = try WireClient.spawn(["--presenter", "script:" + scratch.path("script.json")] + arguments)
+    let client = try WireClient.spawn(["--presenter", "script:" + scratch.file("script.json")] + arguments)
     client.initialize()
     return client
 }
@@ -40,3 +42,10 @@ extension WireClient {
 
 /// The method names of a dialog's notifications, in order.
 func methods(_ events: [JSON]) -> [String] { events.compactMap { $0["method"]?.stringValue } }
+
+/// Paths as the protocol and the command line carry them: text (these tests' names are UTF-8,
+/// so the text is the bytes; the byte-exact cases use URLs).
+extension ScratchDirectory {
+    func file(_ name: String) -> String { path(name).description }
+    var directory: String { path.description }
+}

@@ -5,6 +5,7 @@ import Musl
 #endif
 import Testing
 import WharfSystem
+import WharfTestSupport
 @testable import WharfFileWriting
 
 /// Several items: all are written or none. A failure after some files were renamed into place
@@ -12,15 +13,15 @@ import WharfSystem
 struct AllOrNothingTests {
     @Test(arguments: WritingTests.configurations.map(\.1))
     func laterItemThatCannotBePlacedRollsBackEarlierOnes(_ configuration: WriterConfiguration) {
-        let scratch = Scratch()
-        let replaced = scratch.at("1-replaced.txt")
-        let created = scratch.at("2-created.txt")
-        let conflicting = scratch.at("3-conflicting.txt")
-        put("original one", at: replaced)
-        let target = scratch.at("link-target")
-        put("target of the link", at: target)
-        let linked = scratch.at("4-link.txt")
-        #expect(symlink(target, linked) == 0)
+        let scratch = ScratchDirectory("wharf-fw")
+        let replaced = scratch.path("1-replaced.txt")
+        let created = scratch.path("2-created.txt")
+        let conflicting = scratch.path("3-conflicting.txt")
+        writeFile(replaced, "original one")
+        let target = scratch.path("link-target")
+        writeFile(target, "target of the link")
+        let linked = scratch.path("4-link.txt")
+        makeSymlink(target, at: linked)
 
         #expect(throws: ExportError.exists(path: conflicting)) {
             try AtomicWriter.write(
@@ -32,44 +33,44 @@ struct AllOrNothingTests {
                 ],
                 progress: { progress in
                     // Once everything is written, another program takes the third name.
-                    if progress.bytesWritten == progress.totalBytes { put("someone else's", at: conflicting) }
+                    if progress.bytesWritten == progress.totalBytes { writeFile(conflicting, "someone else's") }
                 },
                 cancellation: nil, configuration: configuration
             )
         }
-        #expect(text(of: replaced) == "original one")
-        #expect(symlinkTarget(linked) == target)
-        #expect(text(of: target) == "target of the link")
+        #expect(readText(replaced) == "original one")
+        #expect(symlinkTarget(linked) == target.description)
+        #expect(readText(target) == "target of the link")
         #expect(linkStatus(created) == nil)
-        #expect(text(of: conflicting) == "someone else's")
+        #expect(readText(conflicting) == "someone else's")
         #expect(scratch.temporaries().isEmpty)
     }
 
     @Test func laterItemOnAFullFileSystemMeansNoItemIsWritten() throws {
-        let scratch = Scratch()
+        let scratch = ScratchDirectory("wharf-fw")
         let small = try scratch.tmpfs("small", size: 1 << 20)
-        let first = scratch.at("first.txt")
-        put("old first", at: first)
-        let second = FilePath.join(small, "second.bin")
+        let first = scratch.path("first.txt")
+        writeFile(first, "old first")
+        let second = small.appending("second.bin")
         #expect(throws: ExportError.self) {
             try AtomicWriter.write([
                 ExportItem(destination: first, source: .bytes(Array("new first".utf8)), overwrite: true),
                 ExportItem(destination: second, source: .bytes(patternBytes(2 << 20)), overwrite: false),
             ])
         }
-        #expect(text(of: first) == "old first")
+        #expect(readText(first) == "old first")
         #expect(scratch.names() == ["first.txt", "small"])
         #expect(scratch.names(in: small).isEmpty)
     }
 
     @Test(arguments: WritingTests.configurations.map(\.1))
     func laterDirectoryVanishingRollsBackRenamesInAnotherDirectory(_ configuration: WriterConfiguration) {
-        let scratch = Scratch()
-        let keep = scratch.directory("keep")
-        let vanishing = scratch.directory("vanishing")
-        let first = FilePath.join(keep, "a.txt")
-        put("old a", at: first)
-        let second = FilePath.join(vanishing, "b.txt")
+        let scratch = ScratchDirectory("wharf-fw")
+        let keep = scratch.makeDirectory("keep")
+        let vanishing = scratch.makeDirectory("vanishing")
+        let first = keep.appending("a.txt")
+        writeFile(first, "old a")
+        let second = vanishing.appending("b.txt")
         let error = #expect(throws: ExportError.self) {
             try AtomicWriter.write(
                 [
@@ -77,7 +78,7 @@ struct AllOrNothingTests {
                     ExportItem(destination: second, source: .bytes(patternBytes(2 << 20)), overwrite: false),
                 ],
                 progress: { progress in
-                    if progress.bytesWritten == progress.totalBytes { run("/bin/rm", ["-rf", vanishing]) }
+                    if progress.bytesWritten == progress.totalBytes { run("/bin/rm", ["-rf", vanishing.description]) }
                 },
                 cancellation: nil, configuration: configuration
             )
@@ -87,7 +88,7 @@ struct AllOrNothingTests {
         } else {
             Issue.record("expected a failure, got \(String(describing: error))")
         }
-        #expect(text(of: first) == "old a")
+        #expect(readText(first) == "old a")
         #expect(scratch.names(in: keep) == ["a.txt"])
     }
 }

@@ -1,5 +1,6 @@
 import Testing
 import WharfSystem
+import WharfTestSupport
 
 /// Strict RFC 4648 base64, in WharfSystem for the server and the access module; tested here.
 struct Base64Tests {

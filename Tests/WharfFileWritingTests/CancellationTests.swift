@@ -5,21 +5,22 @@ import Musl
 #endif
 import Testing
 import WharfSystem
+import WharfTestSupport
 @testable import WharfFileWriting
 
 /// `cancel()` from another thread stops the export at the next chunk, undoes everything and
 /// throws `.cancelled`.
 struct CancellationTests {
     @Test func cancelFromAnotherThreadMidWriteRollsBack() throws {
-        let scratch = Scratch()
-        let destination = scratch.at("doc.bin")
-        put("old", at: destination)
-        put(patternBytes(24 << 20), at: scratch.at("source"))
+        let scratch = ScratchDirectory("wharf-fw")
+        let destination = scratch.path("doc.bin")
+        writeFile(destination, "old")
+        writeFile(scratch.path("source"), patternBytes(24 << 20))
         let cancellation = ExportCancellation()
         let seen = Locked<[Int64]>([])
         #expect(throws: ExportError.cancelled) {
             try AtomicWriter.write(
-                [ExportItem(destination: destination, source: .file(path: scratch.at("source")), overwrite: true)],
+                [ExportItem(destination: destination, source: .file(path: scratch.path("source")), overwrite: true)],
                 progress: { progress in
                     let first = seen.withValue { $0.append(progress.bytesWritten); return $0.count == 1 }
                     // At the first report (after the first chunk), another thread cancels;
@@ -30,20 +31,20 @@ struct CancellationTests {
             )
         }
         #expect(seen.withValue { $0 } == [4 << 20])
-        #expect(text(of: destination) == "old")
+        #expect(readText(destination) == "old")
         #expect(scratch.names() == ["doc.bin", "source"])
     }
 
     @Test func cancelAfterTheLastByteStillStopsBeforeAnyRename() {
-        let scratch = Scratch()
-        let first = scratch.at("a")
-        put("old a", at: first)
+        let scratch = ScratchDirectory("wharf-fw")
+        let first = scratch.path("a")
+        writeFile(first, "old a")
         let cancellation = ExportCancellation()
         #expect(throws: ExportError.cancelled) {
             try AtomicWriter.write(
                 [
                     ExportItem(destination: first, source: .bytes(Array("new a".utf8)), overwrite: true),
-                    ExportItem(destination: scratch.at("b"), source: .bytes(patternBytes(2 << 20)), overwrite: false),
+                    ExportItem(destination: scratch.path("b"), source: .bytes(patternBytes(2 << 20)), overwrite: false),
                 ],
                 progress: { progress in
                     if progress.bytesWritten == progress.totalBytes { onAnotherThread { cancellation.cancel() } }
@@ -51,17 +52,17 @@ struct CancellationTests {
                 cancellation: cancellation
             )
         }
-        #expect(text(of: first) == "old a")
+        #expect(readText(first) == "old a")
         #expect(scratch.names() == ["a"])
     }
 
     @Test func cancelledBeforeStartingWritesNothing() {
-        let scratch = Scratch()
+        let scratch = ScratchDirectory("wharf-fw")
         let cancellation = ExportCancellation()
         cancellation.cancel()
         #expect(throws: ExportError.cancelled) {
             try AtomicWriter.write(
-                [ExportItem(destination: scratch.at("a"), source: .bytes([1]), overwrite: false)],
+                [ExportItem(destination: scratch.path("a"), source: .bytes([1]), overwrite: false)],
                 cancellation: cancellation
             )
         }

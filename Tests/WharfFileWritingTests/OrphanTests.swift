@@ -5,6 +5,7 @@ import Musl
 #endif
 import Testing
 import WharfSystem
+import WharfTestSupport
 @testable import WharfFileWriting
 
 /// A writer killed mid-write leaves no partial destination, only a temporary file that the next
@@ -12,16 +13,16 @@ import WharfSystem
 /// look similar.
 struct OrphanTests {
     @Test func writerKilledMidWriteLeavesNoPartialFileAndTheSweepRemovesItsTemporary() throws {
-        let scratch = Scratch()
-        put(patternBytes(16 << 20), at: scratch.at("source"))
-        let destination = scratch.at("doc.bin")
+        let scratch = ScratchDirectory("wharf-fw")
+        writeFile(scratch.path("source"), patternBytes(16 << 20))
+        let destination = scratch.path("doc.bin")
         let probe = try ChildProcess(
-            Probe.path, ["--hold", "--file", destination, scratch.at("source")], outputPath: scratch.at("probe.out")
-        )
+            path: Probe.path, arguments: ["--hold", "--file", destination.description, scratch.path("source").description],
+            mergeErrors: true)
         // The probe stops at its first progress report: one 4 MiB chunk of 16 is written.
         let line = try #require(probe.waitForLine(startingWith: "holding "))
-        let temporary = String(line.dropFirst("holding ".count))
-        #expect(FilePath.directory(of: temporary) == scratch.path)
+        let temporary = try #require(FilePath(String(line.dropFirst("holding ".count))))
+        #expect(temporary.directory == scratch.path)
         #expect(try FileStatus.ofLink(temporary).size == 4 << 20)
         #expect(linkStatus(destination) == nil)
 
@@ -33,44 +34,44 @@ struct OrphanTests {
         #expect(probe.wait() == 128 + SIGKILL)
         #expect(linkStatus(destination) == nil)
         #expect(AtomicWriter.removeOrphans(in: scratch.path) == [temporary])
-        #expect(scratch.names() == ["source", "probe.out"])
+        #expect(scratch.names() == ["source"])
     }
 
     @Test func sweepRemovesOrphansOfEndedProcessesButNotOfLiveOnes() throws {
-        let scratch = Scratch()
+        let scratch = ScratchDirectory("wharf-fw")
         let ended = try endedProcessID()
-        let orphan = scratch.at(".wharf-tmp-\(ended)-00000000000000aa")
-        let orphanLink = scratch.at(".wharf-tmp-\(ended)-00000000000000bb")
-        let live = try ChildProcess("/bin/sleep", ["60"], outputPath: scratch.at("sleep.out"))
+        let orphan = scratch.path(".wharf-tmp-\(ended)-00000000000000aa")
+        let orphanLink = scratch.path(".wharf-tmp-\(ended)-00000000000000bb")
+        let live = try ChildProcess(path: "/bin/sleep", arguments: ["60"], mergeErrors: true)
         defer { kill(live.pid, SIGKILL); live.wait() }
-        let othersInUse = scratch.at(".wharf-tmp-\(live.pid)-00000000000000cc")
-        put("partial", at: orphan)
-        #expect(symlink("/etc/passwd", orphanLink) == 0)  // A replaced symlink kept for rollback.
-        put("in progress", at: othersInUse)
+        let othersInUse = scratch.path(".wharf-tmp-\(live.pid)-00000000000000cc")
+        writeFile(orphan, "partial")
+        makeSymlink("/etc/passwd", at: orphanLink)  // A replaced symlink kept for rollback.
+        writeFile(othersInUse, "in progress")
         let removed = AtomicWriter.removeOrphans(in: scratch.path)
         #expect(Set(removed) == [orphan, orphanLink])
-        #expect(scratch.names() == [FilePath.lastComponent(of: othersInUse), "sleep.out"])
+        #expect(scratch.names() == [String(decoding: othersInUse.lastComponent, as: UTF8.self)])
         #expect(linkStatus("/etc/passwd") != nil)
     }
 
     @Test func sweepRemovesOurPidsFilesUnlessThisProcessClaimedThem() throws {
         // A server restarted in a fresh container often gets its old pid back: files with our
         // pid are ours only if an export in this process is using them.
-        let scratch = Scratch()
-        let earlierIncarnation = scratch.at(".wharf-tmp-\(getpid())-00000000000000dd")
-        put("left by a crash", at: earlierIncarnation)
+        let scratch = ScratchDirectory("wharf-fw")
+        let earlierIncarnation = scratch.path(".wharf-tmp-\(getpid())-00000000000000dd")
+        writeFile(earlierIncarnation, "left by a crash")
         let claimed = LiveTemporaries.claimNew()
         defer { LiveTemporaries.release([claimed]) }
-        put("in use right now", at: scratch.at(claimed))
+        writeFile(scratch.path(claimed), "in use right now")
         #expect(AtomicWriter.removeOrphans(in: scratch.path) == [earlierIncarnation])
         #expect(scratch.names() == [claimed])
     }
 
     @Test func sweepDuringAnExportInThisProcessLeavesItsFilesAlone() throws {
-        let scratch = Scratch()
-        let destination = scratch.at("doc.bin")
-        put("old", at: destination)
-        let sweptMidway = Locked<[String]?>(nil)
+        let scratch = ScratchDirectory("wharf-fw")
+        let destination = scratch.path("doc.bin")
+        writeFile(destination, "old")
+        let sweptMidway = Locked<[FilePath]?>(nil)
         let directory = scratch.path
         try AtomicWriter.write(
             [ExportItem(destination: destination, source: .bytes(patternBytes(6 << 20)), overwrite: true)],
@@ -82,20 +83,20 @@ struct OrphanTests {
             }
         )
         #expect(sweptMidway.withValue { $0 } == [])
-        #expect(contents(of: destination) == patternBytes(6 << 20))
+        #expect(readFile(destination) == patternBytes(6 << 20))
         #expect(scratch.names() == ["doc.bin"])
     }
 
     @Test func sweepLeavesLockedTemporariesAlone() throws {
         // A writer in another pid namespace has a pid that means nothing here; its lock speaks.
-        let scratch = Scratch()
-        let name = scratch.at(".wharf-tmp-\(try endedProcessID())-00000000000000dd")
-        put("being written", at: name)
-        let holder = open(name, O_RDONLY | O_CLOEXEC)
-        #expect(holder >= 0 && flock(holder, LOCK_EX) == 0)
+        let scratch = ScratchDirectory("wharf-fw")
+        let name = scratch.path(".wharf-tmp-\(try endedProcessID())-00000000000000dd")
+        writeFile(name, "being written")
+        let holder = try FileDescriptor.open(name, O_RDONLY)
+        #expect(flock(holder.raw, LOCK_EX) == 0)
         // (The sweep's own open file description conflicts with this one, as with another process's.)
         #expect(AtomicWriter.removeOrphans(in: scratch.path).isEmpty)
-        close(holder)
+        holder.close()
         // A process another test is spawning at this moment may still hold a copy of the
         // descriptor (and so the lock) until its exec closes it: allow it a moment.
         var removed = AtomicWriter.removeOrphans(in: scratch.path)
@@ -107,7 +108,7 @@ struct OrphanTests {
     }
 
     @Test func sweepIgnoresNamesThatOnlyLookLikeTemporaries() throws {
-        let scratch = Scratch()
+        let scratch = ScratchDirectory("wharf-fw")
         let ended = try endedProcessID()
         let lookalikes = [
             ".wharf-tmp-notes.txt",
@@ -117,8 +118,8 @@ struct OrphanTests {
             ".wharf-tmp--0000000000000000",
             "wharf-tmp-\(ended)-0000000000000000",
         ]
-        for name in lookalikes { put("user data", at: scratch.at(name)) }
-        scratch.directory(".wharf-tmp-\(ended)-00000000000000ee")
+        for name in lookalikes { writeFile(scratch.path(name), "user data") }
+        scratch.makeDirectory(".wharf-tmp-\(ended)-00000000000000ee")
         #expect(AtomicWriter.removeOrphans(in: scratch.path).isEmpty)
         #expect(scratch.names().count == lookalikes.count + 1)
     }
@@ -129,7 +130,7 @@ struct OrphanTests {
 
     @Test func temporaryNamesCarryThePidAndSixteenHexDigits() {
         let name = TemporaryName.make()
-        #expect(TemporaryName.owner(of: name) == getpid())
+        #expect(TemporaryName.owner(of: Array(name.utf8)) == getpid())
         #expect(name.hasPrefix(AtomicWriter.temporaryPrefix + "\(getpid())-"))
         #expect(name.count == AtomicWriter.temporaryPrefix.count + "\(getpid())".count + 1 + 16)
         #expect(TemporaryName.make() != name)
@@ -137,8 +138,8 @@ struct OrphanTests {
 
     /// The pid of a process that has ended (and been reaped).
     private func endedProcessID() throws -> pid_t {
-        let scratch = Scratch()
-        let child = try ChildProcess("/bin/true", [], outputPath: scratch.at("out"))
+        let scratch = ScratchDirectory("wharf-fw")
+        let child = try ChildProcess(path: "/bin/true", arguments: [], mergeErrors: true)
         child.wait()
         return child.pid
     }

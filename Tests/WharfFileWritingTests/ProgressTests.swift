@@ -1,5 +1,6 @@
 import Testing
 import WharfSystem
+import WharfTestSupport
 @testable import WharfFileWriting
 
 /// Progress is reported for exports over 1 MiB, no more often than every 100 ms (measured on
@@ -22,14 +23,14 @@ struct ProgressTests {
     }
 
     @Test func reportsAreAtLeastAnIntervalApartAndTheEndIsReportedOnce() throws {
-        let scratch = Scratch()
+        let scratch = ScratchDirectory("wharf-fw")
         let clock = SteppingClock(step: 30_000_000)  // Each 64 KiB chunk "takes" 30 ms.
         var configuration = WriterConfiguration(chunkSize: 64 << 10)
         configuration.clock = { clock.tick() }
         let recorder = Recorder()
         let total = 4 << 20
         try AtomicWriter.write(
-            [ExportItem(destination: scratch.at("out"), source: .bytes(patternBytes(total)), overwrite: false)],
+            [ExportItem(destination: scratch.path("out"), source: .bytes(patternBytes(total)), overwrite: false)],
             progress: { recorder.record($0, at: clock.current) },
             cancellation: nil, configuration: configuration
         )
@@ -48,13 +49,13 @@ struct ProgressTests {
     }
 
     @Test func exportsOfAtMostOneMebibyteReportNothing() throws {
-        let scratch = Scratch()
+        let scratch = ScratchDirectory("wharf-fw")
         let recorder = Recorder()
-        put(patternBytes(1 << 19), at: scratch.at("half"))
+        writeFile(scratch.path("half"), patternBytes(1 << 19))
         try AtomicWriter.write(
             [
-                ExportItem(destination: scratch.at("a"), source: .bytes(patternBytes(1 << 19)), overwrite: false),
-                ExportItem(destination: scratch.at("b"), source: .file(path: scratch.at("half")), overwrite: false),
+                ExportItem(destination: scratch.path("a"), source: .bytes(patternBytes(1 << 19)), overwrite: false),
+                ExportItem(destination: scratch.path("b"), source: .file(path: scratch.path("half")), overwrite: false),
             ],
             progress: { recorder.record($0, at: 0) }
         )
@@ -62,13 +63,13 @@ struct ProgressTests {
     }
 
     @Test func progressCountsTheBytesOfEveryItem() throws {
-        let scratch = Scratch()
+        let scratch = ScratchDirectory("wharf-fw")
         let recorder = Recorder()
-        put(patternBytes(3 << 20), at: scratch.at("source"))
+        writeFile(scratch.path("source"), patternBytes(3 << 20))
         try AtomicWriter.write(
             [
-                ExportItem(destination: scratch.at("a"), source: .bytes(patternBytes(1 << 20)), overwrite: false),
-                ExportItem(destination: scratch.at("b"), source: .file(path: scratch.at("source")), overwrite: false),
+                ExportItem(destination: scratch.path("a"), source: .bytes(patternBytes(1 << 20)), overwrite: false),
+                ExportItem(destination: scratch.path("b"), source: .file(path: scratch.path("source")), overwrite: false),
             ],
             progress: { recorder.record($0, at: 0) }
         )

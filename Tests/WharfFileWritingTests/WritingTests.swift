@@ -5,6 +5,7 @@ import Musl
 #endif
 import Testing
 import WharfSystem
+import WharfTestSupport
 @testable import WharfFileWriting
 
 /// The ordinary path: bytes land exactly, with the right mode, and nothing else is left behind.
@@ -17,92 +18,92 @@ struct WritingTests {
     ]
 
     @Test func bytesSourceIsWrittenExactly() throws {
-        let scratch = Scratch()
+        let scratch = ScratchDirectory("wharf-fw")
         let bytes = patternBytes(300_001)
-        try AtomicWriter.write([ExportItem(destination: scratch.at("out.bin"), source: .bytes(bytes), overwrite: false)])
-        #expect(contents(of: scratch.at("out.bin")) == bytes)
+        try AtomicWriter.write([ExportItem(destination: scratch.path("out.bin"), source: .bytes(bytes), overwrite: false)])
+        #expect(readFile(scratch.path("out.bin")) == bytes)
         #expect(scratch.names() == ["out.bin"])
     }
 
     @Test(arguments: configurations)
     func fileSourceIsCopiedExactly(_ name: String, _ configuration: WriterConfiguration) throws {
-        let scratch = Scratch()
+        let scratch = ScratchDirectory("wharf-fw")
         let bytes = patternBytes(9 << 20 | 12_345)
-        put(bytes, at: scratch.at("source"))
+        writeFile(scratch.path("source"), bytes)
         try AtomicWriter.write(
-            [ExportItem(destination: scratch.at("copy"), source: .file(path: scratch.at("source")), overwrite: false)],
+            [ExportItem(destination: scratch.path("copy"), source: .file(path: scratch.path("source")), overwrite: false)],
             progress: nil, cancellation: nil, configuration: configuration
         )
-        #expect(contents(of: scratch.at("copy")) == bytes)
+        #expect(readFile(scratch.path("copy")) == bytes)
         #expect(scratch.names() == ["source", "copy"])
     }
 
     @Test func fileSourceOnAnotherFileSystemIsCopiedExactly() throws {
         // /tmp and a tmpfs: copy_file_range refuses to cross (EXDEV), sendfile takes over.
-        let scratch = Scratch()
+        let scratch = ScratchDirectory("wharf-fw")
         let target = try scratch.tmpfs("tmpfs", size: 16 << 20)
         let bytes = patternBytes(5 << 20 | 7)
-        put(bytes, at: scratch.at("source"))
-        try AtomicWriter.write([ExportItem(destination: FilePath.join(target, "copy"), source: .file(path: scratch.at("source")), overwrite: false)])
-        #expect(contents(of: FilePath.join(target, "copy")) == bytes)
+        writeFile(scratch.path("source"), bytes)
+        try AtomicWriter.write([ExportItem(destination: target.appending("copy"), source: .file(path: scratch.path("source")), overwrite: false)])
+        #expect(readFile(target.appending("copy")) == bytes)
     }
 
     @Test func emptySourcesProduceEmptyFiles() throws {
-        let scratch = Scratch()
-        put([], at: scratch.at("empty-source"))
+        let scratch = ScratchDirectory("wharf-fw")
+        writeFile(scratch.path("empty-source"), [])
         try AtomicWriter.write([
-            ExportItem(destination: scratch.at("from-bytes"), source: .bytes([]), overwrite: false),
-            ExportItem(destination: scratch.at("from-file"), source: .file(path: scratch.at("empty-source")), overwrite: false),
+            ExportItem(destination: scratch.path("from-bytes"), source: .bytes([]), overwrite: false),
+            ExportItem(destination: scratch.path("from-file"), source: .file(path: scratch.path("empty-source")), overwrite: false),
         ])
-        #expect(linkStatus(scratch.at("from-bytes"))?.kind == .regular)
-        #expect(contents(of: scratch.at("from-bytes")) == [])
-        #expect(contents(of: scratch.at("from-file")) == [])
+        #expect(linkStatus(scratch.path("from-bytes"))?.kind == .regular)
+        #expect(readFile(scratch.path("from-bytes")) == [])
+        #expect(readFile(scratch.path("from-file")) == [])
         #expect(scratch.temporaries().isEmpty)
     }
 
     @Test func fileThatReportsSizeZeroIsStillReadToItsEnd() throws {
         // procfs files claim size 0; a kernel copy trusting that would write an empty file.
-        let scratch = Scratch()
-        try AtomicWriter.write([ExportItem(destination: scratch.at("status"), source: .file(path: "/proc/self/status"), overwrite: false)])
-        #expect(text(of: scratch.at("status"))?.contains("Umask:") == true)
+        let scratch = ScratchDirectory("wharf-fw")
+        try AtomicWriter.write([ExportItem(destination: scratch.path("status"), source: .file(path: "/proc/self/status"), overwrite: false)])
+        #expect(readText(scratch.path("status"))?.contains("Umask:") == true)
     }
 
     @Test func fifoSourceIsReadUntilItsWriterCloses() throws {
-        let scratch = Scratch()
-        let fifo = scratch.at("fifo")
-        #expect(mkfifo(fifo, 0o600) == 0)
+        let scratch = ScratchDirectory("wharf-fw")
+        let fifo = scratch.path("fifo")
+        makeFIFO(fifo)
         let bytes = patternBytes(3 << 20)
-        put(bytes, at: scratch.at("data"))
+        writeFile(scratch.path("data"), bytes)
         // `cat` feeds the FIFO from another process; the writer reads to its end.
-        let feeder = try ChildProcess("/bin/sh", ["-c", "cat \(scratch.at("data")) > \(fifo)"], outputPath: scratch.at("feeder.out"))
-        try AtomicWriter.write([ExportItem(destination: scratch.at("out"), source: .file(path: fifo), overwrite: false)])
+        let feeder = try ChildProcess(path: "/bin/sh", arguments: ["-c", "cat \(scratch.path("data")) > \(fifo)"], mergeErrors: true)
+        try AtomicWriter.write([ExportItem(destination: scratch.path("out"), source: .file(path: fifo), overwrite: false)])
         #expect(feeder.wait() == 0)
-        #expect(contents(of: scratch.at("out")) == bytes)
+        #expect(readFile(scratch.path("out")) == bytes)
     }
 
     @Test func newFilesGetMode0666FilteredByTheUmask() throws {
-        let scratch = Scratch()
-        try AtomicWriter.write([ExportItem(destination: scratch.at("f"), source: .bytes([1]), overwrite: false)])
-        let mode = try FileStatus.of(scratch.at("f")).mode & 0o7777
+        let scratch = ScratchDirectory("wharf-fw")
+        try AtomicWriter.write([ExportItem(destination: scratch.path("f"), source: .bytes([1]), overwrite: false)])
+        let mode = try FileStatus.of(scratch.path("f")).mode & 0o7777
         #expect(mode == 0o666 & ~UInt32(currentUmask()))
     }
 
     @Test func severalItemsAreAllWritten() throws {
-        let scratch = Scratch()
-        let other = scratch.directory("other")
+        let scratch = ScratchDirectory("wharf-fw")
+        let other = scratch.makeDirectory("other")
         try AtomicWriter.write([
-            ExportItem(destination: scratch.at("a.txt"), source: .bytes(Array("alpha".utf8)), overwrite: false),
-            ExportItem(destination: scratch.at("b.txt"), source: .bytes(Array("beta".utf8)), overwrite: false),
-            ExportItem(destination: FilePath.join(other, "c.txt"), source: .bytes(Array("gamma".utf8)), overwrite: false),
+            ExportItem(destination: scratch.path("a.txt"), source: .bytes(Array("alpha".utf8)), overwrite: false),
+            ExportItem(destination: scratch.path("b.txt"), source: .bytes(Array("beta".utf8)), overwrite: false),
+            ExportItem(destination: other.appending("c.txt"), source: .bytes(Array("gamma".utf8)), overwrite: false),
         ])
-        #expect(text(of: scratch.at("a.txt")) == "alpha")
-        #expect(text(of: scratch.at("b.txt")) == "beta")
-        #expect(text(of: FilePath.join(other, "c.txt")) == "gamma")
+        #expect(readText(scratch.path("a.txt")) == "alpha")
+        #expect(readText(scratch.path("b.txt")) == "beta")
+        #expect(readText(other.appending("c.txt")) == "gamma")
         #expect(scratch.temporaries().isEmpty && scratch.temporaries(in: other).isEmpty)
     }
 
     @Test func noItemsWriteNothing() throws {
-        let scratch = Scratch()
+        let scratch = ScratchDirectory("wharf-fw")
         try AtomicWriter.write([])
         #expect(scratch.names().isEmpty)
     }
@@ -113,19 +114,20 @@ struct WritingTests {
         ("/tmp/..", "export to a path that names no file"),
         ("/tmp/.wharf-tmp-123-0123456789abcdef", "export to a name reserved for temporary files"),
     ])
-    func destinationsThatNameNoOrdinaryFileAreRefused(_ destination: String, _ operation: String) {
+    func destinationsThatNameNoOrdinaryFileAreRefused(_ text: String, _ operation: String) {
+        let destination = FilePath(text)!
         #expect(throws: ExportError.failed(path: destination, cause: SystemError(code: EINVAL, operation: operation, path: destination))) {
             try AtomicWriter.write([ExportItem(destination: destination, source: .bytes([1]), overwrite: true)])
         }
     }
 
     @Test func theSameDestinationTwiceIsRefusedAndNothingIsWritten() {
-        let scratch = Scratch()
-        let again = scratch.at("./twice")
+        let scratch = ScratchDirectory("wharf-fw")
+        let again = scratch.path("./twice")
         #expect(throws: ExportError.failed(path: again, cause: SystemError(code: EINVAL, operation: "export two documents to", path: again))) {
             try AtomicWriter.write([
-                ExportItem(destination: scratch.at("first"), source: .bytes([1]), overwrite: false),
-                ExportItem(destination: scratch.at("twice"), source: .bytes([1]), overwrite: true),
+                ExportItem(destination: scratch.path("first"), source: .bytes([1]), overwrite: false),
+                ExportItem(destination: scratch.path("twice"), source: .bytes([1]), overwrite: true),
                 ExportItem(destination: again, source: .bytes([2]), overwrite: true),
             ])
         }
@@ -133,9 +135,9 @@ struct WritingTests {
     }
 
     @Test func missingDestinationDirectoryFailsNamingTheFile() {
-        let scratch = Scratch()
-        let destination = scratch.at("nowhere/file")
-        #expect(throws: ExportError.failed(path: destination, cause: SystemError(code: ENOENT, operation: "open directory", path: scratch.at("nowhere")))) {
+        let scratch = ScratchDirectory("wharf-fw")
+        let destination = scratch.path("nowhere/file")
+        #expect(throws: ExportError.failed(path: destination, cause: SystemError(code: ENOENT, operation: "open directory", path: scratch.path("nowhere")))) {
             try AtomicWriter.write([ExportItem(destination: destination, source: .bytes([1]), overwrite: false)])
         }
     }
@@ -143,13 +145,12 @@ struct WritingTests {
     @Test func temporaryFileIsNeverCreatedThroughAPlantedSymlink() throws {
         // The writer's random names cannot be planted in advance; this checks the creation call
         // itself refuses a name that is a symlink, even a dangling one, and leaves it alone.
-        let scratch = Scratch()
-        let victim = scratch.at("victim")
-        #expect(symlink(victim, scratch.at(".wharf-tmp-1-0000000000000000")) == 0)
+        let scratch = ScratchDirectory("wharf-fw")
+        let victim = scratch.path("victim")
+        makeSymlink(victim, at: scratch.path(".wharf-tmp-1-0000000000000000"))
         let directory = try Syscalls.openDirectory(scratch.path)
-        defer { close(directory) }
         #expect(throws: SystemError(code: EEXIST, operation: "create a temporary file in", path: scratch.path)) {
-            try Syscalls.createExclusive(in: directory, ".wharf-tmp-1-0000000000000000", reportedAs: scratch.path)
+            try Syscalls.createExclusive(in: directory, ".wharf-tmp-1-0000000000000000", standingFor: scratch.path("doc"))
         }
         #expect(linkStatus(victim) == nil)
     }

@@ -5,6 +5,7 @@ import Testing
 import WharfJSON
 import WharfJSONRPC
 import WharfSystem
+import WharfServerTestSupport
 import WharfTestSupport
 
 /// A `Connection` reading messages of several MiB from a real pipe (an exporter's base64

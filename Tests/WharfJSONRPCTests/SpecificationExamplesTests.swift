@@ -5,6 +5,7 @@ import Testing
 import WharfJSON
 import WharfJSONRPC
 import WharfSystem
+import WharfServerTestSupport
 import WharfTestSupport
 
 /// A bare `Connection` over real pipes serving the methods the JSON-RPC 2.0 specification's

@@ -2,6 +2,7 @@ import Testing
 import WharfJSON
 import WharfServer
 import WharfSystem
+import WharfServerTestSupport
 import WharfTestSupport
 
 /// The server in this process, over real pipes: the same protocol as the binary, with the
@@ -13,11 +14,11 @@ import WharfTestSupport
         return options
     }
 
-    @Test func theLifecycleRunsInProcess() {
+    @Test func theLifecycleRunsInProcess() throws {
         let client = WireClient.inProcess(options())
         #expect(client.request("ping", [:])?["error"]?["code"] == -32002)
         #expect(client.initialize(["clientInfo": ["name": "in-process"]])?["serverInfo"]?["name"] == "wharf")
-        guard case .inProcess(let server) = client.server else { return }
+        let server = try #require(client.inProcessServer)
         #expect(server.session.appIdentity == "in-process")
         #expect(client.call("ping", [:]) == [:])
         #expect(client.shutdownAndExit() == 0)

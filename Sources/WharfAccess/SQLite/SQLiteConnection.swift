@@ -1,4 +1,5 @@
 import CSQLite
+import WharfSystem
 
 /// A value bound to or read from a statement.
 enum SQLiteValue: Equatable {
@@ -6,6 +7,8 @@ enum SQLiteValue: Equatable {
     case integer(Int64)
     case real(Double)
     case text(String)
+    /// Bytes kept exactly: how paths are stored (a path is bytes, not text).
+    case blob([UInt8])
 }
 
 /// One result row, valid only inside the closure it is handed to.
@@ -20,6 +23,11 @@ struct SQLiteRow {
         return String(cString: raw)
     }
     func optionalText(_ column: Int32) -> String? { isNull(column) ? nil : text(column) }
+    func blob(_ column: Int32) -> [UInt8] {
+        let count = Int(sqlite3_column_bytes(statement, column))
+        guard count > 0, let raw = sqlite3_column_blob(statement, column) else { return [] }
+        return Array(UnsafeRawBufferPointer(start: raw, count: count))
+    }
     func optionalInt(_ column: Int32) -> Int64? { isNull(column) ? nil : int(column) }
 }
 
@@ -32,14 +40,14 @@ struct SQLiteRow {
 final class SQLiteConnection {
     private var handle: OpaquePointer?
     private var statements: [String: OpaquePointer] = [:]
-    let path: String
+    let path: FilePath
 
     /// `sqlite3_open_v2` with read-write + create. `path` may be `":memory:"`.
-    init(path: String) throws(SQLiteError) {
+    init(path: FilePath) throws(SQLiteError) {
         self.path = path
         var db: OpaquePointer?
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
-        let status = sqlite3_open_v2(path, &db, flags, nil)
+        let status = path.withCString { sqlite3_open_v2($0, &db, flags, nil) }
         guard status == SQLITE_OK, let db else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
             sqlite3_close_v2(db)
@@ -160,6 +168,11 @@ final class SQLiteConnection {
             case .integer(let number): status = sqlite3_bind_int64(statement, index, number)
             case .real(let number): status = sqlite3_bind_double(statement, index, number)
             case .text(let text): status = sqlite3_bind_text(statement, index, text, -1, wharf_sqlite_transient())
+            case .blob(let bytes):
+                status = bytes.withUnsafeBytes { raw in
+                    // A zero-length blob still binds as a blob, never as NULL.
+                    sqlite3_bind_blob(statement, index, raw.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(raw.count), wharf_sqlite_transient())
+                }
             }
             try check(status, sql: sql)
         }

@@ -19,8 +19,8 @@ guard arguments.count == 5 || arguments.count == 6, let operations = Int(argumen
     print("usage: wharf-access-stress STATE_DIR FILES_DIR OPERATIONS WORKER [GO_FILE]")
     exit(2)
 }
-let stateDirectory = arguments[1]
-let filesDirectory = arguments[2]
+let stateDirectory = FilePath(arguments[1])!
+let filesDirectory = FilePath(arguments[2])!
 
 var done = 0
 var lockedFailures = 0
@@ -50,7 +50,7 @@ do {
 
 let app = "stress-\(worker % 2)"
 let client = ClientID("worker-\(worker)")
-let files = (try? DirectoryEntries.names(in: filesDirectory))?.sorted().map { FilePath.join(filesDirectory, $0) } ?? []
+let files = (try? DirectoryEntries.names(in: filesDirectory))?.map { filesDirectory.appending($0) }.sorted() ?? []
 guard !files.isEmpty else {
     print("done=0 locked=0 other=1 first=no files in \(filesDirectory)")
     exit(1)

@@ -39,22 +39,16 @@ struct Request {
     var showProgress = false
 }
 
-func readWholeFile(_ path: String) -> [UInt8] {
-    let fd = open(path, O_RDONLY | O_CLOEXEC)
-    guard fd >= 0 else { usage("cannot open \(path)") }
-    defer { close(fd) }
-    var status = stat()
-    fstat(fd, &status)
-    let count = Int(status.st_size)
+func readWholeFile(_ path: FilePath) -> [UInt8] {
+    guard let file = try? FileDescriptor.open(path, O_RDONLY), let count = try? Int(file.status().size)
+    else { usage("cannot open \(path)") }
     return [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
         // The server holds a document's text in memory as it arrives; huge pages keep this
         // stand-in for that from costing a page fault per 4 KiB.
         MemoryAdvice.preferHugePages(UnsafeMutableRawBufferPointer(buffer))
-        while initialized < count {
-            let got = read(fd, buffer.baseAddress! + initialized, count - initialized)
-            guard got > 0 else { usage("cannot read \(path)") }
-            initialized += got
-        }
+        guard let got = try? file.read(filling: UnsafeMutableRawBufferPointer(buffer)), got == count
+        else { usage("cannot read \(path)") }
+        initialized = got
     }
 }
 
@@ -66,10 +60,14 @@ func parse(_ commandLine: [String]) -> Request {
         guard !arguments.isEmpty else { usage("missing \(what)") }
         return arguments.removeFirst()
     }
+    func nextPath(_ what: String) -> FilePath {
+        guard let path = FilePath(next(what)) else { usage("\(what) is not a path") }
+        return path
+    }
     while !arguments.isEmpty {
         switch arguments.removeFirst() {
         case "--remove-orphans":
-            for path in AtomicWriter.removeOrphans(in: next("directory")) { say(path) }
+            for path in AtomicWriter.removeOrphans(in: nextPath("directory")) { say(path.description) }
             exit(0)
         case "--overwrite":
             overwrite = true
@@ -83,14 +81,14 @@ func parse(_ commandLine: [String]) -> Request {
             var rl = rlimit(rlim_cur: limit, rlim_max: limit)
             guard setrlimit(__rlimit_resource_t(RLIMIT_FSIZE.rawValue), &rl) == 0 else { usage("setrlimit failed") }
         case "--bytes":
-            let destination = next("destination")
+            let destination = nextPath("destination")
             request.items.append(ExportItem(destination: destination, source: .bytes(Array(next("text").utf8)), overwrite: false))
         case "--file":
-            let destination = next("destination")
-            request.items.append(ExportItem(destination: destination, source: .file(path: next("source")), overwrite: false))
+            let destination = nextPath("destination")
+            request.items.append(ExportItem(destination: destination, source: .file(path: nextPath("source")), overwrite: false))
         case "--base64":
-            let destination = next("destination")
-            let text = readWholeFile(next("base64 file"))
+            let destination = nextPath("destination")
+            let text = readWholeFile(nextPath("base64 file"))
             guard let bytes = text.withUnsafeBufferPointer({ Base64.decode(utf8: $0) }) else { usage("not base64") }
             request.items.append(ExportItem(destination: destination, source: .bytes(bytes), overwrite: false))
         case let other:
@@ -105,20 +103,15 @@ let request = parse(Array(CommandLine.arguments.dropFirst()))
 let items = request.items
 let holding = request.hold
 let printing = request.showProgress
-let firstDirectory = items.first.map { FilePath.directory(of: $0.destination) }
+let firstDirectory = items.first.map(\.destination.directory)
 do {
     try AtomicWriter.write(items, progress: { progress in
         if printing { say("progress \(progress.bytesWritten) \(progress.totalBytes)") }
         if holding, let firstDirectory {
             // Name our temporary file so the test can watch it, then wait to be killed.
-            let mine = AtomicWriter.temporaryPrefix + String(getpid()) + "-"
-            let stream = opendir(firstDirectory)
-            var found = ""
-            while let stream, let entry = readdir(stream) {
-                let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-                if name.hasPrefix(mine) { found = FilePath.join(firstDirectory, name) }
-            }
-            if let stream { closedir(stream) }
+            let mine = Array((AtomicWriter.temporaryPrefix + String(getpid()) + "-").utf8)
+            let names = (try? DirectoryEntries.names(in: firstDirectory)) ?? []
+            let found = names.first { $0.starts(with: mine) }.map { firstDirectory.appending($0).description } ?? ""
             say("holding \(found)")
             while true { pause() }
         }

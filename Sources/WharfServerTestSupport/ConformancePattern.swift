@@ -1,3 +1,4 @@
+import WharfTestSupport
 import WharfJSON
 
 /// Patterns and substitution of the conformance transcripts, exactly as

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import WharfTestSupport
 import WharfJSON
 import WharfJSONRPC
 import WharfServer
@@ -26,6 +27,18 @@ public final class WireClient: @unchecked Sendable {
 
     public let server: Server
     public let framing: Framing
+
+    /// The spawned binary, when this client talks to one (`try #require(client.process)`).
+    public var process: ChildProcess? {
+        if case .process(let child) = server { return child }
+        return nil
+    }
+
+    /// The in-process server, when this client talks to one.
+    public var inProcessServer: InProcessServer? {
+        if case .inProcess(let server) = server { return server }
+        return nil
+    }
     private let output: Int32
     private let input: Int32
     private let lock = ConditionLock()
@@ -58,7 +71,7 @@ public final class WireClient: @unchecked Sendable {
         var stateHome: ScratchDirectory?
         if environment["XDG_STATE_HOME"] == nil {
             let scratch = ScratchDirectory("wharf-state")
-            environment["XDG_STATE_HOME"] = scratch.path
+            environment["XDG_STATE_HOME"] = scratch.path.description
             stateHome = scratch
         }
         let child = try ChildProcess(path: wharfExecutablePath(), arguments: arguments, environment: environment)

@@ -3,7 +3,9 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import WharfTestSupport
 import WharfJSON
+import WharfSystem
 
 /// `protocol/wharf.schema.json`, the machine-readable protocol, and the check of one message
 /// the server sent against it.
@@ -186,21 +188,8 @@ public final class ProtocolSchema: Sendable {
 
 /// The whole contents of a text file.
 func readTextFile(_ path: String) throws(ProtocolSchema.LoadError) -> String {
-    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-    guard descriptor >= 0 else {
-        throw ProtocolSchema.LoadError(description: "cannot open \(path): \(String(cString: strerror(errno)))")
+    guard let file = FilePath(path), let text = readText(file) else {
+        throw ProtocolSchema.LoadError(description: "cannot read \(path): \(SystemError.current("open"))")
     }
-    defer { close(descriptor) }
-    var bytes: [UInt8] = []
-    var buffer = [UInt8](repeating: 0, count: 65536)
-    while true {
-        let count = read(descriptor, &buffer, buffer.count)
-        if count < 0 && errno == EINTR { continue }
-        if count < 0 {
-            throw ProtocolSchema.LoadError(description: "cannot read \(path): \(String(cString: strerror(errno)))")
-        }
-        if count == 0 { break }
-        bytes += buffer[0..<count]
-    }
-    return String(decoding: bytes, as: UTF8.self)
+    return text
 }

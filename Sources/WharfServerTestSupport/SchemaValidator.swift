@@ -1,3 +1,4 @@
+import WharfTestSupport
 import WharfJSON
 
 /// A JSON Schema (draft 2020-12) validator for the subset `protocol/wharf.schema.json` uses,

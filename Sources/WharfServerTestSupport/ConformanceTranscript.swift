@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import WharfTestSupport
 import WharfJSON
 import WharfJSONRPC
 import WharfSystem
@@ -56,14 +57,8 @@ public struct ConformanceTranscript: Sendable, CustomStringConvertible {
 
     /// The names of every transcript, sorted.
     public static func names() -> [String] {
-        guard let folder = opendir(directory) else { return [] }
-        defer { closedir(folder) }
-        var names: [String] = []
-        while let entry = readdir(folder) {
-            let name = DirectoryEntries.name(of: entry)
-            if name.hasSuffix(".json") { names.append(String(name.dropLast(5))) }
-        }
-        return names.sorted()
+        directoryNames(FilePath(directory)!).map { String(decoding: $0, as: UTF8.self) }
+            .filter { $0.hasSuffix(".json") }.map { String($0.dropLast(5)) }.sorted()
     }
 
     /// Reads the transcript `name` from the repository.

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import WharfTestSupport
 import WharfJSONRPC
 import WharfServer
 import WharfSystem

@@ -1,0 +1,195 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import Synchronization
+
+/// An open file descriptor this process owns, closed exactly once: by ``close()`` or, failing
+/// that, when the last reference goes.
+///
+/// Raw `Int32` descriptors passed around and closed "somewhere" are how descriptors leak or,
+/// worse, get closed twice, the second time closing whatever file reused the number. Every
+/// descriptor Wharf opens lives in one of these; `raw` is for the system call of the moment and
+/// must not be kept.
+///
+/// Every call retries on `EINTR` and reports failure as a ``SystemError`` naming the operation
+/// and the file (`path`, kept for messages only).
+public final class FileDescriptor: @unchecked Sendable {
+    /// The descriptor number; valid until ``close()``.
+    public let raw: Int32
+    /// What the descriptor was opened as, for error messages.
+    public let path: FilePath?
+    private let closed = Atomic(false)
+
+    /// Takes ownership of `raw`, which this object will close.
+    public init(taking raw: Int32, path: FilePath? = nil) {
+        self.raw = raw
+        self.path = path
+    }
+
+    deinit { close() }
+
+    /// Closes the descriptor; later calls do nothing. Errors from `close(2)` are not reported:
+    /// on Linux the descriptor is gone either way, and retrying could close a reused number.
+    public func close() {
+        if closed.exchange(true, ordering: .acquiringAndReleasing) == false { _ = Glibc.close(raw) }
+    }
+
+    /// Gives the number up without closing it: something else (`closedir`, a child process)
+    /// now owns it.
+    public func relinquish() {
+        closed.store(true, ordering: .releasing)
+    }
+
+    // MARK: Opening
+
+    /// `open(2)` with `O_CLOEXEC` added; `mode` applies when creating.
+    public static func open(_ path: FilePath, _ flags: Int32, mode: mode_t = 0o666) throws(SystemError) -> FileDescriptor {
+        let raw = try Syscalls.retrying("open", path: path) { path.withCString { Glibc.open($0, flags | O_CLOEXEC, mode) } }
+        return FileDescriptor(taking: raw, path: path)
+    }
+
+    /// `openat(2)` of `name` (relative to this directory) with `O_CLOEXEC` added. Errors name
+    /// `reportedAs` when given (a temporary file is reported as the file it stands for).
+    public func open(_ name: FilePath, _ flags: Int32, mode: mode_t = 0o666, reportedAs: FilePath? = nil) throws(SystemError) -> FileDescriptor {
+        let shown = reportedAs ?? path?.appending(name.bytes) ?? name
+        let raw = try Syscalls.retrying("open", path: shown) { name.withCString { openat(self.raw, $0, flags | O_CLOEXEC, mode) } }
+        return FileDescriptor(taking: raw, path: shown)
+    }
+
+    /// `fcntl(F_DUPFD_CLOEXEC)`: a second descriptor for the same open file.
+    public func duplicate() throws(SystemError) -> FileDescriptor {
+        let copy = fcntl(raw, F_DUPFD_CLOEXEC, 0)
+        guard copy >= 0 else { throw failure("dup") }
+        return FileDescriptor(taking: copy, path: path)
+    }
+
+    // MARK: Reading and writing
+
+    /// One `read(2)`: how many bytes arrived (0 at end of file).
+    public func read(into buffer: UnsafeMutableRawBufferPointer) throws(SystemError) -> Int {
+        while true {
+            let count = Glibc.read(raw, buffer.baseAddress, buffer.count)
+            if count >= 0 { return count }
+            if errno != EINTR { throw failure("read") }
+        }
+    }
+
+    /// Fills `buffer` unless the end of the file comes first; how many bytes were read.
+    public func read(filling buffer: UnsafeMutableRawBufferPointer) throws(SystemError) -> Int {
+        var filled = 0
+        while filled < buffer.count {
+            let count = try read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[filled...]))
+            if count == 0 { break }
+            filled += count
+        }
+        return filled
+    }
+
+    /// Everything up to the end of the file (at most `limit` bytes; more is an `EFBIG` error).
+    public func readToEnd(limit: Int = .max) throws(SystemError) -> [UInt8] {
+        var bytes: [UInt8] = []
+        let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
+        defer { chunk.deallocate() }
+        while true {
+            let count = try read(into: chunk)
+            if count == 0 { return bytes }
+            guard bytes.count + count <= limit else { throw failure("read", code: EFBIG) }
+            bytes.append(contentsOf: chunk[..<count])
+        }
+    }
+
+    /// `write(2)` until every byte is written.
+    public func write(all bytes: UnsafeRawBufferPointer) throws(SystemError) {
+        var done = 0
+        while done < bytes.count {
+            let wrote = Glibc.write(raw, bytes.baseAddress! + done, bytes.count - done)
+            if wrote > 0 {
+                done += wrote
+            } else if wrote < 0 && errno == EINTR {
+                continue
+            } else {
+                // No progress on a non-empty buffer: call it full.
+                throw failure("write", code: wrote == 0 ? ENOSPC : errno)
+            }
+        }
+    }
+
+    public func write(all bytes: [UInt8]) throws(SystemError) {
+        let failure = bytes.withUnsafeBytes { buffer in
+            Result { () throws(SystemError) in try write(all: buffer) }
+        }
+        try failure.get()
+    }
+
+    /// `pread(2)` until `length` bytes or the end of the file; fewer bytes means the end.
+    public func read(at offset: Int64, length: Int) throws(SystemError) -> [UInt8] {
+        var buffer = [UInt8](repeating: 0, count: length)
+        var done = 0
+        while done < length {
+            let got = buffer.withUnsafeMutableBytes { raw in
+                pread(self.raw, raw.baseAddress! + done, length - done, off_t(offset) + off_t(done))
+            }
+            if got < 0 {
+                if errno == EINTR { continue }
+                throw failure("pread")
+            }
+            if got == 0 { break }
+            done += got
+        }
+        buffer.removeLast(length - done)
+        return buffer
+    }
+
+    /// `pwrite(2)` until every byte is written.
+    public func write(_ bytes: [UInt8], at offset: Int64) throws(SystemError) {
+        var done = 0
+        while done < bytes.count {
+            let wrote = bytes.withUnsafeBytes { raw in
+                pwrite(self.raw, raw.baseAddress! + done, bytes.count - done, off_t(offset) + off_t(done))
+            }
+            if wrote < 0 {
+                if errno == EINTR { continue }
+                throw failure("pwrite")
+            }
+            done += wrote
+        }
+    }
+
+    // MARK: The file behind it
+
+    /// `fstat(2)`.
+    public func status() throws(SystemError) -> FileStatus {
+        var raw = stat()
+        guard fstat(self.raw, &raw) == 0 else { throw failure("fstat") }
+        return FileStatus(raw)
+    }
+
+    /// The identity of the open file (`fstat(2)` + `fstatvfs(3)`), immune to its path changing.
+    public func identity() throws(SystemError) -> FileIdentity {
+        let status = try status()
+        var fs = statvfs()
+        guard fstatvfs(raw, &fs) == 0 else { throw failure("fstatvfs") }
+        return FileIdentity(device: status.device, inode: status.inode, fileSystem: UInt64(fs.f_fsid))
+    }
+
+    /// When the open file was created (see ``FileBirth``); nil when the file system does not say.
+    public func birth() -> Int64? { FileBirth.of(descriptor: raw) }
+
+    /// `fsync(2)`.
+    public func sync() throws(SystemError) {
+        try Syscalls.retrying("fsync", path: path) { fsync(raw) }
+    }
+
+    /// `ftruncate(2)`.
+    public func truncate(to length: Int64) throws(SystemError) {
+        try Syscalls.retrying("ftruncate", path: path) { ftruncate(raw, off_t(length)) }
+    }
+
+    /// The current `errno` (or `code`) as an error about this file.
+    func failure(_ operation: String, code: Int32 = errno) -> SystemError {
+        if let path { return SystemError(code: code, operation: operation, path: path) }
+        return SystemError(code: code, operation: operation)
+    }
+}

@@ -1,0 +1,82 @@
+import WharfSystem
+import WharfTestSupport
+@testable import WharfDialogs
+
+// Test doubles for the engine's injected dependencies: a clock that moves only when told to,
+// and a directory memory that lives in memory.
+
+/// A clock that moves only when told to: work scheduled with ``after(milliseconds:_:)`` runs
+/// when ``advance(milliseconds:)`` passes its deadline, in deadline order (then scheduling
+/// order), on the thread that advances.
+final class ManualScheduler: DialogScheduler {
+    private struct Pending {
+        var deadline: Int
+        var sequence: Int
+        var work: @Sendable () -> Void
+    }
+
+    private struct State {
+        var nowMilliseconds = 0
+        var sequence = 0
+        var pending: [Pending] = []
+    }
+
+    private let state = Locked(State())
+
+    init() {}
+
+    func after(milliseconds: Int, _ work: @escaping @Sendable () -> Void) {
+        state.withValue { state in
+            state.sequence += 1
+            state.pending.append(Pending(
+                deadline: state.nowMilliseconds + max(0, milliseconds), sequence: state.sequence, work: work))
+        }
+    }
+
+    var now: Double { state.withValue { Double($0.nowMilliseconds) / 1000 } }
+
+    /// How many pieces of work are waiting for their time.
+    var pendingCount: Int { state.withValue { $0.pending.count } }
+
+    /// Moves the clock forward, running everything that falls due, including work scheduled by
+    /// that work, until nothing more is due. Work runs without the scheduler's lock held.
+    func advance(milliseconds: Int = 0) {
+        let target = state.withValue { $0.nowMilliseconds + max(0, milliseconds) }
+        while let next = takeNextDue(before: target) {
+            next()
+        }
+        state.withValue { $0.nowMilliseconds = max($0.nowMilliseconds, target) }
+    }
+
+    private func takeNextDue(before target: Int) -> (@Sendable () -> Void)? {
+        state.withValue { state in
+            guard let index = state.pending.indices.min(by: {
+                (state.pending[$0].deadline, state.pending[$0].sequence)
+                    < (state.pending[$1].deadline, state.pending[$1].sequence)
+            }), state.pending[index].deadline <= target else { return nil }
+            let due = state.pending.remove(at: index)
+            state.nowMilliseconds = max(state.nowMilliseconds, due.deadline)
+            return due.work
+        }
+    }
+}
+
+/// A ``DirectoryMemory`` that forgets at exit.
+final class InMemoryDirectoryMemory: DirectoryMemory {
+    private struct Key: Hashable {
+        var app: String
+        var customizationId: String
+    }
+
+    private let directories = Locked<[Key: FilePath]>([:])
+
+    init() {}
+
+    func rememberedDirectory(app: String, customizationId: String) -> FilePath? {
+        directories.withValue { $0[Key(app: app, customizationId: customizationId)] }
+    }
+
+    func remember(app: String, customizationId: String, directory: FilePath) {
+        directories.withValue { $0[Key(app: app, customizationId: customizationId)] = directory }
+    }
+}
