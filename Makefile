@@ -64,12 +64,32 @@ test-swift: build
 test-python: build $(VENV)/.installed
 	WHARF=$(CURDIR)/$(WHARF) $(VENV)/bin/python -m pytest -q Tests/python
 
-# The Python and Node clients, each against the built binary and every conformance transcript.
-# Node has no dependencies to install; only node itself, from apt if it is missing.
-test-clients: build $(VENV)/.installed
+# The Python and Node clients, each against the built binary and every conformance transcript,
+# with their type checks: mypy --strict over the Python package (a test in its suite; mypy is
+# pinned in clients/python/requirements-dev.txt) and tsc --strict over the Node type test.
+# tsc is Debian's node-typescript; the Node and undici type declarations it checks against are
+# taken from Debian's nodejs and node-undici packages (downloaded and unpacked into
+# .build/node-types, not installed: the machine's node may be another build).
+NODE_TYPES := .build/node-types
+
+$(VENV)/.clients-installed: clients/python/requirements-dev.txt $(VENV)/.installed
+	$(VENV)/bin/pip install -q --disable-pip-version-check -r clients/python/requirements-dev.txt
+	touch $@
+
+$(NODE_TYPES)/.unpacked:
+	$(call apt-ensure,node-typescript)
+	rm -rf $(NODE_TYPES) && mkdir -p $(NODE_TYPES)
+	cd $(NODE_TYPES) && codename=$$(. /etc/os-release && echo $$VERSION_CODENAME) && \
+		apt-get download -q "nodejs/$$codename" node-undici 2>&1 | grep -v -e unsandboxed -e '^Get:' || true
+	cd $(NODE_TYPES) && for deb in *.deb; do dpkg-deb -x "$$deb" . && rm "$$deb"; done
+	test -d $(NODE_TYPES)/usr/share/nodejs/@types/node && test -d $(NODE_TYPES)/usr/share/nodejs/undici-types
+	touch $@
+
+test-clients: build $(VENV)/.clients-installed $(NODE_TYPES)/.unpacked
 	$(VENV)/bin/pip install -q --disable-pip-version-check ./clients/python
 	WHARF=$(CURDIR)/$(WHARF) $(VENV)/bin/python -m pytest -q clients/python/tests
 	@command -v node >/dev/null || (DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq nodejs >/dev/null)
+	tsc -p clients/node/test/types/tsconfig.json
 	WHARF=$(CURDIR)/$(WHARF) node --test clients/node/test/
 
 # Installs the Debian packages $(1) that are missing (apt-get update first, once), waiting for
