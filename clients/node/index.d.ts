@@ -59,7 +59,32 @@ export type BrowserOption = 'enumeratePackages' | 'includeHiddenFiles' | 'displa
 export interface InitializeResult {
   serverInfo: { name: 'wharf'; version: string };
   protocolVersion: string;
-  capabilities: ServerCapabilities;
+  capabilities: ServerCapabilities & UpcomingServerCapabilities;
+}
+
+/** Who shows this client's dialogs. */
+export type PresenterKind = 'portal' | 'zenity' | 'kdialog' | 'frontend' | 'script';
+
+/** Capabilities newer than protocol 0.1: absent from an older server. */
+export interface UpcomingServerCapabilities {
+  /** Which presenter this client's dialogs get. */
+  presenter?: PresenterKind | null;
+}
+
+export type TraceValue = 'off' | 'messages' | 'verbose';
+
+export interface ClientCapabilities {
+  /** The client draws dialogs itself (presenter/show → dialog/choose). */
+  presentsDialogs?: boolean;
+  /** With presentsDialogs: use the desktop's own dialog where it can be used. */
+  prefersDesktopDialogs?: boolean;
+}
+
+export interface InitializeParams {
+  processId?: number | null;
+  clientInfo?: { name: string; version?: string };
+  capabilities?: ClientCapabilities;
+  trace?: TraceValue;
 }
 
 /** @schema #/$defs/ServerCapabilities */
@@ -201,12 +226,126 @@ export interface AccessList {
   activeLeases: number;
 }
 
-/** What `dialog/presentationChanged`, `dialog/progress`, `dialog/completed` and `dialog/cancelled` carry. */
-export interface DialogEvent {
-  readonly kind: 'presentationChanged' | 'progress' | 'completed' | 'cancelled' | 'disconnected';
-  readonly params: Record<string, any>;
-  readonly isFinal: boolean;
+/** The error of a dialog that failed (`dialog/completed` with `error`). */
+export interface DialogFailure {
+  code: number;
+  message: string;
+  url?: FileURL;
 }
+
+export interface PresentationChangedParams { dialogId: string; isPresented: boolean }
+export interface ProgressParams { dialogId: string; bytesWritten: number; totalBytes: number }
+export type CompletedParams =
+  | { dialogId: string; kind: DialogKind; urls: FileURL[]; contentTypes?: ContentTypeIdentifier[] }
+  | { dialogId: string; kind: DialogKind; error: DialogFailure };
+export interface CancelledParams { dialogId: string; kind: DialogKind; reason: CancellationReason }
+/** Made by the client when the server went away before the dialog ended. */
+export interface DisconnectedParams { dialogId: string; message: string }
+
+/** What the server says about a dialog, in order; `kind` tells which params it carries. */
+export type DialogEvent =
+  | { readonly kind: 'presentationChanged'; readonly params: PresentationChangedParams; readonly isFinal: false }
+  | { readonly kind: 'progress'; readonly params: ProgressParams; readonly isFinal: false }
+  | { readonly kind: 'completed'; readonly params: CompletedParams; readonly isFinal: true }
+  | { readonly kind: 'cancelled'; readonly params: CancelledParams; readonly isFinal: true }
+  | { readonly kind: 'disconnected'; readonly params: DisconnectedParams; readonly isFinal: true };
+
+/** `presenter/show`: a dialog for the frontend to draw. */
+export interface PresenterShowParams {
+  dialogId: string;
+  kind: DialogKind;
+  title: string | null;
+  message: string | null;
+  confirmationLabel: string | null;
+  allowedContentTypes: ContentTypeIdentifier[];
+  allowsMultipleSelection: boolean;
+  filters: DialogFilters;
+  directory: FileURL;
+  browserOptions: BrowserOption[];
+  /** Exporters: the suggested name, with the preferred extension. */
+  filename?: string;
+  /** Exporters: one name per document. */
+  filenames?: string[];
+  contentTypes?: ContentTypeIdentifier[];
+  filenameLabel?: string | null;
+  documentCount?: number;
+}
+
+/** A document's contents on the wire. */
+export type ContentsJSON = { text: string } | { base64: string } | { path: string };
+
+export interface DocumentJSON {
+  filename?: string;
+  writableContentTypes: ContentTypeIdentifier[];
+  contents?: ContentsJSON;
+}
+
+type Empty = Record<string, never>;
+type DialogRef = { dialogId: string };
+
+/**
+ * Every request a client sends, with its params and result: the typed twin of
+ * vscode-jsonrpc's `RequestType<P, R>`s. `params` including `undefined` may be left out.
+ */
+export interface RequestMap {
+  initialize: { params: InitializeParams; result: InitializeResult };
+  shutdown: { params: undefined | null; result: null };
+  ping: { params: Empty | undefined | null; result: Empty };
+  'contentTypes/describe': { params: { identifiers: ContentTypeIdentifier[] }; result: { types: Array<TypeDescription | { identifier: string; error: ItemError }> } };
+  'contentTypes/identify': { params: { paths: PathOrFileURL[]; sniff?: boolean; followSymlinks?: boolean }; result: { results: Array<Identification | { path: string; error: ItemError }> } };
+  'contentTypes/conforms': { params: { identifier: ContentTypeIdentifier; to: ContentTypeIdentifier }; result: { conforms: boolean } };
+  'contentTypes/fromFilenameExtension': { params: { filenameExtension: string; conformingTo?: ContentTypeIdentifier }; result: { identifier: ContentTypeIdentifier | null } };
+  'contentTypes/fromMIMEType': { params: { mimeType: string; conformingTo?: ContentTypeIdentifier }; result: { identifier: ContentTypeIdentifier | null } };
+  'contentTypes/declare': { params: { types: TypeDeclaration[] }; result: { declared: ContentTypeIdentifier[] } };
+  'contentTypes/filters': { params: { identifiers: ContentTypeIdentifier[] }; result: FiltersResult };
+  presentImporter: { params: { allowedContentTypes: ContentTypeIdentifier[]; allowsMultipleSelection?: boolean; presentationId?: string; options?: DialogOptions }; result: DialogRef };
+  presentExporter: { params: { documents: DocumentJSON[]; contentType?: ContentTypeIdentifier; contentTypes?: ContentTypeIdentifier[]; defaultFilename?: string; presentationId?: string; options?: DialogOptions }; result: DialogRef };
+  cancel: { params: DialogRef; result: { cancelled: boolean } };
+  'dialog/list': { params: DialogRef & { directory?: PathOrFileURL; cursor?: string; limit?: number }; result: DirectoryListing };
+  'dialog/choose': { params: DialogRef & ({ urls: PathOrFileURL[] } | { url: PathOrFileURL; contentType?: ContentTypeIdentifier; overwrite?: boolean }); result: Empty };
+  'dialog/dismiss': { params: DialogRef; result: Empty };
+  'dialog/fail': { params: DialogRef & { message: string }; result: Empty };
+  resolveAccess: { params: { url: PathOrFileURL } | { bookmark: string }; result: Lease };
+  releaseAccess: { params: { accessId: string }; result: Empty };
+  createBookmark: { params: { url: PathOrFileURL }; result: { bookmark: string } };
+  listAccess: { params: Empty | undefined | null; result: AccessList };
+  revokeAccess: { params: { url: PathOrFileURL } | { bookmark: string }; result: { revoked: number } };
+  readFile: { params: { accessId: string; offset?: number; length?: number }; result: { base64: string; eof: boolean } };
+  writeFile: { params: { accessId: string; base64: string; offset?: number; truncate?: boolean }; result: { bytesWritten: number } };
+}
+
+/** Requests the server sends the client. */
+export interface ServerRequestMap {
+  'exporter/snapshot': { params: { dialogId: string; documentIndex: number; contentType: ContentTypeIdentifier }; result: ContentsJSON };
+}
+
+/** Notifications the client sends. */
+export interface ClientNotificationMap {
+  initialized: Empty | undefined | null;
+  exit: undefined | null;
+  '$/cancelRequest': { id: number | string };
+  '$/setTrace': { value: TraceValue };
+}
+
+/** Notifications the server sends. */
+export interface ServerNotificationMap {
+  'dialog/presentationChanged': PresentationChangedParams;
+  'dialog/progress': ProgressParams;
+  'dialog/completed': CompletedParams;
+  'dialog/cancelled': CancelledParams;
+  'presenter/show': PresenterShowParams;
+  'presenter/hide': DialogRef;
+  '$/logTrace': { message: string; verbose?: string };
+}
+
+/** The params argument of a request or notification: optional where `undefined` is allowed. */
+export type ParamsArgument<P> = undefined extends P ? [params?: P] : [params: P];
+
+/** A request's params by method; anything for a method the map does not know. */
+export type RequestParams<M extends string> = M extends keyof RequestMap ? RequestMap[M]['params'] : unknown;
+/** A request's result by method; `unknown` for a method the map does not know. */
+export type RequestResult<M extends string> = M extends keyof RequestMap ? RequestMap[M]['result'] : unknown;
+export type NotificationParams<M extends string> = M extends keyof ClientNotificationMap ? ClientNotificationMap[M] : unknown;
 
 /** A document's bytes: text, bytes, or a file the client already has. */
 export type DocumentContents = string | Uint8Array | { path: string };
@@ -241,7 +380,7 @@ export declare class Dialog extends EventEmitter implements AsyncIterable<Dialog
 
 /** The frontend role: one dialog to draw (`presenter/show`). */
 export declare class Presentation extends EventEmitter {
-  readonly params: Record<string, any>;
+  readonly params: PresenterShowParams;
   readonly dialogId: string;
   readonly kind: DialogKind;
   readonly title: string | null;
@@ -253,8 +392,12 @@ export declare class Presentation extends EventEmitter {
   readonly directory: FileURL;
   readonly browserOptions: BrowserOption[];
   readonly filename: string | null;
+  /** Exporters: one name per document ([] for an importer). */
+  readonly filenames: string[];
   readonly contentTypes: ContentTypeIdentifier[];
   readonly filenameLabel: string | null;
+  /** Exporters: how many documents are saved (0 for an importer). */
+  readonly documentCount: number;
   readonly hidden: boolean;
   list(options?: { directory?: PathOrFileURL; cursor?: string; limit?: number }): Promise<DirectoryListing>;
   entries(options?: { directory?: PathOrFileURL; pageSize?: number }): AsyncIterable<DirectoryEntry>;
@@ -266,12 +409,16 @@ export declare class Presentation extends EventEmitter {
 }
 
 export interface SpawnOptions {
-  /** The wharf binary; default `$WHARF`, then `wharf` on PATH. */
+  /** The wharf binary; default `$WHARF`, then `wharf` on PATH, then /usr/local/bin/wharf, /usr/bin/wharf. */
   wharf?: string;
   args?: string[];
   /** The app identity grants and bookmarks belong to. */
   app?: string;
   presentsDialogs?: boolean;
+  /** With presentsDialogs: use the desktop's own dialog where it can be used. */
+  prefersDesktopDialogs?: boolean;
+  /** Takes the frontend role from the start (see WharfClient.onPresent). */
+  onPresent?: (presentation: Presentation) => void | Promise<void>;
   framing?: Framing;
   env?: Record<string, string>;
   initialize?: boolean;
@@ -283,7 +430,12 @@ export interface PresentOptions extends DialogOptions {
   signal?: AbortSignal;
 }
 
-export declare function findWharf(path?: string): string;
+/** Where an installed wharf is looked for after $WHARF and PATH: /usr/local/bin/wharf, /usr/bin/wharf. */
+export declare const INSTALLED_LOCATIONS: readonly string[];
+/** What dialog/fail says for a dialog shown while no onPresent handler is registered. */
+export declare const NO_HANDLER_MESSAGE: string;
+/** `path`, else $WHARF, else `wharf` on PATH, else the first of `locations` that exists. */
+export declare function findWharf(path?: string, options?: { locations?: readonly string[] }): string;
 export declare function contentsJSON(value: DocumentContents): { text: string } | { base64: string } | { path: string };
 
 export declare class WharfClient extends EventEmitter {
@@ -294,14 +446,17 @@ export declare class WharfClient extends EventEmitter {
   /** Why the connection ended, once it has. */
   readonly closedReason: string | null;
 
-  request(method: string, params?: unknown): Promise<any>;
-  notify(method: string, params?: unknown): void;
-  on(event: 'notification', listener: (method: string, params: any) => void): this;
-  on(event: 'traffic', listener: (direction: 'send' | 'receive', message: any) => void): this;
+  /** Typed by method (see RequestMap); a method the map does not know takes and gives `unknown`. */
+  request<M extends string>(method: M, ...params: ParamsArgument<RequestParams<M>>): Promise<RequestResult<M>>;
+  notify<M extends string>(method: M, ...params: ParamsArgument<NotificationParams<M>>): void;
+  on(event: 'notification', listener: <M extends keyof ServerNotificationMap>(method: M, params: ServerNotificationMap[M]) => void): this;
+  on(event: 'traffic', listener: (direction: 'send' | 'receive', message: unknown) => void): this;
   on(event: 'close', listener: (error: ConnectionLost) => void): this;
   on(event: 'error', listener: (error: unknown) => void): this;
 
-  initialize(options?: { app?: string; presentsDialogs?: boolean; trace?: 'off' | 'messages' | 'verbose'; version?: string }): Promise<InitializeResult>;
+  initialize(options?: { app?: string; presentsDialogs?: boolean; prefersDesktopDialogs?: boolean; trace?: TraceValue; version?: string }): Promise<InitializeResult>;
+  /** Which presenter this client's dialogs get (initialize's capabilities.presenter), or null. */
+  readonly presenter: PresenterKind | null;
   ping(): Promise<void>;
   /** shutdown + exit if the server is still there; the exit status of a spawned server. */
   close(): Promise<number | null>;

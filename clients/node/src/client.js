@@ -11,21 +11,39 @@ import { delimiter, join } from 'node:path';
 import { ConnectionLost, DialogCancelled, DialogFailed, RequestError, WharfError } from './errors.js';
 import { FrameDecoder, LSP, encode } from './framing.js';
 
-/** `path` if given, else `$WHARF`, else `wharf` on `PATH`. */
-export function findWharf(path) {
+/** Where an installed wharf is looked for after `$WHARF` and `PATH`. */
+export const INSTALLED_LOCATIONS = Object.freeze(['/usr/local/bin/wharf', '/usr/bin/wharf']);
+
+function executable(file) {
+  try {
+    accessSync(file, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The wharf binary: `path` if given, else `$WHARF`, else `wharf` on `PATH`, else an installed
+ * `/usr/local/bin/wharf` or `/usr/bin/wharf` (`locations`).
+ */
+export function findWharf(path, { locations = INSTALLED_LOCATIONS } = {}) {
   const candidate = path ?? process.env.WHARF;
   if (candidate) return candidate;
   for (const folder of (process.env.PATH ?? '').split(delimiter)) {
-    const file = join(folder, 'wharf');
-    try {
-      accessSync(file, constants.X_OK);
-      return file;
-    } catch {
-      // not here
-    }
+    if (folder && executable(join(folder, 'wharf'))) return join(folder, 'wharf');
   }
-  throw new WharfError('cannot find wharf: pass its path, set $WHARF, or put it on PATH');
+  for (const location of locations) if (executable(location)) return location;
+  throw new WharfError(`cannot find wharf: pass its path ({wharf}), set $WHARF, put it on PATH, or install it as ${locations.join(' or ')}`);
 }
+
+/** What `dialog/fail` says when a presenter handler failed. */
+export function failureMessage(error) {
+  if (error instanceof Error) return error.message ? `${error.name}: ${error.message}` : error.name;
+  return String(error);
+}
+
+export const NO_HANDLER_MESSAGE = 'this client said presentsDialogs but registered no onPresent handler, so nothing can draw the dialog';
 
 const FINAL = new Set(['completed', 'cancelled', 'disconnected']);
 
@@ -143,8 +161,10 @@ export class Presentation extends EventEmitter {
     this.directory = params.directory;
     this.browserOptions = params.browserOptions ?? [];
     this.filename = params.filename ?? null;
+    this.filenames = params.filenames ?? [];
     this.contentTypes = params.contentTypes ?? [];
     this.filenameLabel = params.filenameLabel ?? null;
+    this.documentCount = params.documentCount ?? 0;
     this.hidden = false;
   }
 
@@ -254,7 +274,7 @@ export class WharfClient extends EventEmitter {
    * Starts wharf (see findWharf) with `args` and, unless `initialize` is false, initializes the
    * session as app identity `app`.
    */
-  static async spawn({ wharf, args = [], app = 'node', presentsDialogs = false, framing = LSP, env, initialize = true } = {}) {
+  static async spawn({ wharf, args = [], app = 'node', presentsDialogs = false, prefersDesktopDialogs = false, onPresent, framing = LSP, env, initialize = true } = {}) {
     const command = findWharf(wharf);
     const child = spawnProcess(command, framing === LSP ? args : [...args, '--framing', framing], {
       stdio: ['pipe', 'pipe', 'pipe'],
@@ -265,9 +285,10 @@ export class WharfClient extends EventEmitter {
       child.once('error', (error) => reject(new WharfError(`cannot start ${command}: ${error.message}`)));
     });
     const client = new WharfClient(child.stdout, child.stdin, { framing, child });
+    if (onPresent) client.onPresent(onPresent);
     if (initialize) {
       try {
-        await client.initialize({ app, presentsDialogs });
+        await client.initialize({ app, presentsDialogs, prefersDesktopDialogs });
       } catch (error) {
         child.kill('SIGKILL');
         throw error;
@@ -357,9 +378,7 @@ export class WharfClient extends EventEmitter {
     } else if (method === 'presenter/show') {
       const presentation = new Presentation(this, params);
       this.#presentations.set(presentation.dialogId, presentation);
-      if (this.#presentHandler) {
-        Promise.resolve().then(() => this.#presentHandler(presentation)).catch((error) => this.#report(error));
-      }
+      this.#draw(presentation);
     } else if (method === 'presenter/hide') {
       const presentation = this.#presentations.get(params.dialogId);
       this.#presentations.delete(params.dialogId);
@@ -367,10 +386,28 @@ export class WharfClient extends EventEmitter {
     }
   }
 
-  /** A user callback failed: `error` listeners hear of it, else a process warning says so. */
-  #report(error) {
-    if (this.listenerCount('error') > 0) this.emit('error', error);
-    else process.emitWarning(`a wharf onPresent handler failed: ${error?.stack ?? error}`);
+  /**
+   * Runs the onPresent handler. If it throws or rejects, or there is none, the dialog ends at
+   * once with presenterFailed carrying the message (`dialog/fail`), and `error` listeners hear
+   * of the failure; nothing is left open.
+   */
+  async #draw(presentation) {
+    const handler = this.#presentHandler;
+    let message = NO_HANDLER_MESSAGE;
+    if (handler) {
+      try {
+        await handler(presentation);
+        return;
+      } catch (error) {
+        message = failureMessage(error);
+        if (this.listenerCount('error') > 0) this.emit('error', error);
+      }
+    }
+    try {
+      await presentation.fail(message);
+    } catch {
+      // the dialog ended meanwhile (dialogEnded), or the server went away: nothing to fail
+    }
   }
 
   #deliver(dialogId, event) {
@@ -424,6 +461,15 @@ export class WharfClient extends EventEmitter {
     this.emit('close', error);
   }
 
+  /**
+   * Which presenter this client's dialogs get (`initialize`'s `capabilities.presenter`):
+   * 'portal', 'zenity', 'kdialog', 'frontend', 'script', or null (none, or a server too old to say).
+   */
+  get presenter() {
+    const value = this.initializeResult?.capabilities?.presenter;
+    return typeof value === 'string' ? value : null;
+  }
+
   /** Why the connection ended, once it has (else null). */
   get closedReason() {
     return this.#closed;
@@ -431,9 +477,10 @@ export class WharfClient extends EventEmitter {
 
   // Lifecycle
 
-  async initialize({ app = 'node', presentsDialogs = false, trace, version } = {}) {
+  async initialize({ app = 'node', presentsDialogs = false, prefersDesktopDialogs = false, trace, version } = {}) {
     const clientInfo = version ? { name: app, version } : { name: app };
-    const params = { processId: process.pid, clientInfo, capabilities: { presentsDialogs } };
+    const capabilities = prefersDesktopDialogs ? { presentsDialogs, prefersDesktopDialogs: true } : { presentsDialogs };
+    const params = { processId: process.pid, clientInfo, capabilities };
     if (trace) params.trace = trace;
     this.initializeResult = await this.request('initialize', params);
     this.notify('initialized', {});
@@ -547,7 +594,11 @@ export class WharfClient extends EventEmitter {
     return dialog;
   }
 
-  /** Takes the frontend role: `handler(presentation)` runs for every dialog to draw. Initialize with `presentsDialogs: true`. */
+  /**
+   * Takes the frontend role: `handler(presentation)` runs for every dialog to draw (initialize
+   * with `presentsDialogs: true`). A handler that throws or rejects ends its dialog with
+   * presenterFailed and the error's message; so does a dialog shown with no handler.
+   */
   onPresent(handler) {
     this.#presentHandler = handler;
   }

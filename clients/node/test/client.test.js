@@ -5,7 +5,10 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
-import { ConnectionLost, DialogCancelled, DialogFailed, RequestError, WharfClient } from '../src/index.js';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+
+import { ConnectionLost, DialogCancelled, DialogFailed, INSTALLED_LOCATIONS, NO_HANDLER_MESSAGE, RequestError, WharfClient, findWharf } from '../src/index.js';
 import { scratch, wharfPath } from '../test-support/support.js';
 
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
@@ -124,7 +127,8 @@ test('a failing snapshot fails the dialog and writes nothing', async (t) => {
 });
 
 test('the server dying mid-dialog fails every open dialog and later call', async (t) => {
-  const client = await spawn(t, { args: ['--state-dir', ':memory:'], presentsDialogs: true });
+  // A handler that draws nothing and returns: the dialogs stay open.
+  const client = await spawn(t, { args: ['--state-dir', ':memory:'], presentsDialogs: true, onPresent: () => {} });
   const first = await client.presentImporter(['public.item']);
   const second = await client.presentImporter(['public.image']);
   client.child.kill('SIGKILL');
@@ -168,4 +172,72 @@ test('notifications between a request and its response are routed', async (t) =>
   const dialog = await client.presentImporter(['public.image'], { defaultDirectory: folder });
   await dialog.result();
   assert.ok(order.includes('dialog/completed'));
+});
+
+test('a throwing or rejecting onPresent ends the dialog with presenterFailed and its message', async (t) => {
+  const client = await spawn(t, { args: ['--state-dir', ':memory:'], presentsDialogs: true });
+  const heard = [];
+  client.on('error', (error) => heard.push(error.message));
+  client.onPresent(() => { throw new TypeError('the file view crashed'); });
+  const thrown = await client.presentImporter(['public.item']);
+  await assert.rejects(thrown.result(), (error) => error instanceof DialogFailed && error.code === -32040
+    && error.serverMessage.includes('TypeError: the file view crashed'));
+  client.onPresent(async (presentation) => { await presentation.list(); throw new Error('no room to draw'); });
+  const rejected = await client.presentImporter(['public.item']);
+  await assert.rejects(rejected.result(), (error) => error instanceof DialogFailed && error.serverMessage.includes('Error: no room to draw'));
+  assert.deepEqual(heard, ['the file view crashed', 'no room to draw']);
+});
+
+test('presentsDialogs without an onPresent handler ends the dialog', async (t) => {
+  const client = await spawn(t, { args: ['--state-dir', ':memory:'], presentsDialogs: true });
+  const dialog = await client.presentImporter(['public.item']);
+  await assert.rejects(dialog.result(), (error) => error instanceof DialogFailed && error.serverMessage.includes(NO_HANDLER_MESSAGE));
+});
+
+test('an exporter presentation has filenames and documentCount', async (t) => {
+  const folder = scratch(t);
+  const client = await spawn(t, { args: ['--state-dir', ':memory:'], presentsDialogs: true });
+  const shown = new Promise((resolve) => client.onPresent(async (presentation) => {
+    resolve({ filenames: presentation.filenames, documentCount: presentation.documentCount });
+    await presentation.dismiss();
+  }));
+  const dialog = await client.presentExporter([
+    { writableContentTypes: ['public.plain-text'], filename: 'one', contents: '1' },
+    { writableContentTypes: ['public.plain-text'], filename: 'two', contents: '2' },
+  ], { defaultDirectory: folder });
+  assert.deepEqual(await shown, { filenames: ['one.txt', 'two.txt'], documentCount: 2 });
+  await assert.rejects(dialog.result(), DialogCancelled);
+});
+
+test('prefersDesktopDialogs is sent, and the presenter is read when the server says it', async (t) => {
+  const sent = [];
+  const client = await WharfClient.spawn({ wharf: wharfPath(), args: ['--state-dir', ':memory:'], initialize: false });
+  t.after(() => client.close());
+  client.on('traffic', (direction, message) => { if (direction === 'send') sent.push(message); });
+  await client.initialize({ presentsDialogs: true, prefersDesktopDialogs: true });
+  assert.deepEqual(sent[0].params.capabilities, { presentsDialogs: true, prefersDesktopDialogs: true });
+  assert.ok([null, 'portal', 'zenity', 'kdialog', 'frontend', 'script'].includes(client.presenter));
+  client.initializeResult = { ...client.initializeResult, capabilities: { ...client.initializeResult.capabilities, presenter: 'portal' } };
+  assert.equal(client.presenter, 'portal');
+});
+
+test('the package version is the server\'s', async () => {
+  const { stdout } = await promisify(execFile)(wharfPath(), ['--version']);
+  const manifest = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+  assert.equal(manifest.version, stdout.split(' ')[1]);
+});
+
+test('an installed wharf is found without $WHARF or PATH', (t) => {
+  const folder = scratch(t);
+  const installed = join(folder, 'wharf');
+  writeFileSync(installed, '#!/bin/sh\n');
+  chmodSync(installed, 0o755);
+  const saved = { WHARF: process.env.WHARF, PATH: process.env.PATH };
+  t.after(() => { process.env.PATH = saved.PATH; if (saved.WHARF === undefined) delete process.env.WHARF; else process.env.WHARF = saved.WHARF; });
+  delete process.env.WHARF;
+  process.env.PATH = join(folder, 'empty');
+  assert.equal(findWharf(undefined, { locations: ['/nonexistent/wharf', installed] }), installed);
+  assert.equal(findWharf('/given/wharf'), '/given/wharf');
+  assert.deepEqual([...INSTALLED_LOCATIONS], ['/usr/local/bin/wharf', '/usr/bin/wharf']);
+  assert.throws(() => findWharf(undefined, { locations: ['/nonexistent/wharf'] }), /cannot find wharf/);
 });

@@ -60,3 +60,13 @@ test('every error code has its name', () => {
   const table = Object.fromEntries(schema.errors.map((entry) => [String(entry.code), entry.name]));
   assert.deepEqual({ ...ERROR_NAMES }, table);
 });
+
+test('the typed method maps name every method of the schema', () => {
+  const body = (name) => declarations.match(new RegExp(`export interface ${name} \\{\\n([\\s\\S]*?)\\n\\}`))[1];
+  const keys = (name) => new Set([...body(name).matchAll(/^ {2}'?([\w$/]+)'?:/gm)].map((match) => match[1]));
+  const expected = (table, direction) => Object.entries(schema[table]).filter(([, entry]) => entry.direction === direction).map(([method]) => method).sort();
+  assert.deepEqual([...keys('RequestMap')].sort(), expected('requests', 'clientToServer'));
+  assert.deepEqual([...keys('ServerRequestMap')].sort(), expected('requests', 'serverToClient'));
+  assert.deepEqual([...keys('ClientNotificationMap')].sort(), expected('notifications', 'clientToServer'));
+  assert.deepEqual([...keys('ServerNotificationMap')].sort(), expected('notifications', 'serverToClient'));
+});

@@ -127,7 +127,9 @@ def test_a_failing_snapshot_fails_the_dialog_and_writes_nothing(wharf_path, tmp_
 
 
 def test_the_server_dying_mid_dialog_fails_every_pending_call_and_dialog(wharf_path):
-    client = WharfClient.spawn(wharf_path, ["--state-dir", ":memory:"], presents_dialogs=True)
+    # A handler that draws nothing and returns: the dialogs stay open.
+    client = WharfClient.spawn(wharf_path, ["--state-dir", ":memory:"], presents_dialogs=True,
+                               on_present=lambda presentation: None)
     first = client.present_importer(["public.item"])
     second = client.present_importer(["public.image"])
     client.process.kill()

@@ -8,18 +8,19 @@
             with client.access(url) as path:
                 print(path, open(path, "rb").read(8))
 
-The asyncio API is :class:`wharf_client.aio.AsyncWharfClient`.
+The asyncio API, method for method the same, is :class:`wharf_client.aio.AsyncWharfClient`.
 """
-from .client import WharfClient, find_wharf
-from .dialogs import Dialog, DialogEvent, Presentation
-from .errors import ConnectionLost, DialogCancelled, DialogFailed, RequestError, WharfError
+from .client import DEFAULT_TIMEOUT, INSTALLED_LOCATIONS, Dialog, Presentation, WharfClient, find_wharf
+from .core import DialogEvent
+from .errors import ConnectionLost, DialogCancelled, DialogFailed, RequestError, WharfError, WharfTimeout
 from .types import (AccessEntry, AccessList, DialogFilters, DialogOptions, DirectoryEntry, DirectoryListing,
-                    ExportDocument, Identification, InitializeResult, Lease, TypeDescription)
+                    ExportDocument, Identification, InitializeResult, Lease, ServerInfo, TypeDescription)
 
 __all__ = [
-    "WharfClient", "find_wharf", "Dialog", "DialogEvent", "Presentation",
-    "WharfError", "RequestError", "ConnectionLost", "DialogCancelled", "DialogFailed",
+    "WharfClient", "find_wharf", "DEFAULT_TIMEOUT", "INSTALLED_LOCATIONS", "Dialog", "DialogEvent", "Presentation",
+    "WharfError", "RequestError", "ConnectionLost", "DialogCancelled", "DialogFailed", "WharfTimeout",
     "AccessEntry", "AccessList", "DialogFilters", "DialogOptions", "DirectoryEntry", "DirectoryListing",
-    "ExportDocument", "Identification", "InitializeResult", "Lease", "TypeDescription",
+    "ExportDocument", "Identification", "InitializeResult", "Lease", "ServerInfo", "TypeDescription",
 ]
+#: The version of this package, which follows the server's (``wharf --version``).
 __version__ = "0.1.0"

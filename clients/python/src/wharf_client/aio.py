@@ -1,202 +1,566 @@
-"""The asyncio API: the same client, with every wait an ``await``.
+"""The asyncio client: the same API as :class:`wharf_client.WharfClient`, every wait an
+``await``, over asyncio subprocess streams, on the running event loop alone (no threads).
 
-It wraps :class:`wharf_client.WharfClient` (one reader thread underneath) and hands results to
-the event loop with ``asyncio.wrap_future`` and ``call_soon_threadsafe``: nothing blocks the
-loop and nothing polls.
+It is a thin driver around :mod:`wharf_client.core`, like the synchronous client: one task
+reads the server's output and feeds the core; answers settle futures; dialog events wake the
+dialog's waiters. Snapshot providers and presenter handlers may be plain functions or
+coroutine functions; each runs as a task of its own.
 """
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
-from typing import Any, AsyncIterator, Awaitable, Callable, Dict, List, Optional, Sequence, Tuple
+import inspect
+import os
+from typing import (Any, AsyncIterator, Awaitable, Callable, Deque, Dict, List, Optional, Sequence, Set, Tuple,
+                    TypeVar, Union)
 
-from .client import DEFAULT_TIMEOUT, WharfClient, _exporter_params, _importer_params
-from .dialogs import Dialog, DialogEvent, Presentation, outcome_urls
-from .errors import ConnectionLost
-from .framing import LSP
-from .types import AccessList, DialogOptions, ExportDocument, InitializeResult, Lease
+from . import calls
+from .calls import Call
+from .client import DEFAULT_TIMEOUT, TrafficListener, _as_message, find_wharf
+from .core import (NO_HANDLER_MESSAGE, DialogEvent, DialogRecord, Notification, PresentationFields, ProtocolCore,
+                   Response, Router, ServerRequest, failure_message, outcome_urls)
+from .errors import ConnectionLost, RequestError, WharfError, WharfTimeout
+from .framing import LSP, FramingError
+from .types import (AccessList, DialogFilters, DialogOptions, DirectoryEntry, DirectoryListing, ExportDocument,
+                    Identification, InitializeResult, Lease, TypeDescription)
+
+T = TypeVar("T")
+JSON = Any
+
+AsyncPresentHandler = Callable[["AsyncPresentation"], Union[Awaitable[None], None]]
+
+
+async def _within(awaitable: Awaitable[T], timeout: Optional[float], what: str) -> T:
+    try:
+        return await asyncio.wait_for(awaitable, timeout)
+    except asyncio.TimeoutError:
+        raise WharfTimeout(f"{what} within {timeout} s") from None
 
 
 class AsyncDialog:
-    """A presented dialog, awaited: ``await dialog.result()``, ``async for event in dialog.events()``."""
+    """A presented dialog, awaited: ``await dialog.result(timeout)``,
+    ``async for event in dialog.events()`` (see :class:`wharf_client.Dialog`)."""
 
-    def __init__(self, client: "AsyncWharfClient", dialog: Dialog) -> None:
+    def __init__(self, client: "AsyncWharfClient", record: DialogRecord) -> None:
         self._client = client
-        self.dialog = dialog
-        self.id = dialog.id
-        self.kind = dialog.kind
+        self._record = record
+        self.id = record.id
+        self.kind = record.kind
+        self._changed = asyncio.Event()
+        record.on_event = self._wake
 
     def __repr__(self) -> str:
-        return f"<AsyncDialog {self.id} {self.kind}>"
+        return f"<AsyncDialog {self.id} {self.kind}{' ended' if self.done() else ''}>"
 
-    async def events(self) -> AsyncIterator[DialogEvent]:
-        """Every event from the first, until (and including) the final one."""
-        loop = asyncio.get_running_loop()
-        queue: "asyncio.Queue[DialogEvent]" = asyncio.Queue()
-        def listener(event: DialogEvent) -> None:
-            loop.call_soon_threadsafe(queue.put_nowait, event)
-        for event in self.dialog._add_listener(listener):
-            queue.put_nowait(event)
-        try:
-            while True:
-                event = await queue.get()
-                yield event
-                if event.is_final:
-                    return
-        finally:
-            self.dialog._remove_listener(listener)
+    def _wake(self, _event: DialogEvent) -> None:
+        self._changed.set()
 
-    async def final_event(self) -> DialogEvent:
-        async for event in self.events():
-            if event.is_final:
-                return event
-        raise AssertionError("unreachable: events() ends with a final event")
+    def done(self) -> bool:
+        return self._record.done
 
-    async def result(self) -> List[str]:
-        """The URLs; raises DialogCancelled, DialogFailed or ConnectionLost as the sync API does."""
-        return outcome_urls(self.id, await self.final_event())
+    async def _until(self, count: int) -> None:
+        while len(self._record.events) < count:
+            self._changed.clear()
+            await self._changed.wait()
 
-    async def cancel(self) -> bool:
-        return bool((await self._client.request("cancel", {"dialogId": self.id}))["cancelled"])
+    async def final_event(self, timeout: Optional[float] = None) -> DialogEvent:
+        """Waits for the final event (raises WharfTimeout if ``timeout`` seconds pass first)."""
+        async def final() -> DialogEvent:
+            while not self._record.done:
+                self._changed.clear()
+                await self._changed.wait()
+            return self._record.events[-1]
+        return await _within(final(), timeout, f"dialog {self.id} has not ended")
+
+    async def result(self, timeout: Optional[float] = None) -> List[str]:
+        """The URLs; raises DialogCancelled, DialogFailed, ConnectionLost or WharfTimeout as the
+        sync API does."""
+        return outcome_urls(self.id, await self.final_event(timeout))
 
     @property
     def content_types(self) -> Optional[List[str]]:
-        return self.dialog.content_types
+        return self._record.content_types
+
+    async def events(self, timeout: Optional[float] = None) -> AsyncIterator[DialogEvent]:
+        """Every event from the first, until (and including) the final one; ``timeout``
+        bounds each wait."""
+        index = 0
+        while True:
+            await _within(self._until(index + 1), timeout, f"no event from dialog {self.id}")
+            event = self._record.events[index]
+            index += 1
+            yield event
+            if event.is_final:
+                return
+
+    async def cancel(self, timeout: Optional[float] = None) -> bool:
+        """Ends the dialog from the app side (reason ``client``). False if it had already ended."""
+        return await self._client._call(calls.cancel(self.id), timeout)
 
 
-class AsyncPresentation:
-    """The frontend role, awaited (see :class:`wharf_client.Presentation`)."""
+class AsyncPresentation(PresentationFields):
+    """The frontend role, awaited (see :class:`wharf_client.Presentation`); ``hidden`` is an
+    :class:`asyncio.Event`."""
 
-    def __init__(self, client: "AsyncWharfClient", presentation: Presentation) -> None:
+    def __init__(self, client: "AsyncWharfClient", params: Dict[str, JSON]) -> None:
+        super().__init__(params)
         self._client = client
-        self.presentation = presentation
-        self.dialog_id = presentation.dialog_id
-        self.kind = presentation.kind
+        self.hidden = asyncio.Event()
 
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.presentation, name)
+    async def list(self, directory: Optional[str] = None, cursor: Optional[str] = None,
+                   limit: Optional[int] = None, timeout: Optional[float] = None) -> DirectoryListing:
+        return await self._client._call(calls.list_directory(self.dialog_id, directory, cursor, limit), timeout)
 
-    async def list(self, directory: Optional[str] = None, cursor: Optional[str] = None, limit: Optional[int] = None):
-        return await asyncio.to_thread(self.presentation.list, directory, cursor, limit)
+    async def entries(self, directory: Optional[str] = None, page_size: Optional[int] = None,
+                      timeout: Optional[float] = None) -> AsyncIterator[DirectoryEntry]:
+        """Every entry of ``directory``, page after page."""
+        cursor = None
+        while True:
+            page = await self.list(directory, cursor, page_size, timeout)
+            for entry in page.entries:
+                yield entry
+            if not page.next_cursor:
+                return
+            cursor = page.next_cursor
 
-    async def choose(self, urls: Sequence[str]) -> None:
-        await self._client.request("dialog/choose", {"dialogId": self.dialog_id, "urls": list(urls)})
+    async def choose(self, urls: Sequence[str], timeout: Optional[float] = None) -> None:
+        await self._client._call(calls.choose(self.dialog_id, urls), timeout)
 
-    async def save(self, url: str, content_type: Optional[str] = None, overwrite: bool = False) -> None:
-        params: Dict[str, Any] = {"dialogId": self.dialog_id, "url": url}
-        if content_type is not None:
-            params["contentType"] = content_type
-        if overwrite:
-            params["overwrite"] = True
-        await self._client.request("dialog/choose", params)
+    async def save(self, url: str, content_type: Optional[str] = None, overwrite: bool = False,
+                   timeout: Optional[float] = None) -> None:
+        await self._client._call(calls.save(self.dialog_id, url, content_type, overwrite), timeout)
 
-    async def dismiss(self) -> None:
-        await self._client.request("dialog/dismiss", {"dialogId": self.dialog_id})
+    async def dismiss(self, timeout: Optional[float] = None) -> None:
+        await self._client._call(calls.dismiss(self.dialog_id), timeout)
 
-    async def fail(self, message: str) -> None:
-        await self._client.request("dialog/fail", {"dialogId": self.dialog_id, "message": message})
+    async def fail(self, message: str, timeout: Optional[float] = None) -> None:
+        await self._client._call(calls.fail(self.dialog_id, message), timeout)
 
 
 class AsyncWharfClient:
-    """``async with await AsyncWharfClient.spawn(...) as client:`` — the asyncio twin of WharfClient."""
+    """``async with await AsyncWharfClient.spawn(...) as client:`` — the asyncio twin of
+    :class:`wharf_client.WharfClient`, with the same methods."""
 
-    def __init__(self, client: WharfClient) -> None:
-        self.sync = client
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, framing: str = LSP,
+                 process: Optional[asyncio.subprocess.Process] = None, timeout: float = DEFAULT_TIMEOUT,
+                 traffic: Optional[TrafficListener] = None) -> None:
+        self.process = process
+        self.timeout = timeout
+        self.initialize_result: Optional[InitializeResult] = None
+        self._reader = reader
+        self._writer = writer
+        self._core = ProtocolCore(framing)
+        self._router = Router()
+        self._futures: Dict[int, "asyncio.Future[JSON]"] = {}
+        self._hooks: Dict[int, Callable[[JSON], None]] = {}
+        self._dialogs: Dict[str, AsyncDialog] = {}
+        self._presentations: Dict[str, AsyncPresentation] = {}
+        self._present_handler: Optional[AsyncPresentHandler] = None
+        self._listeners: List[Callable[[str, JSON], None]] = []
+        self._traffic = traffic
+        self._stderr: Deque[str] = collections.deque(maxlen=40)
+        self._tasks: Set["asyncio.Task[Any]"] = set()
+        self._stderr_task: Optional["asyncio.Task[None]"] = None
+        if process is not None and process.stderr is not None:
+            self._stderr_task = asyncio.ensure_future(self._collect_stderr(process.stderr))
+        self._read_task = asyncio.ensure_future(self._read_loop())
+
+    # Making one
 
     @classmethod
     async def spawn(cls, wharf: Optional[str] = None, args: Sequence[str] = (), *, app: str = "python",
-                    presents_dialogs: bool = False, framing: str = LSP, env: Optional[Dict[str, str]] = None,
-                    timeout: float = DEFAULT_TIMEOUT) -> "AsyncWharfClient":
-        client = cls(WharfClient.spawn(wharf, args, app=app, framing=framing, env=env, initialize=False, timeout=timeout))
-        try:
-            await client.initialize(app=app, presents_dialogs=presents_dialogs)
-        except BaseException:
-            client.sync.kill()
-            raise
+                    presents_dialogs: bool = False, prefers_desktop_dialogs: bool = False,
+                    on_present: Optional[AsyncPresentHandler] = None, framing: str = LSP,
+                    env: Optional[Dict[str, str]] = None, initialize: bool = True, timeout: float = DEFAULT_TIMEOUT,
+                    traffic: Optional[TrafficListener] = None) -> "AsyncWharfClient":
+        """Starts ``wharf`` (see :func:`wharf_client.find_wharf`) and initializes the session,
+        as :meth:`wharf_client.WharfClient.spawn` does."""
+        command = [find_wharf(wharf), *args]
+        if framing != LSP:
+            command += ["--framing", framing]
+        process = await asyncio.create_subprocess_exec(
+            *command, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+            env=None if env is None else {**os.environ, **env}, limit=1 << 20)
+        assert process.stdout is not None and process.stdin is not None
+        client = cls(process.stdout, process.stdin, framing, process=process, timeout=timeout, traffic=traffic)
+        if on_present is not None:
+            client.on_present(on_present)
+        if initialize:
+            try:
+                await client.initialize(app=app, presents_dialogs=presents_dialogs,
+                                        prefers_desktop_dialogs=prefers_desktop_dialogs)
+            except BaseException:
+                await client.kill()
+                raise
         return client
+
+    @classmethod
+    def attach(cls, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, framing: str = LSP,
+               timeout: float = DEFAULT_TIMEOUT) -> "AsyncWharfClient":
+        """A client of whatever serves on ``reader``/``writer``; await :meth:`initialize` next."""
+        return cls(reader, writer, framing, timeout=timeout)
 
     async def __aenter__(self) -> "AsyncWharfClient":
         return self
 
-    async def __aexit__(self, *exc_info: Any) -> None:
+    async def __aexit__(self, *exc_info: object) -> None:
         await self.close()
 
-    async def request(self, method: str, params: Any = None) -> Any:
-        return await asyncio.wrap_future(self.sync.request_future(method, params))
+    # The wire
 
-    def notify(self, method: str, params: Any = None) -> None:
-        self.sync.notify(method, params)
+    async def request(self, method: str, params: JSON = None, timeout: Optional[float] = None) -> JSON:
+        """Sends a request and awaits its result; raises RequestError, ConnectionLost or
+        WharfTimeout."""
+        return await self._call(Call(method, params, lambda result: result), timeout)
 
-    async def initialize(self, app: str = "python", presents_dialogs: bool = False) -> InitializeResult:
-        import os
-        result = await self.request("initialize", {"processId": os.getpid(), "clientInfo": {"name": app},
-                                                   "capabilities": {"presentsDialogs": presents_dialogs}})
-        self.sync.initialize_result = InitializeResult.from_json(result)
+    def notify(self, method: str, params: JSON = None) -> None:
+        frame = self._core.notify(method, params)
+        self._send(frame, {"jsonrpc": "2.0", "method": method, **({} if params is None else {"params": params})})
+
+    def on_traffic(self, listener: Optional[TrafficListener]) -> None:
+        """Calls ``listener("send" | "receive", message)`` for every message, in order."""
+        self._traffic = listener
+
+    def on_notification(self, listener: Callable[[str, JSON], None]) -> Callable[[], None]:
+        """Calls ``listener(method, params)`` for every notification, in order. Returns a
+        function that removes the listener."""
+        self._listeners.append(listener)
+
+        def remove() -> None:
+            if listener in self._listeners:
+                self._listeners.remove(listener)
+        return remove
+
+    async def _call(self, call: Call[T], timeout: Optional[float] = None,
+                    hook: Optional[Callable[[JSON], None]] = None) -> T:
+        future = self._start(call.method, call.params, hook)
+        wait = self.timeout if timeout is None else timeout
+        try:
+            result = await asyncio.wait_for(asyncio.shield(future), wait)
+        except asyncio.TimeoutError:
+            raise WharfTimeout(f"{call.method} got no answer within {wait} s") from None
+        return call.read(result)
+
+    def _start(self, method: str, params: JSON, hook: Optional[Callable[[JSON], None]] = None) -> "asyncio.Future[JSON]":
+        future: "asyncio.Future[JSON]" = asyncio.get_running_loop().create_future()
+        try:
+            request_id, frame = self._core.request(method, params)
+        except ConnectionLost as error:
+            future.set_exception(error)
+            return future
+        self._futures[request_id] = future
+        if hook is not None:
+            self._hooks[request_id] = hook
+        message: Dict[str, JSON] = {"jsonrpc": "2.0", "id": request_id, "method": method}
+        if params is not None:
+            message["params"] = params
+        try:
+            self._send(frame, message)
+        except ConnectionLost as error:
+            self._core.forget(request_id)
+            self._futures.pop(request_id, None)
+            self._hooks.pop(request_id, None)
+            future.set_exception(error)
+        return future
+
+    def _send(self, frame: bytes, message: JSON) -> None:
+        if self._traffic is not None:
+            self._traffic("send", message)
+        if self._writer.is_closing():
+            raise ConnectionLost(f"cannot send {message.get('method', 'a response')}: the pipe to wharf is closed")
+        self._writer.write(frame)  # buffered by the transport; written as the pipe takes it
+
+    # Lifecycle
+
+    async def initialize(self, app: str = "python", presents_dialogs: bool = False,
+                         prefers_desktop_dialogs: bool = False, trace: Optional[str] = None,
+                         version: Optional[str] = None) -> InitializeResult:
+        self.initialize_result = await self._call(calls.initialize(app, presents_dialogs, prefers_desktop_dialogs,
+                                                                   trace, version))
         self.notify("initialized", {})
-        return self.sync.initialize_result
+        return self.initialize_result
 
-    async def ping(self) -> None:
-        await self.request("ping", {})
+    async def ping(self, timeout: Optional[float] = None) -> None:
+        await self._call(calls.ping(), timeout)
 
-    async def close(self) -> Optional[int]:
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(None, self.sync.close)
+    async def shutdown(self, timeout: Optional[float] = None) -> None:
+        await self._call(calls.shutdown(), timeout)
+
+    def exit(self) -> None:
+        self.notify("exit")
+
+    async def close(self, timeout: float = 10.0) -> Optional[int]:
+        """Shuts down politely (``shutdown``, ``exit``) if the server is still there, then waits
+        for it; the exit status of a spawned server."""
+        if self._core.closed is None:
+            with contextlib.suppress(WharfError):
+                await self.shutdown(timeout)
+                self.exit()
+        with contextlib.suppress(OSError, ConnectionError):
+            if not self._writer.is_closing():
+                await self._writer.drain()
+            self._writer.close()
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(asyncio.shield(self._read_task), timeout)
+        if self.process is None:
+            return None
+        try:
+            return await asyncio.wait_for(self.process.wait(), timeout)
+        except asyncio.TimeoutError:
+            return await self.kill()
+
+    async def kill(self) -> Optional[int]:
+        """Kills a spawned server at once."""
+        if self.process is None:
+            return None
+        with contextlib.suppress(ProcessLookupError):
+            self.process.kill()
+        return await self.process.wait()
+
+    @property
+    def stderr_tail(self) -> str:
+        return "".join(self._stderr)
+
+    # Content types
+
+    async def describe_types(self, identifiers: Sequence[str],
+                             timeout: Optional[float] = None) -> List[Union[TypeDescription, RequestError]]:
+        return await self._call(calls.describe_types(identifiers), timeout)
+
+    async def identify(self, paths: Sequence[str], sniff: bool = True,
+                       timeout: Optional[float] = None) -> List[Union[Identification, RequestError]]:
+        return await self._call(calls.identify(paths, sniff), timeout)
+
+    async def conforms(self, identifier: str, to: str, timeout: Optional[float] = None) -> bool:
+        return await self._call(calls.conforms(identifier, to), timeout)
+
+    async def type_for_extension(self, extension: str, conforming_to: Optional[str] = None,
+                                 timeout: Optional[float] = None) -> Optional[str]:
+        return await self._call(calls.type_for_extension(extension, conforming_to), timeout)
+
+    async def type_for_mime_type(self, mime_type: str, conforming_to: Optional[str] = None,
+                                 timeout: Optional[float] = None) -> Optional[str]:
+        return await self._call(calls.type_for_mime_type(mime_type, conforming_to), timeout)
+
+    async def declare_types(self, types: Sequence[Dict[str, JSON]], timeout: Optional[float] = None) -> List[str]:
+        return await self._call(calls.declare_types(types), timeout)
+
+    async def filters(self, identifiers: Sequence[str], timeout: Optional[float] = None) -> DialogFilters:
+        return await self._call(calls.filters(identifiers), timeout)
+
+    # Dialogs
 
     async def present_importer(self, allowed_content_types: Sequence[str], multiple: bool = False, *,
                                presentation_id: Optional[str] = None, options: Optional[DialogOptions] = None,
-                               **option_fields: Any) -> AsyncDialog:
-        params = _importer_params(allowed_content_types, multiple, presentation_id, options, option_fields)
-        return await self._present("presentImporter", params, "importer", [])
+                               timeout: Optional[float] = None, **option_fields: Any) -> AsyncDialog:
+        params = calls.importer_params(allowed_content_types, multiple, presentation_id, options, option_fields)
+        return await self._present("presentImporter", params, "importer", [], timeout)
 
     async def present_exporter(self, documents: Sequence[ExportDocument], content_type: Optional[str] = None, *,
                                content_types: Optional[Sequence[str]] = None, default_filename: Optional[str] = None,
                                presentation_id: Optional[str] = None, options: Optional[DialogOptions] = None,
-                               **option_fields: Any) -> AsyncDialog:
-        params = _exporter_params(documents, content_type, content_types, default_filename, presentation_id,
-                                  options, option_fields)
-        return await self._present("presentExporter", params, "exporter", [d.snapshot for d in documents])
+                               timeout: Optional[float] = None, **option_fields: Any) -> AsyncDialog:
+        params = calls.exporter_params(documents, content_type, content_types, default_filename, presentation_id,
+                                       options, option_fields)
+        return await self._present("presentExporter", params, "exporter", [d.snapshot for d in documents], timeout)
 
-    async def _present(self, method: str, params: Dict[str, Any], kind: str, snapshots: List[Any]) -> AsyncDialog:
-        loop = asyncio.get_running_loop()
-        dialog = await loop.run_in_executor(None, self.sync._present, method, params, kind, snapshots)
-        return AsyncDialog(self, dialog)
+    async def _present(self, method: str, params: Dict[str, JSON], kind: str, snapshots: List[Any],
+                       timeout: Optional[float]) -> AsyncDialog:
+        made: List[AsyncDialog] = []
 
-    def on_present(self, handler: Callable[[AsyncPresentation], Awaitable[None]]) -> None:
-        """Frontend role: ``async def handler(presentation)`` runs on this event loop for every
-        dialog the server asks this client to draw."""
-        loop = asyncio.get_running_loop()
-        def bridge(presentation: Presentation) -> None:
-            asyncio.run_coroutine_threadsafe(handler(AsyncPresentation(self, presentation)), loop)
-        self.sync.on_present(bridge)
+        def register(result: JSON) -> None:
+            # In the reader task, before the next message is handled.
+            dialog = AsyncDialog(self, self._router.register(str(result["dialogId"]), kind, snapshots))
+            self._dialogs[dialog.id] = dialog
+            made.append(dialog)
+        await self._call(Call(method, params, lambda result: None), timeout, hook=register)
+        return made[0]
 
-    async def resolve_access(self, url: Optional[str] = None, *, bookmark: Optional[str] = None) -> Lease:
-        if (url is None) == (bookmark is None):
-            raise ValueError("give exactly one of url and bookmark")
-        return Lease.from_json(await self.request("resolveAccess", {"url": url} if url is not None else {"bookmark": bookmark}))
+    def dialog(self, dialog_id: str) -> Optional[AsyncDialog]:
+        return self._dialogs.get(dialog_id)
 
-    async def release_access(self, access_id: str) -> None:
-        await self.request("releaseAccess", {"accessId": access_id})
+    def on_present(self, handler: AsyncPresentHandler) -> None:
+        """Frontend role: ``handler(presentation)`` (``async def`` or plain) runs as a task on
+        this event loop for every dialog the server asks this client to draw. If it raises, the
+        dialog ends at once with ``presenterFailed`` carrying the message (``dialog/fail``); a
+        dialog shown while no handler is registered ends the same way."""
+        self._present_handler = handler
+
+    # Access
+
+    async def resolve_access(self, url: Optional[str] = None, *, bookmark: Optional[str] = None,
+                             timeout: Optional[float] = None) -> Lease:
+        return await self._call(calls.resolve_access(url, bookmark), timeout)
+
+    async def release_access(self, access_id: str, timeout: Optional[float] = None) -> None:
+        await self._call(calls.release_access(access_id), timeout)
 
     @contextlib.asynccontextmanager
-    async def access(self, url: Optional[str] = None, *, bookmark: Optional[str] = None) -> AsyncIterator[str]:
+    async def access(self, url: Optional[str] = None, *, bookmark: Optional[str] = None,
+                     timeout: Optional[float] = None) -> AsyncIterator[str]:
         """``async with client.access(url) as path:`` — resolves, yields the path, always releases."""
-        lease = await self.resolve_access(url, bookmark=bookmark)
+        lease = await self.resolve_access(url, bookmark=bookmark, timeout=timeout)
         try:
             yield lease.path
         finally:
             with contextlib.suppress(ConnectionLost):
-                await self.release_access(lease.access_id)
+                await self.release_access(lease.access_id, timeout)
 
-    async def create_bookmark(self, url: str) -> str:
-        return (await self.request("createBookmark", {"url": url}))["bookmark"]
+    async def create_bookmark(self, url: str, timeout: Optional[float] = None) -> str:
+        return await self._call(calls.create_bookmark(url), timeout)
 
-    async def list_access(self) -> AccessList:
-        return AccessList.from_json(await self.request("listAccess", {}))
+    async def list_access(self, timeout: Optional[float] = None) -> AccessList:
+        return await self._call(calls.list_access(), timeout)
 
-    async def read_file(self, access_id: str, offset: int = 0, length: Optional[int] = None) -> Tuple[bytes, bool]:
-        import base64
-        params: Dict[str, Any] = {"accessId": access_id, "offset": offset}
-        if length is not None:
-            params["length"] = length
-        result = await self.request("readFile", params)
-        return base64.b64decode(result["base64"]), bool(result["eof"])
+    async def revoke_access(self, url: Optional[str] = None, *, bookmark: Optional[str] = None,
+                            timeout: Optional[float] = None) -> int:
+        return await self._call(calls.revoke_access(url, bookmark), timeout)
+
+    async def read_file(self, access_id: str, offset: int = 0, length: Optional[int] = None,
+                        timeout: Optional[float] = None) -> Tuple[bytes, bool]:
+        return await self._call(calls.read_file(access_id, offset, length), timeout)
+
+    async def write_file(self, access_id: str, data: bytes, offset: int = 0, truncate: bool = False,
+                         timeout: Optional[float] = None) -> int:
+        return await self._call(calls.write_file(access_id, data, offset, truncate), timeout)
+
+    # Reading (one task)
+
+    async def _read_loop(self) -> None:
+        reason: Optional[str] = None
+        try:
+            while True:
+                data = await self._reader.read(65536)
+                if not data:
+                    self._core.end_of_input()
+                    break
+                for item in self._core.receive(data):
+                    self._handle(item)
+        except (FramingError, ValueError) as error:
+            reason = f"the server sent something unreadable: {error}"
+        except (OSError, ConnectionError) as error:
+            reason = f"reading from the server failed: {error}"
+        finally:
+            await self._finish(reason)
+
+    def _spawn_task(self, work: Awaitable[Any]) -> None:
+        task = asyncio.ensure_future(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    def _handle(self, item: Union[Response, Notification, ServerRequest]) -> None:
+        if self._traffic is not None:
+            self._traffic("receive", _as_message(item))
+        if isinstance(item, Response):
+            future = self._futures.pop(item.id, None)
+            hook = self._hooks.pop(item.id, None)
+            if future is None or future.done():
+                return
+            if item.error is not None:
+                future.set_exception(item.error)
+                return
+            if hook is not None:
+                try:
+                    hook(item.result)
+                except Exception as failure:
+                    future.set_exception(failure)
+                    return
+            future.set_result(item.result)
+        elif isinstance(item, Notification):
+            self._route(item.method, item.params)
+        else:
+            self._spawn_task(self._serve(item))
+
+    def _route(self, method: str, params: JSON) -> None:
+        for listener in list(self._listeners):
+            listener(method, params)
+        routed = self._router.route(method, params)
+        if routed is None:
+            return
+        if routed.what == "event" and routed.event is not None and routed.event.is_final:
+            self._presentations.pop(routed.dialog_id, None)
+        elif routed.what == "show":
+            presentation = AsyncPresentation(self, routed.params)
+            self._presentations[presentation.dialog_id] = presentation
+            self._spawn_task(self._draw(presentation))
+        elif routed.what == "hide":
+            hidden = self._presentations.pop(routed.dialog_id, None)
+            if hidden is not None:
+                hidden.hidden.set()
+
+    async def _draw(self, presentation: AsyncPresentation) -> None:
+        handler = self._present_handler
+        if handler is None:
+            message = NO_HANDLER_MESSAGE
+        else:
+            try:
+                outcome = handler(presentation)
+                if inspect.isawaitable(outcome):
+                    await outcome
+                return
+            except Exception as error:
+                message = failure_message(error)
+        with contextlib.suppress(RequestError, ConnectionLost, WharfTimeout):
+            await presentation.fail(message)
+
+    async def _serve(self, request: ServerRequest) -> None:
+        try:
+            result = await self._answer(request)
+            frame = self._core.respond(request.id, result)
+            message: Dict[str, JSON] = {"jsonrpc": "2.0", "id": request.id, "result": result}
+        except Exception as failure:
+            error: Dict[str, JSON] = ({"code": failure.code, "message": failure.message}
+                                      if isinstance(failure, RequestError)
+                                      else {"code": -32603, "message": failure_message(failure)})
+            frame = self._core.respond(request.id, error=error)
+            message = {"jsonrpc": "2.0", "id": request.id, "error": error}
+        with contextlib.suppress(ConnectionLost):
+            self._send(frame, message)
+
+    async def _answer(self, request: ServerRequest) -> JSON:
+        if request.method != "exporter/snapshot" or not isinstance(request.params, dict):
+            raise RequestError(request.method, -32601, f"this client does not handle {request.method}")
+        params = request.params
+        record = self._router.dialogs.get(str(params.get("dialogId")))
+        provider = record.snapshot_provider(params.get("documentIndex")) if record is not None else None
+        if provider is None:
+            raise RequestError(request.method, -32602, f"document {params.get('documentIndex')} of "
+                                                       f"{params.get('dialogId')} has no snapshot function")
+        value = provider(str(params.get("contentType")))
+        if inspect.isawaitable(value):
+            value = await value
+        return calls.snapshot_result(value)
+
+    async def _finish(self, reason: Optional[str]) -> None:
+        error = ConnectionLost(reason or await self._describe_end())
+        self._core.close(error)
+        futures, self._futures = self._futures, {}
+        self._hooks.clear()
+        presentations, self._presentations = list(self._presentations.values()), {}
+        self._router.disconnect(str(error))
+        for future in futures.values():
+            if not future.done():
+                future.set_exception(ConnectionLost(f"no answer came: {error}"))
+        for presentation in presentations:
+            presentation.hidden.set()
+
+    async def _describe_end(self) -> str:
+        status = None
+        if self.process is not None:
+            with contextlib.suppress(asyncio.TimeoutError):
+                status = await asyncio.wait_for(self.process.wait(), 1)
+        if self._stderr_task is not None:
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(asyncio.shield(self._stderr_task), 1)
+        what = f"wharf exited with status {status}" if status is not None else "the server closed the connection"
+        tail = self.stderr_tail.strip()
+        return what + (f"; its last words: {tail[-500:]}" if tail else "")
+
+    async def _collect_stderr(self, stream: asyncio.StreamReader) -> None:
+        while True:
+            line = await stream.readline()
+            if not line:
+                return
+            self._stderr.append(line.decode("utf-8", "replace"))

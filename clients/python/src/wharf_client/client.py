@@ -1,37 +1,172 @@
-"""The synchronous client. :mod:`wharf_client.aio` wraps the same object for asyncio."""
+"""The synchronous client: a thin driver around :mod:`wharf_client.core`.
+
+One reader thread reads the server's output and feeds the core; answers settle futures,
+dialog events wake the dialog's waiters. User code (snapshot providers, presenter handlers)
+runs on threads of its own, so a slow callback never stalls the reader. Nothing polls.
+"""
 from __future__ import annotations
 
-import base64
 import collections
 import contextlib
 import os
+import queue
 import shutil
 import subprocess
 import threading
 from concurrent.futures import Future
-from typing import Any, BinaryIO, Callable, Deque, Dict, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import (IO, Any, Callable, Deque, Dict, Iterator, List, Optional, Sequence, Tuple, TypeVar, Union,
+                    cast)
 
-from .connection import Connection
-from .dialogs import Dialog, DialogEvent, Presentation
-from .errors import ConnectionLost, RequestError, WharfError
-from .framing import LSP
-from .types import (AccessList, DialogFilters, DialogOptions, ExportDocument, Identification, InitializeResult,
-                    Lease, TypeDescription, contents_json)
+from . import calls
+from .calls import Call
+from .core import (NO_HANDLER_MESSAGE, DialogEvent, DialogRecord, Notification, PresentationFields, ProtocolCore,
+                   Response, Router, ServerRequest, failure_message, outcome_urls)
+from .errors import ConnectionLost, RequestError, WharfError, WharfTimeout
+from .framing import LSP, FramingError
+from .types import (AccessList, DialogFilters, DialogOptions, DirectoryEntry, DirectoryListing, ExportDocument,
+                    Identification, InitializeResult, Lease, TypeDescription)
 
-#: How long a synchronous call waits for its answer by default before raising TimeoutError.
-#: A guard against a wedged server, not a deadline: dialogs wait on humans through
-#: ``Dialog.result()``, which has no default timeout.
+T = TypeVar("T")
+JSON = Any
+
+#: How long a request waits for its answer by default before raising WharfTimeout: a guard
+#: against a wedged server. Dialogs wait on humans: ``Dialog.result()`` takes its own timeout.
 DEFAULT_TIMEOUT = 60.0
 
-PresentHandler = Callable[[Presentation], None]
+#: Where an installed wharf is looked for after ``$WHARF`` and ``PATH``.
+INSTALLED_LOCATIONS = ("/usr/local/bin/wharf", "/usr/bin/wharf")
+
+PresentHandler = Callable[["Presentation"], None]
+TrafficListener = Callable[[str, Any], None]
 
 
 def find_wharf(path: Optional[str] = None) -> str:
-    """``path`` if given, else ``$WHARF``, else ``wharf`` on ``PATH``."""
+    """The wharf binary: ``path`` if given, else ``$WHARF``, else ``wharf`` on ``PATH``, else
+    an installed ``/usr/local/bin/wharf`` or ``/usr/bin/wharf``."""
     candidate = path or os.environ.get("WHARF") or shutil.which("wharf")
-    if not candidate:
-        raise WharfError("cannot find wharf: pass its path, set $WHARF, or put it on PATH")
-    return candidate
+    if candidate:
+        return candidate
+    for location in INSTALLED_LOCATIONS:
+        if os.access(location, os.X_OK):
+            return location
+    raise WharfError("cannot find wharf: pass its path (wharf=…), set $WHARF, put it on PATH, "
+                     f"or install it as {' or '.join(INSTALLED_LOCATIONS)}")
+
+
+class Dialog:
+    """A presented importer or exporter.
+
+    ``result(timeout)`` waits for the end and returns the URLs (``file:`` URLs; for the
+    importer the human's picks, for the exporter the files written). It raises
+    :class:`DialogCancelled` when the dialog was cancelled (SwiftUI's ``onCancellation``),
+    :class:`DialogFailed` for the failure side of the ``Result``, :class:`ConnectionLost` if the
+    server went away first, and :class:`WharfTimeout` if ``timeout`` seconds pass first.
+    ``events()`` iterates over everything the server streams about the dialog.
+    """
+
+    def __init__(self, client: "WharfClient", record: DialogRecord) -> None:
+        self._client = client
+        self._record = record
+        self.id = record.id
+        self.kind = record.kind
+        self._changed = threading.Condition()
+        record.on_event = self._wake
+
+    def __repr__(self) -> str:
+        return f"<Dialog {self.id} {self.kind}{' ended' if self.done() else ''}>"
+
+    def _wake(self, _event: DialogEvent) -> None:
+        with self._changed:
+            self._changed.notify_all()
+
+    def done(self) -> bool:
+        with self._changed:
+            return self._record.done
+
+    def final_event(self, timeout: Optional[float] = None) -> DialogEvent:
+        """Waits for the final event (raises WharfTimeout if ``timeout`` seconds pass first)."""
+        with self._changed:
+            if not self._changed.wait_for(lambda: self._record.done, timeout):
+                raise WharfTimeout(f"dialog {self.id} has not ended after {timeout} s")
+            return self._record.events[-1]
+
+    def result(self, timeout: Optional[float] = None) -> List[str]:
+        """The URLs the dialog ended with; raises as the class documentation says."""
+        return outcome_urls(self.id, self.final_event(timeout))
+
+    @property
+    def content_types(self) -> Optional[List[str]]:
+        """For a completed exporter: the content type each document was written as."""
+        with self._changed:
+            return self._record.content_types
+
+    def events(self, timeout: Optional[float] = None) -> Iterator[DialogEvent]:
+        """Every event of this dialog from the first, waiting for new ones, until the final one
+        (which is yielded too). ``timeout`` bounds each wait."""
+        index = 0
+        while True:
+            with self._changed:
+                if not self._changed.wait_for(lambda: len(self._record.events) > index, timeout):
+                    raise WharfTimeout(f"no event from dialog {self.id} for {timeout} s")
+                event = self._record.events[index]
+            index += 1
+            yield event
+            if event.is_final:
+                return
+
+    def cancel(self, timeout: Optional[float] = None) -> bool:
+        """Ends the dialog from the app side (reason ``client``). False if it had already ended."""
+        return self._client._call(calls.cancel(self.id), timeout)
+
+
+class Presentation(PresentationFields):
+    """The frontend role: one dialog the server asks this client to draw (``presenter/show``).
+
+    Browse with :meth:`list` / :meth:`entries`, then answer with :meth:`choose` (importer),
+    :meth:`save` (exporter), :meth:`dismiss`, or :meth:`fail` when drawing it failed.
+    :attr:`hidden` is set when the app side ended the dialog (``presenter/hide``) or the
+    server went away.
+    """
+
+    def __init__(self, client: "WharfClient", params: Dict[str, JSON]) -> None:
+        super().__init__(params)
+        self._client = client
+        self.hidden = threading.Event()
+
+    def list(self, directory: Optional[str] = None, cursor: Optional[str] = None,
+             limit: Optional[int] = None, timeout: Optional[float] = None) -> DirectoryListing:
+        """One page of ``directory`` (default: where the dialog opened)."""
+        return self._client._call(calls.list_directory(self.dialog_id, directory, cursor, limit), timeout)
+
+    def entries(self, directory: Optional[str] = None, page_size: Optional[int] = None,
+                timeout: Optional[float] = None) -> Iterator[DirectoryEntry]:
+        """Every entry of ``directory``, page after page."""
+        cursor = None
+        while True:
+            page = self.list(directory, cursor, page_size, timeout)
+            yield from page.entries
+            if not page.next_cursor:
+                return
+            cursor = page.next_cursor
+
+    def choose(self, urls: Sequence[str], timeout: Optional[float] = None) -> None:
+        """The human picked ``urls`` (an importer). Raises RequestError ``choiceRejected`` if the
+        dialog does not allow them; the dialog then stays open."""
+        self._client._call(calls.choose(self.dialog_id, urls), timeout)
+
+    def save(self, url: str, content_type: Optional[str] = None, overwrite: bool = False,
+             timeout: Optional[float] = None) -> None:
+        """The human chose where to save (an exporter); ``overwrite`` confirms replacing a file."""
+        self._client._call(calls.save(self.dialog_id, url, content_type, overwrite), timeout)
+
+    def dismiss(self, timeout: Optional[float] = None) -> None:
+        """The human closed the dialog without choosing (reason ``user``)."""
+        self._client._call(calls.dismiss(self.dialog_id), timeout)
+
+    def fail(self, message: str, timeout: Optional[float] = None) -> None:
+        """The presenter cannot go on (its own code failed): the dialog ends with a
+        ``presenterFailed`` error carrying ``message``. A handler that raises does this itself."""
+        self._client._call(calls.fail(self.dialog_id, message), timeout)
 
 
 class WharfClient:
@@ -42,56 +177,67 @@ class WharfClient:
     Every method is thread safe.
     """
 
-    def __init__(self, reader: BinaryIO, writer: BinaryIO, framing: str = LSP,
-                 process: Optional[subprocess.Popen] = None, timeout: float = DEFAULT_TIMEOUT,
-                 traffic: Optional[Callable[[str, Any], None]] = None) -> None:
+    def __init__(self, reader: IO[bytes], writer: IO[bytes], framing: str = LSP,
+                 process: "Optional[subprocess.Popen[bytes]]" = None, timeout: float = DEFAULT_TIMEOUT,
+                 traffic: Optional[TrafficListener] = None) -> None:
         self.process = process
         self.timeout = timeout
-        self._lock = threading.Lock()
+        self.initialize_result: Optional[InitializeResult] = None
+        self._reader = reader
+        self._writer = writer
+        self._core = ProtocolCore(framing)
+        self._router = Router()
+        self._lock = threading.RLock()
+        self._write_lock = threading.Lock()
+        self._futures: Dict[int, "Future[JSON]"] = {}
+        self._hooks: Dict[int, Callable[[JSON], None]] = {}
         self._dialogs: Dict[str, Dialog] = {}
-        # Events about dialogs whose presentImporter/presentExporter answer has not been read
-        # yet (a server may announce before it answers); handed over when the dialog registers.
-        self._early: Dict[str, List[Any]] = {}
         self._presentations: Dict[str, Presentation] = {}
         self._present_handler: Optional[PresentHandler] = None
-        self._notification_listeners: List[Callable[[str, Any], None]] = []
+        self._presents_dialogs = False
+        self._listeners: List[Callable[[str, JSON], None]] = []
+        self._traffic = traffic
         self._stderr: Deque[str] = collections.deque(maxlen=40)
-        self.initialize_result: Optional[InitializeResult] = None
-        self._connection = Connection(reader, writer, framing, on_notification=self._route,
-                                      on_request=self._serve, on_close=self._closed,
-                                      describe_end=self._describe_end)
-        self._connection.traffic = traffic
+        self._work: "queue.Queue[Optional[Callable[[], None]]]" = queue.Queue()
+        self._reader_thread = threading.Thread(target=self._read_loop, name="wharf-reader", daemon=True)
+        threading.Thread(target=self._work_loop, name="wharf-dispatcher", daemon=True).start()
         if process is not None and process.stderr is not None:
             threading.Thread(target=self._collect_stderr, args=(process.stderr,), name="wharf-stderr",
                              daemon=True).start()
-        self._connection.start()
+        self._reader_thread.start()
 
     # Making one
 
     @classmethod
     def spawn(cls, wharf: Optional[str] = None, args: Sequence[str] = (), *, app: str = "python",
-              presents_dialogs: bool = False, framing: str = LSP, env: Optional[Dict[str, str]] = None,
+              presents_dialogs: bool = False, prefers_desktop_dialogs: bool = False,
+              on_present: Optional[PresentHandler] = None, framing: str = LSP, env: Optional[Dict[str, str]] = None,
               initialize: bool = True, timeout: float = DEFAULT_TIMEOUT,
-              traffic: Optional[Callable[[str, Any], None]] = None) -> "WharfClient":
-        """Starts ``wharf`` (see :func:`find_wharf`) with ``args`` and, unless ``initialize`` is
-        false, initializes the session as app identity ``app``. ``traffic`` sees every message
-        from the first (see :meth:`on_traffic`)."""
+              traffic: Optional[TrafficListener] = None) -> "WharfClient":
+        """Starts ``wharf`` (``wharf`` is its path; see :func:`find_wharf`) with ``args`` and,
+        unless ``initialize`` is false, initializes the session as app identity ``app``.
+        ``on_present`` takes the frontend role from the start (see :meth:`on_present`);
+        ``traffic`` sees every message from the first (see :meth:`on_traffic`)."""
         command = [find_wharf(wharf), *args]
         if framing != LSP:
             command += ["--framing", framing]
         process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                    env=None if env is None else {**os.environ, **env})
+        assert process.stdout is not None and process.stdin is not None
         client = cls(process.stdout, process.stdin, framing, process=process, timeout=timeout, traffic=traffic)
+        if on_present is not None:
+            client.on_present(on_present)
         if initialize:
             try:
-                client.initialize(app=app, presents_dialogs=presents_dialogs)
+                client.initialize(app=app, presents_dialogs=presents_dialogs,
+                                  prefers_desktop_dialogs=prefers_desktop_dialogs)
             except BaseException:
                 client.kill()
                 raise
         return client
 
     @classmethod
-    def attach(cls, reader: BinaryIO, writer: BinaryIO, framing: str = LSP,
+    def attach(cls, reader: IO[bytes], writer: IO[bytes], framing: str = LSP,
                timeout: float = DEFAULT_TIMEOUT) -> "WharfClient":
         """A client of whatever serves on ``reader``/``writer``; call :meth:`initialize` next."""
         return cls(reader, writer, framing, timeout=timeout)
@@ -99,62 +245,100 @@ class WharfClient:
     def __enter__(self) -> "WharfClient":
         return self
 
-    def __exit__(self, *exc_info: Any) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         self.close()
 
     # The wire
 
-    def request_future(self, method: str, params: Any = None,
-                       on_result: Optional[Callable[[Any], None]] = None) -> Future:
-        return self._connection.request(method, params, on_result)
+    def request(self, method: str, params: JSON = None, timeout: Optional[float] = None) -> JSON:
+        """Sends a request and waits for its result; raises RequestError, ConnectionLost or
+        WharfTimeout."""
+        return self._call(Call(method, params, lambda result: result), timeout)
 
-    def request(self, method: str, params: Any = None, timeout: Optional[float] = None) -> Any:
-        """Sends a request and waits for its result; raises RequestError or ConnectionLost."""
-        future = self._connection.request(method, params)
-        try:
-            return future.result(self.timeout if timeout is None else timeout)
-        except TimeoutError:
-            raise TimeoutError(f"{method} got no answer within {self.timeout if timeout is None else timeout} s") from None
+    def notify(self, method: str, params: JSON = None) -> None:
+        with self._lock:
+            frame = self._core.notify(method, params)
+        self._send(frame, {"jsonrpc": "2.0", "method": method, **({} if params is None else {"params": params})})
 
-    def notify(self, method: str, params: Any = None) -> None:
-        self._connection.notify(method, params)
-
-    def on_traffic(self, listener: Optional[Callable[[str, Any], None]]) -> None:
+    def on_traffic(self, listener: Optional[TrafficListener]) -> None:
         """Calls ``listener("send" | "receive", message)`` for every message, in order: a
         transcript of the session (``make demo`` prints one). None stops it."""
-        self._connection.traffic = listener
+        self._traffic = listener
 
-    def on_notification(self, listener: Callable[[str, Any], None]) -> Callable[[], None]:
+    def on_notification(self, listener: Callable[[str, JSON], None]) -> Callable[[], None]:
         """Calls ``listener(method, params)`` for every notification, in order, on the reader
         thread (keep it short). Returns a function that removes the listener."""
         with self._lock:
-            self._notification_listeners.append(listener)
+            self._listeners.append(listener)
+
         def remove() -> None:
             with self._lock:
-                if listener in self._notification_listeners:
-                    self._notification_listeners.remove(listener)
+                if listener in self._listeners:
+                    self._listeners.remove(listener)
         return remove
+
+    def _call(self, call: Call[T], timeout: Optional[float] = None,
+              hook: Optional[Callable[[JSON], None]] = None) -> T:
+        future = self._start(call.method, call.params, hook)
+        wait = self.timeout if timeout is None else timeout
+        try:
+            result = future.result(wait)
+        except TimeoutError:
+            raise WharfTimeout(f"{call.method} got no answer within {wait} s") from None
+        return call.read(result)
+
+    def _start(self, method: str, params: JSON, hook: Optional[Callable[[JSON], None]] = None) -> "Future[JSON]":
+        future: "Future[JSON]" = Future()
+        with self._lock:
+            try:
+                request_id, frame = self._core.request(method, params)
+            except ConnectionLost as error:
+                future.set_exception(error)
+                return future
+            self._futures[request_id] = future
+            if hook is not None:
+                self._hooks[request_id] = hook
+        message: Dict[str, JSON] = {"jsonrpc": "2.0", "id": request_id, "method": method}
+        if params is not None:
+            message["params"] = params
+        try:
+            self._send(frame, message)
+        except ConnectionLost as error:
+            with self._lock:
+                self._core.forget(request_id)
+                self._futures.pop(request_id, None)
+                self._hooks.pop(request_id, None)
+            future.set_exception(error)
+        return future
+
+    def _send(self, frame: bytes, message: JSON) -> None:
+        with self._write_lock:
+            if self._traffic is not None:
+                self._traffic("send", message)
+            try:
+                self._writer.write(frame)
+                self._writer.flush()
+            except (OSError, ValueError) as error:
+                raise ConnectionLost(f"cannot send {message.get('method', 'a response')}: {error}") from None
 
     # Lifecycle
 
-    def initialize(self, app: str = "python", presents_dialogs: bool = False, trace: Optional[str] = None,
-                   version: Optional[str] = None) -> InitializeResult:
-        client_info: Dict[str, Any] = {"name": app}
-        if version:
-            client_info["version"] = version
-        params: Dict[str, Any] = {"processId": os.getpid(), "clientInfo": client_info,
-                                  "capabilities": {"presentsDialogs": presents_dialogs}}
-        if trace:
-            params["trace"] = trace
-        self.initialize_result = InitializeResult.from_json(self.request("initialize", params))
+    def initialize(self, app: str = "python", presents_dialogs: bool = False, prefers_desktop_dialogs: bool = False,
+                   trace: Optional[str] = None, version: Optional[str] = None) -> InitializeResult:
+        """``initialize`` then ``initialized``. ``presents_dialogs``: this client draws dialogs
+        (register :meth:`on_present`); with ``prefers_desktop_dialogs`` too, the desktop's own
+        dialog is used where it can be (``initialize_result.presenter`` says which)."""
+        self._presents_dialogs = presents_dialogs
+        self.initialize_result = self._call(calls.initialize(app, presents_dialogs, prefers_desktop_dialogs, trace,
+                                                             version))
         self.notify("initialized", {})
         return self.initialize_result
 
-    def ping(self) -> None:
-        self.request("ping", {})
+    def ping(self, timeout: Optional[float] = None) -> None:
+        self._call(calls.ping(), timeout)
 
-    def shutdown(self) -> None:
-        self.request("shutdown")
+    def shutdown(self, timeout: Optional[float] = None) -> None:
+        self._call(calls.shutdown(), timeout)
 
     def exit(self) -> None:
         self.notify("exit")
@@ -162,12 +346,13 @@ class WharfClient:
     def close(self, timeout: float = 10.0) -> Optional[int]:
         """Shuts down politely (``shutdown``, ``exit``) if the server is still there, then waits
         for it; the exit status of a spawned server."""
-        if self._connection.closed is None:
-            with contextlib.suppress(WharfError, TimeoutError, OSError):
-                self.request("shutdown", timeout=timeout)
-                self.notify("exit")
-        self._connection.close_output()
-        self._connection.wait_closed(timeout)
+        if self._core.closed is None:
+            with contextlib.suppress(WharfError):
+                self.shutdown(timeout)
+                self.exit()
+        with self._write_lock, contextlib.suppress(OSError, ValueError):
+            self._writer.close()
+        self._reader_thread.join(timeout)
         if self.process is not None:
             try:
                 return self.process.wait(timeout)
@@ -190,76 +375,70 @@ class WharfClient:
 
     # Content types
 
-    def describe_types(self, identifiers: Sequence[str]) -> List[Union[TypeDescription, RequestError]]:
+    def describe_types(self, identifiers: Sequence[str],
+                       timeout: Optional[float] = None) -> List[Union[TypeDescription, RequestError]]:
         """``contentTypes/describe``: a description per identifier, or the error for that one."""
-        types = self.request("contentTypes/describe", {"identifiers": list(identifiers)})["types"]
-        return [_item_error("contentTypes/describe", t) if "error" in t else TypeDescription.from_json(t) for t in types]
+        return self._call(calls.describe_types(identifiers), timeout)
 
-    def identify(self, paths: Sequence[str], sniff: bool = True) -> List[Union[Identification, RequestError]]:
+    def identify(self, paths: Sequence[str], sniff: bool = True,
+                 timeout: Optional[float] = None) -> List[Union[Identification, RequestError]]:
         """``contentTypes/identify``: what each file is, or the error for that path."""
-        results = self.request("contentTypes/identify", {"paths": list(paths), "sniff": sniff})["results"]
-        return [_item_error("contentTypes/identify", r) if "error" in r else Identification.from_json(r) for r in results]
+        return self._call(calls.identify(paths, sniff), timeout)
 
-    def conforms(self, identifier: str, to: str) -> bool:
-        return bool(self.request("contentTypes/conforms", {"identifier": identifier, "to": to})["conforms"])
+    def conforms(self, identifier: str, to: str, timeout: Optional[float] = None) -> bool:
+        return self._call(calls.conforms(identifier, to), timeout)
 
-    def type_for_extension(self, extension: str, conforming_to: Optional[str] = None) -> Optional[str]:
-        params = {"filenameExtension": extension}
-        if conforming_to:
-            params["conformingTo"] = conforming_to
-        return self.request("contentTypes/fromFilenameExtension", params)["identifier"]
+    def type_for_extension(self, extension: str, conforming_to: Optional[str] = None,
+                           timeout: Optional[float] = None) -> Optional[str]:
+        return self._call(calls.type_for_extension(extension, conforming_to), timeout)
 
-    def type_for_mime_type(self, mime_type: str, conforming_to: Optional[str] = None) -> Optional[str]:
-        params = {"mimeType": mime_type}
-        if conforming_to:
-            params["conformingTo"] = conforming_to
-        return self.request("contentTypes/fromMIMEType", params)["identifier"]
+    def type_for_mime_type(self, mime_type: str, conforming_to: Optional[str] = None,
+                           timeout: Optional[float] = None) -> Optional[str]:
+        return self._call(calls.type_for_mime_type(mime_type, conforming_to), timeout)
 
-    def declare_types(self, types: Sequence[Dict[str, Any]]) -> List[str]:
+    def declare_types(self, types: Sequence[Dict[str, JSON]], timeout: Optional[float] = None) -> List[str]:
         """``contentTypes/declare``: ``[{"identifier", "conformsTo", …}]`` for this client only."""
-        return self.request("contentTypes/declare", {"types": list(types)})["declared"]
+        return self._call(calls.declare_types(types), timeout)
 
-    def filters(self, identifiers: Sequence[str]) -> DialogFilters:
-        return DialogFilters.from_json(self.request("contentTypes/filters", {"identifiers": list(identifiers)}))
+    def filters(self, identifiers: Sequence[str], timeout: Optional[float] = None) -> DialogFilters:
+        return self._call(calls.filters(identifiers), timeout)
 
     # Dialogs
 
     def present_importer(self, allowed_content_types: Sequence[str], multiple: bool = False, *,
                          presentation_id: Optional[str] = None, options: Optional[DialogOptions] = None,
-                         **option_fields: Any) -> Dialog:
+                         timeout: Optional[float] = None, **option_fields: Any) -> Dialog:
         """Presents an importer; returns the :class:`Dialog` once it is presented.
 
-        Options may be given as a :class:`DialogOptions` or as keywords
-        (``title="Open"``, ``default_directory=…``, ``timeout_ms=…``)."""
-        params = _importer_params(allowed_content_types, multiple, presentation_id, options, option_fields)
-        return self._present("presentImporter", params, "importer", [])
+        Options may be given as a :class:`DialogOptions` or as keywords (``title="Open"``,
+        ``default_directory=…``, ``timeout_ms=…``). ``timeout`` bounds the wait for the answer."""
+        params = calls.importer_params(allowed_content_types, multiple, presentation_id, options, option_fields)
+        return self._present("presentImporter", params, "importer", [], timeout)
 
     def present_exporter(self, documents: Sequence[ExportDocument], content_type: Optional[str] = None, *,
                          content_types: Optional[Sequence[str]] = None, default_filename: Optional[str] = None,
                          presentation_id: Optional[str] = None, options: Optional[DialogOptions] = None,
-                         **option_fields: Any) -> Dialog:
+                         timeout: Optional[float] = None, **option_fields: Any) -> Dialog:
         """Presents an exporter for ``documents``. ``content_type`` is the FileDocument form,
         ``content_types`` the WritableDocument form. Lazy documents (``snapshot=``) are asked
         for their bytes once the human has chosen where to save."""
-        params = _exporter_params(documents, content_type, content_types, default_filename, presentation_id,
-                                  options, option_fields)
-        return self._present("presentExporter", params, "exporter", [document.snapshot for document in documents])
+        params = calls.exporter_params(documents, content_type, content_types, default_filename, presentation_id,
+                                       options, option_fields)
+        return self._present("presentExporter", params, "exporter", [d.snapshot for d in documents], timeout)
 
-    def _present(self, method: str, params: Dict[str, Any], kind: str, snapshots: List[Any]) -> Dialog:
-        holder: List[Dialog] = []
-        def register(result: Any) -> None:
+    def _present(self, method: str, params: Dict[str, JSON], kind: str, snapshots: List[Any],
+                 timeout: Optional[float]) -> Dialog:
+        made: List[Dialog] = []
+
+        def register(result: JSON) -> None:
             # On the reader thread, before the next message is read: nothing about this dialog
             # can arrive unrouted.
-            dialog = Dialog(self, result["dialogId"], kind, snapshots)
-            holder.append(dialog)
             with self._lock:
+                dialog = Dialog(self, self._router.register(str(result["dialogId"]), kind, snapshots))
                 self._dialogs[dialog.id] = dialog
-                early = self._early.pop(dialog.id, [])
-            for item in early:
-                self._deliver_to(dialog, *item)
-        future = self._connection.request(method, params, on_result=register)
-        future.result(self.timeout)
-        return holder[0]
+            made.append(dialog)
+        self._call(Call(method, params, lambda result: None), timeout, hook=register)
+        return made[0]
 
     def dialog(self, dialog_id: str) -> Optional[Dialog]:
         with self._lock:
@@ -267,126 +446,191 @@ class WharfClient:
 
     def on_present(self, handler: PresentHandler) -> None:
         """Takes the frontend role: ``handler(presentation)`` runs, on a thread of its own, for
-        every dialog the server asks this client to draw. Initialize with
-        ``presents_dialogs=True`` for the server to ask."""
+        every dialog the server asks this client to draw (initialize with
+        ``presents_dialogs=True`` for the server to ask). If the handler raises, the dialog ends
+        at once with ``presenterFailed`` carrying the exception's message (``dialog/fail``); a
+        dialog shown while no handler is registered ends the same way."""
         with self._lock:
             self._present_handler = handler
 
     # Access
 
-    def resolve_access(self, url: Optional[str] = None, *, bookmark: Optional[str] = None) -> Lease:
+    def resolve_access(self, url: Optional[str] = None, *, bookmark: Optional[str] = None,
+                       timeout: Optional[float] = None) -> Lease:
         """``resolveAccess``: starts access to a granted URL or a bookmark. Release it once."""
-        if (url is None) == (bookmark is None):
-            raise ValueError("give exactly one of url and bookmark")
-        return Lease.from_json(self.request("resolveAccess", {"url": url} if url is not None else {"bookmark": bookmark}))
+        return self._call(calls.resolve_access(url, bookmark), timeout)
 
-    def release_access(self, access_id: str) -> None:
-        self.request("releaseAccess", {"accessId": access_id})
+    def release_access(self, access_id: str, timeout: Optional[float] = None) -> None:
+        self._call(calls.release_access(access_id), timeout)
 
     @contextlib.contextmanager
-    def access(self, url: Optional[str] = None, *, bookmark: Optional[str] = None) -> Iterator[str]:
+    def access(self, url: Optional[str] = None, *, bookmark: Optional[str] = None,
+               timeout: Optional[float] = None) -> Iterator[str]:
         """``with client.access(url) as path:`` resolves access, yields the local path, and
         always releases it, whatever happens in the block."""
-        lease = self.resolve_access(url, bookmark=bookmark)
+        lease = self.resolve_access(url, bookmark=bookmark, timeout=timeout)
         try:
             yield lease.path
         finally:
             with contextlib.suppress(ConnectionLost):
-                self.release_access(lease.access_id)
+                self.release_access(lease.access_id, timeout)
 
-    def create_bookmark(self, url: str) -> str:
-        return self.request("createBookmark", {"url": url})["bookmark"]
+    def create_bookmark(self, url: str, timeout: Optional[float] = None) -> str:
+        return self._call(calls.create_bookmark(url), timeout)
 
-    def list_access(self) -> AccessList:
-        return AccessList.from_json(self.request("listAccess", {}))
+    def list_access(self, timeout: Optional[float] = None) -> AccessList:
+        return self._call(calls.list_access(), timeout)
 
-    def revoke_access(self, url: Optional[str] = None, *, bookmark: Optional[str] = None) -> int:
-        if (url is None) == (bookmark is None):
-            raise ValueError("give exactly one of url and bookmark")
-        return self.request("revokeAccess", {"url": url} if url is not None else {"bookmark": bookmark})["revoked"]
+    def revoke_access(self, url: Optional[str] = None, *, bookmark: Optional[str] = None,
+                      timeout: Optional[float] = None) -> int:
+        return self._call(calls.revoke_access(url, bookmark), timeout)
 
-    def read_file(self, access_id: str, offset: int = 0, length: Optional[int] = None) -> Tuple[bytes, bool]:
+    def read_file(self, access_id: str, offset: int = 0, length: Optional[int] = None,
+                  timeout: Optional[float] = None) -> Tuple[bytes, bool]:
         """Reads through a lease: ``(bytes, eof)``."""
-        params: Dict[str, Any] = {"accessId": access_id, "offset": offset}
-        if length is not None:
-            params["length"] = length
-        result = self.request("readFile", params)
-        return base64.b64decode(result["base64"]), bool(result["eof"])
+        return self._call(calls.read_file(access_id, offset, length), timeout)
 
-    def write_file(self, access_id: str, data: bytes, offset: int = 0, truncate: bool = False) -> int:
+    def write_file(self, access_id: str, data: bytes, offset: int = 0, truncate: bool = False,
+                   timeout: Optional[float] = None) -> int:
         """Writes through a lease that is not read-only; the number of bytes written."""
-        return self.request("writeFile", {"accessId": access_id, "base64": base64.b64encode(data).decode("ascii"),
-                                          "offset": offset, "truncate": truncate})["bytesWritten"]
+        return self._call(calls.write_file(access_id, data, offset, truncate), timeout)
 
-    # Routing what the server sends (reader thread, in order)
+    # Reading (the reader thread)
 
-    def _route(self, method: str, params: Any) -> None:
+    def _read_loop(self) -> None:
+        read = cast(Callable[[int], bytes], getattr(self._reader, "read1", self._reader.read))
+        reason: Optional[str] = None
+        try:
+            while True:
+                data = read(65536)
+                if not data:
+                    with self._lock:
+                        self._core.end_of_input()
+                    break
+                with self._lock:
+                    incoming = self._core.receive(data)
+                for item in incoming:
+                    self._handle(item)
+        except (FramingError, ValueError) as error:
+            reason = f"the server sent something unreadable: {error}"
+        except OSError as error:
+            reason = f"reading from the server failed: {error}"
+        finally:
+            self._finish(reason)
+
+    def _handle(self, item: Union[Response, Notification, ServerRequest]) -> None:
+        if self._traffic is not None:
+            self._traffic("receive", _as_message(item))
+        if isinstance(item, Response):
+            with self._lock:
+                future = self._futures.pop(item.id, None)
+                hook = self._hooks.pop(item.id, None)
+            if future is None:
+                return
+            if item.error is not None:
+                future.set_exception(item.error)
+                return
+            if hook is not None:
+                try:
+                    hook(item.result)
+                except Exception as failure:  # a malformed result: fail the call, not the reader
+                    future.set_exception(failure)
+                    return
+            future.set_result(item.result)
+        elif isinstance(item, Notification):
+            self._route(item.method, item.params)
+        else:
+            self._work.put(lambda: self._serve(item))
+
+    def _route(self, method: str, params: JSON) -> None:
         with self._lock:
-            listeners = list(self._notification_listeners)
+            listeners = list(self._listeners)
         for listener in listeners:
             listener(method, params)
-        if not isinstance(params, dict):
+        with self._lock:
+            routed = self._router.route(method, params)
+        if routed is None:
             return
-        if method.startswith("dialog/"):
-            self._deliver(params.get("dialogId"), "event", DialogEvent(method[len("dialog/"):], params))
-        elif method == "presenter/show":
-            self._show(params)
-        elif method == "presenter/hide":
+        if routed.what == "event" and routed.event is not None and routed.event.is_final:
             with self._lock:
-                presentation = self._presentations.pop(params.get("dialogId"), None)
+                self._presentations.pop(routed.dialog_id, None)
+        elif routed.what == "show":
+            self._show(Presentation(self, routed.params))
+        elif routed.what == "hide":
+            with self._lock:
+                presentation = self._presentations.pop(routed.dialog_id, None)
             if presentation is not None:
                 presentation.hidden.set()
 
-    def _deliver(self, dialog_id: Any, what: str, payload: Any) -> None:
-        with self._lock:
-            dialog = self._dialogs.get(dialog_id)
-            if dialog is None:
-                self._early.setdefault(dialog_id, []).append((what, payload))
-                return
-        self._deliver_to(dialog, what, payload)
-
-    def _deliver_to(self, dialog: Dialog, what: str, payload: Any) -> None:
-        if what == "event":
-            dialog._push(payload)
-            if payload.is_final:
-                with self._lock:
-                    self._presentations.pop(dialog.id, None)
-        elif what == "snapshot":
-            request_id_future, params = payload
-            request_id_future.set_result(dialog)
-
-    def _show(self, params: Dict[str, Any]) -> None:
-        presentation = Presentation(self, params)
+    def _show(self, presentation: Presentation) -> None:
         with self._lock:
             handler = self._present_handler
             self._presentations[presentation.dialog_id] = presentation
-        if handler is None:
-            return
-        threading.Thread(target=handler, args=(presentation,), name=f"wharf-present-{presentation.dialog_id}",
-                         daemon=True).start()
 
-    def _serve(self, method: str, params: Any) -> Any:
-        """Server→client requests (dispatcher thread)."""
-        if method != "exporter/snapshot":
-            raise RequestError(method, -32601, f"this client does not handle {method}")
-        dialog_id = params.get("dialogId")
-        waiter: Future = Future()
-        self._deliver(dialog_id, "snapshot", (waiter, params))
-        dialog = waiter.result(self.timeout)
-        provider = dialog._snapshot_provider(params.get("documentIndex", -1))
-        if provider is None:
-            raise RequestError(method, -32602, f"document {params.get('documentIndex')} of {dialog_id} has no snapshot function")
-        return contents_json(provider(params.get("contentType")))
+        def draw() -> None:
+            if handler is None:
+                message = NO_HANDLER_MESSAGE
+            else:
+                try:
+                    handler(presentation)
+                    return
+                except Exception as error:
+                    message = failure_message(error)
+            # The dialog may have ended meanwhile (dialogEnded): then there is nothing to fail.
+            with contextlib.suppress(RequestError, ConnectionLost, WharfTimeout):
+                presentation.fail(message)
+        threading.Thread(target=draw, name=f"wharf-present-{presentation.dialog_id}", daemon=True).start()
 
-    def _closed(self, error: ConnectionLost) -> None:
-        message = str(error)
+    def _serve(self, request: ServerRequest) -> None:
+        """Server→client requests (dispatcher thread): ``exporter/snapshot``."""
+        try:
+            result = self._answer(request)
+            with self._lock:
+                frame = self._core.respond(request.id, result)
+            message: Dict[str, JSON] = {"jsonrpc": "2.0", "id": request.id, "result": result}
+        except Exception as failure:
+            error: Dict[str, JSON] = ({"code": failure.code, "message": failure.message}
+                                      if isinstance(failure, RequestError)
+                                      else {"code": -32603, "message": failure_message(failure)})
+            with self._lock:
+                frame = self._core.respond(request.id, error=error)
+            message = {"jsonrpc": "2.0", "id": request.id, "error": error}
+        with contextlib.suppress(ConnectionLost):
+            self._send(frame, message)
+
+    def _answer(self, request: ServerRequest) -> JSON:
+        if request.method != "exporter/snapshot" or not isinstance(request.params, dict):
+            raise RequestError(request.method, -32601, f"this client does not handle {request.method}")
+        params = request.params
         with self._lock:
-            dialogs = list(self._dialogs.values())
+            record = self._router.dialogs.get(str(params.get("dialogId")))
+        provider = record.snapshot_provider(params.get("documentIndex")) if record is not None else None
+        if provider is None:
+            raise RequestError(request.method, -32602, f"document {params.get('documentIndex')} of "
+                                                       f"{params.get('dialogId')} has no snapshot function")
+        return calls.snapshot_result(provider(str(params.get("contentType"))))
+
+    def _finish(self, reason: Optional[str]) -> None:
+        error = ConnectionLost(reason or self._describe_end())
+        with self._lock:
+            methods = self._core.close(error)
+            futures, self._futures = self._futures, {}
+            self._hooks.clear()
             presentations, self._presentations = list(self._presentations.values()), {}
-        for dialog in dialogs:
-            dialog._push(DialogEvent("disconnected", {"dialogId": dialog.id, "message": message}))
+            self._router.disconnect(str(error))
+        del methods
+        for future in futures.values():
+            future.set_exception(ConnectionLost(f"no answer came: {error}"))
         for presentation in presentations:
             presentation.hidden.set()
+        self._work.put(None)
+
+    def _work_loop(self) -> None:
+        while True:
+            work = self._work.get()
+            if work is None:
+                return
+            work()
 
     def _describe_end(self) -> str:
         """Why the input ended, for the errors of everything still waiting (reader thread)."""
@@ -399,51 +643,24 @@ class WharfClient:
         tail = self.stderr_tail.strip()
         return what + (f"; its last words: {tail[-500:]}" if tail else "")
 
-    def _collect_stderr(self, stream: BinaryIO) -> None:
+    def _collect_stderr(self, stream: IO[bytes]) -> None:
         for line in iter(stream.readline, b""):
             with self._lock:
                 self._stderr.append(line.decode("utf-8", "replace"))
 
 
-def _importer_params(allowed_content_types: Sequence[str], multiple: bool, presentation_id: Optional[str],
-                     options: Optional[DialogOptions], option_fields: Dict[str, Any]) -> Dict[str, Any]:
-    """`presentImporter` params; shared by the sync and asyncio APIs."""
-    params: Dict[str, Any] = {"allowedContentTypes": list(allowed_content_types), "allowsMultipleSelection": multiple}
-    if presentation_id is not None:
-        params["presentationId"] = presentation_id
-    merged = _options(options, option_fields)
-    if merged:
-        params["options"] = merged
-    return params
-
-
-def _exporter_params(documents: Sequence[ExportDocument], content_type: Optional[str],
-                     content_types: Optional[Sequence[str]], default_filename: Optional[str],
-                     presentation_id: Optional[str], options: Optional[DialogOptions],
-                     option_fields: Dict[str, Any]) -> Dict[str, Any]:
-    """`presentExporter` params; shared by the sync and asyncio APIs."""
-    params: Dict[str, Any] = {"documents": [document.to_json() for document in documents]}
-    if content_type is not None:
-        params["contentType"] = content_type
-    if content_types is not None:
-        params["contentTypes"] = list(content_types)
-    if default_filename is not None:
-        params["defaultFilename"] = default_filename
-    if presentation_id is not None:
-        params["presentationId"] = presentation_id
-    merged = _options(options, option_fields)
-    if merged:
-        params["options"] = merged
-    return params
-
-
-def _options(options: Optional[DialogOptions], fields: Dict[str, Any]) -> Dict[str, Any]:
-    merged = options.to_json() if options is not None else {}
-    if fields:
-        merged.update(DialogOptions(**fields).to_json())
-    return merged
-
-
-def _item_error(method: str, item: Dict[str, Any]) -> RequestError:
-    error = item["error"]
-    return RequestError(method, error.get("code", 0), error.get("message", ""), error.get("data"))
+def _as_message(item: Union[Response, Notification, ServerRequest]) -> Dict[str, JSON]:
+    """The message an incoming item was read from, for traffic listeners."""
+    if isinstance(item, Response):
+        if item.error is not None:
+            error: Dict[str, JSON] = {"code": item.error.code, "message": item.error.message}
+            if item.error.data is not None:
+                error["data"] = item.error.data
+            return {"jsonrpc": "2.0", "id": item.id, "error": error}
+        return {"jsonrpc": "2.0", "id": item.id, "result": item.result}
+    message: Dict[str, JSON] = {"jsonrpc": "2.0", "method": item.method}
+    if isinstance(item, ServerRequest):
+        message["id"] = item.id
+    if item.params is not None:
+        message["params"] = item.params
+    return message

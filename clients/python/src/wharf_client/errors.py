@@ -36,6 +36,7 @@ class RequestError(WharfError):
     """The server answered a request with an error object."""
 
     def __init__(self, method: str, code: int, message: str, data: Any = None) -> None:
+        #: The request that failed (``exporter/snapshot`` for an answer this client gives).
         self.method = method
         self.code = code
         self.message = message
@@ -46,6 +47,11 @@ class RequestError(WharfError):
     def name(self) -> str:
         """The code's name in the protocol's error table (``accessDenied``), or ``"unknown"``."""
         return ERROR_NAMES.get(self.code, "unknown")
+
+
+class WharfTimeout(WharfError, TimeoutError):
+    """A wait ran out of time: a request got no answer, or a dialog did not end, within the
+    timeout given (every wait takes one). Also a :class:`TimeoutError`."""
 
 
 class ConnectionLost(WharfError):

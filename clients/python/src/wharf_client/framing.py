@@ -6,7 +6,7 @@ debugging tool) can use it without the rest.
 from __future__ import annotations
 
 import json
-from typing import Any, BinaryIO, Optional
+from typing import Any, BinaryIO, List, Optional
 
 LSP = "lsp"
 NDJSON = "ndjson"
@@ -77,3 +77,68 @@ class FrameReader:
         """The next message, parsed; None at end of input."""
         body = self.read_body()
         return None if body is None else json.loads(body)
+
+
+class FrameDecoder:
+    """Incremental, I/O-free: ``push(bytes)`` returns the frame bodies completed so far.
+
+    The protocol core (:mod:`wharf_client.core`) feeds it whatever the transport read, so
+    the asyncio and the threaded drivers decode identically.
+    """
+
+    def __init__(self, framing: str = LSP) -> None:
+        if framing not in (LSP, NDJSON):
+            raise ValueError(f"unknown framing {framing!r}")
+        self.framing = framing
+        self._buffer = bytearray()
+        self._expected: Optional[int] = None
+
+    @property
+    def partial(self) -> bool:
+        """True when the input so far stops inside a frame."""
+        if self.framing == NDJSON:
+            return bool(bytes(self._buffer).strip())
+        return self._expected is not None or bool(self._buffer)
+
+    def push(self, data: bytes) -> List[bytes]:
+        self._buffer += data
+        bodies: List[bytes] = []
+        while True:
+            body = self._next_line() if self.framing == NDJSON else self._next_lsp()
+            if body is None:
+                return bodies
+            bodies.append(body)
+
+    def _next_line(self) -> Optional[bytes]:
+        while True:
+            end = self._buffer.find(b"\n")
+            if end < 0:
+                return None
+            line = bytes(self._buffer[:end]).rstrip(b"\r")
+            del self._buffer[:end + 1]
+            if line.strip():
+                return line
+
+    def _next_lsp(self) -> Optional[bytes]:
+        if self._expected is None:
+            end = self._buffer.find(b"\r\n\r\n")
+            if end < 0:
+                return None
+            headers = bytes(self._buffer[:end]).decode("ascii", "replace").split("\r\n")
+            del self._buffer[:end + 4]
+            for header in headers:
+                name, _, value = header.partition(":")
+                if name.strip().lower() == "content-length":
+                    try:
+                        self._expected = int(value.strip())
+                    except ValueError:
+                        raise FramingError(f"bad Content-Length: {value.strip()!r}") from None
+            if self._expected is None or self._expected < 0:
+                self._expected = None
+                raise FramingError(f"a header block without a valid Content-Length: {headers!r}")
+        if len(self._buffer) < self._expected:
+            return None
+        body = bytes(self._buffer[:self._expected])
+        del self._buffer[:self._expected]
+        self._expected = None
+        return body

@@ -8,7 +8,9 @@ from __future__ import annotations
 import dataclasses
 import re
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional, Type, TypeVar
+
+W = TypeVar("W", bound="WireObject")
 
 
 def camel(name: str) -> str:
@@ -37,8 +39,8 @@ class WireObject:
     SCHEMA = ""
 
     @classmethod
-    def from_json(cls, value: Dict[str, Any]):
-        known = {f.name: f for f in dataclasses.fields(cls) if f.name != "extra"}
+    def from_json(cls: Type[W], value: Dict[str, Any]) -> W:
+        known = {f.name: f for f in dataclasses.fields(cls) if f.name != "extra"}  # type: ignore[arg-type]
         arguments: Dict[str, Any] = {}
         extra: Dict[str, Any] = {}
         for key, item in value.items():
@@ -49,28 +51,38 @@ class WireObject:
             else:
                 extra[key] = item
         instance = cls(**arguments)
-        if "extra" in {f.name for f in dataclasses.fields(cls)}:
+        if "extra" in {f.name for f in dataclasses.fields(cls)}:  # type: ignore[arg-type]
             object.__setattr__(instance, "extra", extra)
         return instance
 
 
-def _list_of(kind):
+def _list_of(kind: Type[W]) -> Callable[[List[Dict[str, Any]]], List[W]]:
     return lambda values: [kind.from_json(v) for v in values]
 
 
 @dataclass(frozen=True)
 class ServerInfo(WireObject):
+    """``initialize``'s ``serverInfo``: ``wharf`` and its version."""
     name: str
     version: str
 
 
 @dataclass(frozen=True)
 class InitializeResult(WireObject):
+    """``initialize``: who the server is and what it can do (``capabilities`` as sent)."""
     SCHEMA = "#/$defs/InitializeResult"
     server_info: ServerInfo = field(metadata={"convert": ServerInfo.from_json})
     protocol_version: str
     capabilities: Dict[str, Any]
     extra: Dict[str, Any] = field(default_factory=dict, compare=False)
+
+    @property
+    def presenter(self) -> Optional[str]:
+        """Which presenter this client's dialogs get: ``"portal"``, ``"zenity"``,
+        ``"kdialog"``, ``"frontend"``, ``"script"``, or None (none, or a server that does not
+        say: ``capabilities.presenter`` is newer than protocol 0.1)."""
+        value = self.capabilities.get("presenter")
+        return value if isinstance(value, str) else None
 
 
 @dataclass(frozen=True)
@@ -116,6 +128,7 @@ class DialogFilters(WireObject):
 
 @dataclass(frozen=True)
 class DirectoryEntry(WireObject):
+    """One entry of ``dialog/list``, as the dialog's browser shows it."""
     SCHEMA = "#/$defs/DirectoryEntry"
     name: str
     url: str
@@ -157,6 +170,7 @@ class Lease(WireObject):
 
 @dataclass(frozen=True)
 class AccessEntry(WireObject):
+    """One grant or bookmark of ``listAccess``."""
     SCHEMA = "#/$defs/AccessEntry"
     id: str
     kind: str
@@ -209,7 +223,7 @@ class ExportDocument:
     text: Optional[str] = None
     data: Optional[bytes] = None
     path: Optional[str] = None
-    snapshot: Optional[Any] = None
+    snapshot: Optional[Callable[[str], Any]] = None
 
     def to_json(self) -> Dict[str, Any]:
         document: Dict[str, Any] = {"writableContentTypes": list(self.writable_content_types)}

@@ -1,0 +1,103 @@
+// Type test, compiled by `tsc --strict --noEmit` (make test-clients): what the declarations
+// promise about requests, events and presentations. Each `@ts-expect-error` line proves a
+// mistake is rejected: if it ever compiles, tsc fails on the unused directive.
+import {
+  WharfClient, Dialog, DialogEvent, Presentation, RequestResult, DirectoryListing, InitializeResult, PresenterKind,
+} from '../../index.js';
+
+declare const client: WharfClient;
+declare const dialog: Dialog;
+declare const presentation: Presentation;
+
+async function requests(): Promise<void> {
+  // Results are typed by method.
+  const listing: DirectoryListing = await client.request('dialog/list', { dialogId: 'dlg-1', limit: 10 });
+  const shown: { dialogId: string } = await client.request('presentImporter', { allowedContentTypes: ['public.image'] });
+  const conforms: boolean = (await client.request('contentTypes/conforms', { identifier: 'public.png', to: 'public.image' })).conforms;
+  const initialized: InitializeResult = await client.request('initialize', { capabilities: { presentsDialogs: true, prefersDesktopDialogs: true } });
+  const presenter: PresenterKind | null | undefined = initialized.capabilities.presenter;
+  const ping: Record<string, never> = await client.request('ping');
+  await client.request('shutdown');
+  await client.request('shutdown', null);
+  const declared: RequestResult<'contentTypes/declare'> = { declared: ['com.example.notes'] };
+  // A method outside the map takes and gives unknown.
+  const other: unknown = await client.request('x-experimental/thing', { anything: 1 });
+  client.notify('$/cancelRequest', { id: 3 });
+  client.notify('exit');
+  void [listing, shown, conforms, presenter, ping, declared, other];
+
+  // @ts-expect-error: dialog/list needs dialogId
+  await client.request('dialog/list', { limit: 10 });
+  // @ts-expect-error: limit is a number
+  await client.request('dialog/list', { dialogId: 'dlg-1', limit: '10' });
+  // @ts-expect-error: presentImporter's params are required
+  await client.request('presentImporter');
+  // @ts-expect-error: allowedContentTypes is an array of identifiers
+  await client.request('presentImporter', { allowedContentTypes: 'public.image' });
+  // @ts-expect-error: dialog/choose takes urls or url, not paths
+  await client.request('dialog/choose', { dialogId: 'dlg-1', paths: ['/tmp/a.png'] });
+  // @ts-expect-error: cancel answers {cancelled}, not a boolean
+  const wrong: boolean = await client.request('cancel', { dialogId: 'dlg-1' });
+  // @ts-expect-error: $/cancelRequest needs the id
+  client.notify('$/cancelRequest', {});
+  // @ts-expect-error: initialize's trace is off, messages or verbose
+  await client.request('initialize', { trace: 'loud' });
+  void wrong;
+}
+
+function events(event: DialogEvent): void {
+  // DialogEvent is a union on kind: params are typed by kind.
+  switch (event.kind) {
+    case 'presentationChanged': {
+      const presented: boolean = event.params.isPresented;
+      void presented;
+      break;
+    }
+    case 'progress': {
+      const written: number = event.params.bytesWritten;
+      void written;
+      break;
+    }
+    case 'completed':
+      if ('urls' in event.params) {
+        const urls: string[] = event.params.urls;
+        void urls;
+      } else {
+        const code: number = event.params.error.code;
+        void code;
+      }
+      break;
+    case 'cancelled': {
+      const reason: 'user' | 'client' | 'timeout' | 'disconnected' = event.params.reason;
+      void reason;
+      break;
+    }
+    case 'disconnected':
+      break;
+  }
+  // @ts-expect-error: a progress event has no reason
+  const reason: string = (event.kind === 'progress' ? event.params.reason : '');
+  // @ts-expect-error: params are not a bag of anything
+  const anything: number = event.params.whatever;
+  void [reason, anything];
+}
+
+function presentations(): void {
+  const filenames: string[] = presentation.filenames;
+  const count: number = presentation.documentCount;
+  const kind: 'importer' | 'exporter' = presentation.params.kind;
+  // @ts-expect-error: documentCount is a number
+  const wrongCount: string = presentation.documentCount;
+  void [filenames, count, kind, wrongCount];
+}
+
+async function dialogs(): Promise<void> {
+  const urls: string[] = await dialog.result();
+  for await (const event of dialog) {
+    if (event.kind === 'completed' && 'contentTypes' in event.params) void event.params.contentTypes;
+  }
+  client.on('notification', (method, params) => void [method, params]);
+  void urls;
+}
+
+void [requests, events, presentations, dialogs];

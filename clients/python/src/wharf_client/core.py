@@ -1,0 +1,300 @@
+"""The protocol core both clients share, free of I/O: bytes in, bytes and events out.
+
+:class:`ProtocolCore` frames and numbers requests and reads what the server sends into
+:class:`Response`, :class:`Notification` and :class:`ServerRequest` values. :class:`Router`
+keeps what a session knows about its dialogs: each dialog's events in the server's order
+(:class:`DialogRecord`), the events that came before the answer naming their dialog, and the
+dialogs this client was asked to draw. :func:`outcome_urls` turns a dialog's final event into
+its URLs or the exception to raise.
+
+The synchronous client (:mod:`wharf_client.client`, a reader thread) and the asyncio one
+(:mod:`wharf_client.aio`, asyncio streams, no threads) are thin drivers around these: they
+only move bytes and wake whoever waits, so the two cannot disagree about the protocol.
+"""
+from __future__ import annotations
+
+import itertools
+import json
+from dataclasses import dataclass, field
+from typing import Any, Callable, Dict, Iterator, List, Optional, Union
+
+from .errors import ConnectionLost, DialogCancelled, DialogFailed, RequestError
+from .framing import LSP, FrameDecoder, FramingError, encode
+from .types import DialogFilters
+
+#: A JSON value as :func:`json.loads` gives it.
+JSON = Any
+
+#: Produces a lazy document's contents for a content type: ``str``, ``bytes`` or
+#: ``{"path": …}`` (the asyncio client also accepts a coroutine function).
+SnapshotProvider = Callable[[str], Any]
+
+
+@dataclass(frozen=True)
+class Response:
+    """The answer to one of our requests: ``error`` set, or ``result``."""
+    id: int
+    method: str
+    result: JSON = None
+    error: Optional[RequestError] = None
+
+
+@dataclass(frozen=True)
+class Notification:
+    method: str
+    params: JSON
+
+
+@dataclass(frozen=True)
+class ServerRequest:
+    """A request from the server (``exporter/snapshot``), to be answered with :meth:`ProtocolCore.respond`."""
+    id: JSON
+    method: str
+    params: JSON
+
+
+Incoming = Union[Response, Notification, ServerRequest]
+
+
+class ProtocolCore:
+    """JSON-RPC 2.0 framing and bookkeeping, without I/O."""
+
+    def __init__(self, framing: str = LSP) -> None:
+        self.framing = framing
+        self._decoder = FrameDecoder(framing)
+        self._ids = itertools.count(1)
+        self._pending: Dict[int, str] = {}
+        #: Why the connection ended, once it has.
+        self.closed: Optional[ConnectionLost] = None
+
+    def request(self, method: str, params: JSON = None) -> "tuple[int, bytes]":
+        """A new request's id and frame; params None are left out."""
+        if self.closed is not None:
+            raise ConnectionLost(f"{method} cannot be sent: {self.closed}")
+        request_id = next(self._ids)
+        self._pending[request_id] = method
+        message: Dict[str, JSON] = {"jsonrpc": "2.0", "id": request_id, "method": method}
+        if params is not None:
+            message["params"] = params
+        return request_id, encode(message, self.framing)
+
+    def forget(self, request_id: int) -> None:
+        """Stops expecting an answer (the request could not be sent)."""
+        self._pending.pop(request_id, None)
+
+    def notify(self, method: str, params: JSON = None) -> bytes:
+        if self.closed is not None:
+            raise ConnectionLost(f"{method} cannot be sent: {self.closed}")
+        message: Dict[str, JSON] = {"jsonrpc": "2.0", "method": method}
+        if params is not None:
+            message["params"] = params
+        return encode(message, self.framing)
+
+    def respond(self, request_id: JSON, result: JSON = None, error: Optional[Dict[str, JSON]] = None) -> bytes:
+        message: Dict[str, JSON] = {"jsonrpc": "2.0", "id": request_id}
+        if error is not None:
+            message["error"] = error
+        else:
+            message["result"] = result
+        return encode(message, self.framing)
+
+    def receive(self, data: bytes) -> List[Incoming]:
+        """What ``data`` completes, in order. Raises FramingError or ValueError when the server
+        writes something unreadable (the connection is then unusable)."""
+        incoming: List[Incoming] = []
+        for body in self._decoder.push(data):
+            message = json.loads(body)
+            for item in message if isinstance(message, list) else [message]:
+                parsed = self._parse(item)
+                if parsed is not None:
+                    incoming.append(parsed)
+        return incoming
+
+    def end_of_input(self) -> None:
+        if self._decoder.partial:
+            raise FramingError("the server's output ended inside a message")
+
+    def close(self, reason: ConnectionLost) -> List[str]:
+        """Ends the connection; the methods of the requests that will never be answered."""
+        if self.closed is None:
+            self.closed = reason
+        pending, self._pending = self._pending, {}
+        return list(pending.values())
+
+    def _parse(self, message: JSON) -> Optional[Incoming]:
+        if not isinstance(message, dict):
+            return None
+        method = message.get("method")
+        if isinstance(method, str):
+            if "id" in message:
+                return ServerRequest(message["id"], method, message.get("params"))
+            return Notification(method, message.get("params"))
+        request_id = message.get("id")
+        if not isinstance(request_id, int) or request_id not in self._pending:
+            return None  # not ours, or answered already
+        sent = self._pending.pop(request_id)
+        error = message.get("error")
+        if isinstance(error, dict):
+            return Response(request_id, sent, error=RequestError(sent, int(error.get("code", 0)),
+                                                                  str(error.get("message", "")), error.get("data")))
+        return Response(request_id, sent, result=message.get("result"))
+
+
+@dataclass(frozen=True)
+class DialogEvent:
+    """One thing the server said about a dialog, in the order it said it.
+
+    ``kind`` is the notification's name without ``dialog/`` (``presentationChanged``,
+    ``progress``, ``completed``, ``cancelled``) or ``disconnected`` when the server went away.
+    ``params`` holds the notification's params as sent.
+    """
+    kind: str
+    params: Dict[str, JSON] = field(default_factory=dict)
+
+    @property
+    def is_final(self) -> bool:
+        return self.kind in ("completed", "cancelled", "disconnected")
+
+
+def outcome_urls(dialog_id: str, event: DialogEvent) -> List[str]:
+    """What ``result()`` returns or raises for a final event."""
+    if event.kind == "completed":
+        error = event.params.get("error")
+        if isinstance(error, dict):
+            raise DialogFailed(dialog_id, int(error.get("code", 0)), str(error.get("message", "")), error.get("url"))
+        return [str(url) for url in event.params.get("urls", [])]
+    if event.kind == "cancelled":
+        raise DialogCancelled(dialog_id, str(event.params.get("reason", "unknown")))
+    raise ConnectionLost(f"dialog {dialog_id} never ended: {event.params.get('message', 'the server went away')}")
+
+
+class DialogRecord:
+    """What is known of one dialog: its events so far, nothing after the final one."""
+
+    def __init__(self, dialog_id: str, kind: str, snapshots: List[Optional[SnapshotProvider]]) -> None:
+        self.id = dialog_id
+        self.kind = kind
+        self.snapshots = snapshots
+        self.events: List[DialogEvent] = []
+        #: Called after each event is added (the drivers wake their waiters here).
+        self.on_event: Optional[Callable[[DialogEvent], None]] = None
+
+    def push(self, event: DialogEvent) -> bool:
+        if self.done:
+            return False  # exactly once: nothing after the end (a late disconnect, say)
+        self.events.append(event)
+        if self.on_event is not None:
+            self.on_event(event)
+        return True
+
+    @property
+    def done(self) -> bool:
+        return bool(self.events) and self.events[-1].is_final
+
+    @property
+    def final(self) -> Optional[DialogEvent]:
+        return self.events[-1] if self.done else None
+
+    @property
+    def content_types(self) -> Optional[List[str]]:
+        final = self.final
+        if final is None or final.kind != "completed":
+            return None
+        types = final.params.get("contentTypes")
+        return [str(t) for t in types] if isinstance(types, list) else None
+
+    def snapshot_provider(self, index: JSON) -> Optional[SnapshotProvider]:
+        if isinstance(index, int) and 0 <= index < len(self.snapshots):
+            return self.snapshots[index]
+        return None
+
+
+@dataclass(frozen=True)
+class Routed:
+    """What a notification meant: ``event`` for a dialog, or ``show``/``hide`` for the presenter."""
+    what: str
+    dialog_id: str
+    event: Optional[DialogEvent] = None
+    params: Dict[str, JSON] = field(default_factory=dict)
+
+
+class Router:
+    """Routes notifications to dialogs, keeping those that name a dialog not registered yet
+    (a server may announce before the answer naming the dialog is read)."""
+
+    def __init__(self) -> None:
+        self.dialogs: Dict[str, DialogRecord] = {}
+        self._early: Dict[str, List[DialogEvent]] = {}
+
+    def register(self, dialog_id: str, kind: str, snapshots: List[Optional[SnapshotProvider]]) -> DialogRecord:
+        record = DialogRecord(dialog_id, kind, snapshots)
+        self.dialogs[dialog_id] = record
+        for event in self._early.pop(dialog_id, []):
+            record.push(event)
+        return record
+
+    def route(self, method: str, params: JSON) -> Optional[Routed]:
+        if not isinstance(params, dict) or not isinstance(params.get("dialogId"), str):
+            return None
+        dialog_id: str = params["dialogId"]
+        if method.startswith("dialog/"):
+            event = DialogEvent(method[len("dialog/"):], params)
+            record = self.dialogs.get(dialog_id)
+            if record is None:
+                self._early.setdefault(dialog_id, []).append(event)
+            else:
+                record.push(event)
+            return Routed("event", dialog_id, event, params)
+        if method == "presenter/show":
+            return Routed("show", dialog_id, params=params)
+        if method == "presenter/hide":
+            return Routed("hide", dialog_id, params=params)
+        return None
+
+    def disconnect(self, message: str) -> None:
+        """Ends every dialog that has not ended with a ``disconnected`` event."""
+        for record in list(self.dialogs.values()):
+            record.push(DialogEvent("disconnected", {"dialogId": record.id, "message": message}))
+
+    def __iter__(self) -> Iterator[DialogRecord]:
+        return iter(list(self.dialogs.values()))
+
+
+class PresentationFields:
+    """The fields of ``presenter/show``, shared by :class:`wharf_client.Presentation` and
+    :class:`wharf_client.aio.AsyncPresentation`."""
+
+    def __init__(self, params: Dict[str, JSON]) -> None:
+        self.params = params
+        self.dialog_id: str = params["dialogId"]
+        self.kind: str = params["kind"]
+        self.title: Optional[str] = params.get("title")
+        self.message: Optional[str] = params.get("message")
+        self.confirmation_label: Optional[str] = params.get("confirmationLabel")
+        self.allowed_content_types: List[str] = list(params.get("allowedContentTypes", []))
+        self.allows_multiple_selection: bool = bool(params.get("allowsMultipleSelection", False))
+        self.filters: Optional[DialogFilters] = (DialogFilters.from_json(params["filters"])
+                                                 if isinstance(params.get("filters"), dict) else None)
+        self.directory: str = params.get("directory", "")
+        self.browser_options: List[str] = list(params.get("browserOptions", []))
+        #: Exporters: the suggested name (with the preferred extension) …
+        self.filename: Optional[str] = params.get("filename")
+        #: … one name per document …
+        self.filenames: List[str] = list(params.get("filenames", []))
+        #: … what the human may choose from (the first is the default) …
+        self.content_types: List[str] = list(params.get("contentTypes", []))
+        self.filename_label: Optional[str] = params.get("filenameLabel")
+        #: … and how many documents are saved (0 for an importer).
+        self.document_count: int = int(params.get("documentCount", 0))
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.dialog_id} {self.kind} {self.title!r}>"
+
+
+def failure_message(error: BaseException) -> str:
+    """What ``dialog/fail`` says when a presenter handler raised."""
+    return f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
+
+
+NO_HANDLER_MESSAGE = ("this client said presentsDialogs but registered no on_present handler, "
+                      "so nothing can draw the dialog")
