@@ -43,8 +43,6 @@ def test_emacs_jsonrpc_el(drive: Any, fixture: Dict[str, str], wharf_version: st
     scenario.check(report, fixture, "jsonrpc.el", wharf_version, empty_object_reads_as_null=True)
 
 
-@pytest.mark.xfail(strict=True, reason="NOTES-for-lead.md, item 1: wharf refuses \"params\": [], which "
-                                       "Neovim sends for a Lua {}")
 def test_neovim_empty_lua_table_as_params(drive: Any, fixture: Dict[str, str]) -> None:
     report = drive([venv_program("nvim"), "--clean", "--headless", "-l", "neovim_empty_table.lua"])
     assert report["exitStatus"] == 0
