@@ -99,7 +99,7 @@ function M.ensure(callback)
         end
       end
     end,
-  }, { log_file = config.log_file() })
+  }, { log_file = config.log_file(), trace = config.options.trace })
   if not proc then
     session = nil
     local message = string.format('could not start %s: %s', cmd[1], err)

@@ -11,6 +11,8 @@ M.defaults = {
   app = 'nvim',
   --- Where Wharf's standard error (its log) and the plugin's own notes go.
   log_file = nil, -- default: stdpath('log') .. '/wharf.log'
+  --- Log every message to and from Wharf in the log file (for troubleshooting).
+  trace = false,
   --- Entries asked of `dialog/list` at a time; more are fetched as the cursor nears the end.
   page_size = 200,
   --- How long the plugin waits for Wharf at exit (shutdown, then exit), in milliseconds.
@@ -36,6 +38,7 @@ function M.set(opts)
     presenter = { string = true },
     app = { string = true },
     log_file = { string = true },
+    trace = { boolean = true },
     page_size = { number = true },
     shutdown_timeout_ms = { number = true },
     window = { table = true },
@@ -44,7 +47,7 @@ function M.set(opts)
     if not expected[key] then
       error('wharf: unknown setup option ' .. vim.inspect(key), 2)
     end
-    if not expected[key][type(value)] then
+    if value ~= nil and not expected[key][type(value)] then
       error(string.format('wharf: setup option %s: expected %s, got %s', key,
         table.concat(vim.tbl_keys(expected[key]), ' or '), type(value)), 2)
     end

@@ -217,6 +217,10 @@ function Picker:create_window()
   win_config.footer = self:footer()
   win_config.footer_pos = 'left'
   self.win = vim.api.nvim_open_win(buf, true, win_config)
+  if vim.fn.mode():find('^[iR]') then
+    -- A dialog that arrives while typing: the picker's keys are normal-mode keys.
+    vim.cmd.stopinsert()
+  end
   vim.wo[self.win].cursorline = true
   vim.wo[self.win].wrap = false
   vim.wo[self.win].number = false

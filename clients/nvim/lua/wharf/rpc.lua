@@ -50,7 +50,7 @@ end
 ---
 ---@param cmd string[]
 ---@param handlers table
----@param opts? {log_file?: string, cwd?: string, env?: table}
+---@param opts? {log_file?: string, cwd?: string, env?: table, trace?: boolean}
 ---@return table|nil rpc
 ---@return string|nil err
 function M.start(cmd, handlers, opts)
@@ -67,6 +67,7 @@ function M.start(cmd, handlers, opts)
   }, Rpc)
   local write_log, log_file = open_log(opts.log_file)
   self.write_log = write_log
+  self.trace = opts.trace
   self.log_file = log_file
   write_log(string.format('[%s] starting %s\n', now(), table.concat(cmd, ' ')))
 
@@ -151,7 +152,15 @@ local function decode(body)
   return pcall(vim.json.decode, body, { luanil = { object = true, array = true } })
 end
 
+--- With `trace`, every message in and out is logged (the first 2000 bytes of each).
+function Rpc:_trace(direction, body)
+  if self.trace then
+    self.write_log(string.format('[%s] %s %s\n', now(), direction, #body > 2000 and (body:sub(1, 2000) .. '…') or body))
+  end
+end
+
 function Rpc:_dispatch(body)
+  self:_trace('<-', body)
   local ok, msg = decode(body)
   if not ok or type(msg) ~= 'table' then
     self.write_log(string.format('[%s] unreadable message from wharf: %s\n', now(), body:sub(1, 200)))
@@ -203,6 +212,7 @@ function Rpc:_send(msg)
   if not ok then
     return false, body
   end
+  self:_trace('->', body)
   local wrote, err = pcall(self.proc.write, self.proc, 'Content-Length: ' .. #body .. '\r\n\r\n' .. body)
   if not wrote then
     return false, tostring(err)
