@@ -143,7 +143,7 @@ H.test('import: navigating down, up (-) and home (~)', { dialogs = 1 }, function
   eq({ c.docs .. '/projects/alpha.txt' }, c:wait_done('nav').paths, 'picked after navigating')
 end)
 
-H.test('import: a disabled entry is dimmed and refused', { dialogs = 1 }, function(c)
+H.test('import: a disabled entry is dimmed and refused', { dialogs = 1, setup = { trace = true } }, function(c)
   import(c, 'refused', { types = { 'public.plain-text' } })
   c:wait_picker()
   local line = c:line_of('photo.png')
@@ -155,6 +155,7 @@ H.test('import: a disabled entry is dimmed and refused', { dialogs = 1 }, functi
   end, 'the refusal')
   ok(c:picker(), 'the picker is still open')
   eq(0, #c:calls('refused'), 'nothing was chosen')
+  ok(not c:log():find('"method":"dialog/choose"', 1, true), 'refused by the plugin, not sent to Wharf')
   c:input('q')
   local r = c:wait_done('refused')
   eq({ status = 'cancelled', reason = 'user', kind = 'importer' }, { status = r.status, reason = r.reason, kind = r.kind }, 'dismissed')
