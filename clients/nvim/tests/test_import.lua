@@ -148,6 +148,8 @@ H.test('import: a disabled entry is dimmed and refused', { dialogs = 1, setup = 
   c:wait_picker()
   local line = c:line_of('photo.png')
   eq({ 'WharfDisabled' }, highlights(c, line), 'photo.png is dimmed')
+  eq({}, highlights(c, c:line_of('notes.txt')), 'notes.txt is not')
+  eq({ 'WharfDirectory' }, highlights(c, c:line_of('projects/')), 'a folder is a folder, not dimmed')
   c:go('photo.png')
   c:input('<CR>')
   c:wait(function()

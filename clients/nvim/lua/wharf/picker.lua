@@ -22,7 +22,7 @@ local function define_highlights()
   local links = {
     WharfDirectory = 'Directory',
     WharfDisabled = 'Comment',
-    WharfMarked = 'Special',
+    WharfMarked = 'DiagnosticOk',
     WharfAction = 'Title',
     WharfDetail = 'Comment',
     WharfNote = 'Comment',
@@ -224,7 +224,6 @@ function Picker:create_window()
   vim.wo[self.win].cursorline = true
   vim.wo[self.win].wrap = false
   vim.wo[self.win].number = false
-  vim.wo[self.win].winhighlight = 'NormalFloat:Normal,FloatBorder:FloatBorder'
   self:map_keys()
   local group = vim.api.nvim_create_augroup('wharf_picker_' .. buf, { clear = true })
   self.augroup = group
@@ -364,7 +363,18 @@ function Picker:footer()
   if self.show.message and self.show.message ~= '' then
     return { { ' ' .. self.show.message .. ' ', 'WharfNote' } }
   end
-  return { { ' <CR> open · <Tab> mark · - up · ~ home · . hidden · / filter · q cancel · ? help ', 'WharfNote' } }
+  local width = (self.win and vim.api.nvim_win_is_valid(self.win)) and vim.api.nvim_win_get_width(self.win)
+    or self:window_geometry().width
+  for _, keys in ipairs({
+    ' <CR> open · <Tab> mark · - up · ~ home · . hidden · / filter · q cancel · ? help ',
+    ' <CR> open · <Tab> mark · - up · ~ home · / filter · q cancel · ? help ',
+    ' <CR> open · - up · / filter · q cancel · ? help ',
+  }) do
+    if vim.fn.strdisplaywidth(keys) <= width - 2 then
+      return { { keys, 'WharfNote' } }
+    end
+  end
+  return { { ' ? help ', 'WharfNote' } }
 end
 
 --- Shows a line of text in the window's footer until the next one (and echoes it).
@@ -460,16 +470,22 @@ function Picker:render()
       vim.api.nvim_buf_set_extmark(self.buf, ns, line, 0, { end_col = #lines[i], hl_group = 'WharfNote' })
     else
       local entry = row.entry
-      local hl = entry.enabled and (entry.isDirectory and 'WharfDirectory' or nil) or 'WharfDisabled'
+      -- Folders are for browsing: dimmed only where folders are what is chosen (a folder
+      -- picker) and this one may not be; elsewhere `enabled` says whether it can be chosen.
+      local hl
       if self.marks[entry.url] then
         hl = 'WharfMarked'
+      elseif entry.isDirectory and (entry.enabled or not self.folder_picker) then
+        hl = 'WharfDirectory'
+      elseif not entry.enabled then
+        hl = 'WharfDisabled'
       end
       local detail = entry.isDirectory and '' or human_size(entry.size)
       detail = detail .. '  ' .. short_date(entry.modified)
       vim.api.nvim_buf_set_extmark(self.buf, ns, line, 0, {
         end_col = #lines[i],
         hl_group = hl,
-        virt_text = { { detail, entry.enabled and 'WharfDetail' or 'WharfDisabled' } },
+        virt_text = { { detail, (entry.enabled or entry.isDirectory) and 'WharfDetail' or 'WharfDisabled' } },
         virt_text_pos = 'right_align',
         hl_mode = 'combine',
       })
