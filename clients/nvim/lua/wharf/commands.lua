@@ -181,6 +181,18 @@ local function adopt(buf, path, tick)
   if not vim.api.nvim_buf_is_valid(buf) then
     return
   end
+  local other
+  for _, b in ipairs(vim.api.nvim_list_bufs()) do
+    if b ~= buf and vim.api.nvim_buf_get_name(b) == path then
+      other = b
+    end
+  end
+  if other then
+    -- Like :saveas (E139), a file open in another buffer is not taken over.
+    notify(string.format('saved %s; it is also open in buffer %d, so this buffer keeps its name',
+      vim.fn.fnamemodify(path, ':~'), other), vim.log.levels.WARN)
+    return false
+  end
   local win = vim.fn.bufwinid(buf)
   local function rename()
     vim.cmd('file ' .. vim.fn.fnameescape(path))
@@ -190,7 +202,7 @@ local function adopt(buf, path, tick)
     if tick and vim.api.nvim_buf_get_changedtick(buf) == tick then
       vim.bo[buf].modified = false
     end
-    return
+    return true
   end
   vim.api.nvim_win_call(win, function()
     local unchanged = tick ~= nil and vim.api.nvim_buf_get_changedtick(buf) == tick
@@ -207,6 +219,7 @@ local function adopt(buf, path, tick)
       end
     end
   end)
+  return true
 end
 
 ---@param buf? integer default: the current buffer
@@ -243,8 +256,7 @@ function M.save_as(buf)
         return
       end
       local path = result.paths[1]
-      if path then
-        adopt(buf, path, tick)
+      if path and adopt(buf, path, tick) then
         notify('saved ' .. vim.fn.fnamemodify(path, ':~'))
       end
     end)
