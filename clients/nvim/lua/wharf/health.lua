@@ -63,7 +63,12 @@ function M.check()
       if opts.presenter == 'native' and presenter == 'frontend' then
         health.warn('presenter = "native", yet Wharf hands the dialogs to Neovim')
       elseif opts.presenter == 'auto' and presenter == 'frontend' then
-        health.info('no desktop dialog is usable here (ssh, a bare terminal?): Neovim draws them')
+        if status.capabilities and status.capabilities.presenter == nil then
+          health.info('this wharf does not say which presenter it chose (no capabilities.presenter): '
+            .. 'it draws no desktop dialogs, so Neovim draws them')
+        else
+          health.info('no desktop dialog is usable here (ssh, a bare terminal?): Neovim draws them')
+        end
       end
     else
       health.error('no presenter: dialogs will fail (noPresenter)', {
