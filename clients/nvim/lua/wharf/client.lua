@@ -1,0 +1,257 @@
+--- The one Wharf session of this Neovim: the process, started on first use, initialized once,
+--- and shut down (`shutdown`, then `exit`) when Neovim exits.
+local config = require('wharf.config')
+local rpc = require('wharf.rpc')
+
+local M = {}
+
+--- The running session, or nil.
+---@type table|nil
+local session = nil
+
+--- Dialogs by id, and events that arrived for an id before the answer that names it.
+local dialogs = {}
+local early = {}
+
+local function log(text)
+  if session and session.rpc then
+    session.rpc.write_log(string.format('[%s] %s\n', os.date('%Y-%m-%d %H:%M:%S'), text))
+  end
+end
+M.log = log
+
+--- The presenter this client's dialogs get, from the `initialize` result: its
+--- `capabilities.presenter` when the server says, else what the capabilities imply.
+local function effective_presenter(result, presents)
+  local caps = (result and result.capabilities) or {}
+  if caps.presenter ~= nil then
+    return caps.presenter
+  end
+  if presents then
+    return 'frontend'
+  end
+  for _, name in ipairs(caps.presenters or {}) do
+    if name ~= 'frontend' then
+      return name
+    end
+  end
+  return nil
+end
+
+local function route(method, params, reply)
+  local id = type(params) == 'table' and params.dialogId or nil
+  if not id then
+    if reply then
+      reply({ code = -32601, message = 'the Neovim plugin does not handle ' .. method })
+    end
+    return
+  end
+  local dialog = dialogs[id]
+  if dialog then
+    dialog:handle(method, params, reply)
+  else
+    early[id] = early[id] or {}
+    table.insert(early[id], { method, params, reply })
+  end
+end
+
+local function on_exit(message)
+  local open = dialogs
+  dialogs, early = {}, {}
+  session = nil
+  for _, dialog in pairs(open) do
+    dialog:lost(message)
+  end
+end
+
+--- Starts the process and initializes it if that has not happened; `callback(err, session)` runs
+--- in the main loop once the session can take requests (at once if it already can).
+---@param callback fun(err: table|nil, session: table|nil)
+function M.ensure(callback)
+  if session and session.ready then
+    callback(nil, session)
+    return
+  end
+  if session then
+    table.insert(session.waiting, callback)
+    return
+  end
+  local presenter = config.options.presenter
+  local presents = presenter ~= 'native'
+  local cmd = config.command()
+  local started
+  local new = { waiting = { callback }, ready = false, presenter_setting = presenter, cmd = cmd }
+  session = new
+  local proc, err = rpc.start(cmd, {
+    on_notification = function(method, params)
+      route(method, params, nil)
+    end,
+    on_request = function(method, params, reply)
+      route(method, params, reply)
+    end,
+    on_exit = function(_, _, message)
+      if session == new then
+        local waiting = new.waiting
+        new.waiting = {}
+        on_exit(message)
+        for _, cb in ipairs(waiting) do
+          cb({ code = rpc.INTERNAL_ERROR, message = message }, nil)
+        end
+      end
+    end,
+  }, { log_file = config.log_file(), trace = config.options.trace })
+  if not proc then
+    session = nil
+    local message = string.format('could not start %s: %s', cmd[1], err)
+    vim.schedule(function()
+      for _, cb in ipairs(new.waiting) do
+        cb({ code = rpc.INTERNAL_ERROR, message = message }, nil)
+      end
+    end)
+    return
+  end
+  started = proc
+  new.rpc = started
+  vim.api.nvim_create_autocmd('VimLeavePre', {
+    group = vim.api.nvim_create_augroup('wharf_session', { clear = true }),
+    desc = 'wharf: shutdown and exit',
+    callback = function()
+      M.stop()
+    end,
+  })
+  new.pid = started.pid
+  local capabilities = { presentsDialogs = presents }
+  if presenter == 'auto' then
+    capabilities.prefersDesktopDialogs = true
+  end
+  local version = vim.version()
+  started:request('initialize', {
+    processId = vim.fn.getpid(),
+    clientInfo = {
+      name = config.options.app,
+      version = string.format('nvim %d.%d.%d', version.major, version.minor, version.patch),
+    },
+    capabilities = capabilities,
+  }, function(init_err, result)
+    if session ~= new then
+      return
+    end
+    local waiting = new.waiting
+    new.waiting = {}
+    if init_err then
+      session = nil
+      started:close_stdin()
+      for _, cb in ipairs(waiting) do
+        cb(init_err, nil)
+      end
+      return
+    end
+    started:notify('initialized', vim.empty_dict())
+    new.ready = true
+    new.init = result
+    new.presenter = effective_presenter(result, presents)
+    new.presenters = (result and result.capabilities and result.capabilities.presenters) or {}
+    log(string.format('initialized: presenter %s, presenters %s', tostring(new.presenter),
+      table.concat(new.presenters, ', ')))
+    for _, cb in ipairs(waiting) do
+      cb(nil, new)
+    end
+  end)
+end
+
+--- Sends a request once the session is up; `callback(err, result)` runs once, in the main loop.
+function M.request(method, params, callback)
+  M.ensure(function(err, s)
+    if err then
+      callback(err, nil)
+      return
+    end
+    s.rpc:request(method, params, callback)
+  end)
+end
+
+--- Like `request`, but waits (at most `timeout_ms`) and returns `err, result`.
+function M.request_sync(method, params, timeout_ms)
+  local done, err, result = false, nil, nil
+  M.request(method, params, function(e, r)
+    done, err, result = true, e, r
+  end)
+  timeout_ms = timeout_ms or 5000
+  if not vim.wait(timeout_ms, function()
+    return done
+  end, 10) then
+    return { code = rpc.INTERNAL_ERROR, message = method .. ': no answer within ' .. timeout_ms .. ' ms' }, nil
+  end
+  return err, result
+end
+
+--- Sends a notification if the session is up (dropped otherwise).
+function M.notify(method, params)
+  if session and session.ready then
+    session.rpc:notify(method, params)
+  end
+end
+
+--- Files a dialog under its id and hands it whatever already arrived for it.
+function M.register(dialog)
+  dialogs[dialog.id] = dialog
+  local queued = early[dialog.id]
+  early[dialog.id] = nil
+  for _, event in ipairs(queued or {}) do
+    dialog:handle(event[1], event[2], event[3])
+  end
+end
+
+function M.unregister(dialog)
+  if dialogs[dialog.id] == dialog then
+    dialogs[dialog.id] = nil
+  end
+end
+
+--- The dialogs still open, by id.
+function M.open_dialogs()
+  return dialogs
+end
+
+--- What `:checkhealth` and callers may want to know; nil fields when nothing is running.
+function M.status()
+  if not session then
+    return { running = false }
+  end
+  return {
+    running = session.rpc ~= nil and session.rpc:is_running(),
+    ready = session.ready,
+    pid = session.pid,
+    cmd = session.cmd,
+    presenter = session.presenter,
+    presenters = session.presenters,
+    server_info = session.init and session.init.serverInfo or nil,
+    protocol_version = session.init and session.init.protocolVersion or nil,
+    capabilities = session.init and session.init.capabilities or nil,
+    log_file = config.log_file(),
+  }
+end
+
+--- Ends the session cleanly: `shutdown`, then `exit`, waiting at most `timeout_ms` in all, then
+--- the process is killed if it is still there. Dialogs still open end as Wharf ends them
+--- (`disconnected`), so each one's `on_done` is still called once.
+function M.stop(timeout_ms)
+  local s = session
+  if not s or not s.rpc then
+    return
+  end
+  timeout_ms = timeout_ms or config.options.shutdown_timeout_ms
+  local started = vim.uv.now()
+  if s.ready and s.rpc:is_running() then
+    s.rpc:request_sync('shutdown', nil, timeout_ms)
+    s.rpc:notify('exit', nil)
+  end
+  s.rpc:close_stdin()
+  local left = math.max(100, timeout_ms - (vim.uv.now() - started))
+  s.rpc:wait_exit(left)
+  if session == s then
+    on_exit('wharf was stopped')
+  end
+end
+
+return M

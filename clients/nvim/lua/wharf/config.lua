@@ -1,0 +1,111 @@
+--- The plugin's settings: defaults, and what `setup()` changed.
+local M = {}
+
+M.defaults = {
+  --- The command that starts Wharf. `wharf` on $PATH by default.
+  cmd = { 'wharf' },
+  --- Who draws dialogs: "auto" (the desktop's when the session has one, else Neovim),
+  --- "nvim" (always Neovim), "native" (always the desktop's, through Wharf).
+  presenter = 'auto',
+  --- The app identity Wharf files grants and bookmarks under (initialize.clientInfo.name).
+  app = 'nvim',
+  --- Where Wharf's standard error (its log) and the plugin's own notes go.
+  log_file = nil, -- default: stdpath('log') .. '/wharf.log'
+  --- Log every message to and from Wharf in the log file (for troubleshooting).
+  trace = false,
+  --- Entries asked of `dialog/list` at a time; more are fetched as the cursor nears the end.
+  page_size = 200,
+  --- How long the plugin waits for Wharf at exit (shutdown, then exit), in milliseconds.
+  shutdown_timeout_ms = 2000,
+  --- The floating window: a fraction of the editor's size (or a number of cells), and border.
+  window = {
+    width = 0.6,
+    height = 0.6,
+    border = 'rounded',
+  },
+}
+
+M.options = vim.deepcopy(M.defaults)
+
+local presenters = { auto = true, nvim = true, native = true }
+
+--- Merges `opts` into the settings, checking what it can.
+---@param opts table|nil
+function M.set(opts)
+  opts = opts or {}
+  local expected = {
+    cmd = { table = true, string = true },
+    presenter = { string = true },
+    app = { string = true },
+    log_file = { string = true },
+    trace = { boolean = true },
+    page_size = { number = true },
+    shutdown_timeout_ms = { number = true },
+    window = { table = true },
+  }
+  for key, value in pairs(opts) do
+    if not expected[key] then
+      error('wharf: unknown setup option ' .. vim.inspect(key), 2)
+    end
+    if value ~= nil and not expected[key][type(value)] then
+      error(string.format('wharf: setup option %s: expected %s, got %s', key,
+        table.concat(vim.tbl_keys(expected[key]), ' or '), type(value)), 2)
+    end
+  end
+  if opts.presenter and not presenters[opts.presenter] then
+    error('wharf: presenter must be "auto", "nvim" or "native", not ' .. vim.inspect(opts.presenter), 2)
+  end
+  if type(opts.cmd) == 'string' then
+    opts = vim.tbl_extend('force', opts, { cmd = { opts.cmd } })
+  end
+  M.options = vim.tbl_deep_extend('force', vim.deepcopy(M.defaults), opts)
+  -- A list replaces, it does not merge element by element.
+  if opts.cmd then
+    M.options.cmd = vim.deepcopy(opts.cmd)
+  end
+  return M.options
+end
+
+function M.log_file()
+  return M.options.log_file or (vim.fn.stdpath('log') .. '/wharf.log')
+end
+
+--- The command line actually run: `cmd`, plus `--presenter auto` when the desktop is to draw
+--- every dialog and the command does not choose a presenter itself.
+function M.command()
+  local cmd = vim.deepcopy(M.options.cmd)
+  if M.options.presenter == 'native' then
+    local chooses = false
+    for _, arg in ipairs(cmd) do
+      if arg == '--presenter' or arg:match('^%-%-presenter=') then
+        chooses = true
+      end
+    end
+    if not chooses then
+      table.insert(cmd, '--presenter')
+      table.insert(cmd, 'auto')
+    end
+  end
+  return cmd
+end
+
+--- The state directory the command uses (`--state-dir`), or Wharf's default.
+function M.state_dir()
+  local cmd = M.options.cmd
+  for i, arg in ipairs(cmd) do
+    if arg == '--state-dir' and cmd[i + 1] then
+      return cmd[i + 1]
+    end
+    local value = arg:match('^%-%-state%-dir=(.*)$')
+    if value then
+      return value
+    end
+  end
+  local base = vim.env.XDG_STATE_HOME
+  if not base or base == '' then
+    base = (vim.env.HOME or '~') .. '/.local/state'
+  end
+  return base .. '/wharf'
+end
+
+return M

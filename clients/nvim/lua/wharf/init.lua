@@ -1,0 +1,76 @@
+--- Wharf for Neovim: "Open…" and "Save As…" dialogs through the Wharf server, drawn by the
+--- desktop or inside Neovim.
+---
+--- See `:help wharf`.
+local M = {}
+
+--- Configures the plugin. Safe to call again; a running Wharf whose command, presenter or app
+--- identity changed is stopped, and the next dialog starts the new one.
+---@param opts? {cmd?: string[]|string, presenter?: "auto"|"nvim"|"native", app?: string, log_file?: string, page_size?: integer, shutdown_timeout_ms?: integer, window?: table}
+function M.setup(opts)
+  local config = require('wharf.config')
+  local before = vim.deepcopy(config.options)
+  config.set(opts)
+  local after = config.options
+  if not vim.deep_equal(before.cmd, after.cmd) or before.presenter ~= after.presenter or before.app ~= after.app then
+    require('wharf.client').stop()
+  end
+end
+
+--- Asks the human for files to open (Wharf's `presentImporter`).
+---
+--- `on_done(result)` is called exactly once, later, with one of
+--- `{status = "completed", urls = {...}, paths = {...}}`,
+--- `{status = "cancelled", reason = "user"|"client"|"timeout"|"disconnected"}`,
+--- `{status = "failed", error = {code = n, message = "..."}}`.
+---@param opts? table see `:help wharf.import()`
+---@param on_done fun(result: table)
+---@return table handle with `cancel()`
+function M.import(opts, on_done)
+  return require('wharf.dialog').present('importer', opts, on_done)
+end
+
+--- Asks the human where to save documents (Wharf's `presentExporter`).
+---@param opts table see `:help wharf.export()`; `documents` is required
+---@param on_done fun(result: table)
+---@return table handle with `cancel()`
+function M.export(opts, on_done)
+  return require('wharf.dialog').present('exporter', opts, on_done)
+end
+
+--- This session's grants and this app's bookmarks (`listAccess`):
+--- `callback(err, entries)`, each entry as Wharf gives it plus `path`.
+function M.list_access(callback)
+  require('wharf.client').request('listAccess', vim.empty_dict(), function(err, result)
+    if err then
+      callback(err, nil)
+      return
+    end
+    callback(nil, result.entries or {})
+  end)
+end
+
+--- Takes access away (`revokeAccess`): `what` is `{url = ...}` or `{bookmark = ...}`;
+--- `callback(err, revoked_count)`.
+function M.revoke_access(what, callback)
+  require('wharf.client').request('revokeAccess', what, function(err, result)
+    callback = callback or function() end
+    if err then
+      callback(err, nil)
+      return
+    end
+    callback(nil, result.revoked)
+  end)
+end
+
+--- What runs: `{running, pid, presenter, presenters, server_info, log_file, ...}`.
+function M.status()
+  return require('wharf.client').status()
+end
+
+--- Stops Wharf now (`shutdown`, then `exit`); the next dialog starts it again.
+function M.stop()
+  require('wharf.client').stop()
+end
+
+return M

@@ -1,0 +1,341 @@
+--- JSON-RPC 2.0 over a child process's standard streams, framed with `Content-Length` headers as
+--- in the Language Server Protocol.
+---
+--- Bytes arrive in libuv callbacks; each whole message is handed to the main loop with
+--- `vim.schedule`, one at a time and in the order it arrived, so notifications keep the order the
+--- server sent them in. The child's standard error is appended to a log file.
+local M = {}
+
+local Rpc = {}
+Rpc.__index = Rpc
+
+--- The code the plugin itself uses for a request that never got an answer (the process ended)
+--- and for its own failures: JSON-RPC's internal error.
+M.INTERNAL_ERROR = -32603
+
+local function now()
+  return os.date('%Y-%m-%d %H:%M:%S')
+end
+
+--- Opens the log for appending; returns a function that writes a line to it (safe in a libuv
+--- callback: it uses only Lua's io library).
+local function open_log(path)
+  if not path then
+    return function() end
+  end
+  local dir = vim.fs.dirname(path)
+  if dir and vim.fn.isdirectory(dir) == 0 then
+    vim.fn.mkdir(dir, 'p')
+  end
+  local file = io.open(path, 'a')
+  if not file then
+    return function() end
+  end
+  file:setvbuf('line')
+  return function(text)
+    pcall(function()
+      file:write(text)
+      file:flush()
+    end)
+  end,
+    file
+end
+
+--- Starts `cmd` and speaks JSON-RPC with it.
+---
+--- handlers:
+--- - `on_notification(method, params)`
+--- - `on_request(method, params, reply)`: `reply(err, result)` answers, once
+--- - `on_exit(code, signal, stderr_tail)`
+---
+---@param cmd string[]
+---@param handlers table
+---@param opts? {log_file?: string, cwd?: string, env?: table, trace?: boolean}
+---@return table|nil rpc
+---@return string|nil err
+function M.start(cmd, handlers, opts)
+  opts = opts or {}
+  local self = setmetatable({
+    next_id = 1,
+    pending = {}, -- id -> callback(err, result)
+    handlers = handlers,
+    buffer = '',
+    closed = false,
+    exit_code = nil,
+    exit_signal = nil,
+    stderr_tail = {},
+  }, Rpc)
+  local write_log, log_file = open_log(opts.log_file)
+  self.write_log = write_log
+  self.trace = opts.trace
+  self.log_file = log_file
+  write_log(string.format('[%s] starting %s\n', now(), table.concat(cmd, ' ')))
+
+  local ok, proc = pcall(vim.system, cmd, {
+    stdin = true,
+    text = false,
+    cwd = opts.cwd,
+    env = opts.env,
+    stdout = function(err, data)
+      if err then
+        write_log(string.format('[%s] reading wharf: %s\n', now(), err))
+      end
+      if data then
+        self:_receive(data)
+      end
+    end,
+    stderr = function(_, data)
+      if data then
+        write_log(data)
+        -- Keep the last lines, to explain an early exit.
+        table.insert(self.stderr_tail, data)
+        if #self.stderr_tail > 20 then
+          table.remove(self.stderr_tail, 1)
+        end
+      end
+    end,
+  }, function(result)
+    self.exit_code = result.code
+    self.exit_signal = result.signal
+    write_log(
+      string.format(
+        '[%s] wharf exited with status %s%s\n',
+        now(),
+        tostring(result.code),
+        (result.signal and result.signal ~= 0) and (' (signal ' .. result.signal .. ')') or ''
+      )
+    )
+    vim.schedule(function()
+      self:_closed()
+    end)
+  end)
+  if not ok then
+    write_log(string.format('[%s] could not start: %s\n', now(), tostring(proc)))
+    if log_file then
+      pcall(log_file.close, log_file)
+    end
+    return nil, tostring(proc)
+  end
+  self.proc = proc
+  self.pid = proc.pid
+  return self
+end
+
+--- Parses whole frames out of what has arrived (runs in a libuv callback: no Neovim API here).
+function Rpc:_receive(data)
+  self.buffer = self.buffer .. data
+  while true do
+    local header_end = self.buffer:find('\r\n\r\n', 1, true)
+    if not header_end then
+      return
+    end
+    local header = self.buffer:sub(1, header_end - 1)
+    local length = tonumber(header:match('[Cc][Oo][Nn][Tt][Ee][Nn][Tt]%-[Ll][Ee][Nn][Gg][Tt][Hh]%s*:%s*(%d+)'))
+    if not length then
+      -- Not a header block we understand: drop it and look for the next one.
+      self.buffer = self.buffer:sub(header_end + 4)
+    else
+      local body_start = header_end + 4
+      if #self.buffer < body_start + length - 1 then
+        return
+      end
+      local body = self.buffer:sub(body_start, body_start + length - 1)
+      self.buffer = self.buffer:sub(body_start + length)
+      vim.schedule(function()
+        self:_dispatch(body)
+      end)
+    end
+  end
+end
+
+local function decode(body)
+  return pcall(vim.json.decode, body, { luanil = { object = true, array = true } })
+end
+
+--- With `trace`, every message in and out is logged (the first 2000 bytes of each).
+function Rpc:_trace(direction, body)
+  if self.trace then
+    self.write_log(string.format('[%s] %s %s\n', now(), direction, #body > 2000 and (body:sub(1, 2000) .. '…') or body))
+  end
+end
+
+function Rpc:_dispatch(body)
+  self:_trace('<-', body)
+  local ok, msg = decode(body)
+  if not ok or type(msg) ~= 'table' then
+    self.write_log(string.format('[%s] unreadable message from wharf: %s\n', now(), body:sub(1, 200)))
+    return
+  end
+  if msg.method then
+    if msg.id ~= nil then
+      local answered = false
+      local function reply(err, result)
+        if answered then
+          return
+        end
+        answered = true
+        if err then
+          self:_send({ jsonrpc = '2.0', id = msg.id, error = err })
+        else
+          self:_send({ jsonrpc = '2.0', id = msg.id, result = result == nil and vim.NIL or result })
+        end
+      end
+      local handled, err = pcall(self.handlers.on_request, msg.method, msg.params, reply)
+      if not handled then
+        reply({ code = M.INTERNAL_ERROR, message = tostring(err) })
+      end
+    else
+      local handled, err = pcall(self.handlers.on_notification, msg.method, msg.params)
+      if not handled then
+        self.write_log(string.format('[%s] handling %s: %s\n', now(), msg.method, tostring(err)))
+        vim.notify('wharf: ' .. tostring(err), vim.log.levels.ERROR)
+      end
+    end
+  elseif msg.id ~= nil then
+    local callback = self.pending[msg.id]
+    self.pending[msg.id] = nil
+    if callback then
+      if msg.error then
+        callback(msg.error, nil)
+      else
+        callback(nil, msg.result)
+      end
+    end
+  end
+end
+
+function Rpc:_send(msg)
+  if self.closed then
+    return false
+  end
+  local ok, body = pcall(vim.json.encode, msg)
+  if not ok then
+    return false, body
+  end
+  self:_trace('->', body)
+  local wrote, err = pcall(self.proc.write, self.proc, 'Content-Length: ' .. #body .. '\r\n\r\n' .. body)
+  if not wrote then
+    return false, tostring(err)
+  end
+  return true
+end
+
+--- Sends a request; `callback(err, result)` is called once, in the main loop: with the answer,
+--- or with an error if the process ends first or the message could not be sent.
+---@param method string
+---@param params table|nil
+---@param callback fun(err: table|nil, result: any)
+---@return integer|nil id
+function Rpc:request(method, params, callback)
+  local id = self.next_id
+  self.next_id = id + 1
+  if self.closed then
+    vim.schedule(function()
+      callback({ code = M.INTERNAL_ERROR, message = self:exit_message() }, nil)
+    end)
+    return nil
+  end
+  self.pending[id] = callback
+  local ok, err = self:_send({ jsonrpc = '2.0', id = id, method = method, params = params or vim.empty_dict() })
+  if not ok then
+    self.pending[id] = nil
+    vim.schedule(function()
+      callback({ code = M.INTERNAL_ERROR, message = 'could not send ' .. method .. ': ' .. tostring(err) }, nil)
+    end)
+    return nil
+  end
+  return id
+end
+
+--- Sends a request and waits for its answer (at most `timeout_ms`), processing events meanwhile.
+---@return table|nil err
+---@return any result
+function Rpc:request_sync(method, params, timeout_ms)
+  local done, err, result = false, nil, nil
+  self:request(method, params, function(e, r)
+    done, err, result = true, e, r
+  end)
+  if not vim.wait(timeout_ms or 5000, function()
+    return done
+  end, 10) then
+    return { code = M.INTERNAL_ERROR, message = method .. ': no answer within ' .. (timeout_ms or 5000) .. ' ms' }, nil
+  end
+  return err, result
+end
+
+---@param method string
+---@param params table|nil
+function Rpc:notify(method, params)
+  return self:_send({ jsonrpc = '2.0', method = method, params = params or vim.empty_dict() })
+end
+
+function Rpc:is_running()
+  return not self.closed
+end
+
+--- Why the process is gone, for error messages: its status and its last words on stderr.
+function Rpc:exit_message()
+  local text = 'wharf is not running'
+  if self.exit_code then
+    text = 'wharf exited with status ' .. self.exit_code
+    if self.exit_signal and self.exit_signal ~= 0 then
+      text = text .. ' (signal ' .. self.exit_signal .. ')'
+    end
+  end
+  local tail = vim.trim(table.concat(self.stderr_tail))
+  if tail ~= '' then
+    local lines = vim.split(tail, '\n')
+    text = text .. ': ' .. table.concat(vim.list_slice(lines, math.max(1, #lines - 2)), ' ')
+  end
+  return text
+end
+
+function Rpc:_closed()
+  if self.closed then
+    return
+  end
+  self.closed = true
+  local pending = self.pending
+  self.pending = {}
+  local message = self:exit_message()
+  for _, callback in pairs(pending) do
+    pcall(callback, { code = M.INTERNAL_ERROR, message = message }, nil)
+  end
+  if self.handlers.on_exit then
+    pcall(self.handlers.on_exit, self.exit_code, self.exit_signal, message)
+  end
+  if self.log_file then
+    pcall(self.log_file.close, self.log_file)
+    self.log_file = nil
+    self.write_log = function() end
+  end
+end
+
+--- Closes the process's standard input (it then ends, as `exit` would without `shutdown`).
+function Rpc:close_stdin()
+  if self.proc and not self.closed then
+    pcall(self.proc.write, self.proc, nil)
+  end
+end
+
+--- Waits up to `timeout_ms` for the process to end; kills it if it has not.
+function Rpc:wait_exit(timeout_ms)
+  if not self.proc then
+    return true
+  end
+  local exited = vim.wait(timeout_ms, function()
+    return self.exit_code ~= nil
+  end, 10)
+  if not exited then
+    pcall(self.proc.kill, self.proc, 'sigterm')
+    exited = vim.wait(500, function()
+      return self.exit_code ~= nil
+    end, 10)
+  end
+  if self.exit_code ~= nil then
+    self:_closed()
+  end
+  return exited
+end
+
+return M

@@ -1,0 +1,260 @@
+-- The session: one wharf per Neovim, presenters, endings from the app's side, failures, the
+-- commands, :checkhealth.
+local H = require('helpers')
+local eq, ok, contains = H.eq, H.ok, H.contains
+
+local function import(c, tag, opts)
+  opts = opts or {}
+  opts.default_directory = opts.default_directory or c.docs
+  c:lua('T.handle = require("wharf").import(..., T.recorder(' .. vim.inspect(tag) .. '))', opts)
+end
+
+--- Counts the picker windows ever opened (FileType wharf) from now on.
+local function count_pickers(c)
+  c:lua([[
+    T.pickers = 0
+    vim.api.nvim_create_autocmd('FileType', { pattern = 'wharf', callback = function() T.pickers = T.pickers + 1 end })
+  ]])
+end
+
+H.test('session: one wharf for every dialog, started on first use, its stderr in the log', { dialogs = 2 }, function(c)
+  eq(false, c:lua('return require("wharf").status().running'), 'nothing runs before the first use')
+  import(c, 'first', {})
+  c:wait_picker()
+  local pid = c:lua('return require("wharf").status().pid')
+  ok(type(pid) == 'number' and pid > 0, 'a pid')
+  c:input('q')
+  c:wait_done('first')
+  import(c, 'second', {})
+  c:wait_picker()
+  eq(pid, c:lua('return require("wharf").status().pid'), 'the same process')
+  c:input('q')
+  c:wait_done('second')
+  -- Wharf's standard error goes to the log: a request it logs as a warning (an unknown method
+  -- gets methodNotFound and a log line? no: ask for a bad dialog/list, which it answers only).
+  contains(c:log(), 'starting ' .. H.wharf, 'the log names the command')
+  -- (finish() checks that :qa! shut it down with status 0.)
+end)
+
+H.test('session: shutdown on exit ends an open dialog once (disconnected)', { dialogs = 1 }, function(c)
+  import(c, 'open-at-exit', {})
+  c:wait_picker()
+  -- finish() quits with the picker open: the dialog must still end exactly once, and wharf
+  -- must exit with status 0.
+end)
+
+H.test('session: presenter/hide (a timeout) takes the picker down', { dialogs = 1 }, function(c)
+  import(c, 'timeout', { timeout_ms = 300 })
+  c:wait_picker()
+  local r = c:wait_done('timeout')
+  eq({ 'cancelled', 'timeout' }, { r.status, r.reason }, 'ended by the timeout')
+  c:wait_no_picker()
+end)
+
+H.test('session: handle.cancel() ends the dialog from the app\'s side', { dialogs = 1 }, function(c)
+  import(c, 'cancel', {})
+  c:wait_picker()
+  c:lua('T.handle.cancel()')
+  local r = c:wait_done('cancel')
+  eq({ 'cancelled', 'client' }, { r.status, r.reason }, 'cancelled by the client')
+  c:wait_no_picker()
+end)
+
+H.test('session: cancel() before the dialog is presented still ends it once', { dialogs = 1 }, function(c)
+  c:lua('T.handle = require("wharf").import({}, T.recorder("early")); T.handle.cancel()')
+  local r = c:wait_done('early')
+  eq({ 'cancelled', 'client' }, { r.status, r.reason }, 'cancelled by the client')
+  c:wait_no_picker()
+end)
+
+H.test('session: a Lua error in the presenter gives the dialog up (dialog/fail)', { dialogs = 1 }, function(c)
+  import(c, 'boom', {})
+  c:wait_picker()
+  -- A broken UI plugin: vim.ui.input raises when the filter prompt opens.
+  c:lua('vim.ui.input = function() error("boom from a UI plugin") end')
+  c:input('/')
+  local r = c:wait_done('boom')
+  eq('failed', r.status, 'status')
+  eq(-32040, r.error.code, 'presenterFailed')
+  contains(r.error.message, 'boom from a UI plugin', 'the message')
+  c:wait_no_picker()
+end)
+
+H.test('session: a Neovim error while the picker opens gives the dialog up', {
+  dialogs = 1,
+  setup = { window = { border = 'no-such-border' } },
+}, function(c)
+  import(c, 'openfail', {})
+  local r = c:wait_done('openfail')
+  eq('failed', r.status, 'status')
+  eq(-32040, r.error.code, 'presenterFailed')
+  contains(r.error.message, 'border', 'Neovim\'s message')
+  c:wait_no_picker()
+end)
+
+H.test('session: wharf dying ends the open dialog once; the next dialog starts a new one', { dialogs = 2 }, function(c)
+  import(c, 'died', {})
+  c:wait_picker()
+  local pid = c:lua('return require("wharf").status().pid')
+  vim.uv.kill(pid, 'sigkill')
+  local r = c:wait_done('died')
+  eq('failed', r.status, 'status')
+  eq(-32603, r.error.code, 'code')
+  contains(r.error.message, 'wharf exited', 'the message')
+  c:wait_no_picker()
+  import(c, 'after', {})
+  c:wait_picker()
+  ok(c:lua('return require("wharf").status().pid') ~= pid, 'a new process')
+  c:input('q')
+  eq('user', c:wait_done('after').reason, 'dismissed')
+end)
+
+H.test('session: bad options and bad types fail through on_done, once', { dialogs = 3 }, function(c)
+  c:lua('require("wharf").import({ multipel = true }, T.recorder("typo"))')
+  c:lua('require("wharf").import({ types = { "com.example.nope" } }, T.recorder("type"))')
+  c:lua('require("wharf").export({ documents = {} }, T.recorder("nodocs"))')
+  local r = c:wait_done('typo')
+  eq({ 'failed', -32602 }, { r.status, r.error.code }, 'an unknown option')
+  contains(r.error.message, 'multipel', 'named')
+  r = c:wait_done('type')
+  eq({ 'failed', -32602 }, { r.status, r.error.code }, 'an unknown type, refused by wharf')
+  contains(r.error.message, 'com.example.nope', 'named')
+  r = c:wait_done('nodocs')
+  eq({ 'failed', -32602 }, { r.status, r.error.code }, 'no documents')
+end)
+
+H.test('session: a missing binary fails through on_done', { dialogs = 1, setup = { cmd = { '/nonexistent/wharf' } } }, function(c)
+  c:lua('require("wharf").import({}, T.recorder("missing"))')
+  local r = c:wait_done('missing')
+  eq('failed', r.status, 'status')
+  contains(r.error.message, '/nonexistent/wharf', 'names the command')
+end)
+
+H.test('presenter native: the desktop (here a script) answers, Neovim draws nothing', {
+  dialogs = 2,
+  presenter = 'native',
+  cmd_extra = { '--presenter', 'script:answers.json' },
+  setup = { trace = true },
+}, function(c)
+  H.write(c.docs .. '/answers.json', vim.json.encode({
+    { choose = { 'notes.txt' } },
+    { save = { path = 'saved.txt' } },
+  }))
+  count_pickers(c)
+  import(c, 'native', {})
+  local r = c:wait_done('native')
+  eq({ c.docs .. '/notes.txt' }, r.paths, 'the script\'s pick')
+  c:lua('require("wharf").export({ documents = { { filename = "s", snapshot = function() return "lazy" end } } }, T.recorder("native-save"))')
+  r = c:wait_done('native-save')
+  eq({ c.docs .. '/saved.txt' }, r.paths, 'saved where the script said')
+  eq('lazy', H.read(c.docs .. '/saved.txt'), 'the snapshot\'s bytes')
+  eq(0, c:lua('return T.pickers'), 'no picker')
+  eq('script', c:lua('return require("wharf").status().presenter'), 'the presenter')
+  local log = c:log()
+  ok(not log:find('"presentsDialogs":true', 1, true), 'initialize did not say presentsDialogs')
+  contains(log, '"presentsDialogs":false', 'initialize said presentsDialogs false')
+end)
+
+H.test('presenter auto: asks for the desktop\'s dialogs, draws when the server hands them over', {
+  dialogs = 1,
+  presenter = 'auto',
+  setup = { trace = true },
+}, function(c)
+  import(c, 'auto', {})
+  c:wait_picker()
+  local log = c:log()
+  contains(log, '"prefersDesktopDialogs":true', 'initialize asked for desktop dialogs')
+  contains(log, '"presentsDialogs":true', 'and said it can draw')
+  eq('frontend', c:lua('return require("wharf").status().presenter'), 'the presenter')
+  c:input('q')
+  c:wait_done('auto')
+end)
+
+H.test(':WharfOpen opens the chosen files in buffers', { dialogs = 1 }, function(c)
+  count_pickers(c)
+  c:input(':WharfOpen md txt<CR>')
+  local p = c:wait_picker()
+  contains(p.title, 'Markdown text, plain text', 'types from extensions')
+  eq('» Open 0 marked', p.lines[1], 'several may be opened')
+  c:go('notes.txt')
+  c:input('<Tab>')
+  c:wait_picker(function(q) return q.lines[1] == '» Open 1 marked' end, 'a mark')
+  c:go('todo.md')
+  c:input('<CR>')
+  local state = c:wait(function()
+    local s = c:lua([[return { name = vim.api.nvim_buf_get_name(0), listed = vim.tbl_map(function(b)
+      return vim.api.nvim_buf_get_name(b) end, vim.tbl_filter(function(b) return vim.bo[b].buflisted end, vim.api.nvim_list_bufs())) }]])
+    return s.name == c.docs .. '/notes.txt' and s or nil
+  end, 'the first chosen file in the window')
+  eq(c.docs .. '/notes.txt', state.name, 'the first chosen file in the window')
+  ok(vim.tbl_contains(state.listed, c.docs .. '/todo.md'), 'the second one listed')
+  eq({ 'Buy rope.' }, c:lua('return vim.api.nvim_buf_get_lines(0, 0, -1, false)'), 'its text')
+end)
+
+H.test(':WharfAccess lists the grant and revokes it', { dialogs = 1 }, function(c)
+  import(c, 'grant', {})
+  c:wait_picker()
+  c:go('notes.txt')
+  c:input('<CR>')
+  c:wait_done('grant')
+  c:input(':WharfAccess<CR>')
+  local lines = c:wait(function()
+    local l = c:lua([[for _, w in ipairs(vim.api.nvim_list_wins()) do local b = vim.api.nvim_win_get_buf(w)
+      if vim.bo[b].filetype == 'wharfaccess' then return vim.api.nvim_buf_get_lines(b, 0, -1, false) end end]])
+    return l and l[1] and l[1]:find('grant', 1, true) and l or nil
+  end, 'the access list')
+  eq({ 'grant    ro ~/docs/notes.txt' }, lines, 'the grant')
+  c:input('x')
+  c:wait_prompt('the revoke question')
+  c:input('1<CR>')
+  c:wait(function()
+    local l = c:lua([[for _, w in ipairs(vim.api.nvim_list_wins()) do local b = vim.api.nvim_win_get_buf(w)
+      if vim.bo[b].filetype == 'wharfaccess' then return vim.api.nvim_buf_get_lines(b, 0, -1, false) end end]])
+    return l and l[1] == '  (no grants or bookmarks)'
+  end, 'the grant gone')
+  c:lua('require("wharf").list_access(function(err, entries) T.after = { err = err, n = entries and #entries } end)')
+  eq({ n = 0 }, c:wait(function() return c:lua('return T.after') end, 'listAccess'), 'no grants left')
+  c:input('q')
+end)
+
+H.test(':checkhealth wharf reports the binary, version, presenters and state', { dialogs = 0 }, function(c)
+  c:input(':checkhealth wharf<CR>')
+  local text = c:wait(function()
+    local t = c:lua([[for _, b in ipairs(vim.api.nvim_list_bufs()) do if vim.bo[b].filetype == 'checkhealth' then
+      return table.concat(vim.api.nvim_buf_get_lines(b, 0, -1, false), '\n') end end]])
+    return t and t:find('state directory', 1, true) and t or nil
+  end, 'the health report')
+  contains(text, 'binary: ' .. H.wharf, 'the binary')
+  contains(text, 'version: wharf ', 'the version')
+  contains(text, 'usable presenters: frontend', 'the presenters')
+  contains(text, 'dialogs are drawn by: Neovim', 'the presenter')
+  contains(text, 'state directory: ' .. c.root .. '/wharf-state', 'the state directory')
+  ok(not text:find('ERROR', 1, true), 'no error: ' .. text)
+end)
+
+H.test(':checkhealth wharf reports a missing binary', { dialogs = 0, setup = { cmd = { 'no-such-wharf' } } }, function(c)
+  c:input(':checkhealth wharf<CR>')
+  local text = c:wait(function()
+    local t = c:lua([[for _, b in ipairs(vim.api.nvim_list_bufs()) do if vim.bo[b].filetype == 'checkhealth' then
+      return table.concat(vim.api.nvim_buf_get_lines(b, 0, -1, false), '\n') end end]])
+    return t and t:find('no-such-wharf is not', 1, true) and t or nil
+  end, 'the health report')
+  contains(text, 'ERROR', 'an error')
+end)
+
+H.test('help: doc/wharf.txt has tags that :helptags makes and :help finds', { dialogs = 0 }, function(c)
+  local doc = H.plugin_dir .. '/doc'
+  local tmp = c.root .. '/doc'
+  vim.fn.mkdir(tmp, 'p')
+  H.write(tmp .. '/wharf.txt', H.read(doc .. '/wharf.txt'))
+  c:lua([[local dir = ...; vim.cmd('helptags ' .. vim.fn.fnameescape(dir .. '/doc')); vim.opt.rtp:prepend(dir)]], c.root)
+  local tags = H.read(tmp .. '/tags')
+  for _, tag in ipairs({ 'wharf', 'wharf.setup()', 'wharf.import()', 'wharf.export()', ':WharfOpen', ':WharfSaveAs',
+    ':WharfAccess', 'wharf-picker', 'wharf-keys' }) do
+    ok(tags and tags:find('\n' .. vim.pesc(tag) .. '\t', 1) or tags:find('^' .. vim.pesc(tag) .. '\t'), 'a tag ' .. tag)
+  end
+  c:input(':help wharf.export()<CR>')
+  c:wait(function()
+    return c:lua('return vim.bo.buftype == "help" and vim.fn.expand("%:t") == "wharf.txt"')
+  end, 'the help page')
+end)
