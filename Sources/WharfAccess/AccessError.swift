@@ -1,3 +1,4 @@
+import CSQLite
 import WharfSystem
 
 /// Why an access request failed. Messages are written for the client that asked, so denials
@@ -21,8 +22,9 @@ public enum AccessError: Error, Sendable, Equatable, CustomStringConvertible {
     case invalidArgument(String)
     /// The file system refused an operation on a file the client does hold access to.
     case io(SystemError)
-    /// The state store failed (the message carries SQLite's own words and the statement).
-    case store(String)
+    /// The state store failed: what failed (a full disk, a read-only file system, a damaged
+    /// database, another process's lock held too long), with SQLite's own words.
+    case store(StoreFailure)
 
     public var description: String {
         switch self {
@@ -35,7 +37,62 @@ public enum AccessError: Error, Sendable, Equatable, CustomStringConvertible {
         case .tooLarge(let message): "too large: \(message)"
         case .invalidArgument(let message): "invalid argument: \(message)"
         case .io(let error): "I/O error: \(error)"
-        case .store(let message): "state store error: \(message)"
+        case .store(let failure): "state store error: \(failure)"
         }
     }
+}
+
+/// Why the state store failed, in terms a person can act on.
+public struct StoreFailure: Error, Sendable, Equatable, CustomStringConvertible {
+    public enum Kind: String, Sendable, Equatable {
+        /// The disk (or the user's quota) is full.
+        case diskFull
+        /// The database or its directory cannot be written (a read-only file system, permissions).
+        case readOnly
+        /// The database file is damaged.
+        case corrupt
+        /// Another process held the database locked for longer than the busy timeout.
+        case locked
+        /// The file system reported an I/O error.
+        case ioError
+        /// The store was closed (the process is ending).
+        case closed
+        case other
+    }
+
+    public var kind: Kind
+    /// What was being done, and SQLite's own words.
+    public var message: String
+
+    public init(kind: Kind, message: String) {
+        self.kind = kind
+        self.message = message
+    }
+
+    static let closed = StoreFailure(kind: .closed, message: "the state store is closed")
+
+    init(_ error: SQLiteError, doing what: String) {
+        switch error.primaryCode {
+        case SQLITE_FULL: kind = .diskFull
+        case SQLITE_READONLY, SQLITE_PERM, SQLITE_CANTOPEN, SQLITE_AUTH: kind = .readOnly
+        case SQLITE_CORRUPT, SQLITE_NOTADB: kind = .corrupt
+        case SQLITE_BUSY, SQLITE_LOCKED: kind = .locked
+        case SQLITE_IOERR: kind = .ioError
+        default: kind = .other
+        }
+        message = "could not \(what): \(Self.phrase(kind))\(error.message)"
+    }
+
+    private static func phrase(_ kind: Kind) -> String {
+        switch kind {
+        case .diskFull: "the disk is full — "
+        case .readOnly: "it cannot be written — "
+        case .corrupt: "the database is damaged — "
+        case .locked: "another process held it locked too long — "
+        case .ioError: "the file system reported an I/O error — "
+        case .closed, .other: ""
+        }
+    }
+
+    public var description: String { message }
 }

@@ -7,7 +7,8 @@ extension AccessStore {
     /// processes that died without closing the store are cleared first. Bookmark tokens are not
     /// included: the person revokes by `id`, and a listing must not hand out keys.
     public func allEntries() throws(AccessError) -> [AccessEntry] {
-        try sweepDeadInstances()
+        flush()
+        try write { db in try Self.deleteDeadInstances(db, except: instance) }
         return try read { db in
             var entries: [AccessEntry] = []
             try db.query("""

@@ -15,14 +15,11 @@ extension AccessStore {
         let authorization = try authorize(client: client, url: url)
         let fresh: String
         do { fresh = try RandomTokens.bookmark() } catch { throw .io(error) }
+        guard sessions.withValue({ $0.grants[authorization.grantId] != nil }) else {
+            throw .accessDenied("the grant was revoked")
+        }
+        // Durable before it is answered: a bookmark handed out is never lost.
         return try write { db in
-            guard try db.first("SELECT 1 FROM grants WHERE id = ?", [.integer(authorization.grantId)], map: { _ in true }) != nil else {
-                throw AccessError.accessDenied("the grant was revoked")
-            }
-            if authorization.isStale && authorization.anchor == nil {
-                try db.run("UPDATE grants SET device = ?, inode = ?, file_system = ?, birth = ? WHERE id = ?",
-                           SQLiteValue.fingerprint(authorization.fingerprint) + [.integer(authorization.grantId)])
-            }
             if let existing = try db.first("SELECT id, token FROM bookmarks WHERE app = ? AND path = ? ORDER BY id LIMIT 1",
                                            [.text(app), .path(authorization.path)], map: { ($0.int(0), $0.text(1)) }) {
                 try db.run("""
@@ -62,7 +59,6 @@ extension AccessStore {
                 + "in that folder or the folders beside it", lastKnownPath: row.path)
         }
         let path = location.path ?? row.path
-        let accessId = try Self.newAccessId()
         try write { db in
             guard try db.first("SELECT 1 FROM bookmarks WHERE id = ?", [.integer(row.id)], map: { _ in true }) != nil else {
                 throw AccessError.bookmarkInvalid(Self.unknownBookmark, lastKnownPath: nil)
@@ -73,16 +69,17 @@ extension AccessStore {
             } else {
                 try db.run("UPDATE bookmarks SET resolved = ? WHERE id = ?", [.real(StateLocation.now()), .integer(row.id)])
             }
-            let grantId = try Self.upsertGrant(db, instance: instance, client: client, app: app, path: path,
-                                               fingerprint: fingerprint, isDirectory: row.isDirectory,
-                                               readOnly: row.readOnly, bookmarkId: row.id)
-            try insertLease(db, accessId: accessId, client: client,
-                            Authorization(grantId: grantId, path: path, anchor: nil, fingerprint: fingerprint,
-                                          isDirectory: row.isDirectory, readOnly: row.readOnly,
-                                          isStale: location.isStale))
         }
-        return Lease(accessId: accessId, path: path, readOnly: row.readOnly,
-                     isStale: location.isStale, bookmark: bookmark, isDirectory: row.isDirectory)
+        let grantId = sessions.withValue { state in
+            state.upsert(Grant(client: client, app: app, path: path, fingerprint: fingerprint,
+                               isDirectory: row.isDirectory, isSymlink: false, readOnly: row.readOnly,
+                               bookmarkId: row.id, created: StateLocation.now()))
+        }
+        pending.change { $0.grants.insert(grantId) }
+        let authorization = Authorization(
+            grantId: grantId, path: path, anchor: nil, fingerprint: fingerprint, grantFingerprint: fingerprint,
+            isDirectory: row.isDirectory, isSymlink: false, readOnly: row.readOnly, isStale: location.isStale)
+        return try startLease(client: client, authorization, bookmark: bookmark)
     }
 
     /// The bookmark row for `token` if it is `app`'s. A malformed or edited token is refused
@@ -104,25 +101,44 @@ extension AccessStore {
     /// What `client` holds and what its app keeps: the session's grants, then the app's
     /// bookmarks, each with its active lease count.
     public func list(app: String, client: ClientID) throws(AccessError) -> [AccessEntry] {
-        try read { db in
+        // Written first, so the ids are the store's (what `wharf access list` shows).
+        flush()
+        try dropRevokedGrants()
+        let grants = sessions.withValue { state -> [AccessEntry] in
+            let ids = state.clients[client].map { Array($0.byPath.values) } ?? []
+            return ids.sorted().compactMap { id -> AccessEntry? in
+                guard let grant = state.grants[id] else { return nil }
+                return AccessEntry(id: grant.rowId.map { "g\($0)" } ?? "g-\(id)", kind: .grant, app: grant.app, path: grant.path,
+                                   readOnly: grant.readOnly, isDirectory: grant.isDirectory,
+                                   activeLeases: state.leaseCount(of: id), created: grant.created, bookmark: nil, holder: nil)
+            }
+        }
+        // Leases through a bookmark's grants, in this process (other processes' count in the store).
+        let leasesByBookmark = sessions.withValue { state -> [Int64: Int] in
+            var counts: [Int64: Int] = [:]
+            for lease in state.leases.values {
+                if let grant = lease.grantId.flatMap({ state.grants[$0] }), let bookmark = grant.bookmarkId {
+                    counts[bookmark, default: 0] += 1
+                }
+            }
+            return counts
+        }
+        let bookmarks = try read { db in
             var entries: [AccessEntry] = []
             try db.query("""
-                SELECT g.id, g.app, g.path, g.read_only, g.is_directory, g.created,
-                       (SELECT count(*) FROM leases l WHERE l.grant_id = g.id)
-                FROM grants g WHERE g.instance = ? AND g.client = ? ORDER BY g.id
-                """, [.text(instance), .text(client.rawValue)]) { row in
-                entries.append(Self.entry(kind: .grant, row, bookmark: nil, holder: nil))
-            }
-            try db.query("""
                 SELECT b.id, b.app, b.path, b.read_only, b.is_directory, b.created,
-                       (SELECT count(*) FROM leases l JOIN grants g ON l.grant_id = g.id WHERE g.bookmark_id = b.id),
+                       (SELECT count(*) FROM leases l JOIN grants g ON l.grant_id = g.id
+                        WHERE g.bookmark_id = b.id AND g.instance != ?),
                        b.token
                 FROM bookmarks b WHERE b.app = ? ORDER BY b.id
-                """, [.text(app)]) { row in
-                entries.append(Self.entry(kind: .bookmark, row, bookmark: row.text(7), holder: nil))
+                """, [.text(instance), .text(app)]) { row in
+                var entry = Self.entry(kind: .bookmark, row, bookmark: row.text(7), holder: nil)
+                entry.activeLeases += leasesByBookmark[row.int(0)] ?? 0
+                entries.append(entry)
             }
             return entries
         }
+        return grants + bookmarks
     }
 
     /// Builds an entry from columns `id, app, path, read_only, is_directory, created, leases`.
@@ -143,15 +159,40 @@ extension AccessStore {
                 throw .invalidArgument("expected a file: URL or an absolute path")
             }
             let path = raw.normalized
-            return try write { db in
-                try db.run("DELETE FROM grants WHERE app = ? AND path = ?", [.text(app), .path(path)])
+            let mine = sessions.withValue { state -> [Grant] in
+                let matching = state.grants.values.filter { $0.app == app && $0.path == path }
+                for grant in matching { state.remove(grant: grant.id) }
+                return matching
+            }
+            let elsewhere = try write { db in
+                try db.run("DELETE FROM grants WHERE app = ? AND path = ? AND instance != ?", [.text(app), .path(path), .text(instance)])
                     + db.run("DELETE FROM bookmarks WHERE app = ? AND path = ?", [.text(app), .path(path)])
             }
+            forgetRows(of: mine)
+            return mine.count + elsewhere
         case (nil, let token?):
             let row = try bookmarkRow(app: app, token: token)
-            return try write { db in try db.run("DELETE FROM bookmarks WHERE id = ?", [.integer(row.id)]) }
+            let removed = try write { db in try db.run("DELETE FROM bookmarks WHERE id = ?", [.integer(row.id)]) }
+            let tied = sessions.withValue { state -> [Grant] in
+                let tied = state.grants.values.filter { $0.bookmarkId == row.id }
+                for grant in tied { state.remove(grant: grant.id) }
+                return tied
+            }
+            forgetRows(of: tied)
+            return removed
         default:
             throw .invalidArgument("revoke takes exactly one of a URL or a bookmark")
         }
+    }
+
+    /// Grants removed from memory: their rows go at the next batch.
+    private func forgetRows(of grants: [Grant]) {
+        pending.change { changes in
+            for grant in grants {
+                changes.grants.remove(grant.id)
+                if let row = grant.rowId { changes.deletedGrants.insert(row) }
+            }
+        }
+        scheduleFlush()
     }
 }

@@ -9,7 +9,8 @@ import WharfSystem
 /// the client resolves again and learns `isStale`.
 extension AccessStore {
     /// Reads up to `length` bytes (default and maximum `maximumTransferLength`) at `offset`.
-    /// `eof` is true when the bytes returned reach the end of the file.
+    /// `eof` is true when the bytes returned reach the end of the file; at or past the end
+    /// (any offset, up to 2^63 - 1) the read is empty and `eof` true.
     public func read(client: ClientID, accessId: String, offset: Int64 = 0,
                      length: Int? = nil) throws(AccessError) -> (bytes: [UInt8], eof: Bool) {
         guard offset >= 0 else { throw .invalidArgument("offset must not be negative") }
@@ -22,7 +23,9 @@ extension AccessStore {
         let handle = try open(lease, mode: .read)
         do {
             let size = try handle.status().size
-            let bytes = try handle.read(at: offset, length: length)
+            if offset >= size { return ([], true) }
+            // Never past the end: `offset + length` cannot overflow a file offset then.
+            let bytes = try handle.read(at: offset, length: Int(min(Int64(length), size - offset)))
             return (bytes, bytes.count < length || offset + Int64(bytes.count) >= size)
         } catch { throw .io(error) }
     }
@@ -50,31 +53,32 @@ extension AccessStore {
     }
 
     /// The lease `accessId` of `client`, if it still allows I/O on a regular file.
-    private func usableLease(client: ClientID, accessId: String) throws(AccessError) -> LeaseRow {
-        let row = try read { db in
-            try db.first(LeaseRow.select, [.text(accessId), .text(instance), .text(client.rawValue)], map: LeaseRow.init)
-        }
-        guard let row else {
-            if wasReleased(accessId, by: client) {
-                throw .alreadyReleased("access \(accessId) was released; resolve the URL or bookmark again")
+    private func usableLease(client: ClientID, accessId: String) throws(AccessError) -> LeaseState {
+        try dropRevokedGrants()
+        let lease = try sessions.withValue { state throws(AccessError) -> LeaseState in
+            guard let lease = state.leases[accessId], lease.client == client else {
+                if state.released[client]?.contains(accessId) == true {
+                    throw .alreadyReleased("access \(accessId) was released; resolve the URL or bookmark again")
+                }
+                throw .unknownAccessId("this client holds no access with id \(accessId)")
             }
-            throw .unknownAccessId("this client holds no access with id \(accessId)")
+            return lease
         }
-        guard row.grant != nil else { throw .accessDenied("this access was revoked") }
-        guard !row.isSymlink else {
+        guard lease.grantId != nil else { throw .accessDenied("this access was revoked") }
+        guard !lease.isSymlink else {
             throw .accessDenied("this access is to a symbolic link itself (an unresolved alias); Wharf never reads "
                 + "or writes through a link")
         }
-        guard !row.isDirectory else {
+        guard !lease.isDirectory else {
             throw .invalidArgument("this access is to a folder; resolve the URL of a file inside it to read or write it")
         }
-        return row
+        return lease
     }
 
     /// Opens the lease's file and checks it is the file the lease was started on.
-    private func open(_ lease: LeaseRow, mode: AccessFileHandle.Mode) throws(AccessError) -> AccessFileHandle {
+    private func open(_ lease: LeaseState, mode: AccessFileHandle.Mode) throws(AccessError) -> AccessFileHandle {
         let handle = try GrantedFileOpener.open(target: lease.path, anchor: lease.anchor,
-                                                granted: lease.grant, mode: mode)
+                                                granted: lease.grantFingerprint, mode: mode)
         let status: FileStatus
         let fingerprint: Fingerprint
         do {

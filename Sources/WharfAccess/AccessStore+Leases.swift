@@ -4,13 +4,16 @@ import WharfSystem
 extension AccessStore {
     /// What a resolution found: which grant covers the request, and the file as it is now.
     struct Authorization {
-        var grantId: Int64
+        var grantId: Int
         /// Where the file is now (a real path; a granted link's own path).
         var path: FilePath
         /// The granted directory the file is reached through, or nil for a file granted itself.
         var anchor: FilePath?
         var fingerprint: Fingerprint
+        /// What the grant covers (the directory, for a file inside one).
+        var grantFingerprint: Fingerprint
         var isDirectory: Bool
+        var isSymlink: Bool
         var readOnly: Bool
         var isStale: Bool
     }
@@ -23,46 +26,21 @@ extension AccessStore {
     /// the importer, read-write for files the exporter wrote. `identity` is what the dialog saw
     /// when the human chose it (of the link itself when `isSymlink`: an importer's unresolved
     /// alias is granted as the link). Granting the same path again refreshes the identity, and
-    /// keeps the wider rights of the two.
+    /// keeps the wider rights of the two. In memory at once, in the store shortly after.
     public func grant(app: String, client: ClientID, path: FilePath, identity: FileIdentity,
-                      readOnly: Bool, isSymlink: Bool = false) throws(AccessError) {
+                      readOnly: Bool, isSymlink: Bool = false) {
         let normalized = path.normalized
         let isDirectory = !isSymlink && (try? FileStatus.of(normalized))?.kind == .directory
         let fingerprint = isSymlink
             ? Fingerprint(identity: identity, birth: nil)
             : Fingerprint.recorded(identity, at: normalized)
-        _ = try write { db in
-            try Self.upsertGrant(db, instance: instance, client: client, app: app, path: normalized,
-                                 fingerprint: fingerprint, isDirectory: isDirectory, readOnly: readOnly,
-                                 bookmarkId: nil, isSymlink: isSymlink)
+        let id = sessions.withValue { state in
+            state.upsert(Grant(client: client, app: app, path: normalized, fingerprint: fingerprint,
+                               isDirectory: isDirectory, isSymlink: isSymlink, readOnly: readOnly, bookmarkId: nil,
+                               created: StateLocation.now()))
         }
-    }
-
-    /// Inserts or refreshes a grant, answering its row id. A grant from a dialog (`bookmarkId`
-    /// nil) is never demoted to one that depends on a bookmark, so revoking a bookmark cannot
-    /// take away what a human picked in this session.
-    static func upsertGrant(_ db: SQLiteConnection, instance: String, client: ClientID, app: String, path: FilePath,
-                            fingerprint: Fingerprint, isDirectory: Bool, readOnly: Bool,
-                            bookmarkId: Int64?, isSymlink: Bool = false) throws -> Int64 {
-        let sql = """
-            INSERT INTO grants (instance, client, app, path, device, inode, file_system, birth, is_directory,
-                                read_only, bookmark_id, created, is_symlink)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            ON CONFLICT (instance, client, path) DO UPDATE SET
-                device = excluded.device, inode = excluded.inode, file_system = excluded.file_system,
-                birth = excluded.birth, is_directory = excluded.is_directory, is_symlink = excluded.is_symlink,
-                read_only = grants.read_only AND excluded.read_only,
-                bookmark_id = CASE WHEN grants.bookmark_id IS NULL OR excluded.bookmark_id IS NULL
-                                   THEN NULL ELSE excluded.bookmark_id END
-            RETURNING id
-            """
-        let values: [SQLiteValue] = [.text(instance), .text(client.rawValue), .text(app), .path(path)]
-            + SQLiteValue.fingerprint(fingerprint)
-            + [.bool(isDirectory), .bool(readOnly), .optional(bookmarkId), .real(StateLocation.now()), .bool(isSymlink)]
-        guard let id = try db.first(sql, values, map: { $0.int(0) }) else {
-            throw AccessError.store("recording a grant returned no row")
-        }
-        return id
+        pending.change { $0.grants.insert(id) }
+        scheduleFlush()
     }
 
     // MARK: Resolving URLs
@@ -73,32 +51,25 @@ extension AccessStore {
     /// The URL is normalised lexically (`..` folded) and must then be exactly a granted path, or
     /// lie inside a granted directory, compared as bytes. Inside a directory, symbolic links are
     /// followed only as far as they stay inside it — a SwiftUI directory URL covers its
-    /// contents, nothing more.
+    /// contents, nothing more. Looks at the disk: call it off the read loop.
     public func resolve(app: String, client: ClientID, url: String) throws(AccessError) -> Lease {
         let authorization = try authorize(client: client, url: url)
         return try startLease(client: client, authorization, bookmark: nil)
     }
 
-    /// Finds the grant covering `url` for `client` and checks the file against it. File-system
-    /// checks run outside the store lock. The client's grants are read once and matched in
-    /// memory, so the cost is linear in the URL's length whatever its depth.
+    /// Finds the grant covering `url` for `client` and checks the file against it. The
+    /// client's grants are in memory and matched by bytes, so the cost is linear in the URL's
+    /// length whatever its depth; file-system checks run outside every lock.
     func authorize(client: ClientID, url: String) throws(AccessError) -> Authorization {
         guard let raw = FileURL.pathOrURL(url) else {
             throw .invalidArgument("expected a file: URL or an absolute path")
         }
         let path = raw.normalized
-        let grants: [GrantRow] = try read { db in
-            var rows: [GrantRow] = []
-            try db.query("SELECT \(GrantRow.columns) FROM grants WHERE instance = ? AND client = ?",
-                         [.text(instance), .text(client.rawValue)]) { rows.append(GrantRow($0)) }
-            return rows
+        try dropRevokedGrants()
+        let (exact, covering) = sessions.withValue { state in
+            (state.grant(of: client, at: path), state.directories(of: client, containing: path))
         }
-        if let exact = grants.first(where: { $0.path == path }) { return try authorizeExact(exact) }
-
-        // Directories that contain the path: read-write ones first, then the nearest.
-        let covering = grants.filter { $0.isDirectory && $0.path.contains(path) }.sorted {
-            $0.readOnly != $1.readOnly ? !$0.readOnly : $0.path.bytes.count > $1.path.bytes.count
-        }
+        if let exact { return try authorizeExact(exact) }
         var firstDenial: AccessError?
         for directory in covering {
             do { return try authorizeInside(directory, path: path) } catch { firstDenial = firstDenial ?? error }
@@ -112,7 +83,7 @@ extension AccessStore {
     /// different file is never served under it. (A bookmark follows its document through an
     /// editor's atomic save; resolving it again is how a client gets that.) A grant for a
     /// symbolic link itself (an unresolved alias) holds while that same link is there.
-    private func authorizeExact(_ grant: GrantRow) throws(AccessError) -> Authorization {
+    private func authorizeExact(_ grant: Grant) throws(AccessError) -> Authorization {
         let handle = try GrantedFileOpener.open(target: grant.path, anchor: nil, granted: nil, mode: .path)
         let status: FileStatus
         let current: Fingerprint
@@ -120,8 +91,6 @@ extension AccessStore {
             status = try handle.status()
             current = try Fingerprint.of(handle)
         } catch { throw .io(error) }
-        let result = Authorization(grantId: grant.id, path: grant.path, anchor: nil, fingerprint: current,
-                                   isDirectory: grant.isDirectory, readOnly: grant.readOnly, isStale: false)
         let expected: FileStatus.Kind = grant.isSymlink ? .symlink : grant.isDirectory ? .directory : .regular
         guard status.kind == expected else {
             if status.kind == .symlink {
@@ -133,11 +102,13 @@ extension AccessStore {
             throw .accessDenied("the file at that URL is no longer the one that was granted (it was replaced "
                 + "since it was picked); ask the human again, or resolve a bookmark to follow a saved document")
         }
-        return result
+        return Authorization(grantId: grant.id, path: grant.path, anchor: nil, fingerprint: current,
+                             grantFingerprint: grant.fingerprint, isDirectory: grant.isDirectory,
+                             isSymlink: grant.isSymlink, readOnly: grant.readOnly, isStale: false)
     }
 
     /// A path inside a granted directory.
-    private func authorizeInside(_ grant: GrantRow, path: FilePath) throws(AccessError) -> Authorization {
+    private func authorizeInside(_ grant: Grant, path: FilePath) throws(AccessError) -> Authorization {
         guard let root = try? grant.path.resolved() else {
             throw .accessDenied("the granted folder no longer exists")
         }
@@ -162,39 +133,32 @@ extension AccessStore {
             throw .accessDenied("only regular files and folders can be accessed (that is \(status.specialKindDescription))")
         }
         return Authorization(grantId: grant.id, path: target, anchor: target == root ? nil : root,
-                             fingerprint: fingerprint, isDirectory: status.kind == .directory,
+                             fingerprint: fingerprint, grantFingerprint: grant.fingerprint,
+                             isDirectory: status.kind == .directory, isSymlink: false,
                              readOnly: grant.readOnly, isStale: false)
     }
 
-    /// Records the lease (and a stale grant's new identity) in one short transaction, checking
-    /// that the grant was not revoked while the file system was being looked at.
+    /// Records the lease, checking that its grant was not revoked while the file system was
+    /// being looked at.
     func startLease(client: ClientID, _ authorization: Authorization, bookmark: String?) throws(AccessError) -> Lease {
         let accessId = try Self.newAccessId()
-        try write { db in
-            guard try db.first("SELECT 1 FROM grants WHERE id = ?", [.integer(authorization.grantId)], map: { _ in true }) != nil else {
-                throw AccessError.accessDenied("the grant was revoked")
-            }
-            try insertLease(db, accessId: accessId, client: client, authorization)
+        let lease = LeaseState(
+            accessId: accessId, client: client, grantId: authorization.grantId, path: authorization.path,
+            anchor: authorization.anchor, fingerprint: authorization.fingerprint,
+            grantFingerprint: authorization.grantFingerprint, isDirectory: authorization.isDirectory,
+            isSymlink: authorization.isSymlink, readOnly: authorization.readOnly, created: StateLocation.now())
+        try sessions.withValue { state throws(AccessError) in
+            guard state.grants[authorization.grantId] != nil else { throw .accessDenied("the grant was revoked") }
+            state.leases[accessId] = lease
         }
-        return Lease(accessId: accessId, path: authorization.path,
-                     readOnly: authorization.readOnly, isStale: authorization.isStale, bookmark: bookmark,
-                     isDirectory: authorization.isDirectory)
+        pending.change { $0.leases.insert(accessId) }
+        scheduleFlush()
+        return Lease(accessId: accessId, path: authorization.path, readOnly: authorization.readOnly,
+                     isStale: authorization.isStale, bookmark: bookmark, isDirectory: authorization.isDirectory)
     }
 
     static func newAccessId() throws(AccessError) -> String {
         do { return try RandomTokens.accessId() } catch { throw .io(error) }
-    }
-
-    /// Inserts a lease row; call inside a write transaction.
-    func insertLease(_ db: SQLiteConnection, accessId: String, client: ClientID, _ authorization: Authorization) throws {
-        try db.run("""
-            INSERT INTO leases (access_id, instance, client, grant_id, path, anchor, device, inode, file_system,
-                                birth, is_directory, read_only, created)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """,
-            [.text(accessId), .text(instance), .text(client.rawValue), .integer(authorization.grantId),
-             .path(authorization.path), .optional(authorization.anchor)] + SQLiteValue.fingerprint(authorization.fingerprint)
-            + [.bool(authorization.isDirectory), .bool(authorization.readOnly), .real(StateLocation.now())])
     }
 
     // MARK: Releasing
@@ -203,49 +167,71 @@ extension AccessStore {
     /// or an id this client does not hold, is an error: an unbalanced release is a bug in the
     /// client worth telling it about. A lease whose grant was revoked is still released normally.
     public func release(client: ClientID, accessId: String) throws(AccessError) {
-        let removed = try write { db in
-            try db.run("DELETE FROM leases WHERE access_id = ? AND instance = ? AND client = ?",
-                       [.text(accessId), .text(instance), .text(client.rawValue)])
+        let written = try sessions.withValue { state throws(AccessError) -> Bool in
+            guard let lease = state.leases[accessId], lease.client == client else {
+                if state.released[client]?.contains(accessId) == true {
+                    throw .alreadyReleased("access \(accessId) was already released; each resolveAccess is released once")
+                }
+                throw .unknownAccessId("this client holds no access with id \(accessId)")
+            }
+            state.leases[accessId] = nil
+            state.released[client, default: ReleasedAccessIds()].insert(accessId)
+            return lease.written
         }
-        if removed == 1 {
-            rememberReleased(accessId, by: client)
-            return
+        pending.change { changes in
+            if written || !changes.leases.contains(accessId) { changes.deletedLeases.insert(accessId) }
+            changes.leases.remove(accessId)
         }
-        if wasReleased(accessId, by: client) {
-            throw .alreadyReleased("access \(accessId) was already released; each resolveAccess is released once")
-        }
-        throw .unknownAccessId("this client holds no access with id \(accessId)")
-    }
-
-    /// Releases every lease `client` still holds (it disconnected); answers how many there were.
-    @discardableResult
-    public func releaseAll(client: ClientID) throws(AccessError) -> Int {
-        let count = try write { db in
-            try db.run("DELETE FROM leases WHERE instance = ? AND client = ?", [.text(instance), .text(client.rawValue)])
-        }
-        forgetReleased(of: client)
-        return count
+        scheduleFlush()
     }
 
     /// The end of a session: releases its leases (answering how many were left open) and drops
     /// its grants, which belong to the session. Bookmarks, which belong to the app, stay.
     @discardableResult
-    public func endSession(client: ClientID) throws(AccessError) -> Int {
-        let count = try write { db in
-            let leases = try db.run("DELETE FROM leases WHERE instance = ? AND client = ?",
-                                    [.text(instance), .text(client.rawValue)])
-            try db.run("DELETE FROM grants WHERE instance = ? AND client = ?", [.text(instance), .text(client.rawValue)])
+    public func endSession(client: ClientID) -> Int {
+        let (leases, grantRows, grantIds) = sessions.withValue { state -> ([LeaseState], [Int64], [Int]) in
+            let leases = state.leases.values.filter { $0.client == client }
+            for lease in leases { state.leases[lease.accessId] = nil }
+            let ids = state.clients[client].map { Array($0.byPath.values) } ?? []
+            var rows: [Int64] = []
+            for id in ids { if let grant = state.remove(grant: id), let row = grant.rowId { rows.append(row) } }
+            state.clients[client] = nil
+            state.released[client] = nil
+            return (leases, rows, ids)
+        }
+        pending.change { changes in
+            for lease in leases {
+                if lease.written { changes.deletedLeases.insert(lease.accessId) }
+                changes.leases.remove(lease.accessId)
+            }
+            for id in grantIds { changes.grants.remove(id) }
+            changes.deletedGrants.formUnion(grantRows)
+        }
+        scheduleFlush()
+        return leases.count
+    }
+
+    /// Releases every lease `client` still holds (answers how many there were), keeping its grants.
+    @discardableResult
+    public func releaseAll(client: ClientID) -> Int {
+        let leases = sessions.withValue { state -> [LeaseState] in
+            let leases = state.leases.values.filter { $0.client == client }
+            for lease in leases { state.leases[lease.accessId] = nil }
+            state.released[client] = nil
             return leases
         }
-        forgetReleased(of: client)
-        return count
+        pending.change { changes in
+            for lease in leases {
+                if lease.written { changes.deletedLeases.insert(lease.accessId) }
+                changes.leases.remove(lease.accessId)
+            }
+        }
+        scheduleFlush()
+        return leases.count
     }
 
     /// How many leases `client` holds open (including any whose grant was revoked since).
-    public func activeLeaseCount(client: ClientID) throws(AccessError) -> Int {
-        try read { db in
-            Int(try db.first("SELECT count(*) FROM leases WHERE instance = ? AND client = ?",
-                             [.text(instance), .text(client.rawValue)], map: { $0.int(0) }) ?? 0)
-        }
+    public func activeLeaseCount(client: ClientID) -> Int {
+        sessions.withValue { state in state.leases.values.reduce(0) { $0 + ($1.client == client ? 1 : 0) } }
     }
 }

@@ -4,8 +4,9 @@ import WharfSystem
 /// importer customization ended in, and the folders the exporter wrote into (so the temporaries
 /// of an interrupted export can be cleaned at the next start).
 public protocol DialogMemory: Sendable {
-    /// Remembers the folder the human ended in, per app identity and `customizationId`.
-    func rememberDirectory(app: String, customizationId: String, directory: FilePath) throws(AccessError)
+    /// Remembers the folder the human ended in, per app identity and `customizationId`. Never
+    /// waits for the store (the engine calls it as a dialog ends).
+    func rememberDirectory(app: String, customizationId: String, directory: FilePath)
     /// The folder last remembered for this app identity and `customizationId`.
     func rememberedDirectory(app: String, customizationId: String) throws(AccessError) -> FilePath?
     /// Records that the exporter is writing into `directory`.
@@ -17,17 +18,20 @@ public protocol DialogMemory: Sendable {
 }
 
 extension AccessStore: DialogMemory {
-    public func rememberDirectory(app: String, customizationId: String, directory: FilePath) throws(AccessError) {
-        try write { db in
-            try db.run("""
-                INSERT INTO remembered_directories (app, customization_id, directory, updated) VALUES (?, ?, ?, ?)
-                ON CONFLICT (app, customization_id) DO UPDATE SET directory = excluded.directory, updated = excluded.updated
-                """, [.text(app), .text(customizationId), .path(directory), .real(StateLocation.now())])
+    /// Written behind: the folder is remembered at once (a dialog presented next opens there)
+    /// and reaches the store within milliseconds.
+    public func rememberDirectory(app: String, customizationId: String, directory: FilePath) {
+        pending.change { changes in
+            changes.rememberedDirectories[RememberedKey(app: app, customizationId: customizationId)] = (directory, StateLocation.now())
         }
+        scheduleFlush()
     }
 
+    /// What is waiting to be written wins over what the store says.
     public func rememberedDirectory(app: String, customizationId: String) throws(AccessError) -> FilePath? {
-        try read { db in
+        let key = RememberedKey(app: app, customizationId: customizationId)
+        if let waiting = pending.lock.withLock({ pending.changes.rememberedDirectories[key] }) { return waiting.0 }
+        return try read { db in
             try db.first("SELECT directory FROM remembered_directories WHERE app = ? AND customization_id = ?",
                          [.text(app), .text(customizationId)], map: { $0.path(0) })
         }

@@ -6,26 +6,29 @@ import WharfSystem
 
 /// Security-scoped access for Wharf: grants held by sessions, leases that balance like
 /// `start/stopAccessingSecurityScopedResource`, bookmarks that outlive the process, and I/O
-/// brokered through leases — all kept in one SQLite store shared by every Wharf process of the
-/// user.
+/// brokered through leases.
 ///
-/// The database is the single source of truth. Every check reads it, so a revocation made by
-/// another process (`wharf access revoke`) takes effect at the next request; nothing is cached
-/// that could keep a revoked grant alive.
+/// **Where things live.** What this process's sessions hold — their grants and leases — lives
+/// in memory, where every check reads it: a `resolveAccess` or `readFile` never waits on SQLite
+/// for them. It is written behind to the SQLite store shared by every Wharf process of the user
+/// (in small batches, within a few milliseconds), so that `wharf access list` and `revoke`
+/// see it and can take it away: a grant revoked in the store by another process is dropped
+/// here at this process's next access check (SQLite's `data_version` says when the store
+/// changed). Bookmarks belong to the app, not a session: they are written to the store before
+/// `createBookmark` answers, and read from it. Remembered folders are written behind too.
+///
+/// What a crash can lose: the grants and leases of the sessions that were running (they die
+/// with the process anyway; the next Wharf clears their rows), and folders remembered in the
+/// last few milliseconds. Never a bookmark that was handed out.
 ///
 /// Threat model. Wharf protects against a *client* reaching files the human did not pick for
 /// it: another session's grants, paths beyond a grant (`..`, symbolic links leading out, links
-/// or other kinds of files swapped in after the pick), bookmarks it was not given or has edited,
-/// and recycled inode numbers posing as deleted files. It does not protect against other programs
-/// running as the same user — they can read the files, and the store, directly — and an app
-/// identity is the name a client declares, a label rather than a credential: what keeps one
-/// app's bookmarks from another is that the bookmark strings are unguessable secrets. A regular
-/// file put at a granted path (an editor's save; equally a hard link made there by something
-/// that could already reach the target) is accepted as the granted document, marked stale.
+/// or other files swapped in after the pick), bookmarks it was not given or has edited, and
+/// recycled inode numbers posing as deleted files. It does not protect against other programs
+/// running as the same user — they can read the files, and the store, directly.
 ///
-/// `Sendable` and internally synchronised: the one connection sits behind a lock (SQLite itself
-/// is opened without its own mutexes), and file-system work — locating moved files, reading,
-/// writing — happens outside that lock.
+/// `Sendable` and internally synchronised: session state behind one lock (never held across
+/// file-system or SQLite work), the store's connections behind their own.
 public final class AccessStore: Sendable {
     /// The most bytes one `read` or `write` call moves: 16 MiB. Large enough for whole documents
     /// in one call, small enough that one request cannot make the server buffer gigabytes (the
@@ -34,34 +37,56 @@ public final class AccessStore: Sendable {
 
     /// How long a write waits for another process's transaction before giving up. Transactions
     /// are a handful of point updates, so in practice waits are microseconds; the generous
-    /// bound only matters when a machine is badly overloaded.
+    /// bound only matters when a machine is badly overloaded. Nothing a client waits for waits
+    /// this long: grants are written behind.
     static let busyTimeoutMilliseconds: Int32 = 30_000
 
-    /// `state.sqlite3` inside the state directory, or `":memory:"`.
+    /// `state.sqlite3` inside the state directory, or `:memory:`.
     public let databasePath: FilePath
 
     let instance: String
-    private let connection: Locked<SQLiteConnection?>
-    private let released = Locked<[ClientID: ReleasedAccessIds]>([:])
+    /// The connection writes go through (the write-behind batches, bookmarks).
+    let writer: Locked<SQLiteConnection?>
+    /// A second connection for reads, so a read never waits behind a write that waits for
+    /// another process's lock (the same connection as `writer` for an in-memory store).
+    let reader: Locked<SQLiteConnection?>
+    /// This process's sessions: their grants and leases.
+    let sessions = Locked(SessionState())
+    /// Changes waiting to be written to the store.
+    let pending: WriteBehind
+    /// The store's `data_version` when revocations were last looked for.
+    let lastDataVersion = Locked<Int64>(-1)
+    /// Told about failures nobody waits for (a batch the store refused), to log them.
+    let problems: Locked<(@Sendable (String) -> Void)?> = Locked(nil)
 
-    private init(connection: SQLiteConnection, instance: String, databasePath: FilePath) {
-        self.connection = Locked(connection)
+    private init(writer: SQLiteConnection, reader: SQLiteConnection?, instance: String, databasePath: FilePath) {
+        let writing = Locked<SQLiteConnection?>(writer)
+        self.writer = writing
+        self.reader = reader.map { Locked($0) } ?? writing
         self.instance = instance
         self.databasePath = databasePath
+        self.pending = WriteBehind()
     }
 
     deinit { close() }
 
+    /// Where to report failures of writes nobody waits for (the server logs them).
+    public func reportProblems(to handler: @escaping @Sendable (String) -> Void) {
+        problems.withValue { $0 = handler }
+    }
+
     // MARK: Opening
 
     /// Opens (creating if needed) the store in `stateDirectory` — nil for the default
-    /// (`$XDG_STATE_HOME/wharf`, else `~/.local/state/wharf`), `":memory:"` for a store that lives
+    /// (`$XDG_STATE_HOME/wharf`, else `~/.local/state/wharf`), `:memory:` for a store that lives
     /// and dies with this object.
     ///
     /// Answers the store and warnings worth logging: chiefly that a corrupted database was found,
     /// moved aside (`state.sqlite3.corrupt-<timestamp>`) and replaced by a fresh one. Throws only
     /// when no usable store can be had (the directory cannot be created, the database was written
-    /// by a newer Wharf, or a fresh database is corrupt too).
+    /// by a newer Wharf, or a fresh database is corrupt too). This process's registration and the
+    /// sweep of dead processes' rows happen in the background: opening never waits for another
+    /// process's lock.
     public static func open(stateDirectory: FilePath?) throws(AccessError) -> (AccessStore, [String]) {
         let instance: String
         do { instance = try RandomTokens.instanceId() } catch { throw .io(error) }
@@ -70,9 +95,9 @@ public final class AccessStore: Sendable {
             let memory = FilePath(stringLiteral: StateLocation.memory)
             switch openConfigured(path: memory) {
             case .success(let connection):
-                return (try finishOpening(connection, instance: instance, path: memory), [])
+                return (finishOpening(writer: connection, reader: nil, instance: instance, path: memory), [])
             case .failure(let error):
-                throw .store("cannot open an in-memory state store: \(error)")
+                throw .store(StoreFailure(error, doing: "open an in-memory state store"))
             }
         }
 
@@ -86,7 +111,14 @@ public final class AccessStore: Sendable {
             do { judged = try StateLocation.prepareDatabaseFile(path) } catch { throw .io(error) }
             switch openConfigured(path: path) {
             case .success(let connection):
-                return (try finishOpening(connection, instance: instance, path: path), warnings)
+                let reader: SQLiteConnection
+                do {
+                    reader = try SQLiteConnection(path: path)
+                    try reader.setBusyTimeout(milliseconds: busyTimeoutMilliseconds)
+                } catch {
+                    throw .store(StoreFailure(error, doing: "open the state store \(path) for reading"))
+                }
+                return (finishOpening(writer: connection, reader: reader, instance: instance, path: path), warnings)
             case .failure(let error) where error.isCorruption && attempt == 0:
                 let movedTo: FilePath?
                 do { movedTo = try StateLocation.moveAside(database: path, judged: judged) } catch { throw .io(error) }
@@ -99,10 +131,10 @@ public final class AccessStore: Sendable {
                         + "Wharf process has already replaced it with a fresh store")
                 }
             case .failure(let error):
-                throw .store("cannot open the state store \(path): \(error)")
+                throw .store(StoreFailure(error, doing: "open the state store \(path)"))
             }
         }
-        throw .store("cannot open the state store \(path)")
+        throw .store(StoreFailure(kind: .other, message: "cannot open the state store \(path)"))
     }
 
     /// Opens and configures a connection, reading the schema so that a file that is not a
@@ -187,120 +219,76 @@ public final class AccessStore: Sendable {
         }
     }
 
-    /// Registers this process's instance and clears what dead processes left behind.
-    private static func finishOpening(_ connection: SQLiteConnection, instance: String,
-                                      path: FilePath) throws(AccessError) -> AccessStore {
-        let store = AccessStore(connection: connection, instance: instance, databasePath: path)
-        let me = ProcessIdentity.current()
-        try store.write { db in
-            try db.run("INSERT INTO instances (id, pid, process_start, started) VALUES (?, ?, ?, ?)",
-                       [.text(instance), .integer(Int64(me.pid)), .integer(Int64(me.startTime)),
-                        .real(StateLocation.now())])
-        }
-        try store.sweepDeadInstances()
+    /// The store, with this process's registration (and the sweep of processes that died
+    /// without cleaning up) as its first write-behind batch.
+    private static func finishOpening(writer: SQLiteConnection, reader: SQLiteConnection?, instance: String,
+                                      path: FilePath) -> AccessStore {
+        let store = AccessStore(writer: writer, reader: reader, instance: instance, databasePath: path)
+        store.pending.registerInstance()
+        store.scheduleFlush()
         return store
     }
 
-    /// Deletes the instances (and, by cascade, the grants and leases) of processes that are no
-    /// longer running — those that crashed or were killed before `close()`.
-    func sweepDeadInstances() throws(AccessError) {
-        var instances: [(id: String, process: ProcessIdentity)] = []
-        try read { db in
-            try db.query("SELECT id, pid, process_start FROM instances") { row in
-                instances.append((row.text(0), ProcessIdentity(pid: Int32(row.int(1)), startTime: UInt64(row.int(2)))))
-            }
-        }
-        let dead = instances.filter { $0.id != instance && !$0.process.isRunning }
-        guard !dead.isEmpty else { return }
-        try write { db in
-            for entry in dead { try db.run("DELETE FROM instances WHERE id = ?", [.text(entry.id)]) }
-        }
-    }
-
-    /// Ends this process's instance: its sessions' grants and leases are removed from the shared
-    /// store (bookmarks stay), and the connection is closed. Later calls fail with `.store`.
-    /// Called by `deinit` too; safe to call twice.
+    /// Writes what is pending, then ends this process's instance: its sessions' grants and
+    /// leases are removed from the shared store (bookmarks stay), and the connections closed.
+    /// Later calls fail with a `.store` error. Called by `deinit` too; safe to call twice.
     public func close() {
-        connection.withValue { connection in
+        flush()
+        writer.withValue { connection in
             guard let db = connection else { return }
             _ = try? db.writeTransaction { try db.run("DELETE FROM instances WHERE id = ?", [.text(instance)]) }
             db.close()
+            connection = nil
+        }
+        reader.withValue { connection in
+            connection?.close()
             connection = nil
         }
     }
 
     // MARK: Running statements
 
-    /// Runs `body` with the connection, outside any explicit transaction (single statements are
-    /// atomic on their own). Errors become `AccessError`.
+    /// Runs `body` with the reading connection, outside any explicit transaction (single
+    /// statements are atomic on their own). Errors become `AccessError`.
     func read<T>(_ body: (SQLiteConnection) throws -> T) throws(AccessError) -> T {
-        try Self.translatingErrors {
-            try connection.withValue { connection in
-                guard let db = connection else { throw AccessError.store("the state store is closed") }
+        try Self.translatingErrors(doing: "read the state store") {
+            try reader.withValue { connection in
+                guard let db = connection else { throw AccessError.store(.closed) }
                 return try body(db)
             }
         }
     }
 
-    /// Runs `body` in a short `BEGIN IMMEDIATE` transaction. Keep file-system work out of it.
+    /// Runs `body` in a short `BEGIN IMMEDIATE` transaction on the writing connection. Keep
+    /// file-system work out of it; call it off the read loop (it may wait for another
+    /// process's lock).
     @discardableResult
     func write<T>(_ body: (SQLiteConnection) throws -> T) throws(AccessError) -> T {
-        try read { db in try db.writeTransaction { try body(db) } }
+        try Self.translatingErrors(doing: "write the state store") {
+            try writer.withValue { connection in
+                guard let db = connection else { throw AccessError.store(.closed) }
+                return try db.writeTransaction { try body(db) }
+            }
+        }
     }
 
     /// The one place where the errors of the layers below become `AccessError`s.
-    static func translatingErrors<T>(_ body: () throws -> T) throws(AccessError) -> T {
+    static func translatingErrors<T>(doing what: String, _ body: () throws -> T) throws(AccessError) -> T {
         do {
             return try body()
         } catch let error as AccessError {
             throw error
         } catch let error as SQLiteError {
-            throw .store(error.description)
+            throw .store(StoreFailure(error, doing: what))
         } catch let error as SystemError {
             throw .io(error)
         } catch {
-            throw .store("\(error)")
+            throw .store(StoreFailure(kind: .other, message: "\(error)"))
         }
     }
 
-    // MARK: Released ids
-
-    /// Remembers that `accessId` was released by `client`, so a second release is told apart from
-    /// an id that was never this client's.
-    func rememberReleased(_ accessId: String, by client: ClientID) {
-        released.withValue { $0[client, default: ReleasedAccessIds()].insert(accessId) }
+    /// Reports a failure nobody waits for.
+    func report(_ message: String) {
+        if let handler = problems.withValue({ $0 }) { handler(message) }
     }
-
-    func wasReleased(_ accessId: String, by client: ClientID) -> Bool {
-        released.withValue { $0[client]?.contains(accessId) ?? false }
-    }
-
-    func forgetReleased(of client: ClientID) {
-        _ = released.withValue { $0.removeValue(forKey: client) }
-    }
-}
-
-/// The ids a client has released, newest kept: a bounded memory (the oldest are forgotten past
-/// `capacity`), so a long session cannot grow it without end. A forgotten id released again is
-/// reported as unknown rather than as released twice — still an error, just a vaguer one.
-struct ReleasedAccessIds {
-    static let capacity = 4096
-    private var ids: Set<String> = []
-    private var order: [String] = []
-    private var start = 0
-
-    mutating func insert(_ id: String) {
-        guard ids.insert(id).inserted else { return }
-        order.append(id)
-        if ids.count > Self.capacity {
-            ids.remove(order[start])
-            start += 1
-            if start > Self.capacity {
-                order.removeFirst(start)
-                start = 0
-            }
-        }
-    }
-
-    func contains(_ id: String) -> Bool { ids.contains(id) }
 }

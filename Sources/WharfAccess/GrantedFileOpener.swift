@@ -38,7 +38,7 @@ enum GrantedFileOpener {
         } catch let error as SystemError {
             throw denial(for: error)
         } catch {
-            throw .store("\(error)")
+            throw .store(StoreFailure(kind: .other, message: "\(error)"))
         }
     }
 

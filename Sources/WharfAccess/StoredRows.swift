@@ -36,32 +36,6 @@ extension SQLiteRow {
     func optionalPath(_ column: Int32) -> FilePath? { isNull(column) ? nil : path(column) }
 }
 
-/// A grant as stored: what one session may reach.
-struct GrantRow {
-    static let columns = "id, app, path, device, inode, file_system, birth, is_directory, read_only, bookmark_id, is_symlink"
-
-    var id: Int64
-    var app: String
-    var path: FilePath
-    var fingerprint: Fingerprint
-    var isDirectory: Bool
-    var readOnly: Bool
-    var bookmarkId: Int64?
-    /// Granted as the link itself (an importer with `importsUnresolvedAliases`).
-    var isSymlink: Bool
-
-    init(_ row: SQLiteRow) {
-        id = row.int(0)
-        app = row.text(1)
-        path = row.path(2)
-        fingerprint = row.fingerprint(at: 3)
-        isDirectory = row.bool(7)
-        readOnly = row.bool(8)
-        bookmarkId = row.optionalInt(9)
-        isSymlink = row.bool(10)
-    }
-}
-
 /// A bookmark as stored: an app identity's lasting claim on one file.
 struct BookmarkRow {
     static let columns = "id, app, path, device, inode, file_system, birth, is_directory, read_only"
@@ -80,37 +54,5 @@ struct BookmarkRow {
         fingerprint = row.fingerprint(at: 3)
         isDirectory = row.bool(7)
         readOnly = row.bool(8)
-    }
-}
-
-/// A lease with what is needed to open its file again safely: its own fingerprint and, through
-/// its grant, the fingerprint of the directory it is anchored in. `grant` is nil once revoked.
-struct LeaseRow {
-    static let select = """
-        SELECT l.path, l.anchor, l.device, l.inode, l.file_system, l.birth, l.is_directory, l.read_only,
-               g.id, g.device, g.inode, g.file_system, g.birth, g.is_symlink
-        FROM leases l LEFT JOIN grants g ON g.id = l.grant_id
-        WHERE l.access_id = ? AND l.instance = ? AND l.client = ?
-        """
-
-    var path: FilePath
-    var anchor: FilePath?
-    var fingerprint: Fingerprint
-    var isDirectory: Bool
-    var readOnly: Bool
-    /// The fingerprint of what the lease's grant covers (the directory `anchor` names, for a
-    /// lease inside one); nil when the grant was revoked.
-    var grant: Fingerprint?
-    /// The lease is on a symbolic link itself (granted as an unresolved alias).
-    var isSymlink: Bool
-
-    init(_ row: SQLiteRow) {
-        path = row.path(0)
-        anchor = row.optionalPath(1)
-        fingerprint = row.fingerprint(at: 2)
-        isDirectory = row.bool(6)
-        readOnly = row.bool(7)
-        grant = row.isNull(8) ? nil : row.fingerprint(at: 9)
-        isSymlink = !row.isNull(13) && row.bool(13)
     }
 }

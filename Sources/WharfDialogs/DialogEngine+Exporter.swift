@@ -1,4 +1,3 @@
-import Dispatch
 import WharfFileWriting
 import WharfSystem
 
@@ -9,7 +8,7 @@ extension DialogEngine {
     public func present(
         client: ClientID, app: String, request: ExporterRequest,
         presenter: any DialogPresenter, types: any ContentTypeOracle,
-        announce: (DialogID) -> Void = { _ in }
+        announce: @escaping @Sendable (DialogID) -> Void = { _ in }
     ) throws(DialogError) -> DialogID {
         try RequestValidation.validate(request, types: types)
         let options = request.options
@@ -26,12 +25,13 @@ extension DialogEngine {
             allowsMultipleSelection: false, announce: announce
         ) { id, responder in
             PresentedDialog(
-                id: id, client: client, kind: .exporter, title: options.title, message: options.message,
-                confirmationLabel: options.confirmationLabel, allowedContentTypes: [],
-                allowsMultipleSelection: false, filters: filters, directory: directory,
-                browserOptions: options.browserOptions, filename: filenames.count == 1 ? filenames[0] : nil,
-                filenames: filenames, contentTypes: plan.offered, filenameLabel: options.filenameLabel,
-                documentCount: plan.documents.count, responder: responder)
+                id: id, client: client, title: options.title, message: options.message,
+                confirmationLabel: options.confirmationLabel, filters: filters, directory: directory,
+                browserOptions: options.browserOptions,
+                details: .exporter(.init(
+                    filename: filenames.count == 1 ? filenames[0] : nil, filenames: filenames,
+                    contentTypes: plan.offered, filenameLabel: options.filenameLabel)),
+                responder: responder)
         }
     }
 
@@ -47,9 +47,11 @@ extension DialogEngine {
     ///   or ``DialogError/rejectedChoice(url:reason:)``, and the dialog stays open.
     ///
     /// Lazy documents are then asked for (``DialogEvent/snapshotNeeded(_:documentIndex:contentType:)``);
-    /// once every document has bytes they are written on a background queue.
+    /// once every document has bytes they are written on a pool thread. `accepted` is delivered
+    /// first, before any of that.
     public func save(
-        client: ClientID, id: DialogID, url: String?, contentType: String?, overwrite: Bool
+        client: ClientID, id: DialogID, url: String?, contentType: String?, overwrite: Bool,
+        accepted: (@Sendable () -> Void)? = nil
     ) throws(DialogError) {
         let (plan, directory, types) = try withRecord(client: client, id: id, kind: .exporter) { record in
             (record.exporter!, record.directory, record.types)
@@ -58,18 +60,20 @@ extension DialogEngine {
             url: url, contentType: contentType, overwrite: overwrite,
             plan: plan, dialogDirectory: directory, types: types)
 
-        lock.lock()
-        defer { lock.unlock() }
-        let record = try lookup(client: client, id: id, kind: .exporter)
-        guard case .choosing = record.phase else { throw .choiceAlreadyMade(id) }
-        record.isShowing = false
-        let pending = job.pendingSnapshots
-        if pending.isEmpty {
-            startWriting(record, job)
-        } else {
-            record.phase = .awaitingSnapshots(job)
-            for index in pending {
-                sink(client, .snapshotNeeded(id, documentIndex: index, contentType: job.contentTypes[index]))
+        try changing(client) { () throws(DialogError) in
+            let record = try lookup(client: client, id: id, kind: .exporter)
+            guard case .choosing = record.phase else { throw .choiceAlreadyMade(id) }
+            if let accepted { post(client, accepted) }
+            record.isShowing = false
+            dropListings(of: record)
+            let pending = job.pendingSnapshots
+            if pending.isEmpty {
+                startWriting(record, job)
+            } else {
+                record.phase = .awaitingSnapshots(job)
+                for index in pending {
+                    emit(client, .snapshotNeeded(id, documentIndex: index, contentType: job.contentTypes[index]))
+                }
             }
         }
     }
@@ -81,17 +85,17 @@ extension DialogEngine {
     public func provideSnapshot(
         client: ClientID, id: DialogID, documentIndex: Int, source: ExportSource
     ) throws(DialogError) {
-        lock.lock()
-        defer { lock.unlock() }
-        let record = try lookup(client: client, id: id, kind: .exporter)
-        guard case .awaitingSnapshots(var job) = record.phase, job.sources.indices.contains(documentIndex),
-              job.sources[documentIndex] == nil
-        else { throw .notAwaitingSnapshot(id, documentIndex: documentIndex) }
-        job.sources[documentIndex] = source
-        if job.pendingSnapshots.isEmpty {
-            startWriting(record, job)
-        } else {
-            record.phase = .awaitingSnapshots(job)
+        try changing(client) { () throws(DialogError) in
+            let record = try lookup(client: client, id: id, kind: .exporter)
+            guard case .awaitingSnapshots(var job) = record.phase, job.sources.indices.contains(documentIndex),
+                  job.sources[documentIndex] == nil
+            else { throw .notAwaitingSnapshot(id, documentIndex: documentIndex) }
+            job.sources[documentIndex] = source
+            if job.pendingSnapshots.isEmpty {
+                startWriting(record, job)
+            } else {
+                record.phase = .awaitingSnapshots(job)
+            }
         }
     }
 
@@ -100,26 +104,26 @@ extension DialogEngine {
     public func snapshotFailed(
         client: ClientID, id: DialogID, documentIndex: Int, message: String
     ) throws(DialogError) {
-        lock.lock()
-        defer { lock.unlock() }
-        let record = try lookup(client: client, id: id, kind: .exporter)
-        guard case .awaitingSnapshots(let job) = record.phase, job.sources.indices.contains(documentIndex),
-              job.sources[documentIndex] == nil
-        else { throw .notAwaitingSnapshot(id, documentIndex: documentIndex) }
-        let destination = job.destinations[documentIndex]
-        end(record, .failed(DialogFailure(
-            code: .snapshotFailed,
-            message: "the client could not produce document \(documentIndex) for \(destination): \(message); nothing was written",
-            url: FileURL.from(path: destination))))
+        try changing(client) { () throws(DialogError) in
+            let record = try lookup(client: client, id: id, kind: .exporter)
+            guard case .awaitingSnapshots(let job) = record.phase, job.sources.indices.contains(documentIndex),
+                  job.sources[documentIndex] == nil
+            else { throw .notAwaitingSnapshot(id, documentIndex: documentIndex) }
+            let destination = job.destinations[documentIndex]
+            end(record, .failed(DialogFailure(
+                code: .snapshotFailed,
+                message: "the client could not produce document \(documentIndex) for \(destination): \(message); nothing was written",
+                url: destination.url)))
+        }
     }
 
-    /// Lock held. Hands the job to the writer on a background queue; the dialog ends when the
+    /// Lock held. Hands the job to the writer on a pool thread; the dialog ends when the
     /// writer returns.
     func startWriting(_ record: DialogRecord, _ job: ExportJob) {
         let cancellation = ExportCancellation()
         record.phase = .writing(job, cancellation, stop: nil)
         let (client, id, items, writer) = (record.client, record.id, job.items, self.writer)
-        DispatchQueue.global(qos: .userInitiated).async { [self] in
+        WorkerPool.shared.run { [self] in
             var failure: ExportError?
             do throws(ExportError) {
                 try writer.write(
@@ -163,39 +167,38 @@ extension DialogEngine {
             ending = .failed(DialogFailure(
                 code: .fileExists,
                 message: "\(path) appeared after it was chosen, and replacing it was not agreed; nothing was written",
-                url: FileURL.from(path: path)))
+                url: path.url))
         case .failed(let path, let cause):
             ending = .failed(DialogFailure(
                 code: .writeFailed, message: "could not write \(path): \(cause); nothing was written",
-                url: FileURL.from(path: path)))
+                url: path.url))
         }
 
-        lock.lock()
-        guard let record = state.dialogs[id], record.client == client,
-              case .writing(_, _, let stop) = record.phase
-        else {
-            lock.unlock()
-            return
+        let ended = ending
+        changing(client) {
+            guard let record = state.dialogs[id], record.client == client,
+                  case .writing(_, _, let stop) = record.phase
+            else { return }
+            var ending = ended
+            if case .cancelled = ending, let stop { ending = .cancelled(stop) }
+            end(record, ending)
         }
-        if case .cancelled = ending, let stop { ending = .cancelled(stop) }
-        end(record, ending)
-        lock.unlock()
     }
 
     /// Forwards the writer's progress for exports over 1 MiB, at most ten events a second,
     /// and never once the app asked the export to stop or the dialog ended.
     func forward(_ progress: ExportProgress, client: ClientID, id: DialogID) {
         guard progress.totalBytes > Self.progressThreshold else { return }
-        lock.lock()
-        defer { lock.unlock() }
-        guard let record = state.dialogs[id], record.client == client,
-              case .writing(_, _, stop: nil) = record.phase
-        else { return }
-        let now = scheduler.now
-        // A millisecond of slack: clocks tick in steps, and 0.3 - 0.2 < 0.1 in binary.
-        guard now - record.lastProgress >= Self.progressInterval - 0.001 else { return }
-        record.lastProgress = now
-        sink(client, .progress(id, written: progress.bytesWritten, total: progress.totalBytes))
+        changing(client) {
+            guard let record = state.dialogs[id], record.client == client,
+                  case .writing(_, _, stop: nil) = record.phase
+            else { return }
+            let now = scheduler.now
+            // A millisecond of slack: clocks tick in steps, and 0.3 - 0.2 < 0.1 in binary.
+            guard now - record.lastProgress >= Self.progressInterval - 0.001 else { return }
+            record.lastProgress = now
+            emit(client, .progress(id, written: progress.bytesWritten, total: progress.totalBytes))
+        }
     }
 
     /// Exports at most this large report no progress.

@@ -4,17 +4,18 @@ extension DialogEngine {
     /// Presents an importer (`fileImporter`).
     ///
     /// The request is validated completely first (nothing is presented when it is refused),
-    /// then the dialog is registered, `announce` is called with its id, the presenter is shown
-    /// and the timeout armed. `announce` runs under the engine's lock before any event of the
-    /// dialog can be emitted: a server that writes its `{dialogId}` response there guarantees
-    /// the client learns the id before any notification about it.
+    /// then the dialog is registered, `announce` is delivered with its id, the presenter is
+    /// shown and the timeout armed. `announce` is the client's first delivery for the dialog: a
+    /// server that writes its `{dialogId}` response there guarantees the client learns the id
+    /// before any notification about it. Reads the disk and the directory memory: call it off
+    /// the read loop.
     ///
     /// - Throws: a validation error naming the field, ``DialogError/alreadyPresented(presentationId:dialog:)``
     ///   or ``DialogError/tooManyDialogs(limit:)``.
     public func present(
         client: ClientID, app: String, request: ImporterRequest,
         presenter: any DialogPresenter, types: any ContentTypeOracle,
-        announce: (DialogID) -> Void = { _ in }
+        announce: @escaping @Sendable (DialogID) -> Void = { _ in }
     ) throws(DialogError) -> DialogID {
         try RequestValidation.validate(request, types: types)
         let options = request.options
@@ -29,11 +30,12 @@ extension DialogEngine {
             allowsMultipleSelection: request.allowsMultipleSelection, announce: announce
         ) { id, responder in
             PresentedDialog(
-                id: id, client: client, kind: .importer, title: options.title, message: options.message,
-                confirmationLabel: options.confirmationLabel, allowedContentTypes: request.allowedContentTypes,
-                allowsMultipleSelection: request.allowsMultipleSelection, filters: filters, directory: directory,
-                browserOptions: options.browserOptions, filename: nil, filenames: [], contentTypes: [],
-                filenameLabel: nil, documentCount: 0, responder: responder)
+                id: id, client: client, title: options.title, message: options.message,
+                confirmationLabel: options.confirmationLabel, filters: filters, directory: directory,
+                browserOptions: options.browserOptions,
+                details: .importer(.init(allowedContentTypes: request.allowedContentTypes,
+                                         allowsMultipleSelection: request.allowsMultipleSelection)),
+                responder: responder)
         }
     }
 
@@ -43,9 +45,13 @@ extension DialogEngine {
     /// files, symlinks resolved (unless unresolved aliases were asked for) and identities
     /// recorded.
     ///
+    /// `accepted` is delivered first, before the dialog's ending, in the client's order (a
+    /// frontend's answer to its `dialog/choose` thus precedes `dialog/presentationChanged` and
+    /// `dialog/completed`).
+    ///
     /// - Throws: ``DialogError/rejectedChoice(url:reason:)`` naming the offending URL, and the
     ///   dialog stays open; ``DialogError/alreadyEnded(_:)`` if it ended meanwhile.
-    public func choose(client: ClientID, id: DialogID, urls: [String]) throws(DialogError) {
+    public func choose(client: ClientID, id: DialogID, urls: [String], accepted: (@Sendable () -> Void)? = nil) throws(DialogError) {
         // Look the dialog up, validate without the lock (that touches the disk), then commit
         // only if nothing ended the dialog meanwhile.
         let (rules, types, multiple, unresolved) = try withRecord(client: client, id: id, kind: .importer) { record in
@@ -55,13 +61,15 @@ extension DialogEngine {
             urls: urls, allowsMultipleSelection: multiple, importsUnresolvedAliases: unresolved,
             rules: rules, types: types)
 
-        lock.lock()
-        defer { lock.unlock() }
-        let record = try lookup(client: client, id: id, kind: .importer)
-        record.isShowing = false
-        end(record, .completed(
-            choice.files, contentTypes: nil,
-            directory: Self.endedIn(chosen: choice.firstChosenPath, lastListed: record.lastListedDirectory)))
+        try changing(client) { () throws(DialogError) in
+            let record = try lookup(client: client, id: id, kind: .importer)
+            guard case .choosing = record.phase else { throw .choiceAlreadyMade(id) }
+            if let accepted { post(client, accepted) }
+            record.isShowing = false
+            end(record, .completed(
+                choice.files, contentTypes: nil,
+                directory: Self.endedIn(chosen: choice.firstChosenPath, lastListed: record.lastListedDirectory)))
+        }
     }
 
     /// Where the user ended up: the directory last listed when the choice was made in it (or is
@@ -76,10 +84,10 @@ extension DialogEngine {
     func withRecord<T>(
         client: ClientID, id: DialogID, kind: DialogKind?, _ body: (DialogRecord) -> T
     ) throws(DialogError) -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        let record = if let kind { try lookup(client: client, id: id, kind: kind) } else { try lookup(client: client, id: id) }
-        guard case .choosing = record.phase else { throw .choiceAlreadyMade(id) }
-        return body(record)
+        try lock.withLock { () throws(DialogError) -> T in
+            let record = if let kind { try lookup(client: client, id: id, kind: kind) } else { try lookup(client: client, id: id) }
+            guard case .choosing = record.phase else { throw .choiceAlreadyMade(id) }
+            return body(record)
+        }
     }
 }

@@ -1,7 +1,24 @@
 import WharfSystem
 
+/// How many listing entries the engine keeps for paging. A listing is read once and paged
+/// from memory (about 130 bytes an entry); these bounds keep a client opening many dialogs on
+/// huge folders from holding gigabytes. Beyond them the least recently made listings are
+/// dropped, oldest first, and a cursor into a dropped listing is served by reading its folder
+/// again (the pages may then reflect changes made since).
+public struct ListingCacheLimits: Sendable {
+    /// Entries kept for one client, across its dialogs.
+    public var perClient: Int
+    /// Entries kept for all clients together.
+    public var inAll: Int
+
+    public init(perClient: Int = 250_000, inAll: Int = 1_000_000) {
+        self.perClient = perClient
+        self.inAll = inAll
+    }
+}
+
 extension DialogEngine {
-    /// Listings kept per dialog for paging; older ones' cursors become invalid.
+    /// Listings kept per dialog for paging; older ones' cursors re-read their folder.
     static var cachedListingsPerDialog: Int { 4 }
 
     /// One page of a directory as the dialog's browser shows it (see ``DirectoryEntry`` for
@@ -9,7 +26,8 @@ extension DialogEngine {
     ///
     /// A request without a cursor reads the directory afresh (one `readdir` pass, one
     /// `fstatat` per entry), sorts it and keeps the result; requests with the returned cursor
-    /// page through that same snapshot without touching the disk.
+    /// page through that same snapshot without touching the disk (unless the cache had to drop
+    /// it, see ``ListingCacheLimits``). Reads the disk: call it off the read loop.
     ///
     /// - Parameters:
     ///   - directory: a path or `file:` URL; nil lists the directory the dialog shows (where
@@ -30,46 +48,121 @@ extension DialogEngine {
             requested = nil
         }
 
+        var offset = 0
+        var relist: FilePath?
         if let cursor {
-            return try nextPage(client: client, id: id, cursor: cursor, directory: requested, pageSize: pageSize)
+            let (generation, start) = try Self.parse(cursor: cursor)
+            switch try cachedPage(client: client, id: id, generation: generation, offset: start, directory: requested, pageSize: pageSize) {
+            case .page(let page): return page
+            case .evicted(let folder):
+                offset = start
+                relist = folder
+            }
         }
 
         let (target, rules, types) = try withRecord(client: client, id: id, kind: nil) { record in
-            (requested ?? record.directory, record.rules, record.types)
+            (relist ?? requested ?? record.directory, record.rules, record.types)
         }
         try Self.checkBrowsable(target, rules: rules, types: types)
         let (entries, order) = try DirectoryLister.read(target, rules: rules, types: types)
 
-        lock.lock()
-        defer { lock.unlock() }
-        let record = try lookup(client: client, id: id)
-        guard case .choosing = record.phase else { throw .choiceAlreadyMade(id) }
-        state.listingCounter += 1
-        let snapshot = ListingSnapshot(generation: state.listingCounter, directory: target, entries: entries, order: order)
-        record.listings.removeAll { $0.directory == target }
-        record.listings.append(snapshot)
-        if record.listings.count > Self.cachedListingsPerDialog { record.listings.removeFirst() }
-        record.directory = target
-        record.lastListedDirectory = target
-        return Self.page(of: snapshot, from: 0, size: pageSize)
+        return try lock.withLock { () throws(DialogError) -> DirectoryListing in
+            let record = try lookup(client: client, id: id)
+            guard case .choosing = record.phase else { throw .choiceAlreadyMade(id) }
+            state.listingCounter += 1
+            let snapshot = ListingSnapshot(generation: state.listingCounter, directory: target, entries: entries, order: order)
+            if let stale = record.listings.firstIndex(where: { $0.directory == target }) {
+                forget(record.listings.remove(at: stale), of: record)
+            }
+            record.listings.append(snapshot)
+            state.cachedEntries[client, default: 0] += snapshot.count
+            state.cachedEntriesInAll += snapshot.count
+            if record.listings.count > Self.cachedListingsPerDialog { forget(record.listings.removeFirst(), of: record) }
+            evictListings(keeping: snapshot.generation, of: client)
+            record.directory = target
+            record.lastListedDirectory = target
+            return Self.page(of: snapshot, from: min(offset, snapshot.count), size: pageSize)
+        }
     }
 
-    private func nextPage(
-        client: ClientID, id: DialogID, cursor: String, directory: FilePath?, pageSize: Int
-    ) throws(DialogError) -> DirectoryListing {
+    private enum CachedPage {
+        case page(DirectoryListing)
+        /// The listing was dropped from the cache; its folder is read again.
+        case evicted(FilePath)
+    }
+
+    private static func parse(cursor: String) throws(DialogError) -> (generation: UInt64, offset: Int) {
         let parts = cursor.split(separator: ":")
         guard parts.count == 2, let generation = UInt64(parts[0]), let offset = Int(parts[1]), offset >= 0 else {
             throw .invalidCursor(cursor)
         }
-        lock.lock()
-        defer { lock.unlock() }
-        let record = try lookup(client: client, id: id)
-        guard case .choosing = record.phase else { throw .choiceAlreadyMade(id) }
-        guard let snapshot = record.listings.first(where: { $0.generation == generation }),
-              offset <= snapshot.count,
-              directory == nil || directory == snapshot.directory
-        else { throw .invalidCursor(cursor) }
-        return Self.page(of: snapshot, from: offset, size: pageSize)
+        return (generation, offset)
+    }
+
+    private func cachedPage(
+        client: ClientID, id: DialogID, generation: UInt64, offset: Int, directory: FilePath?, pageSize: Int
+    ) throws(DialogError) -> CachedPage {
+        try lock.withLock { () throws(DialogError) -> CachedPage in
+            let record = try lookup(client: client, id: id)
+            guard case .choosing = record.phase else { throw .choiceAlreadyMade(id) }
+            let cursor = "\(generation):\(offset)"
+            if let snapshot = record.listings.first(where: { $0.generation == generation }) {
+                guard offset <= snapshot.count, directory == nil || directory == snapshot.directory else {
+                    throw .invalidCursor(cursor)
+                }
+                return .page(Self.page(of: snapshot, from: offset, size: pageSize))
+            }
+            guard let folder = record.evictedListings[generation], directory == nil || directory == folder else {
+                throw .invalidCursor(cursor)
+            }
+            return .evicted(folder)
+        }
+    }
+
+    /// Lock held. Drops the least recently made listings until the client's and everyone's
+    /// cached entries are within the limits (the newest listing, `keeping`, always stays).
+    private func evictListings(keeping newest: UInt64, of client: ClientID) {
+        func oldest(where belongs: (DialogRecord) -> Bool) -> (DialogRecord, Int)? {
+            var found: (DialogRecord, Int, UInt64)?
+            for record in state.dialogs.values where belongs(record) {
+                for (index, listing) in record.listings.enumerated() where listing.generation != newest {
+                    if found == nil || listing.generation < found!.2 { found = (record, index, listing.generation) }
+                }
+            }
+            return found.map { ($0.0, $0.1) }
+        }
+        while state.cachedEntries[client, default: 0] > listingCache.perClient,
+              let (record, index) = oldest(where: { $0.client == client }) {
+            forget(record.listings.remove(at: index), of: record, evicted: true)
+        }
+        while state.cachedEntriesInAll > listingCache.inAll, let (record, index) = oldest(where: { _ in true }) {
+            forget(record.listings.remove(at: index), of: record, evicted: true)
+        }
+    }
+
+    /// Lock held. Accounts for a listing leaving the cache; an evicted one stays reachable by
+    /// its cursor (its folder is read again).
+    private func forget(_ snapshot: ListingSnapshot, of record: DialogRecord, evicted: Bool = false) {
+        state.cachedEntries[record.client, default: 0] -= snapshot.count
+        state.cachedEntriesInAll -= snapshot.count
+        if state.cachedEntries[record.client] == 0 { state.cachedEntries[record.client] = nil }
+        guard evicted else { return }
+        if record.evictedListings.count >= 64, let first = record.evictedListings.keys.min() {
+            record.evictedListings[first] = nil
+        }
+        record.evictedListings[snapshot.generation] = snapshot.directory
+    }
+
+    /// Lock held. The dialog no longer lists (it ended, or its choice was made): its listings go.
+    func dropListings(of record: DialogRecord) {
+        for listing in record.listings { forget(listing, of: record) }
+        record.listings = []
+        record.evictedListings = [:]
+    }
+
+    /// How many listing entries are cached for paging: for `client`, and in all.
+    public func cachedListingEntries(client: ClientID) -> (client: Int, inAll: Int) {
+        lock.withLock { (state.cachedEntries[client] ?? 0, state.cachedEntriesInAll) }
     }
 
     private static func page(of snapshot: ListingSnapshot, from offset: Int, size: Int) -> DirectoryListing {

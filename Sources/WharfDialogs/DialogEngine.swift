@@ -5,22 +5,26 @@ import WharfSystem
 /// them ends.
 ///
 /// One engine serves a whole server process; clients are told apart by ``ClientID`` and never
-/// see each other's dialogs. It is thread-safe: the server calls it from its reader thread,
-/// timers fire on the scheduler's threads, exports finish on background queues. One internal
-/// lock serialises every state change, and a dialog ends through a single transition under
-/// that lock, so when a `cancel`, a `choose`, a timeout and a finishing writer race, exactly
-/// one of them wins and the others get a clear "already ended" answer.
+/// see each other's dialogs. It is thread-safe: the server calls it from its reader and worker
+/// threads, timers fire on the scheduler's threads, exports finish on pool threads. One
+/// internal lock serialises every state change, and a dialog ends through a single transition
+/// under that lock, so when a `cancel`, a `choose`, a timeout and a finishing writer race,
+/// exactly one of them wins and the others get a clear "already ended" answer.
 ///
-/// **The sink contract.** Events go to the sink given at init, called synchronously **with the
-/// engine's lock held**, which is what keeps each client's events in order. The sink must
-/// therefore return promptly and must never call back into the engine (that would deadlock);
-/// presenters' `show`/`hide` are called under the same rule.
+/// **Nothing waits under the lock.** Under it the engine only decides; what follows from a
+/// decision — the events for the sink, a presenter's `show`/`hide`, a folder to remember — is
+/// posted to the owning client's ``Outbox`` and delivered, in order, once the lock is released.
+/// A slow sink or presenter delays that client's own later deliveries and nothing else. The
+/// sink and presenters may call back into the engine.
 public final class DialogEngine: @unchecked Sendable {
-    /// Receives every event, in order per client.
+    /// Receives every event, in order per client, outside the engine's lock.
     public typealias EventSink = @Sendable (ClientID, DialogEvent) -> Void
 
     /// The most dialogs one client may have open at once.
     public let maxDialogsPerClient: Int
+    /// Listing entries kept for paging, per client and in all: beyond these, the oldest
+    /// listings are dropped, and paging through one re-reads its folder.
+    public let listingCache: ListingCacheLimits
     let memory: (any DirectoryMemory)?
     let writer: any ExportWriting
     let scheduler: any DialogScheduler
@@ -37,16 +41,18 @@ public final class DialogEngine: @unchecked Sendable {
     ///   - writer: writes exported files (``AtomicExportWriter`` unless a test injects one).
     ///   - scheduler: time for timeouts and the progress rate.
     ///   - homeDirectory: where dialogs open when nothing better is known.
-    ///   - sink: see the type's documentation for the contract.
+    ///   - sink: see the type's documentation.
     public init(
         maxDialogsPerClient: Int = 64,
+        listingCache: ListingCacheLimits = ListingCacheLimits(),
         memory: (any DirectoryMemory)? = nil,
         writer: any ExportWriting = AtomicExportWriter(),
-        scheduler: any DialogScheduler = DispatchScheduler(),
+        scheduler: any DialogScheduler = TimerScheduler(),
         homeDirectory: FilePath = FilePath.home(),
         sink: @escaping EventSink
     ) {
         self.maxDialogsPerClient = maxDialogsPerClient
+        self.listingCache = listingCache
         self.memory = memory
         self.writer = writer
         self.scheduler = scheduler
@@ -65,40 +71,50 @@ public final class DialogEngine: @unchecked Sendable {
     /// - Throws: ``DialogError/unknownDialog(_:)`` for an id this client never had.
     @discardableResult
     public func cancel(client: ClientID, id: DialogID) throws(DialogError) -> Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        let record: DialogRecord
-        do {
-            record = try lookup(client: client, id: id)
-        } catch {
-            if case .alreadyEnded = error { return false }
-            throw error
+        try changing(client) { () throws(DialogError) -> Bool in
+            let record: DialogRecord
+            do throws(DialogError) {
+                record = try lookup(client: client, id: id)
+            } catch {
+                if case .alreadyEnded = error { return false }
+                throw error
+            }
+            cancelLocked(record, reason: .client)
+            return true
         }
-        cancelLocked(record, reason: .client)
-        return true
     }
 
     /// The client went away: every dialog it has open ends with reason `disconnected`
     /// (exports being written are stopped and rolled back first; see
     /// ``waitForWrites(client:)`` to wait for that before the process exits).
     public func disconnect(client: ClientID) {
-        lock.lock()
-        defer { lock.unlock() }
-        guard let clientRecord = state.clients[client] else { return }
-        clientRecord.isDisconnected = true
-        for id in clientRecord.open {
-            if let record = state.dialogs[id] { cancelLocked(record, reason: .disconnected) }
+        changing(client) {
+            guard let clientRecord = state.clients[client] else { return }
+            clientRecord.isDisconnected = true
+            for id in clientRecord.open {
+                if let record = state.dialogs[id] { cancelLocked(record, reason: .disconnected) }
+            }
+            if clientRecord.open.isEmpty { state.clients[client] = nil }
         }
-        if clientRecord.open.isEmpty { state.clients[client] = nil }
     }
 
-    /// Blocks until no export of `client` (of any client, when nil) is being written. For the
-    /// server's shutdown path, after ``disconnect(client:)``, so rollbacks finish before exit.
+    /// Blocks until no export of `client` (of any client, when nil) is being written, and
+    /// everything the engine posted for it has been delivered. For the end of a session,
+    /// after ``disconnect(client:)``, so rollbacks finish and the last events go out first.
     public func waitForWrites(client: ClientID? = nil) {
         lock.lock()
-        defer { lock.unlock() }
         while state.dialogs.values.contains(where: { $0.isWriting && (client == nil || $0.client == client) }) {
             lock.wait()
+        }
+        let outboxes = client.map { [state.outbox(for: $0)] } ?? Array(state.outboxes.values)
+        lock.unlock()
+        for outbox in outboxes { outbox.waitUntilDelivered() }
+    }
+
+    /// The client is gone for good: forget its outbox (after ``waitForWrites(client:)``).
+    public func forget(client: ClientID) {
+        lock.withLock {
+            if state.clients[client] == nil { state.outboxes[client] = nil }
         }
     }
 
@@ -107,95 +123,119 @@ public final class DialogEngine: @unchecked Sendable {
         lock.withLock { state.clients[client]?.open.count ?? 0 }
     }
 
-    // MARK: Answers from the human (through the presenter or the frontend)
+    /// Whether `id` is an open dialog of `client` (the server tells "not yours to answer" from
+    /// "no such dialog" with it).
+    public func owns(client: ClientID, id: DialogID) -> Bool {
+        lock.withLock { state.dialogs[id]?.client == client }
+    }
+
+    // MARK: Answers from the human (through the presenter)
 
     /// The human dismissed the dialog: `cancelled(reason: .user)` (SwiftUI calls
-    /// `onCancellation`, not `onCompletion`).
-    public func dismiss(client: ClientID, id: DialogID) throws(DialogError) {
-        lock.lock()
-        defer { lock.unlock() }
-        let record = try lookup(client: client, id: id)
-        guard case .choosing = record.phase else { throw .choiceAlreadyMade(id) }
-        record.isShowing = false
-        end(record, .cancelled(.user))
+    /// `onCancellation`, not `onCompletion`). `accepted` is delivered first, in the client's
+    /// order, before the ending (a frontend's answer to its `dialog/dismiss`).
+    public func dismiss(client: ClientID, id: DialogID, accepted: (@Sendable () -> Void)? = nil) throws(DialogError) {
+        try changing(client) { () throws(DialogError) in
+            let record = try lookup(client: client, id: id)
+            guard case .choosing = record.phase else { throw .choiceAlreadyMade(id) }
+            if let accepted { post(client, accepted) }
+            record.isShowing = false
+            end(record, .cancelled(.user))
+        }
     }
 
-    /// The presenter cannot serve the dialog (a script ran out of steps, an expectation failed,
-    /// a scripted choice was rejected): it ends with a `presenterFailed` failure carrying `message`.
+    /// The presenter cannot serve the dialog (a script ran out of steps or its expectation
+    /// failed; a frontend's own code failed): it ends with a `presenterFailed` failure carrying
+    /// `message`. `accepted` is delivered before the ending.
     ///
-    /// - Returns: false if the dialog is unknown, already ended, or past the choosing stage.
-    @discardableResult
-    public func presenterFailed(client: ClientID, id: DialogID, message: String) -> Bool {
-        (try? fail(client: client, id: id, message: message)) != nil
-    }
-
-    /// A frontend presenter gives up on the dialog (`dialog/fail`: its own code failed while
-    /// drawing or answering it): the dialog ends with a `presenterFailed` failure carrying
-    /// `message`, so the app is told instead of waiting forever.
-    ///
-    /// - Throws: as ``dismiss(client:id:)`` does.
-    public func fail(client: ClientID, id: DialogID, message: String) throws(DialogError) {
-        lock.lock()
-        defer { lock.unlock() }
-        let record = try lookup(client: client, id: id)
-        guard case .choosing = record.phase else { throw .choiceAlreadyMade(id) }
-        record.isShowing = false
-        end(record, .failed(DialogFailure(code: .presenterFailed, message: message)))
+    /// - Throws: as ``dismiss(client:id:accepted:)`` does.
+    public func fail(client: ClientID, id: DialogID, message: String, accepted: (@Sendable () -> Void)? = nil) throws(DialogError) {
+        try changing(client) { () throws(DialogError) in
+            let record = try lookup(client: client, id: id)
+            guard case .choosing = record.phase else { throw .choiceAlreadyMade(id) }
+            if let accepted { post(client, accepted) }
+            record.isShowing = false
+            end(record, .failed(DialogFailure(code: .presenterFailed, message: message)))
+        }
     }
 
     // MARK: Internals shared by the importer, exporter and listing
 
-    /// Registers a validated dialog, shows it and arms its timeout. Everything the outside
-    /// world hears about it happens under the lock, after `announce`.
+    /// Runs `body` under the lock, then delivers what it posted for `client`.
+    func changing<T, E: Error>(_ client: ClientID, _ body: () throws(E) -> T) throws(E) -> T {
+        lock.lock()
+        let outbox = state.outbox(for: client)
+        let result: Result<T, E>
+        do throws(E) { result = .success(try body()) } catch { result = .failure(error) }
+        lock.unlock()
+        outbox.drain()
+        return try result.get()
+    }
+
+    /// Lock held. Queues a delivery for `client`, after everything queued for it before.
+    func post(_ client: ClientID, _ delivery: @escaping @Sendable () -> Void) {
+        state.outbox(for: client).post(delivery)
+    }
+
+    /// Lock held. Queues an event for the sink.
+    func emit(_ client: ClientID, _ event: DialogEvent) {
+        let sink = sink
+        post(client) { sink(client, event) }
+    }
+
+    /// Registers a validated dialog, shows it and arms its timeout. `announce` (the client's
+    /// answer to its request) is delivered first, then the presenter's `show`: no event of the
+    /// dialog can reach the client before it knows the dialog's id.
     func register(
         client: ClientID, app: String, kind: DialogKind, presentationId: String?, options: DialogOptions,
         directory: FilePath, presenter: any DialogPresenter, types: any ContentTypeOracle,
         rules: SelectionRules, exporter: ExporterPlan?, allowsMultipleSelection: Bool,
-        announce: (DialogID) -> Void,
+        announce: @escaping @Sendable (DialogID) -> Void,
         presented: (DialogID, DialogResponder) -> PresentedDialog
     ) throws(DialogError) -> DialogID {
-        lock.lock()
-        defer { lock.unlock() }
-        let clientRecord = state.clients[client] ?? {
-            let fresh = ClientRecord()
-            state.clients[client] = fresh
-            return fresh
-        }()
-        if let presentationId, let open = clientRecord.presentations[presentationId] {
-            throw .alreadyPresented(presentationId: presentationId, dialog: open)
-        }
-        guard clientRecord.open.count < maxDialogsPerClient else { throw .tooManyDialogs(limit: maxDialogsPerClient) }
+        try changing(client) { () throws(DialogError) -> DialogID in
+            let clientRecord = state.clients[client] ?? {
+                let fresh = ClientRecord()
+                state.clients[client] = fresh
+                return fresh
+            }()
+            if let presentationId, let open = clientRecord.presentations[presentationId] {
+                throw .alreadyPresented(presentationId: presentationId, dialog: open)
+            }
+            guard clientRecord.open.count < maxDialogsPerClient else { throw .tooManyDialogs(limit: maxDialogsPerClient) }
 
-        state.dialogCounter += 1
-        let id = DialogID(rawValue: "dlg-\(state.dialogCounter)")
-        let record = DialogRecord(
-            id: id, client: client, app: app, kind: kind, presentationId: presentationId,
-            customizationId: options.customizationId, presenter: presenter, types: types, rules: rules,
-            allowsMultipleSelection: allowsMultipleSelection,
-            importsUnresolvedAliases: options.importsUnresolvedAliases, exporter: exporter, directory: directory)
-        state.dialogs[id] = record
-        clientRecord.open.append(id)
-        if let presentationId { clientRecord.presentations[presentationId] = id }
-        clientRecord.isDisconnected = false
+            state.dialogCounter += 1
+            let id = DialogID(rawValue: "dlg-\(state.dialogCounter)")
+            let record = DialogRecord(
+                id: id, client: client, app: app, kind: kind, presentationId: presentationId,
+                customizationId: options.customizationId, presenter: presenter, types: types, rules: rules,
+                allowsMultipleSelection: allowsMultipleSelection,
+                importsUnresolvedAliases: options.importsUnresolvedAliases, exporter: exporter, directory: directory)
+            state.dialogs[id] = record
+            clientRecord.open.append(id)
+            if let presentationId { clientRecord.presentations[presentationId] = id }
+            clientRecord.isDisconnected = false
 
-        announce(id)
-        presenter.show(presented(id, DialogResponder(engine: self, client: client, id: id)))
-        if let timeout = options.timeoutMs {
-            scheduler.after(milliseconds: timeout) { [weak self] in self?.expire(client: client, id: id) }
+            post(client) { announce(id) }
+            let dialog = presented(id, DialogResponder(engine: self, client: client, id: id))
+            post(client) { presenter.show(dialog) }
+            if let timeout = options.timeoutMs {
+                scheduler.after(milliseconds: timeout) { [weak self] in self?.expire(client: client, id: id) }
+            }
+            return id
         }
-        return id
     }
 
     /// The dialog's `timeoutMs` ran out. It ends if it is still waiting for the human or for the
     /// client's snapshots; an export already being written is left to finish (the disk, not a
     /// person, is what it waits for then).
     func expire(client: ClientID, id: DialogID) {
-        lock.lock()
-        defer { lock.unlock() }
-        guard let record = state.dialogs[id], record.client == client else { return }
-        switch record.phase {
-        case .choosing, .awaitingSnapshots: end(record, .cancelled(.timeout))
-        case .writing: break
+        changing(client) {
+            guard let record = state.dialogs[id], record.client == client else { return }
+            switch record.phase {
+            case .choosing, .awaitingSnapshots: end(record, .cancelled(.timeout))
+            case .writing: break
+            }
         }
     }
 
@@ -227,39 +267,44 @@ public final class DialogEngine: @unchecked Sendable {
         return record
     }
 
-    /// Lock held. **The** ending: removes the dialog, hides it if the presenter still shows it,
-    /// remembers where a completed dialog ended up, then emits `presentationChanged(false)` and
-    /// the ending, in that order. Nothing is ever emitted for the dialog afterwards, because
-    /// nothing can find it any more.
+    /// Lock held. **The** ending: removes the dialog, then posts, in this order: the
+    /// presenter's `hide` if it still shows the dialog, the folder to remember for a completed
+    /// dialog, `presentationChanged(false)` and the ending. Nothing is ever posted for the
+    /// dialog afterwards, because nothing can find it any more.
     func end(_ record: DialogRecord, _ ending: Ending) {
         state.dialogs[record.id] = nil
+        dropListings(of: record)
         if let clientRecord = state.clients[record.client] {
             clientRecord.close(record.id, presentationId: record.presentationId)
             if clientRecord.isDisconnected && clientRecord.open.isEmpty { state.clients[record.client] = nil }
         }
+        let client = record.client
         if record.isShowing {
             record.isShowing = false
-            record.presenter.hide(record.id)
+            let (presenter, id) = (record.presenter, record.id)
+            post(client) { presenter.hide(id) }
         }
         // Remembered before the client hears of the completion, so a dialog it presents in
         // response already opens there.
         if case .completed(_, _, let directory?) = ending, let customizationId = record.customizationId, let memory {
-            memory.remember(app: record.app, customizationId: customizationId, directory: directory)
+            let app = record.app
+            post(client) { memory.remember(app: app, customizationId: customizationId, directory: directory) }
         }
-        sink(record.client, .presentationChanged(record.id, isPresented: false))
+        emit(client, .presentationChanged(record.id, isPresented: false))
         switch ending {
         case .completed(let files, let contentTypes, _):
-            sink(record.client, .completed(record.id, record.kind, files: files, contentTypes: contentTypes))
+            emit(client, .completed(record.id, record.kind, files: files, contentTypes: contentTypes))
         case .failed(let failure):
-            sink(record.client, .failed(record.id, record.kind, failure))
+            emit(client, .failed(record.id, record.kind, failure))
         case .cancelled(let reason):
-            sink(record.client, .cancelled(record.id, record.kind, reason: reason))
+            emit(client, .cancelled(record.id, record.kind, reason: reason))
         }
         lock.broadcast()
     }
 
     /// Where a new dialog opens: the directory remembered for its customization id (if it is
-    /// still a directory), else its default directory (likewise), else home.
+    /// still a directory), else its default directory (likewise), else home. Touches the disk
+    /// and the memory: call it without the lock.
     func initialDirectory(app: String, options: DialogOptions) -> FilePath {
         if let customizationId = options.customizationId, let memory,
            let remembered = memory.rememberedDirectory(app: app, customizationId: customizationId),
@@ -290,8 +335,20 @@ enum Ending {
 struct EngineState {
     var dialogs: [DialogID: DialogRecord] = [:]
     var clients: [ClientID: ClientRecord] = [:]
+    /// Each client's deliveries; kept while the client may still be owed something.
+    var outboxes: [ClientID: Outbox] = [:]
     var dialogCounter: UInt64 = 0
     var listingCounter: UInt64 = 0
+    /// Listing entries cached for paging, per client and in all (see `ListingCacheLimits`).
+    var cachedEntries: [ClientID: Int] = [:]
+    var cachedEntriesInAll = 0
+
+    mutating func outbox(for client: ClientID) -> Outbox {
+        if let outbox = outboxes[client] { return outbox }
+        let fresh = Outbox()
+        outboxes[client] = fresh
+        return fresh
+    }
 }
 
 /// One client's bookkeeping. Only touched with the engine's lock held.
@@ -353,6 +410,9 @@ final class DialogRecord {
     var lastListedDirectory: FilePath?
     /// Sorted listings kept for paging, most recent last.
     var listings: [ListingSnapshot] = []
+    /// Listings dropped to keep the cache within its limits, by generation → folder, so a
+    /// cursor into one can still be served from a fresh read. Bounded.
+    var evictedListings: [UInt64: FilePath] = [:]
     /// When the last progress event went out (scheduler clock).
     var lastProgress: Double = -.infinity
 

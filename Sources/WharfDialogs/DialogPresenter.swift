@@ -1,18 +1,15 @@
 import WharfSystem
 
-import WharfFileWriting
-
 /// Who shows a dialog to a human: the client's own UI (the server's frontend presenter), a
-/// script (``ScriptPresenter``), later native desktop dialogs.
+/// script (``ScriptPresenter``), the desktop's own dialogs.
 ///
-/// The engine calls both methods **with its lock held**, in order with the events it emits,
-/// so a presenter that writes to the client keeps `presenter/show`, `presenter/hide` and the
-/// dialog's notifications in order. In exchange, a presenter must return quickly and must not
-/// call back into the engine from inside these methods (answer later, from another thread, as
-/// ``ScriptPresenter`` does through the scheduler).
+/// The engine calls both methods with its lock released, through the owning client's outbox,
+/// in order with the dialog's events: a presenter that writes to the client keeps
+/// `presenter/show`, `presenter/hide` and the dialog's notifications in order. A presenter must
+/// still return quickly (answer later, from another thread, as ``ScriptPresenter`` does through
+/// the scheduler): a client's later events wait behind it.
 public protocol DialogPresenter: Sendable {
-    /// Show the dialog. Answers come back through ``PresentedDialog/responder`` (or, for the
-    /// frontend, through the server's `dialog/choose`, `dialog/dismiss`, … methods).
+    /// Show the dialog. Answers come back through ``PresentedDialog/responder``.
     func show(_ dialog: PresentedDialog)
     /// The dialog ended from the app's side (the client's `cancel`, a timeout, a disconnect)
     /// while the presenter was still showing it: take it down. Not called for dialogs the
@@ -25,54 +22,100 @@ public protocol DialogPresenter: Sendable {
 public struct PresentedDialog: Sendable {
     public var id: DialogID
     public var client: ClientID
-    public var kind: DialogKind
     public var title: String?
     public var message: String?
     public var confirmationLabel: String?
-    /// Importer: the types the user may pick.
-    public var allowedContentTypes: [String]
-    /// Importer: more than one file may be chosen.
-    public var allowsMultipleSelection: Bool
-    /// Filters for a frontend's own file view, for the allowed (importer) or offered (exporter) types.
+    /// Filters for a file view, for the allowed (importer) or offered (exporter) types.
     public var filters: DialogFilters
     /// The directory the dialog opens in (remembered, default, or home).
     public var directory: FilePath
     public var browserOptions: BrowserOptions
-    /// Exporter: the suggested name, with the preferred extension of the default type, when there
-    /// is exactly one document.
-    public var filename: String?
-    /// Exporter: the name each document will be written under (for the default type).
-    public var filenames: [String]
-    /// Exporter: the content types the user may pick from; the first is the default.
-    public var contentTypes: [String]
-    /// Exporter: `fileExporterFilenameLabel`.
-    public var filenameLabel: String?
-    /// Exporter: how many documents are saved.
-    public var documentCount: Int
+    /// What only one kind of dialog has.
+    public var details: Details
     /// Answers the dialog on the human's behalf.
     public var responder: DialogResponder
+
+    public enum Details: Sendable {
+        case importer(Importer)
+        case exporter(Exporter)
+    }
+
+    /// What an importer asks for.
+    public struct Importer: Sendable, Equatable {
+        /// The types the user may pick.
+        public var allowedContentTypes: [String]
+        /// More than one file may be chosen.
+        public var allowsMultipleSelection: Bool
+
+        public init(allowedContentTypes: [String], allowsMultipleSelection: Bool) {
+            self.allowedContentTypes = allowedContentTypes
+            self.allowsMultipleSelection = allowsMultipleSelection
+        }
+    }
+
+    /// What an exporter offers.
+    public struct Exporter: Sendable, Equatable {
+        /// The suggested name, with the preferred extension of the default type, when there is
+        /// exactly one document.
+        public var filename: String?
+        /// The name each document will be written under (for the default type).
+        public var filenames: [String]
+        /// The content types the user may pick from; the first is the default.
+        public var contentTypes: [String]
+        /// `fileExporterFilenameLabel`.
+        public var filenameLabel: String?
+
+        /// How many documents are saved.
+        public var documentCount: Int { filenames.count }
+
+        public init(filename: String?, filenames: [String], contentTypes: [String], filenameLabel: String?) {
+            self.filename = filename
+            self.filenames = filenames
+            self.contentTypes = contentTypes
+            self.filenameLabel = filenameLabel
+        }
+    }
+
+    public var kind: DialogKind {
+        switch details {
+        case .importer: .importer
+        case .exporter: .exporter
+        }
+    }
+
+    public var importer: Importer? {
+        if case .importer(let importer) = details { return importer }
+        return nil
+    }
+
+    public var exporter: Exporter? {
+        if case .exporter(let exporter) = details { return exporter }
+        return nil
+    }
 }
 
 /// A presenter's way to answer the dialog it shows: the same operations the server's
-/// `dialog/…` methods call, bound to one dialog of one client.
+/// `dialog/…` methods call, bound to one dialog of one client. Holding one is what makes a
+/// presenter the presenter of that dialog: the server answers `dialog/choose` and its siblings
+/// only through the responders its presenter was given.
 public struct DialogResponder: Sendable {
     let engine: DialogEngine
     public let client: ClientID
     public let id: DialogID
 
-    /// See ``DialogEngine/choose(client:id:urls:)``.
-    public func choose(urls: [String]) throws(DialogError) {
-        try engine.choose(client: client, id: id, urls: urls)
+    /// See ``DialogEngine/choose(client:id:urls:accepted:)``.
+    public func choose(urls: [String], accepted: (@Sendable () -> Void)? = nil) throws(DialogError) {
+        try engine.choose(client: client, id: id, urls: urls, accepted: accepted)
     }
 
-    /// See ``DialogEngine/save(client:id:url:contentType:overwrite:)``.
-    public func save(url: String?, contentType: String?, overwrite: Bool) throws(DialogError) {
-        try engine.save(client: client, id: id, url: url, contentType: contentType, overwrite: overwrite)
+    /// See ``DialogEngine/save(client:id:url:contentType:overwrite:accepted:)``.
+    public func save(url: String?, contentType: String?, overwrite: Bool, accepted: (@Sendable () -> Void)? = nil) throws(DialogError) {
+        try engine.save(client: client, id: id, url: url, contentType: contentType, overwrite: overwrite, accepted: accepted)
     }
 
-    /// See ``DialogEngine/dismiss(client:id:)``.
-    public func dismiss() throws(DialogError) {
-        try engine.dismiss(client: client, id: id)
+    /// See ``DialogEngine/dismiss(client:id:accepted:)``.
+    public func dismiss(accepted: (@Sendable () -> Void)? = nil) throws(DialogError) {
+        try engine.dismiss(client: client, id: id, accepted: accepted)
     }
 
     /// See ``DialogEngine/list(client:id:directory:cursor:limit:)``.
@@ -80,9 +123,8 @@ public struct DialogResponder: Sendable {
         try engine.list(client: client, id: id, directory: directory, cursor: cursor, limit: limit)
     }
 
-    /// See ``DialogEngine/presenterFailed(client:id:message:)``.
-    @discardableResult
-    public func fail(_ message: String) -> Bool {
-        engine.presenterFailed(client: client, id: id, message: message)
+    /// See ``DialogEngine/fail(client:id:message:accepted:)``.
+    public func fail(_ message: String, accepted: (@Sendable () -> Void)? = nil) throws(DialogError) {
+        try engine.fail(client: client, id: id, message: message, accepted: accepted)
     }
 }

@@ -1,11 +1,5 @@
-import Dispatch
 import WharfSystem
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// Time, for the engine and the script presenter: timeouts, scripted delays, the progress rate.
 ///
@@ -19,20 +13,17 @@ public protocol DialogScheduler: Sendable {
     var now: Double { get }
 }
 
-/// The real clock: `DispatchQueue.global().asyncAfter` (no thread ever sleeps) and
-/// `CLOCK_MONOTONIC`.
-public struct DispatchScheduler: DialogScheduler {
-    public init() {}
+/// The real clock: ``TimerQueue`` (no thread ever sleeps per timer) and `CLOCK_MONOTONIC`.
+public struct TimerScheduler: DialogScheduler {
+    private let timers: TimerQueue
+
+    public init(timers: TimerQueue = .shared) {
+        self.timers = timers
+    }
 
     public func after(milliseconds: Int, _ work: @escaping @Sendable () -> Void) {
-        // "Now" skips Dispatch's timer machinery (a timer-thread hop per script step).
-        guard milliseconds > 0 else { return DispatchQueue.global().async(execute: work) }
-        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(milliseconds), execute: work)
+        timers.after(milliseconds: milliseconds, work)
     }
 
-    public var now: Double {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return Double(time.tv_sec) + Double(time.tv_nsec) / 1_000_000_000
-    }
+    public var now: Double { Double(monotonicNanoseconds()) / 1_000_000_000 }
 }

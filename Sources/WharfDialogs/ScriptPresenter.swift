@@ -38,7 +38,7 @@ public final class ScriptPresenter: DialogPresenter {
     private let state: Locked<State>
     private let scheduler: any DialogScheduler
 
-    public init(steps: [ScriptStep], scheduler: any DialogScheduler = DispatchScheduler()) {
+    public init(steps: [ScriptStep], scheduler: any DialogScheduler = TimerScheduler()) {
         self.state = Locked(State(steps: steps))
         self.scheduler = scheduler
     }
@@ -175,7 +175,7 @@ public final class ScriptPresenter: DialogPresenter {
 
     /// Ends the turn: reports a failure to the engine if there is one, then serves the next dialog.
     private func finish(_ turn: Int, _ dialog: PresentedDialog, failure: String?) {
-        if let failure { dialog.responder.fail(failure) }
+        if let failure { try? dialog.responder.fail(failure) }
         let next: Int? = state.withValue { state in
             guard state.turn == turn else { return nil }
             state.active = nil

@@ -74,9 +74,11 @@ public struct ScriptExpectation: Sendable, Equatable {
         }
 
         if let kind, kind != dialog.kind { return "kind: expected \(kind), got \(dialog.kind)" }
-        if let mismatch = types("allowedContentTypes", allowedContentTypes, dialog.allowedContentTypes) { return mismatch }
-        if let allowsMultipleSelection, allowsMultipleSelection != dialog.allowsMultipleSelection {
-            return "allowsMultipleSelection: expected \(allowsMultipleSelection), got \(dialog.allowsMultipleSelection)"
+        let importer = dialog.importer ?? .init(allowedContentTypes: [], allowsMultipleSelection: false)
+        let exporter = dialog.exporter ?? .init(filename: nil, filenames: [], contentTypes: [], filenameLabel: nil)
+        if let mismatch = types("allowedContentTypes", allowedContentTypes, importer.allowedContentTypes) { return mismatch }
+        if let allowsMultipleSelection, allowsMultipleSelection != importer.allowsMultipleSelection {
+            return "allowsMultipleSelection: expected \(allowsMultipleSelection), got \(importer.allowsMultipleSelection)"
         }
         if let mismatch = text("title", title, dialog.title) { return mismatch }
         if let mismatch = text("message", message, dialog.message) { return mismatch }
@@ -84,9 +86,9 @@ public struct ScriptExpectation: Sendable, Equatable {
         if let directory, directory.normalized != dialog.directory {
             return "directory: expected \(quoted(directory.description)), got \(quoted(dialog.directory.description))"
         }
-        if let mismatch = text("filename", filename, dialog.filename) { return mismatch }
-        if let mismatch = types("contentTypes", contentTypes, dialog.contentTypes) { return mismatch }
-        if let mismatch = text("filenameLabel", filenameLabel, dialog.filenameLabel) { return mismatch }
+        if let mismatch = text("filename", filename, exporter.filename) { return mismatch }
+        if let mismatch = types("contentTypes", contentTypes, exporter.contentTypes) { return mismatch }
+        if let mismatch = text("filenameLabel", filenameLabel, exporter.filenameLabel) { return mismatch }
         if let browserOptions, browserOptions != dialog.browserOptions {
             return "browserOptions: expected \(list(browserOptions.names)), got \(list(dialog.browserOptions.names))"
         }

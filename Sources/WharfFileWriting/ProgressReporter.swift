@@ -40,10 +40,3 @@ struct ProgressReporter {
         callback?(ExportProgress(bytesWritten: written, totalBytes: max(total, written)))
     }
 }
-
-/// `CLOCK_MONOTONIC` in nanoseconds: progress pacing must not jump with the wall clock.
-func monotonicNanoseconds() -> UInt64 {
-    var now = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &now)
-    return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
-}

@@ -202,7 +202,9 @@ public final class Connection: @unchecked Sendable {
         case .request(let request):
             trace(.receivedRequest(request))
             batch?.expect()
-            let reply = Reply(id: request.id, method: request.method) { [weak self] result in
+            let reply = Reply(id: request.id, method: request.method, promise: { [weak self] bytes in
+                self?.writer.reserve(bytes)
+            }) { [weak self] result, reservation in
                 guard let self else { return }
                 self.state.withValue { _ = $0.incoming.removeValue(forKey: request.id) }
                 let response: JSON
@@ -211,7 +213,12 @@ public final class Connection: @unchecked Sendable {
                 case .failure(let error): response = OutgoingMessage.response(id: request.id, error: error)
                 }
                 self.trace(.sentResponse(id: request.id, method: request.method, result: result))
-                if let batch { batch.add(response) } else { self.write(response) }
+                if let batch {
+                    batch.add(response)
+                    self.writer.release(reservation)
+                } else {
+                    self.write(response, releasing: reservation)
+                }
             }
             state.withValue { state in
                 if state.incoming[request.id] == nil { state.incoming[request.id] = reply }
@@ -258,9 +265,12 @@ public final class Connection: @unchecked Sendable {
 
     // MARK: Writing
 
-    private func write(_ message: JSON) {
-        writer.write(message.serialized())
+    private func write(_ message: JSON, releasing reservation: Int = 0) {
+        writer.write(message.serialized(), releasing: reservation)
     }
+
+    /// Bytes of output queued or promised right now (for tests of the budget).
+    public var outstandingOutputBytes: Int { writer.outstandingBytes }
 
     /// Sends a notification to the peer. Notifications keep the order in which they are sent.
     public func send(notification method: String, params: JSON?) {

@@ -3,7 +3,6 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-import Dispatch
 import WharfSystem
 
 /// Writes framed messages to one file descriptor, in the order they were handed over.
@@ -15,9 +14,12 @@ import WharfSystem
 /// slow to read. Each message's header and body go out in one `writev`; queued messages are
 /// combined into as few calls as possible.
 ///
-/// The backlog (bytes queued but not yet written) is bounded: the read loop calls
-/// `waitForRoom()` before reading more, so a peer that stops reading stops being read from
-/// instead of growing our memory.
+/// The output is on a budget: what is queued but not yet written, plus what the answers still
+/// being worked on have reserved (`reserve`), may not pass `backlogLimit`. The read loop calls
+/// `waitForRoom()` before reading more, and a request whose answer may be large reserves its
+/// size before its work starts, waiting for room if need be; so a peer that stops reading stops
+/// being read from, however it asks, instead of growing our memory. (One message larger than
+/// the whole budget still goes out, alone.)
 final class MessageWriter: @unchecked Sendable {
     private let descriptor: Int32
     private let backlogLimit: Int
@@ -25,12 +27,13 @@ final class MessageWriter: @unchecked Sendable {
     // Guarded by `lock`.
     private var queue: [Frame] = []
     private var queuedBytes = 0
+    /// Bytes promised to answers still being worked on (`reserve`).
+    private var reservedBytes = 0
     private var draining = false
     /// While corked, writes only queue; `uncork` sends everything queued in one `writev`.
     private var corked = false
-    /// A drain is waiting on `drainQueue`.
+    /// A drain is waiting for a pool thread.
     private var drainScheduled = false
-    private let drainQueue = DispatchQueue(label: "wharf.message-writer")
     private var framing: Framing = .lsp
     private var failure: SystemError?
     /// Set when the session has ended: nothing more is written, whoever asks.
@@ -49,10 +52,13 @@ final class MessageWriter: @unchecked Sendable {
     }
 
     /// Queues one message body (already serialised JSON). It goes out when the read loop
-    /// uncorks, or from the writer's own queue; never on the calling thread.
-    func write(_ body: [UInt8]) {
+    /// uncorks, or from a pool thread; never on the calling thread. `releasing` gives back a
+    /// reservation made for this message.
+    func write(_ body: [UInt8], releasing reservation: Int = 0) {
         lock.lock()
+        reservedBytes -= reservation
         if failure != nil || closed {
+            lock.broadcast()
             lock.unlock()
             return
         }
@@ -69,7 +75,7 @@ final class MessageWriter: @unchecked Sendable {
         }
         drainScheduled = true
         lock.unlock()
-        drainQueue.async { [self] in
+        WorkerPool.shared.run { [self] in
             lock.lock()
             drainScheduled = false
             if draining || queue.isEmpty {
@@ -77,6 +83,37 @@ final class MessageWriter: @unchecked Sendable {
                 return
             }
             drainAndUnlock()
+        }
+    }
+
+    /// Promises room for an answer of about `bytes` that is still being worked on, waiting
+    /// (on the read loop: the peer is then not read from) while the budget has no room for it.
+    /// An answer larger than the whole budget waits until nothing else is pending, then goes
+    /// alone. Give the reservation back with `write(_:releasing:)` or `release`.
+    func reserve(_ bytes: Int) {
+        lock.lock()
+        while queuedBytes + reservedBytes + bytes > backlogLimit && queuedBytes + reservedBytes > 0
+                && failure == nil && !closed {
+            if corked && !draining && !queue.isEmpty {
+                // What the read loop queued so far must go out, or nothing makes room.
+                corked = false
+                drainAndUnlock()
+                lock.lock()
+                corked = true
+                continue
+            }
+            lock.wait()
+        }
+        reservedBytes += bytes
+        lock.unlock()
+    }
+
+    /// Gives back a reservation whose answer will not be written (the request was cancelled,
+    /// or answered by something else).
+    func release(_ bytes: Int) {
+        lock.withLock {
+            reservedBytes -= bytes
+            lock.broadcast()
         }
     }
 
@@ -137,12 +174,15 @@ final class MessageWriter: @unchecked Sendable {
         }
     }
 
-    /// Blocks while more than the backlog limit is queued (the peer is not reading).
+    /// Blocks while the budget is spent (the peer is not reading what it asked for).
     func waitForRoom() {
         lock.withLock {
-            while queuedBytes > backlogLimit && failure == nil { lock.wait() }
+            while queuedBytes + reservedBytes > backlogLimit && failure == nil && !closed { lock.wait() }
         }
     }
+
+    /// Bytes queued and promised right now (for tests of the budget).
+    var outstandingBytes: Int { lock.withLock { queuedBytes + reservedBytes } }
 
     /// Waits until everything queued so far has been written, or `seconds` pass. Uncorks
     /// first: the session may end in the middle of handling a chunk of input.

@@ -11,12 +11,26 @@ public final class Reply: Sendable {
     public let id: RequestID
     public let method: String
     private let answered = Locked(false)
-    private let deliver: @Sendable (Result<JSON, ResponseError>) -> Void
+    /// Output budget promised to this answer (`reserve`), given back when it is written.
+    private let reserved = Locked(0)
+    private let deliver: @Sendable (Result<JSON, ResponseError>, _ releasing: Int) -> Void
+    private let promise: @Sendable (Int) -> Void
 
-    init(id: RequestID, method: String, deliver: @escaping @Sendable (Result<JSON, ResponseError>) -> Void) {
+    init(id: RequestID, method: String, promise: @escaping @Sendable (Int) -> Void,
+         deliver: @escaping @Sendable (Result<JSON, ResponseError>, _ releasing: Int) -> Void) {
         self.id = id
         self.method = method
+        self.promise = promise
         self.deliver = deliver
+    }
+
+    /// Promises the output budget room for an answer of about `bytes`, before the work that
+    /// produces it starts. Called on the read loop, it waits while the peer has too much
+    /// unread output, which is how a peer that asks for a lot and reads nothing stops being
+    /// read from. Once per request.
+    public func reserve(bytes: Int) {
+        promise(bytes)
+        reserved.withValue { $0 += bytes }
     }
 
     /// True once an answer has gone out (or been claimed by cancellation).
@@ -33,7 +47,7 @@ public final class Reply: Sendable {
             answered = true
             return true
         }
-        if first { deliver(result) }
+        if first { deliver(result, reserved.withValue { $0 }) }
         return first
     }
 }

@@ -40,11 +40,8 @@ extension ClientSession {
             // Grants first: a client may resolve access the moment it reads the completion.
             let app = appIdentity
             for file in files {
-                do {
-                    try server.access.grant(app: app, client: accessClient, path: file.path, identity: file.identity, readOnly: !file.forWriting)
-                } catch {
-                    logger.error("could not record the grant for \(file.path): \(error)")
-                }
+                server.access.grant(app: app, client: accessClient, path: file.path, identity: file.identity,
+                                    readOnly: !file.forWriting, isSymlink: file.isSymlink)
             }
             var params: JSONObject = ["dialogId": .string(id.rawValue), "kind": .string(kind.rawValue), "urls": .array(files.map { .string($0.url) })]
             if let contentTypes { params["contentTypes"] = .array(contentTypes.map(JSON.string)) }
@@ -105,14 +102,15 @@ struct FrontendPresenter: DialogPresenter {
     let connection: Connection
 
     func show(_ dialog: PresentedDialog) {
+        let importer = dialog.importer ?? .init(allowedContentTypes: [], allowsMultipleSelection: false)
         var params: JSONObject = [
             "dialogId": .string(dialog.id.rawValue),
             "kind": .string(dialog.kind.rawValue),
             "title": dialog.title.map(JSON.string) ?? .null,
             "message": dialog.message.map(JSON.string) ?? .null,
             "confirmationLabel": dialog.confirmationLabel.map(JSON.string) ?? .null,
-            "allowedContentTypes": .array(dialog.allowedContentTypes.map(JSON.string)),
-            "allowsMultipleSelection": .bool(dialog.allowsMultipleSelection),
+            "allowedContentTypes": .array(importer.allowedContentTypes.map(JSON.string)),
+            "allowsMultipleSelection": .bool(importer.allowsMultipleSelection),
             "filters": [
                 "globs": .array(dialog.filters.globs.map(JSON.string)),
                 "mimeTypes": .array(dialog.filters.mimeTypes.map(JSON.string)),
@@ -121,12 +119,12 @@ struct FrontendPresenter: DialogPresenter {
             "directory": .string(FileURL.from(path: dialog.directory)),
             "browserOptions": .array(dialog.browserOptions.names.map(JSON.string)),
         ]
-        if dialog.kind == .exporter {
-            params["filename"] = dialog.filename.map(JSON.string) ?? .null
-            params["filenames"] = .array(dialog.filenames.map(JSON.string))
-            params["contentTypes"] = .array(dialog.contentTypes.map(JSON.string))
-            params["filenameLabel"] = dialog.filenameLabel.map(JSON.string) ?? .null
-            params["documentCount"] = .int(Int64(dialog.documentCount))
+        if let exporter = dialog.exporter {
+            params["filename"] = exporter.filename.map(JSON.string) ?? .null
+            params["filenames"] = .array(exporter.filenames.map(JSON.string))
+            params["contentTypes"] = .array(exporter.contentTypes.map(JSON.string))
+            params["filenameLabel"] = exporter.filenameLabel.map(JSON.string) ?? .null
+            params["documentCount"] = .int(Int64(exporter.documentCount))
         }
         connection.send(notification: "presenter/show", params: .object(params))
     }

@@ -87,8 +87,9 @@ extension AccessError {
             return .invalidParams(description)
         case .io:
             return ResponseError(.fileOperationFailed, description)
-        case .store:
-            return .internalError("the state store failed; see the server log")
+        case .store(let failure):
+            return ResponseError(.internalError, "the state store failed: \(failure.message)",
+                                 data: ["store": .string(failure.kind.rawValue)])
         }
     }
 }

@@ -77,7 +77,7 @@ extension ClientSession {
 
     /// Answers `present…` with `{dialogId}` when the engine announces the dialog: before the
     /// presenter hears of it, so `presenter/show` always follows the response.
-    func announcer(_ reply: Reply) -> (DialogID) -> Void {
+    func announcer(_ reply: Reply) -> @Sendable (DialogID) -> Void {
         { id in reply.succeed(["dialogId": .string(id.rawValue)]) }
     }
 }

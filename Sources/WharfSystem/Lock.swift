@@ -34,7 +34,7 @@ public final class ConditionLock: @unchecked Sendable {
 
     /// Runs `body` with the mutex held.
     @inline(__always)
-    public func withLock<T>(_ body: () throws -> T) rethrows -> T {
+    public func withLock<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         return try body()
@@ -74,6 +74,14 @@ public struct Deadline: Sendable {
     }
 }
 
+/// Nanoseconds on the monotonic clock (`CLOCK_MONOTONIC`): for measuring durations and
+/// pacing, never for telling the time.
+public func monotonicNanoseconds() -> UInt64 {
+    var now = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &now)
+    return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
+}
+
 /// A value guarded by a mutex. Small and explicit; the guarded state is only reachable inside
 /// `withValue`.
 public final class Locked<Value>: @unchecked Sendable {
@@ -83,7 +91,7 @@ public final class Locked<Value>: @unchecked Sendable {
     public init(_ value: Value) { self.value = value }
 
     @inline(__always)
-    public func withValue<T>(_ body: (inout Value) throws -> T) rethrows -> T {
-        try lock.withLock { try body(&value) }
+    public func withValue<T, E: Error>(_ body: (inout Value) throws(E) -> T) throws(E) -> T {
+        try lock.withLock { () throws(E) -> T in try body(&value) }
     }
 }

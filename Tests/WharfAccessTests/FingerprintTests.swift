@@ -55,8 +55,9 @@ import WharfTestSupport
         try grant(store, file)
         let lease = try store.resolve(app: "editor", client: "c1", url: url(file))
         // Make the recorded birth time differ, as if the file had been deleted and its number reused.
-        try store.write { db in
-            try db.run("UPDATE leases SET birth = birth - 1 WHERE access_id = ?", [.text(lease.accessId)])
+        store.sessions.withValue { state in
+            let birth = state.leases[lease.accessId]?.fingerprint.birth ?? 0
+            state.leases[lease.accessId]?.fingerprint.birth = birth - 1
         }
         let error = accessError { () throws(AccessError) in try store.read(client: "c1", accessId: lease.accessId) }
         #expect(error.map { isDenied($0) } == true)

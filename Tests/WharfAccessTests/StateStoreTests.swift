@@ -132,11 +132,11 @@ import WharfTestSupport
             db.close()
         }
         let error = accessError { () throws(AccessError) in try AccessStore.open(stateDirectory: state.path) }
-        guard case .store(let message)? = error else {
+        guard case .store(let failure)? = error else {
             Issue.record("expected a store error, got \(String(describing: error))")
             return
         }
-        #expect(message.contains("newer Wharf"))
+        #expect(failure.message.contains("newer Wharf"))
         let db = try SQLiteConnection(path: state.file("state.sqlite3"))
         #expect(try db.first("PRAGMA user_version") { $0.int(0) } == 99)
     }
@@ -147,6 +147,7 @@ import WharfTestSupport
         let (store, _) = try AccessStore.open(stateDirectory: state.path)
         try grant(store, file)
         _ = try store.resolve(app: "editor", client: "c1", url: url(file))
+        store.flush()
         // Pretend the process that holds this instance died: a pid that is not running.
         try store.write { db in
             try db.run("UPDATE instances SET pid = ?, process_start = 1 WHERE id = ?", [.integer(999_999_999), .text(store.instance)])
@@ -165,11 +166,13 @@ import WharfTestSupport
         let (watcher, _) = try AccessStore.open(stateDirectory: state.path)
         try grant(store, file)
         _ = try store.createBookmark(app: "editor", client: "c1", url: url(file))
+        // Grants reach the store within milliseconds (written behind); flush says when.
+        store.flush()
         #expect(try watcher.allEntries().map(\.kind) == [.grant, .bookmark])
         store.close()
         #expect(try watcher.allEntries().map(\.kind) == [.bookmark])
         let error = accessError { () throws(AccessError) in try store.list(app: "editor", client: "c1") }
-        #expect(error == .store("the state store is closed"))
+        #expect(error == .store(StoreFailure(kind: .closed, message: "the state store is closed")))
     }
 }
 
@@ -187,6 +190,8 @@ import WharfTestSupport
         try grant(editor, file, app: "viewer", client: "c2")
         let bookmark = try editor.createBookmark(app: "editor", client: "c1", url: url(file))
         let lease = try editor.resolve(app: "editor", client: "c1", url: url(file))
+        // Another process sees the editor's grants once they are written behind (milliseconds).
+        editor.flush()
 
         let entries = try admin.allEntries()
         #expect(entries.map(\.app) == ["editor", "viewer", "editor"])

@@ -105,10 +105,10 @@ import WharfTestSupport
     @Test func presenterFailureEndsWithAFailedPresenterError() throws {
         let h = Harness()
         let id = try h.importer()
-        #expect(h.engine.presenterFailed(client: h.client, id: id, message: "the frontend crashed"))
+        try h.engine.fail(client: h.client, id: id, message: "the frontend crashed")
         #expect(h.events.events(id) == ending(id, .failed(
             id, .importer, DialogFailure(code: .presenterFailed, message: "the frontend crashed"))))
-        #expect(h.engine.presenterFailed(client: h.client, id: id, message: "again") == false)
+        #expect(dialogError { try h.engine.fail(client: h.client, id: id, message: "again") } == .alreadyEnded(id))
     }
 
     @Test func writerFailureEndsWithAFailureNamingTheFileAndCause() throws {

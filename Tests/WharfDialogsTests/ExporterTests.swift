@@ -24,8 +24,8 @@ import WharfTestSupport
         let id = try h.exporter(ExporterRequest(
             documents: [ExportDocument(filename: "a", writableContentTypes: ["public.plain-text", "public.json"], contents: text("{}"))],
             contentTypes: .contentType("public.json")))
-        #expect(h.presenter.dialog(id)?.contentTypes == ["public.json"])
-        #expect(h.presenter.dialog(id)?.filename == "a.json")
+        #expect(h.presenter.dialog(id)?.exporter?.contentTypes == ["public.json"])
+        #expect(h.presenter.dialog(id)?.exporter?.filename == "a.json")
         try h.engine.save(client: h.client, id: id, url: nil, contentType: nil, overwrite: false)
         let result = completed(h.events.waitForEnding(id))
         #expect(result?.types == ["public.json"])
@@ -38,8 +38,8 @@ import WharfTestSupport
         let id = try h.exporter(ExporterRequest(
             documents: [ExportDocument(filename: "a", writableContentTypes: ["net.daringfireball.markdown", "public.plain-text"], contents: text("#"))],
             contentTypes: .contentType("com.adobe.pdf")))
-        #expect(h.presenter.dialog(id)?.contentTypes == ["net.daringfireball.markdown"])
-        #expect(h.presenter.dialog(id)?.filename == "a.md")
+        #expect(h.presenter.dialog(id)?.exporter?.contentTypes == ["net.daringfireball.markdown"])
+        #expect(h.presenter.dialog(id)?.exporter?.filename == "a.md")
         try h.engine.save(client: h.client, id: id, url: nil, contentType: nil, overwrite: false)
         #expect(completed(h.events.waitForEnding(id))?.types == ["net.daringfireball.markdown"])
     }
@@ -53,9 +53,9 @@ import WharfTestSupport
                 ExportDocument(filename: "two", writableContentTypes: ["public.json", "public.plain-text"], contents: text("2")),
             ],
             contentTypes: .contentType("public.json")))
-        #expect(h.presenter.dialog(id)?.contentTypes == ["public.plain-text", "public.json"])
-        #expect(h.presenter.dialog(id)?.filenames == ["one.txt", "two.json"])
-        #expect(h.presenter.dialog(id)?.filename == nil, "several documents have no single suggested name")
+        #expect(h.presenter.dialog(id)?.exporter?.contentTypes == ["public.plain-text", "public.json"])
+        #expect(h.presenter.dialog(id)?.exporter?.filenames == ["one.txt", "two.json"])
+        #expect(h.presenter.dialog(id)?.exporter?.filename == nil, "several documents have no single suggested name")
         try h.engine.save(client: h.client, id: id, url: out, contentType: nil, overwrite: false)
         let result = completed(h.events.waitForEnding(id))
         #expect(result?.types == ["public.plain-text", "public.json"])
@@ -71,7 +71,7 @@ import WharfTestSupport
                 ExportDocument(writableContentTypes: ["public.json", "com.adobe.pdf"]),
             ],
             contentTypes: .contentTypes([])))
-        #expect(h.presenter.dialog(id)?.contentTypes == ["public.plain-text", "public.json", "com.adobe.pdf"])
+        #expect(h.presenter.dialog(id)?.exporter?.contentTypes == ["public.plain-text", "public.json", "com.adobe.pdf"])
     }
 
     @Test func writableDocumentFormOffersTheGivenTypesAndTheUserMayPickOne() throws {
@@ -79,7 +79,7 @@ import WharfTestSupport
         let id = try h.exporter(ExporterRequest(
             documents: [ExportDocument(filename: "data", writableContentTypes: ["public.plain-text", "public.json"], contents: text("x"))],
             contentTypes: .contentTypes(["public.plain-text", "public.json"])))
-        #expect(h.presenter.dialog(id)?.filename == "data.txt")
+        #expect(h.presenter.dialog(id)?.exporter?.filename == "data.txt")
         #expect(dialogError { try h.engine.save(client: h.client, id: id, url: nil, contentType: "com.adobe.pdf", overwrite: false) }
             == .contentTypeNotOffered("com.adobe.pdf", offered: ["public.plain-text", "public.json"]))
         #expect(h.events.events(id).isEmpty, "a type outside the offer is rejected and the dialog stays open")
@@ -143,9 +143,9 @@ import WharfTestSupport
                 ExportDocument(writableContentTypes: plain),
             ],
             defaultFilename: "Export"))
-        #expect(h.presenter.dialog(id)?.filenames == ["mine.txt", "Export.txt", "Export 2.txt"])
+        #expect(h.presenter.dialog(id)?.exporter?.filenames == ["mine.txt", "Export.txt", "Export 2.txt"])
         let untitled = try h.exporter(ExporterRequest(documents: [ExportDocument(writableContentTypes: plain)]))
-        #expect(h.presenter.dialog(untitled)?.filename == "Untitled.txt")
+        #expect(h.presenter.dialog(untitled)?.exporter?.filename == "Untitled.txt")
     }
 
     // MARK: Destinations

@@ -29,7 +29,7 @@ import WharfTestSupport
         let endings: [(DialogID) throws -> Void] = [
             { _ = try h.engine.cancel(client: h.client, id: $0) },
             { try h.engine.dismiss(client: h.client, id: $0) },
-            { h.engine.presenterFailed(client: h.client, id: $0, message: "x") },
+            { try h.engine.fail(client: h.client, id: $0, message: "x") },
             { try h.engine.choose(client: h.client, id: $0, urls: [h.dir.file("a.txt")]) },
         ]
         for end in endings {
@@ -106,8 +106,8 @@ import WharfTestSupport
         #expect(shown.title == "Open")
         #expect(shown.message == "Pick notes")
         #expect(shown.confirmationLabel == "Import")
-        #expect(shown.allowedContentTypes == ["public.plain-text", "public.folder"])
-        #expect(shown.allowsMultipleSelection)
+        #expect(shown.importer?.allowedContentTypes == ["public.plain-text", "public.folder"])
+        #expect(shown.importer?.allowsMultipleSelection == true)
         #expect(shown.directory == h.dir.path)
         #expect(shown.browserOptions == [.includeHiddenFiles, .displayFileExtensions])
         #expect(shown.filters == DialogFilters(globs: ["*.txt"], mimeTypes: [], directories: true))

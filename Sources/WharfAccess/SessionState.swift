@@ -1,0 +1,153 @@
+import WharfSystem
+
+/// What this process's sessions hold, in memory: grants and the leases started through them.
+///
+/// Only touched under `AccessStore.sessions`' lock, and only for bookkeeping: every file-system
+/// check happens outside it, on copies.
+struct SessionState {
+    /// Every live grant, by its local id (stable for the grant's life; `rowId` is the store's).
+    var grants: [Int: Grant] = [:]
+    /// Per client: its grants by exact path, and which of them are directories.
+    var clients: [ClientID: ClientGrants] = [:]
+    /// Every lease not yet released, by access id.
+    var leases: [String: LeaseState] = [:]
+    var nextGrantId = 1
+    /// Incremented each time a write-behind batch commits; a grant written in batch `n` has
+    /// `writtenIn == n`, so a revocation check that read the store after batch `m` only judges
+    /// grants with `writtenIn <= m`.
+    var batchesWritten: UInt64 = 0
+    /// Per client: the access ids it released lately, so a second release is told apart from
+    /// an id that was never its own.
+    var released: [ClientID: ReleasedAccessIds] = [:]
+
+    /// The grant of `client` for exactly `path`.
+    func grant(of client: ClientID, at path: FilePath) -> Grant? {
+        clients[client]?.byPath[path].flatMap { grants[$0] }
+    }
+
+    /// The client's directory grants that contain `path`: read-write ones first, then the
+    /// nearest. Each check compares bytes, linear in the grant's length.
+    func directories(of client: ClientID, containing path: FilePath) -> [Grant] {
+        guard let ids = clients[client]?.directories else { return [] }
+        return ids.compactMap { grants[$0] }.filter { $0.path.contains(path) }.sorted {
+            $0.readOnly != $1.readOnly ? !$0.readOnly : $0.path.bytes.count > $1.path.bytes.count
+        }
+    }
+
+    /// Adds a grant, or refreshes the client's grant for the same path (the identity becomes
+    /// the new one; the rights widen to the wider of the two; a dialog's grant is never demoted
+    /// to one that depends on a bookmark). Answers its local id.
+    mutating func upsert(_ new: Grant) -> Int {
+        if let id = clients[new.client]?.byPath[new.path], var old = grants[id] {
+            old.fingerprint = new.fingerprint
+            old.isDirectory = new.isDirectory
+            old.isSymlink = new.isSymlink
+            old.readOnly = old.readOnly && new.readOnly
+            if old.bookmarkId == nil || new.bookmarkId == nil { old.bookmarkId = nil } else { old.bookmarkId = new.bookmarkId }
+            grants[id] = old
+            updateDirectoryIndex(old)
+            return id
+        }
+        var grant = new
+        grant.id = nextGrantId
+        nextGrantId += 1
+        grants[grant.id] = grant
+        clients[grant.client, default: ClientGrants()].byPath[grant.path] = grant.id
+        updateDirectoryIndex(grant)
+        return grant.id
+    }
+
+    private mutating func updateDirectoryIndex(_ grant: Grant) {
+        clients[grant.client, default: ClientGrants()].directories.remove(grant.id)
+        if grant.isDirectory { clients[grant.client]?.directories.insert(grant.id) }
+    }
+
+    /// Removes a grant (revoked, or its session ended). Its leases stay, to be released, but
+    /// lose their grant: I/O through them is refused from then on.
+    @discardableResult
+    mutating func remove(grant id: Int) -> Grant? {
+        guard let grant = grants.removeValue(forKey: id) else { return nil }
+        clients[grant.client]?.byPath[grant.path] = nil
+        clients[grant.client]?.directories.remove(id)
+        for (accessId, lease) in leases where lease.grantId == id { leases[accessId]?.grantId = nil }
+        return grant
+    }
+
+    /// How many leases are open through each grant.
+    func leaseCount(of grant: Int) -> Int {
+        leases.values.reduce(0) { $0 + ($1.grantId == grant ? 1 : 0) }
+    }
+}
+
+/// One client's grants, indexed.
+struct ClientGrants {
+    var byPath: [FilePath: Int] = [:]
+    var directories: Set<Int> = []
+}
+
+/// A grant: what one session may reach.
+struct Grant {
+    /// Local id (0 until added).
+    var id = 0
+    /// The store's row id, once written; nil before.
+    var rowId: Int64?
+    /// The batch that last wrote it (see `SessionState.batchesWritten`).
+    var writtenIn: UInt64 = 0
+    var client: ClientID
+    var app: String
+    var path: FilePath
+    var fingerprint: Fingerprint
+    var isDirectory: Bool
+    /// Granted as the link itself (an importer with `importsUnresolvedAliases`).
+    var isSymlink: Bool
+    var readOnly: Bool
+    /// The bookmark it came from (revoking the bookmark revokes it); nil for a dialog's grant.
+    var bookmarkId: Int64?
+    var created: Double
+}
+
+/// One started access.
+struct LeaseState {
+    var accessId: String
+    var client: ClientID
+    /// The grant it was started through; nil once that grant is revoked.
+    var grantId: Int?
+    var path: FilePath
+    /// The granted directory the file is reached through, or nil for a file granted itself.
+    var anchor: FilePath?
+    var fingerprint: Fingerprint
+    /// The fingerprint of what the grant covers (the directory `anchor` names, for a lease
+    /// inside one), for opening the file again safely.
+    var grantFingerprint: Fingerprint
+    var isDirectory: Bool
+    var isSymlink: Bool
+    var readOnly: Bool
+    var created: Double
+    /// Written to the store (so that `wharf access list` counts it).
+    var written = false
+}
+
+/// The ids a client has released, newest kept: a bounded memory (the oldest are forgotten past
+/// `capacity`), so a long session cannot grow it without end. A forgotten id released again is
+/// reported as unknown rather than as released twice — still an error, just a vaguer one.
+struct ReleasedAccessIds {
+    static let capacity = 4096
+    private var ids: Set<String> = []
+    private var order: [String] = []
+    private var start = 0
+
+    mutating func insert(_ id: String) {
+        guard ids.insert(id).inserted else { return }
+        order.append(id)
+        if ids.count > Self.capacity {
+            ids.remove(order[start])
+            start += 1
+            if start > Self.capacity {
+                order.removeFirst(start)
+                start = 0
+            }
+        }
+    }
+
+    func contains(_ id: String) -> Bool { ids.contains(id) }
+}

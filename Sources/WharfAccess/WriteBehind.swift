@@ -1,0 +1,231 @@
+import CSQLite
+import WharfSystem
+
+/// Changes to the session state that the store has not seen yet, coalesced: a grant refreshed
+/// ten times before the next batch is written once, a lease started and released in between is
+/// never written at all.
+struct PendingChanges {
+    var registerInstance = false
+    /// Local ids of grants to insert or update.
+    var grants: Set<Int> = []
+    /// Row ids of grants to delete (ones never written are simply forgotten).
+    var deletedGrants: Set<Int64> = []
+    /// Access ids of leases to insert, and to delete.
+    var leases: Set<String> = []
+    var deletedLeases: Set<String> = []
+    /// (app, customization id) → folder.
+    var rememberedDirectories: [RememberedKey: (FilePath, Double)] = [:]
+
+    var isEmpty: Bool {
+        !registerInstance && grants.isEmpty && deletedGrants.isEmpty && leases.isEmpty && deletedLeases.isEmpty
+            && rememberedDirectories.isEmpty
+    }
+}
+
+struct RememberedKey: Hashable, Sendable {
+    var app: String
+    var customizationId: String
+}
+
+/// The queue of pending changes and the state of the batch writer. Writing happens on a pool
+/// thread, a few milliseconds after the first change (so a burst becomes one transaction).
+final class WriteBehind: @unchecked Sendable {
+    let lock = ConditionLock()
+    // Guarded by `lock`.
+    var changes = PendingChanges()
+    var scheduled = false
+    var writing = false
+    /// After a failed batch, the next try waits this long (doubling up to a few seconds).
+    var retryDelay = 0
+
+    /// How long a change waits for company before its batch is written.
+    static let gatherMilliseconds = 5
+
+    func registerInstance() {
+        lock.withLock { changes.registerInstance = true }
+    }
+
+    func change(_ body: (inout PendingChanges) -> Void) {
+        lock.withLock { body(&changes) }
+    }
+}
+
+extension AccessStore {
+    /// Arranges for pending changes to be written soon, off every caller's thread.
+    func scheduleFlush() {
+        let (start, delay) = pending.lock.withLock { () -> (Bool, Int) in
+            if pending.scheduled || pending.changes.isEmpty { return (false, 0) }
+            pending.scheduled = true
+            return (true, max(WriteBehind.gatherMilliseconds, pending.retryDelay))
+        }
+        guard start else { return }
+        TimerQueue.shared.after(milliseconds: delay) { [weak self] in
+            guard let self else { return }
+            self.pending.lock.withLock { self.pending.scheduled = false }
+            self.writePending()
+        }
+    }
+
+    /// Writes everything pending now and waits until it is written (or the store refused it:
+    /// then it stays pending, and the failure is reported). For the end of a session and for
+    /// tests; request handlers never wait for it.
+    public func flush() {
+        writePending()
+        pending.lock.withLock {
+            while pending.writing { pending.lock.wait() }
+        }
+    }
+
+    /// Takes the pending changes and writes them as one transaction. One writer at a time;
+    /// changes made meanwhile wait for the next batch.
+    func writePending() {
+        let taken = pending.lock.withLock { () -> PendingChanges? in
+            if pending.writing || pending.changes.isEmpty { return nil }
+            pending.writing = true
+            let taken = pending.changes
+            pending.changes = PendingChanges()
+            return taken
+        }
+        guard let taken else { return }
+        var failure: AccessError?
+        do throws(AccessError) {
+            try writeBatch(taken)
+        } catch {
+            failure = error
+        }
+        pending.lock.withLock {
+            if failure != nil {
+                // Keep the batch for the next try: merge it back under what came since.
+                merge(taken, into: &pending.changes)
+                pending.retryDelay = min(max(pending.retryDelay * 2, 100), 5_000)
+            } else {
+                pending.retryDelay = 0
+            }
+            pending.writing = false
+            pending.lock.broadcast()
+        }
+        if let failure {
+            report("could not write the session state to \(databasePath) (will retry): \(failure)")
+        }
+        scheduleFlush()
+    }
+
+    private func merge(_ old: PendingChanges, into changes: inout PendingChanges) {
+        changes.registerInstance = changes.registerInstance || old.registerInstance
+        changes.grants.formUnion(old.grants)
+        changes.deletedGrants.formUnion(old.deletedGrants)
+        changes.leases.formUnion(old.leases.subtracting(changes.deletedLeases))
+        changes.deletedLeases.formUnion(old.deletedLeases)
+        for (key, value) in old.rememberedDirectories where changes.rememberedDirectories[key] == nil {
+            changes.rememberedDirectories[key] = value
+        }
+    }
+
+    /// One transaction: the instance row, grants, leases, remembered folders. A grant whose row
+    /// another process deleted (`wharf access revoke`), or whose bookmark it deleted, is
+    /// revoked here too.
+    private func writeBatch(_ changes: PendingChanges) throws(AccessError) {
+        // What to write, copied from the session state now (a grant changed since it was
+        // queued is written as it is now; one removed since is skipped).
+        let (grants, leases) = sessions.withValue { state -> ([Grant], [(LeaseState, Int64?)]) in
+            let grants = changes.grants.compactMap { state.grants[$0] }
+            let leases = changes.leases.compactMap { id -> (LeaseState, Int64?)? in
+                guard let lease = state.leases[id] else { return nil }
+                return (lease, nil)
+            }
+            return (grants, leases)
+        }
+        var rowIds: [Int: Int64] = [:]
+        var revoked: [Int] = []
+        try write { db in
+            if changes.registerInstance {
+                let me = ProcessIdentity.current()
+                try db.run("INSERT OR IGNORE INTO instances (id, pid, process_start, started) VALUES (?, ?, ?, ?)",
+                           [.text(instance), .integer(Int64(me.pid)), .integer(Int64(me.startTime)),
+                            .real(StateLocation.now())])
+                try Self.deleteDeadInstances(db, except: instance)
+            }
+            for row in changes.deletedGrants {
+                try db.run("DELETE FROM grants WHERE id = ?", [.integer(row)])
+            }
+            for grant in grants {
+                if let row = try Self.writeGrant(db, grant, instance: instance) { rowIds[grant.id] = row } else { revoked.append(grant.id) }
+            }
+            for accessId in changes.deletedLeases {
+                try db.run("DELETE FROM leases WHERE access_id = ?", [.text(accessId)])
+            }
+            for (lease, _) in leases {
+                let grantRow = lease.grantId.flatMap { id in rowIds[id] ?? self.sessions.withValue { $0.grants[id]?.rowId } }
+                try Self.insertLease(db, lease, grantRow: grantRow, instance: instance)
+            }
+            for (key, (directory, updated)) in changes.rememberedDirectories {
+                try db.run("""
+                    INSERT INTO remembered_directories (app, customization_id, directory, updated) VALUES (?, ?, ?, ?)
+                    ON CONFLICT (app, customization_id) DO UPDATE SET directory = excluded.directory, updated = excluded.updated
+                    """, [.text(key.app), .text(key.customizationId), .path(directory), .real(updated)])
+            }
+        }
+        sessions.withValue { state in
+            state.batchesWritten += 1
+            for (id, row) in rowIds {
+                state.grants[id]?.rowId = row
+                state.grants[id]?.writtenIn = state.batchesWritten
+            }
+            for id in revoked { state.remove(grant: id) }
+            for (lease, _) in leases where state.leases[lease.accessId] != nil { state.leases[lease.accessId]?.written = true }
+        }
+    }
+
+    /// Inserts a grant not written before, or updates its row. Answers the row id, or nil when
+    /// the grant was revoked meanwhile (its row is gone, or its bookmark is).
+    private static func writeGrant(_ db: SQLiteConnection, _ grant: Grant, instance: String) throws -> Int64? {
+        let facts: [SQLiteValue] = SQLiteValue.fingerprint(grant.fingerprint)
+            + [.bool(grant.isDirectory), .bool(grant.readOnly), .optional(grant.bookmarkId), .bool(grant.isSymlink)]
+        if let row = grant.rowId {
+            let updated = try db.run("""
+                UPDATE grants SET device = ?, inode = ?, file_system = ?, birth = ?, is_directory = ?, read_only = ?,
+                                  bookmark_id = ?, is_symlink = ?
+                WHERE id = ?
+                """, facts + [.integer(row)])
+            return updated == 1 ? row : nil
+        }
+        do {
+            return try db.first("""
+                INSERT INTO grants (instance, client, app, path, device, inode, file_system, birth, is_directory,
+                                    read_only, bookmark_id, is_symlink, created)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT (instance, client, path) DO UPDATE SET
+                    device = excluded.device, inode = excluded.inode, file_system = excluded.file_system,
+                    birth = excluded.birth, is_directory = excluded.is_directory, read_only = excluded.read_only,
+                    bookmark_id = excluded.bookmark_id, is_symlink = excluded.is_symlink
+                RETURNING id
+                """, [.text(instance), .text(grant.client.rawValue), .text(grant.app), .path(grant.path)] + facts
+                + [.real(grant.created)], map: { $0.int(0) })
+        } catch let error as SQLiteError where error.primaryCode == SQLITE_CONSTRAINT {
+            // The bookmark it came from was deleted (revoked) before the grant was written.
+            return nil
+        }
+    }
+
+    private static func insertLease(_ db: SQLiteConnection, _ lease: LeaseState, grantRow: Int64?, instance: String) throws {
+        try db.run("""
+            INSERT OR IGNORE INTO leases (access_id, instance, client, grant_id, path, anchor, device, inode, file_system,
+                                          birth, is_directory, read_only, created)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """,
+            [.text(lease.accessId), .text(instance), .text(lease.client.rawValue), .optional(grantRow),
+             .path(lease.path), .optional(lease.anchor)] + SQLiteValue.fingerprint(lease.fingerprint)
+            + [.bool(lease.isDirectory), .bool(lease.readOnly), .real(lease.created)])
+    }
+
+    /// Deletes the instances (and, by cascade, the grants and leases) of processes that are no
+    /// longer running — those that crashed or were killed before `close()`.
+    static func deleteDeadInstances(_ db: SQLiteConnection, except instance: String) throws {
+        var dead: [String] = []
+        try db.query("SELECT id, pid, process_start FROM instances") { row in
+            let process = ProcessIdentity(pid: Int32(row.int(1)), startTime: UInt64(row.int(2)))
+            if row.text(0) != instance && !process.isRunning { dead.append(row.text(0)) }
+        }
+        for id in dead { try db.run("DELETE FROM instances WHERE id = ?", [.text(id)]) }
+    }
+}

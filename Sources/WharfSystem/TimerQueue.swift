@@ -1,0 +1,100 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// Runs work at a moment on the monotonic clock: dialog timeouts, scripted delays, the parent
+/// watch. One thread sleeps until the earliest deadline and hands what is due to a
+/// ``WorkerPool``, so timed work never runs on the timer thread itself and a slow piece of work
+/// cannot delay the next deadline. The thread starts with the first timer.
+public final class TimerQueue: @unchecked Sendable {
+    /// The queue the server uses.
+    public static let shared = TimerQueue(pool: .shared)
+
+    private struct Timer {
+        var deadline: UInt64
+        var sequence: UInt64
+        var work: @Sendable () -> Void
+    }
+
+    private let pool: WorkerPool
+    private let lock = ConditionLock()
+    // Guarded by `lock`: a binary min-heap by (deadline, sequence).
+    private var heap: [Timer] = []
+    private var sequence: UInt64 = 0
+    private var started = false
+
+    public init(pool: WorkerPool) {
+        self.pool = pool
+    }
+
+    /// Nanoseconds on the monotonic clock.
+    public static var now: UInt64 { monotonicNanoseconds() }
+
+    /// Runs `work` on the pool `milliseconds` from now (at once, on the pool, for 0).
+    public func after(milliseconds: Int, _ work: @escaping @Sendable () -> Void) {
+        guard milliseconds > 0 else { return pool.run(work) }
+        let deadline = Self.now + UInt64(milliseconds) * 1_000_000
+        let start = lock.withLock { () -> Bool in
+            sequence += 1
+            push(Timer(deadline: deadline, sequence: sequence, work: work))
+            lock.signal()
+            if started { return false }
+            started = true
+            return true
+        }
+        if start { startThread { [self] in tick() } }
+    }
+
+    private func tick() {
+        lock.lock()
+        while true {
+            guard let first = heap.first else {
+                lock.wait()
+                continue
+            }
+            let now = Self.now
+            if first.deadline > now {
+                lock.wait(until: Deadline(secondsFromNow: Double(first.deadline - now) / 1_000_000_000))
+                continue
+            }
+            let due = pop()
+            lock.unlock()
+            pool.run(due.work)
+            lock.lock()
+        }
+    }
+
+    private static func precedes(_ a: Timer, _ b: Timer) -> Bool {
+        (a.deadline, a.sequence) < (b.deadline, b.sequence)
+    }
+
+    private func push(_ timer: Timer) {
+        heap.append(timer)
+        var child = heap.count - 1
+        while child > 0 {
+            let parent = (child - 1) / 2
+            guard Self.precedes(heap[child], heap[parent]) else { break }
+            heap.swapAt(child, parent)
+            child = parent
+        }
+    }
+
+    private func pop() -> Timer {
+        let first = heap[0]
+        let last = heap.removeLast()
+        guard !heap.isEmpty else { return first }
+        heap[0] = last
+        var parent = 0
+        while true {
+            let left = 2 * parent + 1, right = left + 1
+            var smallest = parent
+            if left < heap.count && Self.precedes(heap[left], heap[smallest]) { smallest = left }
+            if right < heap.count && Self.precedes(heap[right], heap[smallest]) { smallest = right }
+            if smallest == parent { return first }
+            heap.swapAt(parent, smallest)
+            parent = smallest
+        }
+    }
+}

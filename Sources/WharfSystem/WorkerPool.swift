@@ -1,0 +1,114 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// A few threads of Wharf's own that run work which may wait: disk, SQLite, child processes.
+///
+/// Dispatch would do, but linking it costs an idle server over a MiB of resident memory (it
+/// drags in the concurrency runtime and the regex libraries), and Wharf needs only this: run a
+/// closure soon, on some thread that is not the caller's. Threads are started when work finds
+/// none idle (up to `maximumThreads`) and end after a few seconds without work, so an idle
+/// server keeps none.
+public final class WorkerPool: @unchecked Sendable {
+    /// The pool the server uses.
+    public static let shared = WorkerPool(maximumThreads: 32)
+
+    private let lock = ConditionLock()
+    private let maximumThreads: Int
+    private let idleSeconds: Double
+    // Guarded by `lock`.
+    private var queue: [@Sendable () -> Void] = []
+    private var head = 0
+    private var threads = 0
+    private var idle = 0
+
+    /// - Parameters:
+    ///   - maximumThreads: the most threads running work at once; more work waits its turn.
+    ///   - idleSeconds: how long a thread waits for work before it ends.
+    public init(maximumThreads: Int, idleSeconds: Double = 5) {
+        self.maximumThreads = maximumThreads
+        self.idleSeconds = idleSeconds
+    }
+
+    /// Runs `work` on a pool thread, never on the caller's.
+    public func run(_ work: @escaping @Sendable () -> Void) {
+        lock.lock()
+        queue.append(work)
+        let start = idle == 0 && threads < maximumThreads
+        if start { threads += 1 } else { lock.signal() }
+        lock.unlock()
+        if start { startThread { [self] in serve() } }
+    }
+
+    /// How many threads the pool has now (for tests and memory measurements).
+    public var threadCount: Int { lock.withLock { threads } }
+
+    private func serve() {
+        lock.lock()
+        while true {
+            if head < queue.count {
+                let work = queue[head]
+                head += 1
+                if head > 64 && head * 2 > queue.count {
+                    queue.removeFirst(head)
+                    head = 0
+                }
+                lock.unlock()
+                work()
+                lock.lock()
+                continue
+            }
+            idle += 1
+            let deadline = Deadline(secondsFromNow: idleSeconds)
+            var timedOut = false
+            while head >= queue.count && !timedOut { timedOut = !lock.wait(until: deadline) }
+            idle -= 1
+            if head >= queue.count {
+                threads -= 1
+                lock.unlock()
+                return
+            }
+        }
+    }
+}
+
+/// Runs closures one at a time, in the order they were given, on a ``WorkerPool``: the order
+/// of a serial queue without a thread of its own. One per client keeps that client's work in
+/// order while other clients' work goes on beside it.
+public final class SerialQueue: @unchecked Sendable {
+    private let pool: WorkerPool
+    private let lock = ConditionLock()
+    // Guarded by `lock`.
+    private var pending: [@Sendable () -> Void] = []
+    private var running = false
+
+    public init(pool: WorkerPool = .shared) {
+        self.pool = pool
+    }
+
+    /// Runs `work` after everything given before it.
+    public func run(_ work: @escaping @Sendable () -> Void) {
+        let start = lock.withLock { () -> Bool in
+            pending.append(work)
+            if running { return false }
+            running = true
+            return true
+        }
+        if start { pool.run { [self] in drain() } }
+    }
+
+    private func drain() {
+        while true {
+            let batch = lock.withLock { () -> [@Sendable () -> Void] in
+                let batch = pending
+                pending.removeAll(keepingCapacity: true)
+                if batch.isEmpty { running = false }
+                return batch
+            }
+            if batch.isEmpty { return }
+            for work in batch { work() }
+        }
+    }
+}
