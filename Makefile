@@ -59,6 +59,7 @@ test: test-swift test-soak test-python test-clients test-interop test-nvim test-
 # The soak runs in test-soak, against the release server, which keeps it within a minute.
 test-swift: build
 	$(SWIFT) build --build-tests
+	Tests/lint/syscalls.sh
 	$(SWIFT) test --skip-build --skip Soak
 
 test-python: build $(VENV)/.installed

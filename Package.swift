@@ -2,10 +2,12 @@
 // Wharf: SwiftUI's fileImporter/fileExporter semantics as a JSON-RPC 2.0 server over stdio.
 //
 // Layers, each knowing only those below it:
-//   CJansson → WharfJSON → WharfJSONRPC
+//   WharfSystem: the one door to the C library (files, processes, signals, time)
+//   CJansson → WharfJSON → WharfJSONRPC (transport), WharfProtocol (the protocol's messages)
 //   WharfSystem → WharfContentTypes, WharfFileWriting, WharfAccess (CSQLite) → WharfDialogs
-//   all of the above → WharfServer → wharf
-// Domain modules (content types, file writing, access, dialogs) never see JSON.
+//   all of the above → WharfServer (session host, method table, presenters) → wharf
+// Domain modules (content types, file writing, access, dialogs) never see JSON; WharfProtocol
+// never sees the domain.
 import PackageDescription
 
 let package = Package(
@@ -32,6 +34,8 @@ let package = Package(
         .target(name: "WharfJSON", dependencies: ["CJansson"]),
         .testTarget(name: "WharfJSONTests", dependencies: ["WharfJSON"]),
         .target(name: "WharfJSONRPC", dependencies: ["WharfJSON", "WharfSystem"]),
+        // One type per message of the protocol: its params, its result, reading and writing.
+        .target(name: "WharfProtocol", dependencies: ["WharfJSON"]),
         .testTarget(name: "WharfJSONRPCTests", dependencies: ["WharfJSONRPC", "WharfServerTestSupport", "WharfTestSupport"]),
 
         // MARK: Domain modules (no JSON)
@@ -48,7 +52,7 @@ let package = Package(
         .target(
             name: "WharfServer",
             dependencies: [
-                "WharfJSON", "WharfJSONRPC", "WharfSystem",
+                "WharfJSON", "WharfJSONRPC", "WharfProtocol", "WharfSystem",
                 "WharfContentTypes", "WharfFileWriting", "WharfAccess", "WharfDialogs",
             ]
         ),
@@ -66,7 +70,9 @@ let package = Package(
         ),
         .testTarget(
             name: "WharfEndToEndTests",
-            dependencies: ["WharfServerTestSupport", "WharfTestSupport", "WharfJSON", "WharfJSONRPC", "WharfSystem", "WharfServer"]
+            dependencies: [
+                "WharfServerTestSupport", "WharfTestSupport", "WharfJSON", "WharfJSONRPC", "WharfProtocol", "WharfSystem", "WharfServer",
+            ]
         ),
 
         // MARK: Test tools

@@ -1,6 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#endif
 import CSQLite
 import WharfSystem
 
@@ -182,9 +180,9 @@ public final class AccessStore: Sendable {
                 return
             } catch {
                 guard error.isBusy, waited < patience else { throw error }
-                let pause = Int.random(in: 1_000...20_000)
-                usleep(UInt32(pause))
-                waited += pause
+                let pause = Int.random(in: 1...20)
+                ProcessControl.sleep(milliseconds: pause)
+                waited += pause * 1000
             }
         }
     }

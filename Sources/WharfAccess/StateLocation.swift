@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 import WharfSystem
 
 /// Where the state store lives on disk, and the file-system chores around it: creating the
@@ -17,8 +13,8 @@ enum StateLocation {
     /// relative `$XDG_STATE_HOME` is invalid and must be ignored, so it is.
     static func directory(explicit: FilePath?) -> FilePath? {
         if let explicit { return explicit.description == memory ? nil : explicit.normalized }
-        if let raw = getenv("XDG_STATE_HOME"), raw.pointee != 0 {
-            let value = FilePath(cString: raw)
+        if let raw = ProcessControl.environment("XDG_STATE_HOME"), !raw.isEmpty {
+            let value = FilePath(unchecked: raw)
             if value.isAbsolute { return value.normalized.appending("wharf") }
         }
         return FilePath.home().appending(".local/state/wharf")
@@ -65,7 +61,7 @@ enum StateLocation {
         let name = path.lastComponent
         var destination = name + Array(".corrupt-\(timestamp())".utf8)
         if (try? Syscalls.statusIfPresent(in: directory, FilePath(unchecked: destination), reportedAs: path)) != nil {
-            destination += Array("-\(getpid())".utf8)
+            destination += Array("-\(ProcessControl.processID)".utf8)
         }
         try Syscalls.rename(in: directory, FilePath(unchecked: name), to: FilePath(unchecked: destination), reportedAs: path)
         for suffix in ["-wal", "-shm"] {
@@ -79,18 +75,11 @@ enum StateLocation {
 
     /// `20260102T030405Z`: sortable, and free of characters that need quoting in a shell.
     static func timestamp() -> String {
-        var now = time(nil)
-        var parts = tm()
-        gmtime_r(&now, &parts)
-        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        return "\(parts.tm_year + 1900)\(two(parts.tm_mon + 1))\(two(parts.tm_mday))T"
-            + "\(two(parts.tm_hour))\(two(parts.tm_min))\(two(parts.tm_sec))Z"
+        ISO8601.format(ProcessControl.wallClockSeconds()).filter { $0 != "-" && $0 != ":" }
     }
 
     /// Seconds since the epoch, with fraction, for `created`/`updated` columns.
     static func now() -> Double {
-        var spec = timespec()
-        clock_gettime(CLOCK_REALTIME, &spec)
-        return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1_000_000_000
+        ProcessControl.wallClockSeconds()
     }
 }

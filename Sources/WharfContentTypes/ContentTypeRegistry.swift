@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 import WharfSystem
 
 /// The system's content types: Apple's system-declared types built in, and the freedesktop
@@ -34,7 +30,7 @@ public final class ContentTypeRegistry: Sendable {
     /// (default `/usr/local/share:/usr/share`). `environment` reads a variable (the process
     /// environment unless a test passes its own).
     public static func defaultMIMEDirectories(
-        environment: (String) -> [UInt8]? = { name in getenv(name).map { Array(FilePath(cString: $0).bytes) } }
+        environment: (String) -> [UInt8]? = ProcessControl.environment
     ) -> [FilePath] {
         func variable(_ name: String) -> [UInt8]? {
             guard let value = environment(name), !value.isEmpty else { return nil }
@@ -91,8 +87,7 @@ final class Tables: Sendable {
     private let dynamicRecords = Locked<[String: TypeRecord]>([:])
 
     init(directories: [FilePath]) {
-        var start = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &start)
+        let start = monotonicNanoseconds()
         let database = MIMEDatabase(directories: directories)
 
         var records: [String: TypeRecord] = [:]
@@ -134,10 +129,8 @@ final class Tables: Sendable {
             }
         }
         self.systemKeyForType = systemKeyForType
-        var end = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &end)
         statistics = LoadStatistics(
-            seconds: Double(end.tv_sec - start.tv_sec) + Double(end.tv_nsec - start.tv_nsec) / 1e9,
+            seconds: Double(monotonicNanoseconds() - start) / 1e9,
             mimeTypes: database.typeNames.count, globRules: database.patterns.reduce(0) { $0 + $1.count },
             magicSections: database.magic.sections.count, aliases: database.aliasNames.count,
             directories: directories)

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 import WharfSystem
 
 /// How much of a file sniffing reads. GLib reads this much too, and agreeing with it matters

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// One glob rule from `globs2`: a pattern that names files of a MIME type.
 struct GlobRule: Sendable {

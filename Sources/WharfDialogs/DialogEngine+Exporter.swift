@@ -27,7 +27,7 @@ extension DialogEngine {
             PresentedDialog(
                 id: id, client: client, title: options.title, message: options.message,
                 confirmationLabel: options.confirmationLabel, filters: filters, directory: directory,
-                browserOptions: options.browserOptions,
+                browserOptions: options.browserOptions, parentWindow: options.parentWindow,
                 details: .exporter(.init(
                     filename: filenames.count == 1 ? filenames[0] : nil, filenames: filenames,
                     contentTypes: plan.offered, filenameLabel: options.filenameLabel)),

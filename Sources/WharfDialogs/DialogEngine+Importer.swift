@@ -32,7 +32,7 @@ extension DialogEngine {
             PresentedDialog(
                 id: id, client: client, title: options.title, message: options.message,
                 confirmationLabel: options.confirmationLabel, filters: filters, directory: directory,
-                browserOptions: options.browserOptions,
+                browserOptions: options.browserOptions, parentWindow: options.parentWindow,
                 details: .importer(.init(allowedContentTypes: request.allowedContentTypes,
                                          allowsMultipleSelection: request.allowsMultipleSelection)),
                 responder: responder)

@@ -123,10 +123,20 @@ public final class DialogEngine: @unchecked Sendable {
         lock.withLock { state.clients[client]?.open.count ?? 0 }
     }
 
-    /// Whether `id` is an open dialog of `client` (the server tells "not yours to answer" from
-    /// "no such dialog" with it).
-    public func owns(client: ClientID, id: DialogID) -> Bool {
-        lock.withLock { state.dialogs[id]?.client == client }
+    /// The way for `presenter` to answer `client`'s open dialog `id`: what a presenter that
+    /// gets its input from elsewhere (the client's own UI, over the protocol) asks for. Only
+    /// the dialog's own presenter (the same object it was shown with) gets one.
+    ///
+    /// - Throws: ``DialogError/notPresenter(_:shownBy:)`` when another presenter shows the
+    ///   dialog; ``DialogError/unknownDialog(_:)`` or ``DialogError/alreadyEnded(_:)``.
+    public func responder(client: ClientID, id: DialogID, for presenter: any DialogPresenter) throws(DialogError) -> DialogResponder {
+        try lock.withLock { () throws(DialogError) -> DialogResponder in
+            let record = try lookup(client: client, id: id)
+            guard (record.presenter as AnyObject) === (presenter as AnyObject) else {
+                throw .notPresenter(id, shownBy: record.presenter.name)
+            }
+            return DialogResponder(engine: self, client: client, id: id)
+        }
     }
 
     // MARK: Answers from the human (through the presenter)

@@ -26,6 +26,9 @@ public enum DialogError: Error, Sendable, Equatable, CustomStringConvertible {
     case unknownDialog(DialogID)
     /// The dialog has already ended; late input changes nothing.
     case alreadyEnded(DialogID)
+    /// Input for a dialog from someone other than its presenter (`shownBy` names it): only
+    /// the presenter answers a dialog; the app ends it with `cancel`.
+    case notPresenter(DialogID, shownBy: String)
     /// The request is for the other kind of dialog (a `save` for an importer, …).
     case wrongKind(DialogID, expected: DialogKind, actual: DialogKind)
     /// The exporter's destination was already chosen; the dialog is producing or writing its
@@ -57,6 +60,7 @@ public enum DialogError: Error, Sendable, Equatable, CustomStringConvertible {
         case .tooManyDialogs: return "tooManyDialogs"
         case .unknownDialog: return "unknownDialog"
         case .alreadyEnded: return "alreadyEnded"
+        case .notPresenter: return "notPresenter"
         case .wrongKind: return "wrongKind"
         case .choiceAlreadyMade: return "choiceAlreadyMade"
         case .rejectedChoice: return "rejectedChoice"
@@ -95,6 +99,8 @@ public enum DialogError: Error, Sendable, Equatable, CustomStringConvertible {
             return "there is no dialog \(id) for this client"
         case .alreadyEnded(let id):
             return "dialog \(id) has already ended"
+        case .notPresenter(let id, let presenter):
+            return "dialog \(id) is shown by the \(presenter) presenter, not by this client: only its presenter answers it (the app ends it with cancel)"
         case .wrongKind(let id, let expected, let actual):
             return "dialog \(id) is an \(actual), and this request is for an \(expected)"
         case .choiceAlreadyMade(let id):

@@ -9,6 +9,9 @@ import WharfSystem
 /// still return quickly (answer later, from another thread, as ``ScriptPresenter`` does through
 /// the scheduler): a client's later events wait behind it.
 public protocol DialogPresenter: Sendable {
+    /// What the protocol calls this presenter (`frontend`, `script`, `portal`, `zenity`,
+    /// `kdialog`), for `initialize` and for messages.
+    var name: String { get }
     /// Show the dialog. Answers come back through ``PresentedDialog/responder``.
     func show(_ dialog: PresentedDialog)
     /// The dialog ended from the app's side (the client's `cancel`, a timeout, a disconnect)
@@ -30,6 +33,9 @@ public struct PresentedDialog: Sendable {
     /// The directory the dialog opens in (remembered, default, or home).
     public var directory: FilePath
     public var browserOptions: BrowserOptions
+    /// The window the dialog is modal to, in the portal's notation (`x11:<hex XID>`,
+    /// `wayland:<handle>`), as the client gave it.
+    public var parentWindow: String?
     /// What only one kind of dialog has.
     public var details: Details
     /// Answers the dialog on the human's behalf.

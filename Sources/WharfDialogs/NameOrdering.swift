@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// The order of a listing: directories first, then names in a case-insensitive "natural" order
 /// where runs of digits compare by value (`file2` before `file10`).

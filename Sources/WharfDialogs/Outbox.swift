@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 import WharfSystem
 
 /// One client's deliveries, in order, run outside the engine's lock.
@@ -26,7 +22,7 @@ final class Outbox: @unchecked Sendable {
     private var posted: UInt64 = 0
     private var delivered: UInt64 = 0
     /// The thread delivering now, if any.
-    private var drainer: pthread_t?
+    private var drainer: ThreadIdentity?
 
     /// Queues a delivery. Cheap, never blocks on a delivery: callable under the engine's lock.
     func post(_ delivery: @escaping @Sendable () -> Void) {
@@ -42,7 +38,7 @@ final class Outbox: @unchecked Sendable {
         lock.lock()
         let target = posted
         if let drainer {
-            if pthread_equal(drainer, pthread_self()) != 0 {
+            if drainer.isCurrent() {
                 lock.unlock()
                 return
             }
@@ -54,7 +50,7 @@ final class Outbox: @unchecked Sendable {
             lock.unlock()
             return
         }
-        drainer = pthread_self()
+        drainer = .current
         while !pending.isEmpty {
             let batch = pending
             pending.removeAll(keepingCapacity: true)

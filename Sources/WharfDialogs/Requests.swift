@@ -26,6 +26,9 @@ public struct DialogOptions: Sendable, Equatable {
     public var timeoutMs: Int?
     /// `fileExporterFilenameLabel` (exporter only).
     public var filenameLabel: String?
+    /// The window the dialog is modal to (`x11:<hex XID>`, `wayland:<handle>`), for desktop
+    /// presenters; passed through as it is.
+    public var parentWindow: String?
 
     public init(
         defaultDirectory: FilePath? = nil,
@@ -37,7 +40,8 @@ public struct DialogOptions: Sendable, Equatable {
         importsUnresolvedAliases: Bool = false,
         customizationId: String? = nil,
         timeoutMs: Int? = nil,
-        filenameLabel: String? = nil
+        filenameLabel: String? = nil,
+        parentWindow: String? = nil
     ) {
         self.defaultDirectory = defaultDirectory
         self.title = title
@@ -49,6 +53,7 @@ public struct DialogOptions: Sendable, Equatable {
         self.customizationId = customizationId
         self.timeoutMs = timeoutMs
         self.filenameLabel = filenameLabel
+        self.parentWindow = parentWindow
     }
 }
 

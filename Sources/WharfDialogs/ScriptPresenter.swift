@@ -15,6 +15,7 @@ import WharfSystem
 /// Nothing runs on the caller's thread: every step is taken on the scheduler, and `delay`
 /// schedules the next step instead of sleeping.
 public final class ScriptPresenter: DialogPresenter {
+    public var name: String { "script" }
     private struct State {
         var steps: [ScriptStep]
         var next = 0

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 import WharfSystem
 
 /// `fileDialogURLEnabled` as data: closures cannot cross the wire, so the client sends a

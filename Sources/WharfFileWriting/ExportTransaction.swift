@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 import WharfSystem
 
 /// One export in flight: everything needed to finish it, or to undo it.

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 import WharfSystem
 
 extension AtomicWriter {
@@ -27,7 +23,7 @@ extension AtomicWriter {
         var removed: [FilePath] = []
         for name in names {
             guard let owner = TemporaryName.owner(of: name) else { continue }
-            if owner == getpid() {
+            if owner == ProcessControl.processID {
                 if LiveTemporaries.contains(String(decoding: name, as: UTF8.self)) { continue }
             } else if processIsAlive(owner) {
                 continue

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// Turns a stream of "n more bytes are written" into calls of the caller's progress callback,
 /// at most one per `interval` (the first chunk reports at once, so a slow export shows life

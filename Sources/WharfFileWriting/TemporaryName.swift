@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 import WharfSystem
 
 /// Names of temporary files: `.wharf-tmp-<pid>-<16 hex digits>`.
@@ -24,7 +20,7 @@ enum TemporaryName {
         let random = UInt64.random(in: .min ... .max)
         let hex = String(random, radix: 16)
         let padding = String(repeating: "0", count: randomDigits - hex.count)
-        return prefix + String(getpid()) + "-" + padding + hex
+        return prefix + String(ProcessControl.processID) + "-" + padding + hex
     }
 
     /// The pid embedded in `name`, or nil when `name` is not exactly a Wharf temporary name.

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 import WharfJSON
 import WharfJSONRPC
 import WharfServer
@@ -57,38 +53,35 @@ enum WharfFuzz {
         }
     }
 
-    /// Serves one session whose input is exactly `bytes` followed by end of input, the way
-    /// `StdioServer` does, and returns everything written to the client and the exit status.
+    /// Serves one session whose input is exactly `bytes` followed by end of input, through
+    /// the same host entry point as `wharf` (`Server.serve`), and returns everything written
+    /// to the client and the exit status.
     ///
     /// Input and output are memory files rather than pipes: reads end at the end of the input
     /// and writes never block, so the session runs to its end on this thread, with no reader
-    /// thread and no deadlock however much the server writes.
+    /// thread and no deadlock however much the server writes. The connection gets its own
+    /// descriptors for them (it closes those when the session ends); the output is read back
+    /// through ours.
     static func serve(_ bytes: UnsafeRawBufferPointer) -> (output: [UInt8], exitCode: Int32?) {
         let input = memoryFile("wharf-fuzz-input")
         let output = memoryFile("wharf-fuzz-output")
-        defer { retire(input, output) }
-        writeAll(input, bytes)
-        lseek(input, 0, SEEK_SET)
-
+        do {
+            // At offset 0 without moving the file offset, which the server's reads start from.
+            try input.write(Array(bytes), at: 0)
+        } catch {
+            fatalError("writing the input: \(error)")
+        }
         let server = makeServer()
         let options = server.options
         let connection = Connection(
-            input: input,
-            output: output,
+            input: try! input.duplicate(),
+            output: try! output.duplicate(),
             options: Connection.Options(framing: options.framing, maxMessageBytes: options.maxMessageBytes),
             logger: .silent
         )
-        let exitCode = Locked<Int32?>(nil)
-        let session = ClientSession(server: server, connection: connection) { code in
-            exitCode.withValue { if $0 == nil { $0 = code } }
-        }
-        switch connection.run(session.handler) {
-        case .truncated, .readFailed:
-            session.finish(exitCode: 1, reason: "truncated input")
-        case .endOfInput, .writeFailed:
-            session.finish(exitCode: session.exitCodeForEndOfInput, reason: "end of input")
-        }
-        return (readAll(output), exitCode.withValue { $0 })
+        let exitCode = server.serve(connection)
+        server.close()
+        return (readAll(output), exitCode)
     }
 
     // MARK: Split frames
@@ -144,59 +137,19 @@ enum WharfFuzz {
 
     /// An anonymous file in /dev/shm (memory), unlinked at once. (Swift does not import
     /// `memfd_create`.)
-    private static func memoryFile(_ name: String) -> Int32 {
+    private static func memoryFile(_ name: String) -> FileDescriptor {
         let directory = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp"
         var template = Array("\(directory)/\(name).XXXXXX".utf8CString)
         let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard descriptor >= 0 else { fatalError("mkstemp: \(SystemError.current("mkstemp"))") }
         template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
-        return descriptor
+        return FileDescriptor(taking: descriptor)
     }
 
-    private static func writeAll(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer) {
-        var offset = 0
-        while offset < bytes.count {
-            let written = write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
-            if written < 0 {
-                if errno == EINTR { continue }
-                fatalError("writing the input: \(SystemError.current("write"))")
-            }
-            offset += written
-        }
-    }
-
-    /// Descriptors of earlier inputs, closed only after many more inputs have run.
-    ///
-    /// Work an input started can outlive its session by a moment (an export finishing on
-    /// another thread may still write a message for the ended session). Were the descriptor
-    /// closed at once, its number could already belong to the next input's output file.
-    private static let retired = Locked<[Int32]>([])
-
-    private static func retire(_ descriptors: Int32...) {
-        let expired = retired.withValue { list -> ArraySlice<Int32> in
-            list += descriptors
-            guard list.count > 512 else { return [] }
-            defer { list.removeFirst(256) }
-            return list.prefix(256)
-        }
-        for descriptor in expired { close(descriptor) }
-    }
-
-    /// The whole file, read with `pread` so that a late write (see `retire`) cannot move the
-    /// offset under us.
-    private static func readAll(_ descriptor: Int32) -> [UInt8] {
-        var status = stat()
-        guard fstat(descriptor, &status) == 0 else { return [] }
-        let size = Int(status.st_size)
-        var bytes = [UInt8](repeating: 0, count: size)
-        var offset = 0
-        while offset < size {
-            let count = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress! + offset, size - offset, off_t(offset)) }
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else { break }
-            offset += count
-        }
-        return Array(bytes[0..<offset])
+    /// The whole file, read at offset 0 whatever the descriptor's offset.
+    private static func readAll(_ file: FileDescriptor) -> [UInt8] {
+        guard let size = try? file.status().size else { return [] }
+        return (try? file.read(at: 0, length: Int(size))) ?? []
     }
 
     static func fail(_ problem: String, input: UnsafeRawBufferPointer, output: [UInt8]? = nil) -> Never {

@@ -1,8 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 import WharfJSON
 import WharfSystem
 
@@ -36,6 +31,8 @@ public final class Connection: @unchecked Sendable {
         case readFailed(SystemError)
         /// Our output was closed by the peer (EPIPE) or failed otherwise.
         case writeFailed(SystemError)
+        /// ``stopReading()`` was called (the session ended: `exit`, a signal, its host).
+        case stopped
     }
 
     /// What a handler sees. Called on the read loop's thread.
@@ -50,7 +47,8 @@ public final class Connection: @unchecked Sendable {
     }
 
     public let logger: Logger
-    private let input: Int32
+    /// Closed when the read loop ends.
+    private let input: FileDescriptor
     private let options: Options
     private var writer: MessageWriter!
     private let state = Locked(SharedState())
@@ -65,9 +63,13 @@ public final class Connection: @unchecked Sendable {
         var nextOutgoingID: Int64 = 1
         var ended: EndReason?
         var writeFailure: SystemError?
+        /// `stopReading()` was called: the loop ends after the message in hand.
+        var stopRequested = false
     }
 
-    public init(input: Int32, output: Int32, options: Options = Options(), logger: Logger = .silent) {
+    /// Takes ownership of both descriptors: `input` is closed when the read loop ends, `output`
+    /// by ``closeOutput()``.
+    public init(input: FileDescriptor, output: FileDescriptor, options: Options = Options(), logger: Logger = .silent) {
         self.input = input
         self.options = options
         self.logger = logger
@@ -80,9 +82,11 @@ public final class Connection: @unchecked Sendable {
 
     // MARK: Reading
 
-    /// Reads and dispatches until the input ends. Blocks the calling thread.
+    /// Reads and dispatches until the input ends or ``stopReading()`` is called. Blocks the
+    /// calling thread; closes the input when it returns.
     public func run(_ handler: Handler) -> EndReason {
-        Self.growPipe(input)
+        defer { input.close() }
+        input.growPipeBuffer(to: Self.pipeCapacity)
         var decoder = FrameDecoder(mode: options.framing, maxMessageBytes: options.maxMessageBytes)
         var framingKnown = decoder.framing != nil
         let capacity = 256 * 1024
@@ -100,14 +104,15 @@ public final class Connection: @unchecked Sendable {
         }
         reading: while true {
             writer.waitForRoom()
-            if let failure = state.withValue({ $0.writeFailure }) {
-                reason = .writeFailed(failure)
+            if let stop = stopReason() {
+                reason = stop
                 break
             }
-            let count = read(input, buffer.baseAddress, capacity)
-            if count < 0 {
-                if errno == EINTR { continue }
-                reason = .readFailed(.current("read"))
+            let count: Int
+            do {
+                count = try input.read(into: buffer)
+            } catch {
+                reason = .readFailed(error)
                 break
             }
             if count == 0 {
@@ -124,28 +129,36 @@ public final class Connection: @unchecked Sendable {
             while let event = decoder.next() {
                 adoptFramingOnce()
                 process(consume event, handler)
-                if state.withValue({ $0.writeFailure }) != nil { continue reading }
+                if stopReason() != nil { continue reading }
             }
         }
         end(reason)
         return reason
     }
 
-    /// `F_SETPIPE_SZ` (Linux; Swift's Glibc module leaves out the `_GNU_SOURCE` names).
-    private static let setPipeSize: Int32 = 1031
-    /// What an unprivileged process may ask for by default (`/proc/sys/fs/pipe-max-size`).
-    private static let pipeCapacity: Int32 = 1 << 20
-
-    /// Asks for a larger buffer when the input is a pipe (as an editor's stdio is). With the
-    /// default 64 KiB, a client sending a document of tens of MiB and this loop take turns
-    /// 64 KiB at a time, over a thousand wake-ups each; 1 MiB lets both sides move more per
-    /// system call (~80 ms less for an 85 MiB message here, bench/export). The kernel only
-    /// holds the pages while the bytes wait in the pipe. A refusal (limits) changes nothing.
-    private static func growPipe(_ descriptor: Int32) {
-        var status = stat()
-        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFIFO else { return }
-        _ = fcntl(descriptor, setPipeSize, pipeCapacity)
+    /// Why the loop must stop before reading more, if it must.
+    private func stopReason() -> EndReason? {
+        state.withValue { state in
+            if let failure = state.writeFailure { return .writeFailed(failure) }
+            return state.stopRequested ? .stopped : nil
+        }
     }
+
+    /// Ends the read loop after the message it is handling (called from a handler, on the loop's
+    /// own thread) or before its next read. A read already blocked waiting for input is not
+    /// interrupted: the host that calls this from another thread closes or shuts down the input
+    /// itself, or ends the process.
+    public func stopReading() {
+        state.withValue { $0.stopRequested = true }
+    }
+
+    /// What an unprivileged process may ask for by default (`/proc/sys/fs/pipe-max-size`).
+    ///
+    /// With a pipe's default 64 KiB, a client sending a document of tens of MiB and this loop
+    /// take turns 64 KiB at a time, over a thousand wake-ups each; 1 MiB lets both sides move
+    /// more per system call (~80 ms less for an 85 MiB message here, bench/export). The kernel
+    /// only holds the pages while the bytes wait in the pipe.
+    private static let pipeCapacity: Int32 = 1 << 20
 
     /// Runs the read loop on a thread of its own; `onEnd` is called there when it stops.
     public func start(_ handler: Handler, onEnd: @escaping @Sendable (EndReason) -> Void) {
@@ -306,10 +319,9 @@ public final class Connection: @unchecked Sendable {
     /// Waits until every request from the peer has been answered (or `seconds` pass): what is
     /// in flight finishes before the process ends.
     public func waitForPendingReplies(seconds: Double) {
-        var remaining = seconds
-        while remaining > 0 && !state.withValue({ $0.incoming.isEmpty }) {
-            usleep(5_000)
-            remaining -= 0.005
+        let deadline = Deadline(secondsFromNow: seconds)
+        while !deadline.hasPassed && !state.withValue({ $0.incoming.isEmpty }) {
+            ProcessControl.sleep(milliseconds: 5)
         }
     }
 

@@ -1,8 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 import WharfSystem
 
 /// Writes framed messages to one file descriptor, in the order they were handed over.
@@ -21,7 +16,9 @@ import WharfSystem
 /// being read from, however it asks, instead of growing our memory. (One message larger than
 /// the whole budget still goes out, alone.)
 final class MessageWriter: @unchecked Sendable {
-    private let descriptor: Int32
+    /// Closed by ``close()`` (or by the drain in progress when it is called, once it is done):
+    /// never while a write may still use its number.
+    private let descriptor: FileDescriptor
     private let backlogLimit: Int
     private let lock = ConditionLock()
     // Guarded by `lock`.
@@ -40,7 +37,7 @@ final class MessageWriter: @unchecked Sendable {
     private var closed = false
     private let onFailure: @Sendable (SystemError) -> Void
 
-    init(descriptor: Int32, backlogLimit: Int, onFailure: @escaping @Sendable (SystemError) -> Void) {
+    init(descriptor: FileDescriptor, backlogLimit: Int, onFailure: @escaping @Sendable (SystemError) -> Void) {
         self.descriptor = descriptor
         self.backlogLimit = backlogLimit
         self.onFailure = onFailure
@@ -139,6 +136,7 @@ final class MessageWriter: @unchecked Sendable {
         draining = true
         drainLocked()
         draining = false
+        if closed { descriptor.close() }
         lock.broadcast()
         lock.unlock()
     }
@@ -149,7 +147,13 @@ final class MessageWriter: @unchecked Sendable {
             let batch = queue
             queue.removeAll(keepingCapacity: true)
             lock.unlock()
-            let error = Self.writeAll(batch, to: descriptor)
+            let error: SystemError?
+            do {
+                try descriptor.write(gathering: batch.map { UnsafeRawBufferPointer($0.bytes) })
+                error = nil
+            } catch let failure {
+                error = failure
+            }
             lock.lock()
             for frame in batch { queuedBytes -= frame.count }
             if let error {
@@ -164,12 +168,14 @@ final class MessageWriter: @unchecked Sendable {
     }
 
     /// After the session has ended: drops what is queued and every later write (a timer or a
-    /// background job may still produce an event for a session that is gone).
+    /// background job may still produce an event for a session that is gone), and closes the
+    /// descriptor, which is how the peer learns the session is over.
     func close() {
         lock.withLock {
             closed = true
             queue.removeAll()
             queuedBytes = 0
+            if !draining { descriptor.close() }
             lock.broadcast()
         }
     }
@@ -196,40 +202,6 @@ final class MessageWriter: @unchecked Sendable {
             }
             return !draining && queue.isEmpty
         }
-    }
-
-    /// `writev` in groups of up to 64 frames, resuming after partial writes and EINTR.
-    private static func writeAll(_ frames: [Frame], to descriptor: Int32) -> SystemError? {
-        var index = 0
-        var offsetInFirst = 0
-        var iovecs: [iovec] = []
-        iovecs.reserveCapacity(min(64, frames.count))
-        while index < frames.count {
-            iovecs.removeAll(keepingCapacity: true)
-            for position in index..<min(index + 64, frames.count) {
-                let bytes = frames[position].bytes
-                let skip = position == index ? offsetInFirst : 0
-                iovecs.append(iovec(iov_base: bytes.baseAddress! + skip, iov_len: bytes.count - skip))
-            }
-            let written = writev(descriptor, iovecs, Int32(iovecs.count))
-            if written < 0 {
-                if errno == EINTR { continue }
-                return .current("write")
-            }
-            // Advance past whole frames, then into a partial one.
-            var remaining = written
-            for vector in iovecs {
-                if remaining >= vector.iov_len {
-                    remaining -= vector.iov_len
-                    index += 1
-                    offsetInFirst = 0
-                } else {
-                    offsetInFirst += remaining
-                    break
-                }
-            }
-        }
-        return nil
     }
 }
 

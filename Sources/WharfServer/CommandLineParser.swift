@@ -134,10 +134,15 @@ public enum CommandLineParser {
                 options.logFile = try path(value(for: argument), for: argument)
             case "--presenter":
                 let raw = try value(for: argument)
-                guard raw.hasPrefix("script:"), raw.count > 7 else {
-                    throw UsageError(message: "--presenter: expected script:FILE, got \(raw)")
+                if let kind = DesktopPresenterKind(rawValue: raw) {
+                    options.presenter = .desktop(kind)
+                } else if raw == "auto" {
+                    options.presenter = .auto
+                } else if raw.hasPrefix("script:"), raw.count > 7 {
+                    options.presenter = .script(try path(String(raw.dropFirst(7)), for: argument))
+                } else {
+                    throw UsageError(message: "--presenter: expected auto, portal, zenity, kdialog or script:FILE, got \(raw)")
                 }
-                options.scriptFile = try path(String(raw.dropFirst(7)), for: argument)
             case "--state-dir":
                 options.stateDirectory = try path(value(for: argument), for: argument)
             case "--max-dialogs-per-client":

@@ -1,14 +1,14 @@
-import Dispatch
 import WharfAccess
 import WharfContentTypes
 import WharfDialogs
 import WharfFileWriting
-import WharfJSON
 import WharfJSONRPC
+import WharfProtocol
 import WharfSystem
 
 /// What every client of one `wharf` process shares: configuration, the method table, the
-/// content-type registry, the dialog engine and the access store.
+/// content-type registry, the dialog engine, the access store and the presenters; and the one
+/// place a connection becomes a client session (``serve(_:events:)``).
 ///
 /// One process can serve many clients; nothing here belongs to a single one. Dialog events are
 /// routed to the session that owns the dialog.
@@ -19,8 +19,7 @@ public final class Server: Sendable {
     let registry: ContentTypeRegistry
     let access: AccessStore
     let engine: DialogEngine
-    /// The `--presenter script:FILE` presenter, shared by every client.
-    let scriptPresenter: ScriptPresenter?
+    let presenters: PresenterFactory
     private let nextClientID = Locked<UInt64>(1)
     private let sessions = SessionDirectory()
 
@@ -35,11 +34,7 @@ public final class Server: Sendable {
         } catch {
             throw StartupError(message: "cannot open the state store: \(error)")
         }
-        if let script = options.scriptFile {
-            self.scriptPresenter = ScriptPresenter(steps: try ScriptFile.load(script))
-        } else {
-            self.scriptPresenter = nil
-        }
+        self.presenters = try PresenterFactory(setting: options.presenter, logger: logger)
         let sessions = self.sessions
         self.engine = DialogEngine(
             maxDialogsPerClient: options.maxDialogsPerClient,
@@ -50,20 +45,42 @@ public final class Server: Sendable {
         removeOrphanedTemporaries()
     }
 
+    /// Serves one client on `connection` until its session ends, on the calling thread, and
+    /// returns the exit status the session ended with (0 after `shutdown` then `exit` or end of
+    /// input, 1 otherwise).
+    ///
+    /// This is the only way a session is hosted: the stdio host, the in-process test server
+    /// and the fuzzer all come through here, so they agree on how a session ends and on what
+    /// the client is owed at the end (its dialogs ended with `disconnected`, its leases
+    /// released, every reply and event written). What concerns the whole process (its exit,
+    /// signals, the parent process) stays with the host, which hears of the session through
+    /// `events`.
+    public func serve(_ connection: Connection, events: SessionEvents = SessionEvents()) -> Int32 {
+        let session = ClientSession(server: self, connection: connection, events: events)
+        sessions[session.id] = session
+        events.started(session)
+        let reason = connection.run(session.handler)
+        session.readingStopped(reason)
+        let code = session.waitUntilEnded()
+        sessions[session.id] = nil
+        return code
+    }
+
+    /// Every request method a client may send that the server answers.
+    public static var answeredMethods: Set<String> { MethodTable.standard.methods.union([InitializeRequest.method]) }
+
+    /// Writes what is still held in memory to the state store and closes it: the last thing a
+    /// process does before it exits.
+    public func close() {
+        access.close()
+    }
+
     /// A new id for each connection; unique within this process.
     func makeClientID() -> UInt64 {
         nextClientID.withValue { id in
             defer { id += 1 }
             return id
         }
-    }
-
-    func register(_ session: ClientSession) { sessions[session.id] = session }
-    func unregister(_ session: ClientSession) { sessions[session.id] = nil }
-
-    /// Runs work that may wait on the disk off the read loop.
-    func background(_ work: @escaping @Sendable () -> Void) {
-        DispatchQueue.global().async(execute: work)
     }
 
     /// Temporary files left in directories we wrote into by a process that crashed mid-write.
@@ -74,26 +91,26 @@ public final class Server: Sendable {
             for path in removed { logger.info("removed orphaned temporary file \(path)") }
         }
     }
+}
 
-    /// What `initialize` reports under `capabilities`.
-    var capabilities: JSON {
-        var presenters: [JSON] = ["frontend"]
-        if scriptPresenter != nil { presenters.append("script") }
-        return [
-            "ping": true,
-            "framings": .array(Framing.allCases.map { .string($0.rawValue) }),
-            "contentTypes": true,
-            "importer": true,
-            "exporter": true,
-            "access": ["bookmarks": true, "fileIO": true, "maxTransferBytes": .int(Int64(AccessStore.maximumTransferLength))],
-            "presenters": .array(presenters),
-            "maxDialogsPerClient": .int(Int64(options.maxDialogsPerClient)),
-        ]
+/// What a host hears about the session it serves, so that process-level concerns stay with the
+/// host: the stdio host ends the process on a signal (``ClientSession/end(exitCode:reason:)``)
+/// and watches the editor that spawned it (`initialize.processId`).
+public struct SessionEvents: Sendable {
+    /// The session exists and is about to read its first message.
+    public var started: @Sendable (ClientSession) -> Void
+    /// `initialize` named the client's process.
+    public var clientProcess: @Sendable (ClientSession, Int32) -> Void
+
+    public init(started: @escaping @Sendable (ClientSession) -> Void = { _ in },
+                clientProcess: @escaping @Sendable (ClientSession, Int32) -> Void = { _, _ in }) {
+        self.started = started
+        self.clientProcess = clientProcess
     }
 }
 
-/// The live sessions by id, so the dialog engine's events (delivered under its lock, in its
-/// order) reach the session that owns the dialog.
+/// The live sessions by id, so the dialog engine's events reach the session that owns the
+/// dialog.
 final class SessionDirectory: Sendable {
     private let sessions = Locked<[UInt64: ClientSession]>([:])
 

@@ -8,8 +8,8 @@ public struct ServerOptions: Sendable, Equatable {
     public var maxMessageBytes = 64 * 1024 * 1024
     public var logLevel: Logger.Level = .warning
     public var logFile: FilePath?
-    /// `--presenter script:FILE`: answer dialogs from a script of steps.
-    public var scriptFile: FilePath?
+    /// `--presenter`: who shows dialogs to clients that do not draw their own.
+    public var presenter = PresenterSetting.auto
     /// `--state-dir`: where the SQLite state lives; nil means `$XDG_STATE_HOME/wharf`, and
     /// `":memory:"` keeps it in memory.
     public var stateDirectory: FilePath?

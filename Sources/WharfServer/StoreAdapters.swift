@@ -18,11 +18,8 @@ struct StoreDirectoryMemory: DirectoryMemory {
     }
 
     func remember(app: String, customizationId: String, directory: FilePath) {
-        do {
-            try store.rememberDirectory(app: app, customizationId: customizationId, directory: directory)
-        } catch {
-            logger.warning("could not remember the directory for \(customizationId): \(error)")
-        }
+        // Written behind: a failure is reported by the store's own problem handler.
+        store.rememberDirectory(app: app, customizationId: customizationId, directory: directory)
     }
 }
 

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 import WharfTestSupport
 import WharfJSON
 import WharfSystem
@@ -36,7 +32,9 @@ public final class ConformanceRunner {
         }
         let client: WireClient
         do {
-            client = try WireClient.spawn(arguments, framing: transcript.framing, environment: ["XDG_STATE_HOME": scratch.state])
+            client = try WireClient.spawn(arguments, framing: transcript.framing,
+                                          environment: transcript.environment.merging(["XDG_STATE_HOME": scratch.state]) { $1 },
+                                          removing: transcript.unsetEnvironment)
         } catch {
             return ["\(transcript.name): cannot start wharf: \(error)"]
         }

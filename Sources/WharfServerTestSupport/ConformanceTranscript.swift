@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 import WharfTestSupport
 import WharfJSON
 import WharfJSONRPC
@@ -15,6 +11,9 @@ public struct ConformanceTranscript: Sendable, CustomStringConvertible {
     public let name: String
     public let summary: String
     public let arguments: [JSON]
+    /// Variables set for the server (`server.environment`), and those unset (given as `null`).
+    public private(set) var environment: [String: String] = [:]
+    public private(set) var unsetEnvironment: Set<String> = []
     public let framing: Framing
     /// Relative path → what to create there, in the order given.
     public let fixtures: [(path: String, content: JSON)]
@@ -36,6 +35,14 @@ public struct ConformanceTranscript: Sendable, CustomStringConvertible {
         self.name = name
         summary = document["description"]?.stringValue ?? ""
         arguments = document["server"]?["arguments"]?.arrayValue ?? []
+        // `null` unsets a variable the test process has.
+        for (name, value) in document["server"]?["environment"]?.objectValue ?? JSONObject() {
+            switch value {
+            case .null: unsetEnvironment.insert(name)
+            case .string(let text): environment[name] = text
+            default: throw fail("server.environment.\(name) must be a string or null")
+            }
+        }
         switch document["server"]?["framing"]?.stringValue ?? "lsp" {
         case "lsp": framing = .lsp
         case "ndjson": framing = .ndjson

@@ -1,59 +1,56 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
-import WharfTestSupport
 import WharfJSONRPC
 import WharfServer
 import WharfSystem
 
-/// A Wharf session served on a thread of the test process, over real pipes, so tests can reach
-/// into the server while speaking the same bytes a spawned `wharf` would.
+/// A Wharf session served on a thread of the test process, over real pipes, through the same
+/// host entry point as the `wharf` binary (`Server.serve`), so tests can reach into the server
+/// while speaking the same bytes a spawned `wharf` would.
 public final class InProcessServer: @unchecked Sendable {
     public let clientWrites: Int32
     public let clientReads: Int32
-    private let serverReads: Int32
-    private let serverWrites: Int32
-    public let session: ClientSession
+    public let server: Server
+    private let started = Locked<ClientSession?>(nil)
     private let exitCode = Locked<Int32?>(nil)
 
-    public init(options: ServerOptions) {
+    public convenience init(options: ServerOptions) {
+        self.init(server: try! Server(options: options, logger: .silent))
+    }
+
+    /// Another client of `server`: sessions of one server share its engine, its store and its
+    /// presenters, as the clients of one daemon will.
+    public init(server: Server) {
+        let options = server.options
         let toServer = try! makePipe(), fromServer = try! makePipe()
-        serverReads = toServer.read
         clientWrites = toServer.write
         clientReads = fromServer.read
-        serverWrites = fromServer.write
-        let server = try! Server(options: options, logger: .silent)
+        self.server = server
         let connection = Connection(
-            input: serverReads,
-            output: serverWrites,
+            input: FileDescriptor(taking: toServer.read),
+            output: FileDescriptor(taking: fromServer.write),
             options: Connection.Options(framing: options.framing, maxMessageBytes: options.maxMessageBytes),
             logger: .silent
         )
-        let exitCode = self.exitCode
-        let serverWrites = self.serverWrites
-        session = ClientSession(server: server, connection: connection) { code in
+        let (exitCode, started) = (self.exitCode, self.started)
+        startThread {
+            let code = server.serve(connection, events: SessionEvents(started: { session in started.withValue { $0 = session } }))
             exitCode.withValue { $0 = code }
-            // Closing our output is how the client sees the session end.
-            close(serverWrites)
         }
-        let session = self.session
-        connection.start(session.handler) { reason in
-            switch reason {
-            case .truncated: session.finish(exitCode: 1, reason: "truncated input")
-            default: session.finish(exitCode: session.exitCodeForEndOfInput, reason: "end of input")
-            }
+    }
+
+    /// The session, once the server has started it.
+    public var session: ClientSession {
+        while true {
+            if let session = started.withValue({ $0 }) { return session }
+            ProcessControl.sleep(milliseconds: 1)
         }
     }
 
     public func waitForExit(seconds: Double) -> Int32? {
-        var remaining = seconds
-        while remaining >= 0 {
+        let deadline = Deadline(secondsFromNow: seconds)
+        while true {
             if let code = exitCode.withValue({ $0 }) { return code }
-            usleep(2_000)
-            remaining -= 0.002
+            if deadline.hasPassed { return nil }
+            ProcessControl.sleep(milliseconds: 2)
         }
-        return nil
     }
 }

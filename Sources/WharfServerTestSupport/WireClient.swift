@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 import WharfTestSupport
 import WharfJSON
 import WharfJSONRPC
@@ -66,7 +62,9 @@ public final class WireClient: @unchecked Sendable {
 
     /// Spawns the built `wharf` binary with `arguments`. Unless `environment` says otherwise,
     /// its state lives in a fresh `XDG_STATE_HOME`, so tests never touch the user's own store.
-    public static func spawn(_ arguments: [String] = [], framing: Framing = .lsp, environment: [String: String] = [:]) throws -> WireClient {
+    public static func spawn(
+        _ arguments: [String] = [], framing: Framing = .lsp, environment: [String: String] = [:], removing: Set<String> = []
+    ) throws -> WireClient {
         var environment = environment
         var stateHome: ScratchDirectory?
         if environment["XDG_STATE_HOME"] == nil {
@@ -74,15 +72,23 @@ public final class WireClient: @unchecked Sendable {
             environment["XDG_STATE_HOME"] = scratch.path.description
             stateHome = scratch
         }
-        let child = try ChildProcess(path: wharfExecutablePath(), arguments: arguments, environment: environment)
+        let child = try ChildProcess(path: wharfExecutablePath(), arguments: arguments, environment: environment, removing: removing)
         child.keepAlive = stateHome
         return WireClient(server: .process(child), framing: framing, output: child.stdin, input: child.stdout, schema: .wharf)
     }
 
     /// Serves a session in this process, over real pipes.
     public static func inProcess(_ options: ServerOptions = ServerOptions(), framing: Framing = .lsp) -> WireClient {
-        let server = InProcessServer(options: options)
-        return WireClient(server: .inProcess(server), framing: framing, output: server.clientWrites, input: server.clientReads, schema: .wharf)
+        inProcess(InProcessServer(options: options), framing: framing)
+    }
+
+    /// A new client of a server already serving others in this process.
+    public static func inProcess(sharing server: WharfServer.Server, framing: Framing = .lsp) -> WireClient {
+        inProcess(InProcessServer(server: server), framing: framing)
+    }
+
+    private static func inProcess(_ server: InProcessServer, framing: Framing) -> WireClient {
+        WireClient(server: .inProcess(server), framing: framing, output: server.clientWrites, input: server.clientReads, schema: .wharf)
     }
 
     /// A client of whatever serves on the other ends of `output` and `input`; pass `schema`

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// The names in one directory (`readdir(3)`), without `.` and `..`, in the order the file
 /// system returns them, as bytes.

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// When a file was created (`stx_btime` of `statx(2)`), in nanoseconds since the epoch.
 ///

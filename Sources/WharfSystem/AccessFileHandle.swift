@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// An open file descriptor for brokered I/O: opened without following a final symlink and
 /// without blocking (a FIFO swapped in must not hang the server), so that the caller can check

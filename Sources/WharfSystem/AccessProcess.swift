@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// Who a running process is, robust to pid reuse: the pid together with the moment the kernel
 /// started it (field 22 of `/proc/<pid>/stat`, in clock ticks since boot).

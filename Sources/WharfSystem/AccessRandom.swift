@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// Bytes from the kernel's random source, for secrets that must not be guessed (bookmark tokens,
 /// access ids, store instance ids).

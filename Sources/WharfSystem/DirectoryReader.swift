@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// Reads a whole directory in one `readdir(3)` pass with one `fstatat(2)` per entry.
 ///

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 import Synchronization
 
 /// An open file descriptor this process owns, closed exactly once: by ``close()`` or, failing
@@ -114,6 +110,52 @@ public final class FileDescriptor: @unchecked Sendable {
                 throw failure("write", code: wrote == 0 ? ENOSPC : errno)
             }
         }
+    }
+
+    /// `writev(2)` until every byte of every buffer is written, in as few calls as the kernel
+    /// allows (64 buffers at a time), resuming after partial writes.
+    public func write(gathering buffers: [UnsafeRawBufferPointer]) throws(SystemError) {
+        var index = 0
+        var offsetInFirst = 0
+        var vectors: [iovec] = []
+        vectors.reserveCapacity(min(64, buffers.count))
+        while index < buffers.count {
+            vectors.removeAll(keepingCapacity: true)
+            for position in index..<min(index + 64, buffers.count) {
+                let buffer = buffers[position]
+                let skip = position == index ? offsetInFirst : 0
+                vectors.append(iovec(iov_base: UnsafeMutableRawPointer(mutating: buffer.baseAddress!) + skip,
+                                     iov_len: buffer.count - skip))
+            }
+            let written = writev(raw, vectors, Int32(vectors.count))
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw failure("write")
+            }
+            // Past whole buffers, then into a partial one.
+            var remaining = written
+            for vector in vectors {
+                if remaining >= vector.iov_len {
+                    remaining -= vector.iov_len
+                    index += 1
+                    offsetInFirst = 0
+                } else {
+                    offsetInFirst += remaining
+                    break
+                }
+            }
+        }
+    }
+
+    /// `F_SETPIPE_SZ` (Linux; Swift's Glibc module leaves out the `_GNU_SOURCE` names).
+    private static let setPipeSize: Int32 = 1031
+
+    /// Asks for a pipe buffer of `bytes` when this is a pipe; anything else, or a refusal
+    /// (`/proc/sys/fs/pipe-max-size`), changes nothing.
+    public func growPipeBuffer(to bytes: Int32) {
+        var status = stat()
+        guard fstat(raw, &status) == 0, status.st_mode & S_IFMT == S_IFIFO else { return }
+        _ = fcntl(raw, Self.setPipeSize, bytes)
     }
 
     public func write(all bytes: [UInt8]) throws(SystemError) {

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// What `stat`/`lstat` says about a path, in Swift terms.
 public struct FileStatus: Sendable, Equatable {

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// ISO 8601 / RFC 3339 date-times (`2026-11-29T15:51:00Z`, `…T15:51:00.5+01:00`), the form dates
 /// take on the wire. A time zone is required: a date without one means different instants on

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// A mutex with a condition variable, for the few places where threads must wait on each other
 /// (the writer's backlog bound, in-flight replies). Swift's `Mutex` has no condition variable.

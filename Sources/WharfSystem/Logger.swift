@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// Diagnostic log lines for people: to standard error by default, or to `--log-file`.
 /// Never to standard output, which belongs to the protocol.

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// Hints for large, short-lived buffers (a decoded document of tens of MiB).
 public enum MemoryAdvice {

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// `pipe(2)` with both ends close-on-exec. Returns (read end, write end).
 ///

@@ -1,19 +1,15 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// Starting other programs and waiting for them. The server never does; tests and tools do,
 /// many at once on parallel test threads, and every spawn goes through here so that it holds
 /// the lock `makePipe` takes (a child spawned while a pipe is half made inherits it).
 public enum Spawn {
     /// Starts `program` with `arguments` and returns its pid. `environment` entries are added
-    /// to this process's; `searchPath` looks `program` up on `PATH`. `streams` adds the file
+    /// to this process's and those named in `removing` left out; `searchPath` looks `program` up on `PATH`. `streams` adds the file
     /// actions that give the child its standard streams.
     public static func start(
-        _ program: String, _ arguments: [String], environment: [String: String] = [:], searchPath: Bool = false,
-        streams: (inout posix_spawn_file_actions_t) -> Void
+        _ program: String, _ arguments: [String], environment: [String: String] = [:], removing: Set<String> = [],
+        searchPath: Bool = false, streams: (inout posix_spawn_file_actions_t) -> Void
     ) throws(SystemError) -> pid_t {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
@@ -21,7 +17,7 @@ public enum Spawn {
         streams(&actions)
 
         let argv = ([program] + arguments).map { strdup($0) } + [nil]
-        let envp = environmentEntries(adding: environment).map { strdup($0) } + [nil]
+        let envp = environmentEntries(adding: environment, removing: removing).map { strdup($0) } + [nil]
         defer {
             for pointer in argv { free(pointer) }
             for pointer in envp { free(pointer) }
@@ -63,13 +59,13 @@ public enum Spawn {
     }
 
     /// `NAME=value` for this process's environment with `added` set over it.
-    private static func environmentEntries(adding added: [String: String]) -> [String] {
+    private static func environmentEntries(adding added: [String: String], removing: Set<String>) -> [String] {
         var entries: [String] = []
         var entry = environ
         while let pointer = entry.pointee {
             let pair = String(cString: pointer)
             let name = pair.split(separator: "=", maxSplits: 1).first.map(String.init) ?? pair
-            if added[name] == nil { entries.append(pair) }
+            if added[name] == nil && !removing.contains(name) { entries.append(pair) }
             entry += 1
         }
         for (name, value) in added { entries.append("\(name)=\(value)") }

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// System calls that work relative to a directory descriptor, and the Linux extensions.
 ///

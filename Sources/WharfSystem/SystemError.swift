@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// A failed system call, told as a short story: what was attempted, on which path, and why it failed.
 ///

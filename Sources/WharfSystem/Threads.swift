@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// Starts a detached POSIX thread running `body`.
 ///
@@ -23,4 +19,14 @@ public func startThread(_ body: @escaping @Sendable () -> Void) {
     }, box)
     precondition(result == 0, "pthread_create failed: \(result)")
     pthread_detach(thread)
+}
+
+/// Which thread is running, to tell "the thread already doing this" from any other.
+public struct ThreadIdentity: Sendable {
+    private let thread: pthread_t
+
+    /// The calling thread.
+    public static var current: ThreadIdentity { ThreadIdentity(thread: pthread_self()) }
+
+    public func isCurrent() -> Bool { pthread_equal(thread, pthread_self()) != 0 }
 }

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// Runs work at a moment on the monotonic clock: dialog timeouts, scripted delays, the parent
 /// watch. One thread sleeps until the earliest deadline and hands what is due to a

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// A few threads of Wharf's own that run work which may wait: disk, SQLite, child processes.
 ///

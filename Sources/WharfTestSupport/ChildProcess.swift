@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 import WharfSystem
 
 /// A child process with pipes on its standard streams: the one way tests start programs.
@@ -21,12 +17,13 @@ public final class ChildProcess: @unchecked Sendable {
     /// Something that must live as long as the child (its scratch state directory).
     public var keepAlive: AnyObject?
 
-    /// Starts `path` with `arguments`; `environment` entries are added to ours. With
+    /// Starts `path` with `arguments`; `environment` entries are added to ours, and those named
+    /// in `removing` left out. With
     /// `searchPath`, `path` is looked up on `PATH`. With `mergeErrors`, standard error goes to
     /// the standard output pipe.
     public init(
-        path: String, arguments: [String], environment: [String: String] = [:], searchPath: Bool = false,
-        mergeErrors: Bool = false
+        path: String, arguments: [String], environment: [String: String] = [:], removing: Set<String> = [],
+        searchPath: Bool = false, mergeErrors: Bool = false
     ) throws(SystemError) {
         // Writing to a child that has exited must be an error to handle, not death by SIGPIPE.
         signal(SIGPIPE, SIG_IGN)
@@ -35,7 +32,7 @@ public final class ChildProcess: @unchecked Sendable {
                     FileDescriptor(taking: errorPipe.read))
         let theirs = [FileDescriptor(taking: inputPipe.read), FileDescriptor(taking: outputPipe.write),
                       FileDescriptor(taking: errorPipe.write)]
-        pid = try Spawn.start(path, arguments, environment: environment, searchPath: searchPath) { actions in
+        pid = try Spawn.start(path, arguments, environment: environment, removing: removing, searchPath: searchPath) { actions in
             posix_spawn_file_actions_adddup2(&actions, theirs[0].raw, 0)
             posix_spawn_file_actions_adddup2(&actions, theirs[1].raw, 1)
             posix_spawn_file_actions_adddup2(&actions, mergeErrors ? theirs[1].raw : theirs[2].raw, 2)

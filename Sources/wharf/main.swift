@@ -1,9 +1,5 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 import WharfServer
+import WharfSystem
 
 // The `wharf` executable: parse the command line, then serve or run a subcommand.
 do {
@@ -13,14 +9,13 @@ do {
     case .version:
         print("wharf \(ServerInfo.version) (protocol \(ServerInfo.protocolVersion))")
     case .serve(let options):
-        StdioServer.run(options)
+        StdioHost.run(options)
     case .types(let command):
-        exit(Subcommands.run(command))
+        ProcessControl.exit(Subcommands.run(command))
     case .access(let command, let stateDirectory):
-        exit(Subcommands.run(command, stateDirectory: stateDirectory))
+        ProcessControl.exit(Subcommands.run(command, stateDirectory: stateDirectory))
     }
 } catch {
-    var message = "wharf: \(error)\nTry 'wharf --help'.\n"
-    message.withUTF8 { _ = write(2, $0.baseAddress, $0.count) }
-    exit(2)
+    ProcessControl.writeToStandardError("wharf: \(error)\nTry 'wharf --help'.\n")
+    ProcessControl.exit(2)
 }

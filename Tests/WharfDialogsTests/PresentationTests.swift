@@ -137,6 +137,7 @@ import WharfTestSupport
         let h = Harness()
         let order = Locked<[String]>([])
         final class OrderPresenter: DialogPresenter {
+            var name: String { "order" }
             let order: Locked<[String]>
             init(_ order: Locked<[String]>) { self.order = order }
             func show(_ dialog: PresentedDialog) { order.withValue { $0.append("show \(dialog.id)") } }

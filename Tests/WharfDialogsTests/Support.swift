@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 import Testing
 import WharfFileWriting
 import WharfSystem
@@ -148,6 +144,7 @@ func ending(_ id: DialogID, _ last: DialogEvent) -> [DialogEvent] {
 
 /// Remembers what it was asked to show and hide.
 final class RecordingPresenter: DialogPresenter, @unchecked Sendable {
+    var name: String { "recording" }
     private let lock = ConditionLock()
     private var _shown: [PresentedDialog] = []
     private var _hidden: [DialogID] = []

@@ -57,6 +57,4 @@ extension FileStatus {
     }
 }
 
-#if canImport(Glibc)
 import Glibc
-#endif

@@ -1,9 +1,8 @@
-#if canImport(Glibc)
 import Glibc
-#endif
 import Testing
 import WharfJSON
 import WharfJSONRPC
+import WharfProtocol
 import WharfSystem
 import WharfServerTestSupport
 import WharfTestSupport
@@ -96,23 +95,15 @@ func readRepositoryFile(_ relative: String) throws -> String {
         }
     }
 
-    @Test func theErrorTableAndTheServersCodesAgree() throws {
-        // Every `ErrorCode(-…)` the Swift sources define must be tabled, and every tabled code
-        // must be defined: read from the sources, so a code added on either side is caught.
-        var defined = Set<Int64>()
-        for file in ["Sources/WharfJSONRPC/ErrorCode.swift", "Sources/WharfServer/WharfError.swift"] {
-            let text = try readRepositoryFile(file)
-            var rest = Substring(text)
-            while let range = rest.firstRange(of: "ErrorCode(-") {
-                let digits = rest[range.upperBound...].prefix { $0.isNumber }
-                if let code = Int64(digits) { defined.insert(-code) }
-                rest = rest[range.upperBound...]
-            }
+    @Test func theErrorTableAndTheProtocolsCodesAgree() {
+        // Every code WharfProtocol defines is tabled under its name, and every tabled code is
+        // defined: a code added on either side is caught.
+        for code in WharfErrorCode.allCases {
+            #expect(schema.errorCodes[code.rawValue]?.name == "\(code)", "\(code) (\(code.rawValue)) is not tabled under its name")
         }
+        let defined = Set(WharfErrorCode.allCases.map(\.rawValue))
         let tabled = Set(schema.errorCodes.keys)
-        #expect(defined.count >= 7)
-        #expect(defined.subtracting(tabled).isEmpty, "defined in Swift but not tabled: \(defined.subtracting(tabled).sorted())")
-        #expect(tabled.subtracting(defined).isEmpty, "tabled but not defined in Swift: \(tabled.subtracting(defined).sorted())")
+        #expect(tabled.subtracting(defined).isEmpty, "tabled but not defined in WharfProtocol: \(tabled.subtracting(defined).sorted())")
     }
 
     @Test func aResultIsCheckedAgainstTheMethodItAnswers() {

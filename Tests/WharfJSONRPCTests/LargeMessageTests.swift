@@ -1,6 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#endif
 import Testing
 import WharfJSON
 import WharfJSONRPC
@@ -22,7 +20,7 @@ import WharfTestSupport
         init() {
             let toServer = try! makePipe(), fromServer = try! makePipe()
             input = toServer.write
-            connection = Connection(input: toServer.read, output: fromServer.write)
+            connection = Connection(input: FileDescriptor(taking: toServer.read), output: FileDescriptor(taking: fromServer.write))
             client = WireClient(writingTo: toServer.write, readingFrom: fromServer.read)
             connection.start(Connection.Handler(
                 request: { request, reply in
@@ -33,7 +31,7 @@ import WharfTestSupport
                     reply.succeed(["count": .int(Int64(text.utf8.count)), "checksum": .int(checksum(text.utf8))])
                 },
                 notification: { _ in }
-            ), onEnd: { _ in close(fromServer.write) })
+            ), onEnd: { [connection] _ in connection.closeOutput() })
         }
     }
 

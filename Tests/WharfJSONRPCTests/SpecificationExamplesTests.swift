@@ -1,6 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#endif
 import Testing
 import WharfJSON
 import WharfJSONRPC
@@ -20,7 +18,8 @@ final class ExampleServer: Sendable {
 
     init(framing: FramingMode = .lsp) {
         let toServer = try! makePipe(), fromServer = try! makePipe()
-        connection = Connection(input: toServer.read, output: fromServer.write, options: .init(framing: framing))
+        connection = Connection(input: FileDescriptor(taking: toServer.read), output: FileDescriptor(taking: fromServer.write),
+                                options: .init(framing: framing))
         client = WireClient(writingTo: toServer.write, readingFrom: fromServer.read, framing: framing == .ndjson ? .ndjson : .lsp)
         let notifications = self.notifications, held = self.held
         connection.start(Connection.Handler(
@@ -47,7 +46,7 @@ final class ExampleServer: Sendable {
                 }
             },
             notification: { notification in notifications.withValue { $0.append(notification.method) } }
-        ), onEnd: { _ in close(fromServer.write) })
+        ), onEnd: { [connection] _ in connection.closeOutput() })
     }
 
     /// Sends raw JSON text framed, returns the next message the server writes (or nil).

@@ -14,7 +14,7 @@ import WharfServer
         expected.maxMessageBytes = 1000
         expected.logLevel = .debug
         expected.logFile = "/tmp/x.log"
-        expected.scriptFile = "/tmp/s.json"
+        expected.presenter = .script("/tmp/s.json")
         expected.stateDirectory = ":memory:"
         expected.maxDialogsPerClient = 5
         let parsed = try CommandLineParser.parse([
@@ -22,6 +22,16 @@ import WharfServer
             "--presenter", "script:/tmp/s.json", "--state-dir", ":memory:", "--max-dialogs-per-client", "5",
         ])
         #expect(parsed == .serve(expected))
+    }
+
+    @Test func presenterNamesTheDesktopDialogOrAuto() throws {
+        var expected = ServerOptions()
+        for (raw, setting) in [("auto", PresenterSetting.auto), ("portal", .desktop(.portal)), ("zenity", .desktop(.zenity)),
+                               ("kdialog", .desktop(.kdialog))] {
+            expected.presenter = setting
+            #expect(try CommandLineParser.parse(["--presenter", raw]) == .serve(expected))
+        }
+        #expect(ServerOptions().presenter == .auto)
     }
 
     @Test(arguments: [

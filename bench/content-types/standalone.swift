@@ -2,9 +2,7 @@
 // release objects of WharfSystem and WharfContentTypes when $WHARF is not given, so the
 // benchmark measures the module itself. Output: one line per file,
 // `path<TAB>identifier<TAB>mimeType<TAB>source`, or `path<TAB>error<TAB>message`.
-#if canImport(Glibc)
 import Glibc
-#endif
 import WharfContentTypes
 
 var arguments = Array(CommandLine.arguments.dropFirst())

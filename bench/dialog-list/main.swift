@@ -5,9 +5,7 @@
 //
 // The content types come from a table of common extensions (the real registry is adapted by
 // the server); see run.sh for what that means for the comparison.
-#if canImport(Glibc)
 import Glibc
-#endif
 import WharfDialogs
 import WharfSystem
 

@@ -59,17 +59,11 @@ export type BrowserOption = 'enumeratePackages' | 'includeHiddenFiles' | 'displa
 export interface InitializeResult {
   serverInfo: { name: 'wharf'; version: string };
   protocolVersion: string;
-  capabilities: ServerCapabilities & UpcomingServerCapabilities;
+  capabilities: ServerCapabilities;
 }
 
 /** Who shows this client's dialogs. */
 export type PresenterKind = 'portal' | 'zenity' | 'kdialog' | 'frontend' | 'script';
-
-/** Capabilities newer than protocol 0.1: absent from an older server. */
-export interface UpcomingServerCapabilities {
-  /** Which presenter this client's dialogs get. */
-  presenter?: PresenterKind | null;
-}
 
 export type TraceValue = 'off' | 'messages' | 'verbose';
 
@@ -95,7 +89,12 @@ export interface ServerCapabilities {
   importer: boolean;
   exporter: boolean;
   access: { bookmarks: boolean; fileIO: boolean; maxTransferBytes: number };
-  presenters: Array<'frontend' | 'script'>;
+  /** Every presenter that could show this client's dialogs. */
+  presenters: PresenterKind[];
+  /** The presenter this client's dialogs get; null when none can (present… answers noPresenter). */
+  presenter: PresenterKind | null;
+  /** Why each other presenter cannot serve this client. */
+  unavailablePresenters?: Partial<Record<PresenterKind, string>>;
   maxDialogsPerClient: number;
 }
 

@@ -6,11 +6,7 @@
 // failed, and how many of those were "database is locked". Exit status 0 only when none failed.
 // With GO_FILE, it opens the store and then waits for that file to appear before starting, so
 // that every worker's operations overlap.
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 import WharfAccess
 import WharfSystem
 

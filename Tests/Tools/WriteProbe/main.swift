@@ -14,11 +14,7 @@
 //   or:      --remove-orphans DIR  sweep DIR and print each path removed
 //
 // Prints "ok" or the error; exits 0 (written), 1 (failed), 2 (exists), 3 (cancelled), 64 (usage).
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 import WharfFileWriting
 import WharfSystem
 

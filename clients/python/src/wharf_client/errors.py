@@ -19,6 +19,7 @@ ERROR_NAMES = {
     -32014: "dialogEnded",
     -32015: "choiceRejected",
     -32016: "fileExists",
+    -32017: "notPresenter",
     -32020: "accessDenied",
     -32021: "bookmarkInvalid",
     -32022: "accessNotFound",

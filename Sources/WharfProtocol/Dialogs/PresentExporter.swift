@@ -1,0 +1,119 @@
+import WharfJSON
+
+/// `presentExporter`: SwiftUI's `fileExporter`, in its `FileDocument` form (`contentType`) or its
+/// `WritableDocument` form (`contentTypes`).
+public struct PresentExporterRequest: RequestMessage {
+    public static let method = "presentExporter"
+    public typealias Result = PresentResult
+
+    public var documents: [ExportDocumentParams]
+    public var contentType: String?
+    public var contentTypes: [String]?
+    public var defaultFilename: String?
+    public var presentationId: String?
+    public var options: DialogOptionsParams
+    /// As for the importer.
+    public var parentWindow: String?
+
+    public init(documents: [ExportDocumentParams], contentType: String? = nil, contentTypes: [String]? = nil,
+                defaultFilename: String? = nil, presentationId: String? = nil,
+                options: DialogOptionsParams = DialogOptionsParams(), parentWindow: String? = nil) {
+        self.documents = documents
+        self.contentType = contentType
+        self.contentTypes = contentTypes
+        self.defaultFilename = defaultFilename
+        self.presentationId = presentationId
+        self.options = options
+        self.parentWindow = parentWindow
+    }
+
+    public init(reading reader: inout FieldReader) throws(ProtocolError) {
+        documents = try reader.objects("documents") { reader throws(ProtocolError) in try ExportDocumentParams(reading: &reader) }
+        contentType = try reader.optionalString("contentType")
+        contentTypes = try reader.optionalStrings("contentTypes")
+        if contentType != nil && contentTypes != nil {
+            throw ProtocolError("contentType and contentTypes: give one or the other (FileDocument or WritableDocument form)")
+        }
+        defaultFilename = try reader.optionalString("defaultFilename")
+        presentationId = try reader.optionalString("presentationId")
+        options = try reader.optionalObject("options") { reader throws(ProtocolError) in
+            try DialogOptionsParams(reading: &reader)
+        } ?? DialogOptionsParams()
+        parentWindow = try reader.optionalString("parentWindow")
+    }
+
+    public var json: JSON {
+        var object: JSONObject = ["documents": .array(documents.map(\.json))]
+        object.set("contentType", contentType)
+        object.set("contentTypes", contentTypes)
+        object.set("defaultFilename", defaultFilename)
+        object.set("presentationId", presentationId)
+        object["options"] = options.json
+        object.set("parentWindow", parentWindow)
+        return .object(object)
+    }
+
+    public static var example: PresentExporterRequest {
+        PresentExporterRequest(
+            documents: [.example, ExportDocumentParams(filename: "later", writableContentTypes: ["public.json"])],
+            contentTypes: ["public.plain-text", "public.json"], defaultFilename: "Untitled",
+            options: DialogOptionsParams(title: "Save notes", filenameLabel: "Save as:"))
+    }
+}
+
+/// One document of an exporter: its bytes now, or later through `exporter/snapshot`.
+public struct ExportDocumentParams: ProtocolValue {
+    public var filename: String?
+    public var writableContentTypes: [String]
+    public var contents: DocumentContents?
+
+    public init(filename: String? = nil, writableContentTypes: [String], contents: DocumentContents? = nil) {
+        self.filename = filename
+        self.writableContentTypes = writableContentTypes
+        self.contents = contents
+    }
+
+    public init(reading reader: inout FieldReader) throws(ProtocolError) {
+        filename = try reader.optionalString("filename")
+        writableContentTypes = try reader.strings("writableContentTypes")
+        contents = try reader.optionalObject("contents") { reader throws(ProtocolError) in try DocumentContents(reading: &reader) }
+    }
+
+    public var json: JSON {
+        var object = JSONObject()
+        object.set("filename", filename)
+        object["writableContentTypes"] = .array(writableContentTypes.map(JSON.string))
+        object.set("contents", contents)
+        return .object(object)
+    }
+
+    public static var example: ExportDocumentParams {
+        ExportDocumentParams(filename: "notes", writableContentTypes: ["public.plain-text"], contents: .text("hello"))
+    }
+}
+
+/// A document's bytes: UTF-8 text, base64 (RFC 4648, padded), or a file the client already has.
+public enum DocumentContents: ProtocolValue {
+    case text(String)
+    case base64(String)
+    /// A path or `file:` URL.
+    case path(String)
+
+    public init(reading reader: inout FieldReader) throws(ProtocolError) {
+        switch try reader.oneOf(["text", "base64", "path"], what: "contents") {
+        case "text": self = .text(try reader.string("text"))
+        case "base64": self = .base64(try reader.string("base64"))
+        default: self = .path(try reader.string("path"))
+        }
+    }
+
+    public var json: JSON {
+        switch self {
+        case .text(let text): ["text": .string(text)]
+        case .base64(let base64): ["base64": .string(base64)]
+        case .path(let path): ["path": .string(path)]
+        }
+    }
+
+    public static var example: DocumentContents { .text("hello") }
+}

@@ -1,0 +1,339 @@
+import WharfJSON
+
+/// `presenter/show` (server → frontend): draw this dialog.
+public struct PresenterShowNotification: NotificationMessage {
+    public static let method = "presenter/show"
+    public static var direction: Direction { .serverToClient }
+
+    public var dialogId: String
+    public var kind: String
+    public var title: String?
+    public var message: String?
+    public var confirmationLabel: String?
+    public var allowedContentTypes: [String]
+    public var allowsMultipleSelection: Bool
+    public var filters: DialogFiltersInfo
+    /// A `file:` URL.
+    public var directory: String
+    public var browserOptions: [String]
+    /// Exporters only (nil for importers).
+    public var exporter: Exporter?
+
+    public struct Exporter: Sendable, Equatable {
+        public var filename: String?
+        public var filenames: [String]
+        public var contentTypes: [String]
+        public var filenameLabel: String?
+        public var documentCount: Int64
+
+        public init(filename: String?, filenames: [String], contentTypes: [String], filenameLabel: String?, documentCount: Int64) {
+            self.filename = filename
+            self.filenames = filenames
+            self.contentTypes = contentTypes
+            self.filenameLabel = filenameLabel
+            self.documentCount = documentCount
+        }
+    }
+
+    public init(dialogId: String, kind: String, title: String?, message: String?, confirmationLabel: String?,
+                allowedContentTypes: [String], allowsMultipleSelection: Bool, filters: DialogFiltersInfo,
+                directory: String, browserOptions: [String], exporter: Exporter?) {
+        self.dialogId = dialogId
+        self.kind = kind
+        self.title = title
+        self.message = message
+        self.confirmationLabel = confirmationLabel
+        self.allowedContentTypes = allowedContentTypes
+        self.allowsMultipleSelection = allowsMultipleSelection
+        self.filters = filters
+        self.directory = directory
+        self.browserOptions = browserOptions
+        self.exporter = exporter
+    }
+
+    public init(reading reader: inout FieldReader) throws(ProtocolError) {
+        dialogId = try reader.string("dialogId")
+        kind = try reader.string("kind")
+        title = try reader.optionalString("title")
+        message = try reader.optionalString("message")
+        confirmationLabel = try reader.optionalString("confirmationLabel")
+        allowedContentTypes = try reader.strings("allowedContentTypes")
+        allowsMultipleSelection = try reader.bool("allowsMultipleSelection", default: false)
+        filters = try reader.object("filters") { reader throws(ProtocolError) in try DialogFiltersInfo(reading: &reader) }
+        directory = try reader.string("directory")
+        browserOptions = try reader.strings("browserOptions")
+        if reader.has("documentCount") {
+            exporter = Exporter(filename: try reader.optionalString("filename"), filenames: try reader.strings("filenames"),
+                                contentTypes: try reader.strings("contentTypes"),
+                                filenameLabel: try reader.optionalString("filenameLabel"),
+                                documentCount: try reader.int("documentCount"))
+        }
+    }
+
+    public var json: JSON {
+        var object: JSONObject = [
+            "dialogId": .string(dialogId), "kind": .string(kind),
+            "title": nullable(title), "message": nullable(message), "confirmationLabel": nullable(confirmationLabel),
+            "allowedContentTypes": .array(allowedContentTypes.map(JSON.string)),
+            "allowsMultipleSelection": .bool(allowsMultipleSelection),
+            "filters": filters.json, "directory": .string(directory),
+            "browserOptions": .array(browserOptions.map(JSON.string)),
+        ]
+        if let exporter {
+            object["filename"] = nullable(exporter.filename)
+            object["filenames"] = .array(exporter.filenames.map(JSON.string))
+            object["contentTypes"] = .array(exporter.contentTypes.map(JSON.string))
+            object["filenameLabel"] = nullable(exporter.filenameLabel)
+            object["documentCount"] = .int(exporter.documentCount)
+        }
+        return .object(object)
+    }
+
+    public static var example: PresenterShowNotification {
+        PresenterShowNotification(
+            dialogId: "dlg-2", kind: "exporter", title: "Save notes", message: nil, confirmationLabel: nil,
+            allowedContentTypes: [], allowsMultipleSelection: false,
+            filters: DialogFiltersInfo(globs: ["*.txt"], mimeTypes: ["text/plain"], directories: false),
+            directory: "file:///home/me/Documents", browserOptions: [],
+            exporter: Exporter(filename: "notes.txt", filenames: ["notes.txt"], contentTypes: ["public.plain-text"],
+                               filenameLabel: "Save as:", documentCount: 1))
+    }
+}
+
+/// Filters for a file view: globs and MIME types; empty lists mean all files.
+public struct DialogFiltersInfo: ProtocolValue {
+    public var globs: [String]
+    public var mimeTypes: [String]
+    public var directories: Bool
+
+    public init(globs: [String], mimeTypes: [String], directories: Bool) {
+        self.globs = globs
+        self.mimeTypes = mimeTypes
+        self.directories = directories
+    }
+
+    public init(reading reader: inout FieldReader) throws(ProtocolError) {
+        globs = try reader.strings("globs")
+        mimeTypes = try reader.strings("mimeTypes")
+        directories = try reader.bool("directories", default: false)
+    }
+
+    public var json: JSON {
+        ["globs": .array(globs.map(JSON.string)), "mimeTypes": .array(mimeTypes.map(JSON.string)), "directories": .bool(directories)]
+    }
+
+    public static var example: DialogFiltersInfo { DialogFiltersInfo(globs: ["*.png"], mimeTypes: ["image/png"], directories: false) }
+}
+
+/// `presenter/hide` (server → frontend): the dialog ended from the app's side; take it down.
+public struct PresenterHideNotification: NotificationMessage {
+    public static let method = "presenter/hide"
+    public static var direction: Direction { .serverToClient }
+    public var dialogId: String
+    public init(dialogId: String) { self.dialogId = dialogId }
+    public init(reading reader: inout FieldReader) throws(ProtocolError) { dialogId = try reader.string("dialogId") }
+    public var json: JSON { ["dialogId": .string(dialogId)] }
+    public static var example: PresenterHideNotification { PresenterHideNotification(dialogId: "dlg-1") }
+}
+
+/// `dialog/list` (presenter): one page of a folder as the dialog's browser shows it.
+public struct ListDirectoryRequest: RequestMessage {
+    public static let method = "dialog/list"
+    public typealias Result = ListDirectoryResult
+    public var dialogId: String
+    /// A path or `file:` URL; absent: where the dialog shows.
+    public var directory: String?
+    public var cursor: String?
+    public var limit: Int64?
+
+    public init(dialogId: String, directory: String? = nil, cursor: String? = nil, limit: Int64? = nil) {
+        self.dialogId = dialogId
+        self.directory = directory
+        self.cursor = cursor
+        self.limit = limit
+    }
+
+    public init(reading reader: inout FieldReader) throws(ProtocolError) {
+        dialogId = try reader.string("dialogId")
+        directory = try reader.optionalString("directory")
+        cursor = try reader.optionalString("cursor")
+        limit = try reader.optionalInt("limit", in: 1...Int64(Int32.max))
+    }
+
+    public var json: JSON {
+        var object: JSONObject = ["dialogId": .string(dialogId)]
+        object.set("directory", directory)
+        object.set("cursor", cursor)
+        object.set("limit", limit)
+        return .object(object)
+    }
+
+    public static var example: ListDirectoryRequest { ListDirectoryRequest(dialogId: "dlg-1", directory: "file:///home/me", limit: 100) }
+}
+
+public struct ListDirectoryResult: ProtocolValue {
+    /// `file:` URLs.
+    public var directory: String
+    public var parent: String?
+    public var entries: [DirectoryEntryInfo]
+    public var nextCursor: String?
+
+    public init(directory: String, parent: String?, entries: [DirectoryEntryInfo], nextCursor: String?) {
+        self.directory = directory
+        self.parent = parent
+        self.entries = entries
+        self.nextCursor = nextCursor
+    }
+
+    public init(reading reader: inout FieldReader) throws(ProtocolError) {
+        directory = try reader.string("directory")
+        parent = try reader.optionalString("parent")
+        entries = try reader.objects("entries") { reader throws(ProtocolError) in try DirectoryEntryInfo(reading: &reader) }
+        nextCursor = try reader.optionalString("nextCursor")
+    }
+
+    public var json: JSON {
+        var object: JSONObject = ["directory": .string(directory), "parent": nullable(parent), "entries": .array(entries.map(\.json))]
+        object.set("nextCursor", nextCursor)
+        return .object(object)
+    }
+
+    public static var example: ListDirectoryResult {
+        ListDirectoryResult(directory: "file:///home/me", parent: "file:///home", entries: [.example], nextCursor: "7:1000")
+    }
+}
+
+/// One entry of a listing.
+public struct DirectoryEntryInfo: ProtocolValue {
+    /// For display; may be lossy for a name that is not UTF-8. `url` never is.
+    public var name: String
+    public var url: String
+    public var isDirectory: Bool
+    public var isPackage: Bool
+    public var isHidden: Bool
+    public var isSymlink: Bool
+    public var contentType: String
+    public var size: Int64
+    /// ISO 8601.
+    public var modified: String
+    public var enabled: Bool
+
+    public init(name: String, url: String, isDirectory: Bool, isPackage: Bool, isHidden: Bool, isSymlink: Bool,
+                contentType: String, size: Int64, modified: String, enabled: Bool) {
+        self.name = name
+        self.url = url
+        self.isDirectory = isDirectory
+        self.isPackage = isPackage
+        self.isHidden = isHidden
+        self.isSymlink = isSymlink
+        self.contentType = contentType
+        self.size = size
+        self.modified = modified
+        self.enabled = enabled
+    }
+
+    public init(reading reader: inout FieldReader) throws(ProtocolError) {
+        name = try reader.string("name")
+        url = try reader.string("url")
+        isDirectory = try reader.bool("isDirectory", default: false)
+        isPackage = try reader.bool("isPackage", default: false)
+        isHidden = try reader.bool("isHidden", default: false)
+        isSymlink = try reader.bool("isSymlink", default: false)
+        contentType = try reader.string("contentType")
+        size = try reader.int("size")
+        modified = try reader.string("modified")
+        enabled = try reader.bool("enabled", default: false)
+    }
+
+    public var json: JSON {
+        [
+            "name": .string(name), "url": .string(url), "isDirectory": .bool(isDirectory), "isPackage": .bool(isPackage),
+            "isHidden": .bool(isHidden), "isSymlink": .bool(isSymlink), "contentType": .string(contentType),
+            "size": .int(size), "modified": .string(modified), "enabled": .bool(enabled),
+        ]
+    }
+
+    public static var example: DirectoryEntryInfo {
+        DirectoryEntryInfo(name: "a.png", url: "file:///home/me/a.png", isDirectory: false, isPackage: false, isHidden: false,
+                           isSymlink: false, contentType: "public.png", size: 1024, modified: "2026-11-30T10:00:00Z", enabled: true)
+    }
+}
+
+/// `dialog/choose` (presenter): the human's choice. An importer's files (`urls`), or an
+/// exporter's destination (`url`, with a type and whether replacing was agreed).
+public struct ChooseRequest: RequestMessage {
+    public static let method = "dialog/choose"
+    public typealias Result = Empty
+    public var dialogId: String
+    public var choice: Choice
+
+    public enum Choice: Sendable, Equatable {
+        case files([String])
+        case destination(url: String, contentType: String?, overwrite: Bool)
+    }
+
+    public init(dialogId: String, choice: Choice) {
+        self.dialogId = dialogId
+        self.choice = choice
+    }
+
+    public init(reading reader: inout FieldReader) throws(ProtocolError) {
+        dialogId = try reader.string("dialogId")
+        if let urls = try reader.optionalStrings("urls") {
+            choice = .files(urls)
+        } else if let url = try reader.optionalString("url") {
+            choice = .destination(url: url, contentType: try reader.optionalString("contentType"),
+                                  overwrite: try reader.bool("overwrite", default: false))
+        } else {
+            _ = try reader.optionalString("contentType")
+            _ = try reader.optionalBool("overwrite")
+            throw ProtocolError("dialog/choose needs urls (an importer's picks) or url (an exporter's destination)")
+        }
+    }
+
+    public var json: JSON {
+        var object: JSONObject = ["dialogId": .string(dialogId)]
+        switch choice {
+        case .files(let urls): object["urls"] = .array(urls.map(JSON.string))
+        case .destination(let url, let contentType, let overwrite):
+            object["url"] = .string(url)
+            object.set("contentType", contentType)
+            object["overwrite"] = .bool(overwrite)
+        }
+        return .object(object)
+    }
+
+    public static var example: ChooseRequest { ChooseRequest(dialogId: "dlg-1", choice: .files(["file:///home/me/a.png"])) }
+}
+
+/// `dialog/dismiss` (presenter): the human dismissed the dialog.
+public struct DismissRequest: RequestMessage {
+    public static let method = "dialog/dismiss"
+    public typealias Result = Empty
+    public var dialogId: String
+    public init(dialogId: String) { self.dialogId = dialogId }
+    public init(reading reader: inout FieldReader) throws(ProtocolError) { dialogId = try reader.string("dialogId") }
+    public var json: JSON { ["dialogId": .string(dialogId)] }
+    public static var example: DismissRequest { DismissRequest(dialogId: "dlg-1") }
+}
+
+/// `dialog/fail` (presenter): it cannot show or finish the dialog.
+public struct FailDialogRequest: RequestMessage {
+    public static let method = "dialog/fail"
+    public typealias Result = Empty
+    public var dialogId: String
+    public var message: String
+
+    public init(dialogId: String, message: String) {
+        self.dialogId = dialogId
+        self.message = message
+    }
+
+    public init(reading reader: inout FieldReader) throws(ProtocolError) {
+        dialogId = try reader.string("dialogId")
+        message = try reader.string("message")
+    }
+
+    public var json: JSON { ["dialogId": .string(dialogId), "message": .string(message)] }
+    public static var example: FailDialogRequest { FailDialogRequest(dialogId: "dlg-1", message: "the picker crashed") }
+}

@@ -1,0 +1,237 @@
+import WharfJSON
+
+/// Params or a result that is not what the protocol says, naming the field: always answered
+/// with -32602 (`options.timeoutMs: expected an integer, got a string`).
+public struct ProtocolError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var message: String
+
+    public init(_ message: String) { self.message = message }
+
+    public var description: String { message }
+}
+
+/// Reads the members of one JSON object into typed fields, every mismatch a ``ProtocolError``
+/// naming the field by its path (`options.timeoutMs`, `documents[1].contents`).
+///
+/// It also notes which members it was asked for: what is left when a message has been read is
+/// an unknown field. Unknown fields are not errors (a newer client may send what this server
+/// does not know yet), but a misspelt one quietly does nothing, so the server logs each with
+/// the closest field it does know (``unknownFields``).
+public struct FieldReader {
+    public let object: JSONObject
+    /// Where this object sits in the message (`""` at the top).
+    public let path: String
+    /// Every key a field was read (or looked for) under.
+    private var known: Set<String> = []
+    /// Unknown fields found so far, at this level and in nested readers.
+    private var unknown: [UnknownField] = []
+
+    /// Params as sent: absent, `null` and `[]` read as an empty object (by-position params
+    /// with no positions are no params); anything else must be an object.
+    public init(params: JSON?) throws(ProtocolError) {
+        switch params {
+        case nil, .null?: self.init(object: JSONObject(), path: "")
+        case .array(let array)? where array.isEmpty: self.init(object: JSONObject(), path: "")
+        case .object(let object)?: self.init(object: object, path: "")
+        case let other?: throw ProtocolError("params must be an object, got \(other.typeName)")
+        }
+    }
+
+    /// A JSON value that must be an object (a result, a nested value), at `path`.
+    public init(_ json: JSON, path: String) throws(ProtocolError) {
+        guard case .object(let object) = json else {
+            throw ProtocolError("\(path.isEmpty ? "expected" : "\(path): expected") an object, got \(json.typeName)")
+        }
+        self.init(object: object, path: path)
+    }
+
+    public init(object: JSONObject, path: String) {
+        self.object = object
+        self.path = path
+    }
+
+    /// The full name of a member, for messages.
+    public func name(_ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
+
+    /// The fields sent that nothing read, each with the closest known field at its level.
+    public var unknownFields: [UnknownField] {
+        let here = object.keys.filter { !known.contains($0) }.map {
+            UnknownField(path: name($0), suggestion: UnknownField.closest(to: $0, among: known).map(name))
+        }
+        return here + unknown
+    }
+
+    // MARK: Presence
+
+    /// Whether the member is there and not `null`.
+    public mutating func has(_ key: String) -> Bool {
+        known.insert(key)
+        return raw(key) != nil
+    }
+
+    /// The member as JSON, nil when absent or `null`.
+    public mutating func raw(_ key: String) -> JSON? {
+        known.insert(key)
+        guard let value = object[key], value != .null else { return nil }
+        return value
+    }
+
+    public func missing(_ key: String) -> ProtocolError { ProtocolError("\(name(key)) is required") }
+
+    private func mismatch(_ key: String, _ expected: String, _ value: JSON) -> ProtocolError {
+        ProtocolError("\(name(key)): expected \(expected), got \(value.typeName)")
+    }
+
+    // MARK: Scalars
+
+    public mutating func string(_ key: String) throws(ProtocolError) -> String {
+        guard let value = try optionalString(key) else { throw missing(key) }
+        return value
+    }
+
+    public mutating func optionalString(_ key: String) throws(ProtocolError) -> String? {
+        guard let value = raw(key) else { return nil }
+        guard case .string(let string) = value else { throw mismatch(key, "a string", value) }
+        return string
+    }
+
+    public mutating func bool(_ key: String, default fallback: Bool) throws(ProtocolError) -> Bool {
+        try optionalBool(key) ?? fallback
+    }
+
+    public mutating func optionalBool(_ key: String) throws(ProtocolError) -> Bool? {
+        guard let value = raw(key) else { return nil }
+        guard case .bool(let bool) = value else { throw mismatch(key, "a boolean", value) }
+        return bool
+    }
+
+    public mutating func int(_ key: String, in range: ClosedRange<Int64>? = nil) throws(ProtocolError) -> Int64 {
+        guard let value = try optionalInt(key, in: range) else { throw missing(key) }
+        return value
+    }
+
+    /// An integer; a number with a zero fraction (`5.0`) counts, as JSON does not tell them apart.
+    public mutating func optionalInt(_ key: String, in range: ClosedRange<Int64>? = nil) throws(ProtocolError) -> Int64? {
+        guard let value = raw(key) else { return nil }
+        let number: Int64
+        switch value {
+        case .int(let int): number = int
+        case .double(let double) where double.rounded() == double && abs(double) < 9.0e18: number = Int64(double)
+        default: throw mismatch(key, "an integer", value)
+        }
+        if let range, !range.contains(number) {
+            throw ProtocolError("\(name(key)): must be between \(range.lowerBound) and \(range.upperBound), got \(number)")
+        }
+        return number
+    }
+
+    // MARK: Arrays and objects
+
+    public mutating func strings(_ key: String) throws(ProtocolError) -> [String] {
+        guard let values = try optionalStrings(key) else { throw missing(key) }
+        return values
+    }
+
+    public mutating func optionalStrings(_ key: String) throws(ProtocolError) -> [String]? {
+        guard let value = raw(key) else { return nil }
+        guard case .array(let array) = value else { throw mismatch(key, "an array of strings", value) }
+        var strings: [String] = []
+        strings.reserveCapacity(array.count)
+        for (index, element) in array.enumerated() {
+            guard case .string(let string) = element else {
+                throw ProtocolError("\(name(key))[\(index)]: expected a string, got \(element.typeName)")
+            }
+            strings.append(string)
+        }
+        return strings
+    }
+
+    /// A nested object read by `body`; its unknown fields join this reader's.
+    public mutating func optionalObject<T>(
+        _ key: String, _ body: (inout FieldReader) throws(ProtocolError) -> T
+    ) throws(ProtocolError) -> T? {
+        guard let value = raw(key) else { return nil }
+        var nested = try FieldReader(value, path: name(key))
+        let result = try body(&nested)
+        unknown += nested.unknownFields
+        return result
+    }
+
+    public mutating func object<T>(
+        _ key: String, _ body: (inout FieldReader) throws(ProtocolError) -> T
+    ) throws(ProtocolError) -> T {
+        guard let value = try optionalObject(key, body) else { throw missing(key) }
+        return value
+    }
+
+    /// An array of objects, each read by `body`.
+    public mutating func optionalObjects<T>(
+        _ key: String, _ body: (inout FieldReader) throws(ProtocolError) -> T
+    ) throws(ProtocolError) -> [T]? {
+        guard let value = raw(key) else { return nil }
+        guard case .array(let array) = value else { throw mismatch(key, "an array of objects", value) }
+        var result: [T] = []
+        for (index, element) in array.enumerated() {
+            var nested = try FieldReader(element, path: "\(name(key))[\(index)]")
+            result.append(try body(&nested))
+            unknown += nested.unknownFields
+        }
+        return result
+    }
+
+    public mutating func objects<T>(
+        _ key: String, _ body: (inout FieldReader) throws(ProtocolError) -> T
+    ) throws(ProtocolError) -> [T] {
+        guard let value = try optionalObjects(key, body) else { throw missing(key) }
+        return value
+    }
+
+    /// Exactly one of `keys` must be present; answers which.
+    public mutating func oneOf(_ keys: [String], what: String) throws(ProtocolError) -> String {
+        let present = keys.filter { has($0) }
+        guard present.count == 1 else {
+            let list = keys.dropLast().joined(separator: ", ") + " and " + keys.last!
+            throw ProtocolError("\(path.isEmpty ? what : "\(path): \(what)") takes exactly one of \(list)")
+        }
+        return present[0]
+    }
+}
+
+/// A field a message carried that the server does not know.
+public struct UnknownField: Sendable, Equatable, CustomStringConvertible {
+    /// Its path in the message (`options.defaultDir`).
+    public var path: String
+    /// The known field it most likely meant (`options.defaultDirectory`), if one is close.
+    public var suggestion: String?
+
+    public var description: String {
+        if let suggestion { return "unknown field \(path) (did you mean \(suggestion)?) was ignored" }
+        return "unknown field \(path) was ignored"
+    }
+
+    /// The known name closest to `name`: the same but for case, or within a few edits (a third
+    /// of the name's length, at least two).
+    static func closest(to name: String, among known: Set<String>) -> String? {
+        let lower = name.lowercased()
+        if let sameLetters = known.first(where: { $0.lowercased() == lower }) { return sameLetters }
+        let limit = max(2, name.count / 3)
+        let scored = known.map { ($0, editDistance(lower, $0.lowercased())) }.filter { $0.1 <= limit }
+        return scored.min { ($0.1, $0.0) < ($1.1, $1.0) }?.0
+    }
+
+    /// Levenshtein distance, over characters.
+    static func editDistance(_ a: String, _ b: String) -> Int {
+        let a = Array(a), b = Array(b)
+        if a.isEmpty { return b.count }
+        var previous = Array(0...b.count)
+        var current = [Int](repeating: 0, count: b.count + 1)
+        for i in 1...a.count {
+            current[0] = i
+            for j in stride(from: 1, through: b.count, by: 1) {
+                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+            }
+            swap(&previous, &current)
+        }
+        return previous[b.count]
+    }
+}

@@ -1,0 +1,83 @@
+import Glibc
+import WharfJSONRPC
+import WharfSystem
+
+/// Hosts one session over this process's standard input and output, the way an editor spawns
+/// a language server, and owns what belongs to the process: its exit status, `SIGTERM` and
+/// `SIGINT`, and the editor it was started by (`initialize.processId`): when that process is
+/// gone, so are we.
+public enum StdioHost {
+    public static func run(_ options: ServerOptions) -> Never {
+        ProcessControl.ignoreBrokenPipes()
+        // Before any thread exists, so every later thread inherits the mask and a signal that
+        // arrives during start-up waits for the signal thread instead of being lost.
+        ProcessControl.blockEndSignals()
+        let output: FileDescriptor
+        do {
+            output = try ProcessControl.takeStandardOutput()
+        } catch {
+            fail("cannot take standard output for the protocol: \(error)")
+        }
+        let logger = makeLogger(options)
+        let server: Server
+        do {
+            server = try Server(options: options, logger: logger)
+        } catch {
+            fail(error.message)
+        }
+        let connection = Connection(
+            input: ProcessControl.takeStandardInput(),
+            output: output,
+            options: Connection.Options(framing: options.framing, maxMessageBytes: options.maxMessageBytes),
+            logger: logger
+        )
+        let events = SessionEvents(
+            started: { session in
+                startThread {
+                    let number = ProcessControl.waitForEndSignal()
+                    logger.info("signal \(number)")
+                    endProcess(session, server, exitCode: session.exitCodeForEndOfInput, reason: "signal \(number)")
+                }
+            },
+            clientProcess: { session, pid in watch(pid, session, server, logger) }
+        )
+        let code = server.serve(connection, events: events)
+        server.close()
+        ProcessControl.exit(code)
+    }
+
+    /// Ends the session from outside its read loop, which may be blocked reading: the process
+    /// ends with it.
+    private static func endProcess(_ session: ClientSession, _ server: Server, exitCode: Int32, reason: String) -> Never {
+        session.end(exitCode: exitCode, reason: reason)
+        server.close()
+        ProcessControl.exit(exitCode)
+    }
+
+    /// Checks every 200 ms whether the editor that started us still runs.
+    private static func watch(_ pid: Int32, _ session: ClientSession, _ server: Server, _ logger: Logger) {
+        TimerQueue.shared.after(milliseconds: 200) {
+            guard ProcessIdentity.exists(pid) else {
+                logger.warning("process \(pid) that started us is gone; ending")
+                endProcess(session, server, exitCode: session.exitCodeForEndOfInput, reason: "parent process \(pid) exited")
+            }
+            watch(pid, session, server, logger)
+        }
+    }
+
+    private static func makeLogger(_ options: ServerOptions) -> Logger {
+        guard let path = options.logFile else { return Logger(level: options.logLevel) }
+        do {
+            let file = try FileDescriptor.open(path, O_WRONLY | O_CREAT | O_APPEND, mode: 0o600)
+            file.relinquish()  // the logger writes to it until the process ends
+            return Logger(level: options.logLevel, descriptor: file.raw)
+        } catch {
+            fail("--log-file: \(error)")
+        }
+    }
+
+    static func fail(_ message: String) -> Never {
+        Logger(level: .error).error(message)
+        ProcessControl.exit(2)
+    }
+}

@@ -1,0 +1,101 @@
+import WharfContentTypes
+import WharfJSONRPC
+import WharfProtocol
+import WharfSystem
+
+extension MethodTable {
+    /// `contentTypes/…`: the Uniform Type Identifier registry, as the calling client sees it
+    /// (system types plus the client's own declarations).
+    mutating func addContentTypeMethods() {
+        onReadLoop(DescribeTypesRequest.self) { session, request in
+            let types = session.contentTypes
+            return DescribeTypesResult(types: request.identifiers.map { identifier in
+                guard let description = types.describe(identifier) else {
+                    return .unknown(identifier: identifier,
+                                    error: ItemError(code: WharfErrorCode.invalidParams.rawValue, message: "unknown content type \(identifier)"))
+                }
+                return .type(TypeDescriptionInfo(description))
+            })
+        }
+        // Reading file heads touches the disk.
+        onWorker(IdentifyRequest.self, on: .files) { session, request in
+            let types = session.contentTypes
+            return IdentifyResult(results: request.paths.map { path in
+                guard let local = FileURL.pathOrURL(path) else {
+                    return .failed(path: path, error: ItemError(code: WharfErrorCode.invalidParams.rawValue,
+                                                                message: "not an absolute path or file: URL"))
+                }
+                switch types.identify(path: local, sniff: request.sniff, followSymlinks: request.followSymlinks) {
+                case .success(let found):
+                    return .identified(IdentificationInfo(path: path, identifier: found.identifier,
+                                                          mimeType: found.mimeType, source: found.source.rawValue))
+                case .failure(let error):
+                    return .failed(path: path, error: ItemError(code: WharfErrorCode.fileOperationFailed.rawValue, message: error.description))
+                }
+            })
+        }
+        onReadLoop(ConformsRequest.self) { session, request in
+            let types = session.contentTypes
+            try types.requireKnown([request.identifier, request.to], field: "identifier")
+            return ConformsResult(conforms: types.conforms(request.identifier, to: request.to))
+        }
+        onReadLoop(TypeForExtensionRequest.self) { session, request in
+            let types = session.contentTypes
+            if let parent = request.conformingTo { try types.requireKnown([parent], field: "conformingTo") }
+            return TypeLookupResult(identifier: types.type(forFilenameExtension: request.filenameExtension,
+                                                           conformingTo: request.conformingTo))
+        }
+        onReadLoop(TypeForMIMETypeRequest.self) { session, request in
+            let types = session.contentTypes
+            if let parent = request.conformingTo { try types.requireKnown([parent], field: "conformingTo") }
+            return TypeLookupResult(identifier: types.type(forMIMEType: request.mimeType, conformingTo: request.conformingTo))
+        }
+        onReadLoop(DeclareTypesRequest.self) { session, request in
+            let declarations = request.types.map {
+                TypeDeclaration(identifier: $0.identifier, conformsTo: $0.conformsTo, filenameExtensions: $0.filenameExtensions,
+                                mimeTypes: $0.mimeTypes, description: $0.description)
+            }
+            // All or none: `declare` validates everything before it changes anything.
+            try session.types.withValue { scope throws(ContentTypeError) in try scope.declare(declarations) }
+            return DeclareTypesResult(declared: declarations.map(\.identifier))
+        }
+        onReadLoop(FiltersRequest.self) { session, request in
+            let types = session.contentTypes
+            try types.requireKnown(request.identifiers, field: "identifiers")
+            let filters = types.filters(for: request.identifiers)
+            return FiltersResult(globs: filters.globs, mimeTypes: filters.mimeTypes, directories: filters.directories,
+                                 allowsAllFiles: filters.allowsAllFiles)
+        }
+    }
+}
+
+extension ContentTypeScope {
+    /// -32602 naming every identifier the registry does not know, with the identifier it
+    /// stands for when a MIME type was given where an identifier belongs (`image/png` →
+    /// `public.png`).
+    func requireKnown(_ identifiers: [String], field: String) throws(ResponseError) {
+        let unknown = identifiers.filter { !isKnown($0) }
+        guard !unknown.isEmpty else { return }
+        throw unknownTypes(unknown, field: field)
+    }
+
+    /// The -32602 for identifiers the registry does not know.
+    func unknownTypes(_ unknown: [String], field: String) -> ResponseError {
+        let named = unknown.map { identifier in
+            guard identifier.contains("/"), let meant = type(forMIMEType: identifier, conformingTo: nil), !meant.hasPrefix("dyn.") else {
+                return identifier
+            }
+            return "\(identifier) (a MIME type; its identifier is \(meant))"
+        }
+        return .invalidParams("\(field): unknown content type\(unknown.count == 1 ? "" : "s") \(named.joined(separator: ", "))")
+    }
+}
+
+extension TypeDescriptionInfo {
+    init(_ description: TypeDescription) {
+        self.init(identifier: description.identifier, description: description.description, conformsTo: description.conformsTo,
+                  supertypes: description.supertypes, preferredFilenameExtension: description.preferredFilenameExtension,
+                  filenameExtensions: description.filenameExtensions, preferredMIMEType: description.preferredMIMEType,
+                  mimeTypes: description.mimeTypes, isDeclared: description.isDeclared, isDynamic: description.isDynamic)
+    }
+}

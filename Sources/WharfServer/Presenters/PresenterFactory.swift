@@ -1,0 +1,114 @@
+import WharfDialogs
+import WharfProtocol
+import WharfSystem
+
+/// `--presenter`: who shows dialogs to a client that does not draw its own.
+public enum PresenterSetting: Sendable, Equatable {
+    /// The desktop's own dialog: the portal, else zenity, else kdialog.
+    case auto
+    /// Only this desktop presenter.
+    case desktop(DesktopPresenterKind)
+    /// Answer every dialog from a script of steps (each client gets its own copy).
+    case script(FilePath)
+}
+
+/// The desktop's dialogs Wharf can show, in the order `auto` tries them.
+public enum DesktopPresenterKind: String, Sendable, CaseIterable {
+    case portal, zenity, kdialog
+}
+
+/// The presenter one client's dialogs get, chosen at `initialize`, and what `initialize`
+/// reports about the others.
+struct PresenterChoice: Sendable {
+    var presenter: (any DialogPresenter)?
+    /// Every presenter this client could have had.
+    var usable: [String]
+    /// Why each of the others cannot serve it.
+    var unavailable: [String: String]
+    /// For `noPresenter`: why this client has none, and what to do.
+    var whyNone: String
+
+    var name: String? { presenter?.name }
+
+    static let none = PresenterChoice(presenter: nil, usable: [], unavailable: [:], whyNone: "the client is not initialized")
+}
+
+/// The one place a client's presenter is chosen, from the command line (`--presenter`) and
+/// what the client said it can do (`capabilities.presentsDialogs`, `prefersDesktopDialogs`):
+///
+/// 1. a client that draws its own dialogs gets them (`frontend`), unless it prefers the
+///    desktop's and one is usable;
+/// 2. with `--presenter script:FILE`, the script;
+/// 3. otherwise the desktop's dialog that `--presenter` names, or with `auto` the first usable
+///    of the portal, zenity and kdialog;
+/// 4. nobody: `present…` answers `noPresenter`, naming why each presenter cannot serve.
+final class PresenterFactory: Sendable {
+    let setting: PresenterSetting
+    /// The script's steps, read once at start-up; each client plays its own copy.
+    private let script: [ScriptStep]?
+    private let desktop: DesktopPresenters
+
+    init(setting: PresenterSetting, logger: Logger, desktop: DesktopPresenters = DesktopPresenters()) throws(StartupError) {
+        self.setting = setting
+        self.desktop = desktop
+        if case .script(let file) = setting {
+            self.script = try ScriptFile.load(file)
+        } else {
+            self.script = nil
+        }
+    }
+
+    func choose(for capabilities: ClientCapabilities, session: ClientSession) -> PresenterChoice {
+        var usable: [String] = []
+        var unavailable: [String: String] = [:]
+        var candidates: [any DialogPresenter] = []
+        let frontend: (any DialogPresenter)? = capabilities.presentsDialogs ? session.frontend : nil
+        if frontend != nil {
+            usable.append("frontend")
+        } else {
+            unavailable["frontend"] = "the client did not say capabilities.presentsDialogs in initialize"
+        }
+        if let script {
+            let presenter = ScriptPresenter(steps: script)
+            usable.append(presenter.name)
+            candidates.append(presenter)
+        }
+        for kind in desktopKinds {
+            switch desktop.presenter(kind, for: session) {
+            case .success(let presenter):
+                usable.append(kind.rawValue)
+                candidates.append(presenter)
+            case .failure(let reason):
+                unavailable[kind.rawValue] = reason.message
+            }
+        }
+        let chosen: (any DialogPresenter)?
+        if let frontend, !capabilities.prefersDesktopDialogs {
+            chosen = frontend
+        } else {
+            chosen = candidates.first ?? frontend
+        }
+        return PresenterChoice(presenter: chosen, usable: usable, unavailable: unavailable,
+                               whyNone: whyNone(unavailable))
+    }
+
+    /// The desktop presenters `--presenter` allows.
+    private var desktopKinds: [DesktopPresenterKind] {
+        switch setting {
+        case .auto: DesktopPresenterKind.allCases
+        case .desktop(let kind): [kind]
+        case .script: []
+        }
+    }
+
+    private func whyNone(_ unavailable: [String: String]) -> String {
+        let reasons = (desktopKinds.map(\.rawValue) + ["frontend"]).compactMap { name in
+            unavailable[name].map { "\(name): \($0)" }
+        }
+        return """
+            no presenter can show this dialog (\(reasons.joined(separator: "; "))). Run wharf in a desktop session \
+            (xdg-desktop-portal, zenity or kdialog), say "capabilities": {"presentsDialogs": true} in initialize and draw \
+            the dialog yourself (presenter/show), or start wharf with --presenter script:FILE
+            """
+    }
+}

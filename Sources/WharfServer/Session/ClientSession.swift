@@ -1,0 +1,213 @@
+import WharfAccess
+import WharfContentTypes
+import WharfDialogs
+import WharfJSON
+import WharfJSONRPC
+import WharfProtocol
+import WharfSystem
+
+/// One connected client: its lifecycle, its identity, its presenter, and everything it owns.
+///
+/// The lifecycle follows the LSP: requests before `initialize` get -32002 and notifications
+/// before it are dropped (`exit` excepted); `initialize` comes once; after `shutdown` requests get
+/// -32600; `exit` ends the session with 0 after `shutdown` and 1 without. End of input ends it the
+/// same way, and so does the host (a signal, the editor's process gone). Once ended, a session
+/// reads nothing more and answers nothing more.
+public final class ClientSession: Sendable {
+    enum Lifecycle: Sendable {
+        case uninitialized, initialized, shuttingDown, ended
+    }
+
+    struct State: Sendable {
+        var lifecycle = Lifecycle.uninitialized
+        /// `clientInfo.name`, the app identity grants and bookmarks belong to.
+        var appIdentity = "unnamed-client"
+        /// Who shows this client's dialogs, chosen at `initialize`.
+        var presenter = PresenterChoice.none
+        /// The exit status, once the session has ended.
+        var exitCode: Int32?
+    }
+
+    public let id: UInt64
+    let server: Server
+    public let connection: Connection
+    let state = Locked(State())
+    /// Signalled when `state.exitCode` is set.
+    private let endedCondition = ConditionLock()
+    /// The client's content types: the system registry plus what it declared.
+    let types: Locked<ContentTypeScope>
+    /// The client's own UI as presenter, used when it says `presentsDialogs`.
+    let frontend: FrontendPresenter
+    let events: SessionEvents
+    /// Run the client's requests that wait on the disk or the database, each queue one request
+    /// at a time in the order they came: the dialogs' (presenting, listing, choosing) apart from
+    /// the files' (access, bookmarks, reads and writes, identification), so that a dialog opens
+    /// while a bookmark waits for the database.
+    let dialogWork = SerialQueue()
+    let fileWork = SerialQueue()
+
+    init(server: Server, connection: Connection, events: SessionEvents) {
+        self.server = server
+        self.id = server.makeClientID()
+        self.connection = connection
+        self.events = events
+        self.types = Locked(ContentTypeScope(registry: server.registry))
+        self.frontend = FrontendPresenter(connection: connection)
+    }
+
+    var logger: Logger { server.logger }
+    public var appIdentity: String { state.withValue { $0.appIdentity } }
+    /// This session as the dialog engine knows it.
+    var dialogClient: WharfDialogs.ClientID { WharfDialogs.ClientID(id) }
+    /// This session as the access store knows it.
+    var accessClient: WharfAccess.ClientID { WharfAccess.ClientID(String(id)) }
+    /// The calling client's content types: the system's plus its own declarations.
+    var contentTypes: ContentTypeScope { types.withValue { $0 } }
+
+    /// The connection handler that feeds this session.
+    var handler: Connection.Handler {
+        Connection.Handler(
+            request: { [self] request, reply in handle(request, reply) },
+            notification: { [self] notification in handle(notification) }
+        )
+    }
+
+    // MARK: Dispatch
+
+    private func handle(_ request: Request, _ reply: Reply) {
+        let lifecycle = state.withValue { $0.lifecycle }
+        if request.method == InitializeRequest.method {
+            guard lifecycle == .uninitialized else {
+                reply.fail(.invalidRequest("initialize may be sent only once"))
+                return
+            }
+            initialize(request, reply)
+            return
+        }
+        switch lifecycle {
+        case .uninitialized:
+            reply.fail(ResponseError(WharfErrorCode.serverNotInitialized, "the server is not initialized: send initialize first"))
+        case .shuttingDown:
+            reply.fail(.invalidRequest("the server is shutting down: only exit is accepted after shutdown"))
+        case .ended:
+            // Nothing can be written any more; the read loop stops after this message.
+            return
+        case .initialized:
+            server.methods.dispatch(request, reply, session: self)
+        }
+    }
+
+    private func handle(_ notification: Notification) {
+        let lifecycle = state.withValue { $0.lifecycle }
+        if notification.method == ExitNotification.method {
+            end(exitCode: lifecycle == .shuttingDown ? 0 : 1, reason: "exit")
+            return
+        }
+        switch lifecycle {
+        case .uninitialized:
+            logger.info("dropped \(notification.method): not initialized yet")
+        case .ended:
+            return
+        case .initialized, .shuttingDown:
+            switch notification.method {
+            case InitializedNotification.method:
+                break
+            case SetTraceNotification.method:
+                do throws(ProtocolError) {
+                    let (message, unknown) = try SetTraceNotification.parse(notification.params)
+                    warnAbout(unknown, in: SetTraceNotification.method)
+                    setTrace(message.value)
+                } catch {
+                    logger.warning("\(SetTraceNotification.method): \(error.message)")
+                }
+            default:
+                // Unknown notifications, `$/` ones included, are ignored, as JSON-RPC and the LSP say.
+                logger.info("ignored notification \(notification.method)")
+            }
+        }
+    }
+
+    /// Logs the fields a message carried that the protocol does not have, each with the field
+    /// it most likely meant: they are ignored, and a misspelt option otherwise does nothing
+    /// without a word.
+    func warnAbout(_ unknown: [UnknownField], in method: String) {
+        for field in unknown { logger.warning("\(method): \(field)") }
+    }
+
+    // MARK: Ending
+
+    func beginShutdown() {
+        state.withValue { $0.lifecycle = .shuttingDown }
+    }
+
+    /// The exit status for an ending nobody asked for (end of input, a signal): 0 after
+    /// `shutdown`, 1 before it.
+    public var exitCodeForEndOfInput: Int32 {
+        state.withValue { $0.lifecycle == .shuttingDown ? 0 : 1 }
+    }
+
+    /// The read loop has stopped: the session ends, if it has not already.
+    func readingStopped(_ reason: Connection.EndReason) {
+        switch reason {
+        case .endOfInput:
+            end(exitCode: exitCodeForEndOfInput, reason: "end of input")
+        case .truncated:
+            logger.error("input ended in the middle of a message")
+            end(exitCode: 1, reason: "truncated input")
+        case .readFailed(let error):
+            logger.error("reading the input failed: \(error)")
+            end(exitCode: 1, reason: "read error")
+        case .writeFailed:
+            end(exitCode: exitCodeForEndOfInput, reason: "output closed")
+        case .stopped:
+            break
+        }
+    }
+
+    /// Ends the session: stops reading, ends the client's dialogs (`dialog/cancelled` with
+    /// reason `disconnected`, still written if the client is reading), releases its leases and
+    /// grants (bookmarks, which belong to the app, stay), writes everything owed, and closes the
+    /// output. Safe from any thread, any number of times: the first call decides the exit
+    /// status, and every call returns once the session has ended.
+    public func end(exitCode: Int32, reason: String) {
+        let first = state.withValue { state -> Bool in
+            guard state.lifecycle != .ended else { return false }
+            state.lifecycle = .ended
+            return true
+        }
+        guard first else {
+            _ = waitUntilEnded()
+            return
+        }
+        logger.info("session \(id) ends (\(reason)), exit code \(exitCode)")
+        connection.stopReading()
+        releaseEverything()
+        connection.waitForPendingReplies(seconds: 2)
+        connection.flush(seconds: 2)
+        connection.closeOutput()
+        endedCondition.withLock {
+            state.withValue { $0.exitCode = exitCode }
+            endedCondition.broadcast()
+        }
+    }
+
+    /// Blocks until the session has ended; its exit status.
+    func waitUntilEnded() -> Int32 {
+        endedCondition.withLock {
+            while true {
+                if let code = state.withValue({ $0.exitCode }) { return code }
+                endedCondition.wait()
+            }
+        }
+    }
+
+    private func releaseEverything() {
+        server.engine.disconnect(client: dialogClient)
+        // An export being written is rolled back, and the last events delivered, before the
+        // session's output closes.
+        server.engine.waitForWrites(client: dialogClient)
+        server.engine.forget(client: dialogClient)
+        let released = server.access.endSession(client: accessClient)
+        if released > 0 { logger.info("released \(released) lease(s) left open") }
+    }
+}

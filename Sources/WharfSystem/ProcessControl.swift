@@ -1,0 +1,83 @@
+import Glibc
+
+/// What belongs to the whole process rather than to one session: signals, standard output,
+/// the environment, exiting. Only a host (the `wharf` command's stdio host, a test tool) calls
+/// these; sessions never do.
+public enum ProcessControl {
+    /// A reader that closes our output must not kill us: writes then fail with `EPIPE`, and
+    /// whoever wrote ends its session cleanly.
+    public static func ignoreBrokenPipes() {
+        signal(SIGPIPE, SIG_IGN)
+    }
+
+    /// Blocks `SIGTERM` and `SIGINT` in the calling thread, and so in every thread it starts
+    /// later: call it before any thread exists. A signal that arrives then stays pending until
+    /// ``waitForEndSignal()`` takes it, instead of being lost or killing the process mid-write.
+    public static func blockEndSignals() {
+        var set = endSignals
+        pthread_sigmask(SIG_BLOCK, &set, nil)
+    }
+
+    /// Waits for `SIGTERM` or `SIGINT` (blocked by ``blockEndSignals()``) and says which came.
+    public static func waitForEndSignal() -> Int32 {
+        var set = endSignals
+        var number: Int32 = 0
+        while sigwait(&set, &number) != 0 {}
+        return number
+    }
+
+    private static var endSignals: sigset_t {
+        var set = sigset_t()
+        sigemptyset(&set)
+        sigaddset(&set, SIGTERM)
+        sigaddset(&set, SIGINT)
+        return set
+    }
+
+    /// Takes standard output for the protocol: returns a private descriptor for it and makes
+    /// descriptor 1 a copy of standard error, so a stray print from any library can never
+    /// corrupt the stream.
+    public static func takeStandardOutput() throws(SystemError) -> FileDescriptor {
+        let standardOutput = FileDescriptor(taking: 1)
+        defer { standardOutput.relinquish() }  // descriptor 1 stays open, as standard error
+        let output = try standardOutput.duplicate()
+        guard dup2(2, 1) >= 0 else { throw .current("dup2") }
+        return output
+    }
+
+    /// Standard input, owned by whoever takes it.
+    public static func takeStandardInput() -> FileDescriptor { FileDescriptor(taking: 0) }
+
+    /// Writes `text` to standard error as it is (messages for people, not log lines).
+    public static func writeToStandardError(_ text: String) {
+        let standardError = FileDescriptor(taking: 2)
+        defer { standardError.relinquish() }  // standard error stays open
+        try? standardError.write(all: Array(text.utf8))
+    }
+
+    /// Ends the process now with `code`.
+    public static func exit(_ code: Int32) -> Never { Glibc.exit(code) }
+
+    /// An environment variable's bytes, nil when unset.
+    public static func environment(_ name: String) -> [UInt8]? {
+        guard let value = getenv(name) else { return nil }
+        return Array(FilePath(cString: value).bytes)
+    }
+
+    /// This process's id.
+    public static var processID: Int32 { getpid() }
+
+    /// Seconds since the epoch, with fraction (wall-clock time, for what is recorded).
+    public static func wallClockSeconds() -> Double {
+        var spec = timespec()
+        clock_gettime(CLOCK_REALTIME, &spec)
+        return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1_000_000_000
+    }
+
+    /// Puts the calling thread to sleep (retry loops, polling with a deadline).
+    public static func sleep(milliseconds: Int) {
+        var request = timespec(tv_sec: milliseconds / 1000, tv_nsec: (milliseconds % 1000) * 1_000_000)
+        var remaining = timespec()
+        while nanosleep(&request, &remaining) != 0 && errno == EINTR { request = remaining }
+    }
+}

@@ -1,0 +1,83 @@
+import Testing
+import WharfJSON
+import WharfServer
+import WharfSystem
+import WharfServerTestSupport
+import WharfTestSupport
+
+/// Nothing waits on the database under the engine's lock or on a read loop: while another
+/// process holds the state database locked, every client's `ping` and `cancel` (and the rest
+/// of a dialog's life) still answer at once; only the request that must write durably, a
+/// bookmark, waits for the lock, on its own client's worker.
+@Suite struct LockedStore {
+    /// How long the other process holds the lock.
+    static let lockSeconds = 5.0
+
+    @Test func aLockedDatabaseDelaysNoClientsPingOrCancel() throws {
+        let scratch = ScratchDirectory()
+        scratch.write("notes.txt", "notes")
+        var options = ServerOptions()
+        options.stateDirectory = scratch.path("state")
+        let server = try Server(options: options, logger: .silent)
+        let writer = WireClient.inProcess(sharing: server)
+        let other = WireClient.inProcess(sharing: server)
+        for client in [writer, other] {
+            client.initialize(["clientInfo": ["name": "locked-store"], "capabilities": ["presentsDialogs": true]])
+        }
+        let picked = try pick(scratch.url("notes.txt"), with: writer)
+
+        // Another process takes the database's write lock and holds it.
+        let database = scratch.path("state").appending("state.sqlite3").description
+        let locker = try ChildProcess(path: "python3", arguments: ["-c", """
+            import sqlite3, sys, time
+            connection = sqlite3.connect(sys.argv[1], isolation_level=None, timeout=30)
+            connection.execute("BEGIN EXCLUSIVE")
+            print("locked", flush=True)
+            time.sleep(\(Self.lockSeconds))
+            connection.execute("COMMIT")
+            """, database], searchPath: true)
+        defer { locker.kill() }
+        #expect(locker.waitForLine(startingWith: "locked") != nil)
+        let lockedAt = monotonicNanoseconds()
+
+        // The writer asks for a bookmark, which must be durable before it is answered.
+        let bookmarkRequest = writer.sendRequest("createBookmark", ["url": .string(picked)])
+
+        // Meanwhile both clients are answered at once: pings, and a whole dialog's life.
+        var slowest: UInt64 = 0
+        func timed(_ body: () -> Void) {
+            let start = monotonicNanoseconds()
+            body()
+            slowest = max(slowest, monotonicNanoseconds() - start)
+        }
+        for client in [writer, other, writer, other] {
+            timed { #expect(client.call("ping", [:]) == [:]) }
+        }
+        for client in [other, writer] {
+            timed {
+                let id = client.call("presentImporter", ["allowedContentTypes": ["public.item"]])?["dialogId"]
+                #expect(id != nil)
+                #expect(client.call("cancel", ["dialogId": id ?? .null])?["cancelled"] == true)
+            }
+        }
+        timed { #expect(try! pick(scratch.url("notes.txt"), with: other) == picked) }
+        let waitedMilliseconds = Double(slowest) / 1e6
+        // Well under the lock's time: none of it waited for the lock.
+        #expect(waitedMilliseconds < 1000, "a request waited \(waitedMilliseconds) ms while the database was locked")
+        #expect(Double(monotonicNanoseconds() - lockedAt) / 1e9 < Self.lockSeconds, "the checks ran while the lock was held")
+
+        // The bookmark is answered once the lock is gone, not refused.
+        let bookmark = writer.response(to: bookmarkRequest, timeout: 40)
+        #expect(bookmark?["result"]?["bookmark"]?.stringValue != nil, "\(String(describing: bookmark))")
+        #expect(Double(monotonicNanoseconds() - lockedAt) / 1e9 >= Self.lockSeconds - 0.5, "the bookmark waited for the lock")
+        for client in [writer, other] { #expect(client.shutdownAndExit() == 0) }
+    }
+
+    /// Picks `url` in a frontend importer and returns the URL the dialog completed with.
+    private func pick(_ url: String, with client: WireClient) throws -> String {
+        let id = try #require(client.call("presentImporter", ["allowedContentTypes": ["public.item"]])?["dialogId"])
+        #expect(client.call("dialog/choose", ["dialogId": id, "urls": [.string(url)]]) == [:])
+        let completed = client.notification("dialog/completed") { $0["params"]?["dialogId"] == id }
+        return try #require(completed?["params"]?["urls"]?.arrayValue?.first?.stringValue)
+    }
+}
