@@ -57,7 +57,10 @@ ship-files: release
 	.build/release/wharf-docs zsh > $(SHIP)/_wharf
 	.build/release/wharf-docs fish > $(SHIP)/wharf.fish
 
-install: ship-files
+# install builds first, except under sudo with a build already there (`make ship-files`, then
+# `sudo make install`): a build as root would leave root-owned files in .build, and root may
+# not have swift on its PATH.
+install: $(if $(and $(SUDO_USER),$(wildcard $(RELEASE_BIN)),$(wildcard $(SHIP)/wharf.fish)),,ship-files)
 	@set -e; for entry in $(SHIP_FILES); do \
 		source=$${entry%%:*}; rest=$${entry#*:}; target=$${rest%:*}; mode=$${rest##*:}; \
 		echo "install $$source $(DESTDIR)$$target"; \
