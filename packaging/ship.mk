@@ -89,8 +89,10 @@ wheel: $(VENV)/.installed
 	mkdir -p .build/dist
 	$(VENV)/bin/pip wheel -q --disable-pip-version-check --no-deps -w .build/dist ./clients/python
 
+# npm may come with the machine's node (NodeSource's does); Debian's npm only when it is missing.
 npm-pack:
-	@command -v npm >/dev/null || (DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq npm >/dev/null)
+	@command -v npm >/dev/null || { $(SUDO) apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq -o DPkg::Lock::Timeout=600 npm >/dev/null; }
 	mkdir -p .build/dist
 	npm pack --silent --pack-destination .build/dist ./clients/node
 
@@ -100,7 +102,7 @@ dist: deb wheel npm-pack
 ## and removed with dpkg (root, or sudo), the wheel and the tarball. See packaging/test-ship.sh.
 SHIP_TEST_PACKAGES := bash-completion zsh fish man-db groff-base dpkg-dev lintian
 
-test-ship: $(VENV)/.installed
+test-ship:
 	$(call apt-ensure,$(SHIP_TEST_PACKAGES))
 	$(MAKE) --no-print-directory dist
 	packaging/test-ship.sh
