@@ -69,8 +69,8 @@ import WharfTestSupport
         let (flags, words) = Sources.namesKnown(by: sources.joined(separator: "\n"))
         #expect(flags.contains("--framing"), "the scan found none of the parser's flags")
         #expect(flags.subtracting(reference.allOptionNames).isEmpty, "undocumented options: \(flags.subtracting(reference.allOptionNames).sorted())")
-        let commandWords = Set(reference.commands.flatMap(\.words))
-        #expect(words.subtracting(commandWords).isEmpty, "undocumented commands: \(words.subtracting(commandWords).sorted())")
+        let known = Samples.wordsOf(reference)
+        #expect(words.subtracting(known).isEmpty, "undocumented commands or values: \(words.subtracting(known).sorted())")
     }
 
     @Test func noFlagTheParserAcceptsIsMissingFromTheReference() throws {
@@ -97,7 +97,7 @@ import WharfTestSupport
             """
         let (flags, words) = Sources.namesKnown(by: source)
         #expect(flags.subtracting(reference.allOptionNames) == ["--listen-everywhere"])
-        #expect(words.subtracting(reference.commands.flatMap(\.words)) == ["frobnicate"])
+        #expect(words.subtracting(Samples.wordsOf(reference)) == ["frobnicate"])
     }
 
     @Test func helpIsRenderedFromTheReferenceAndFits100Columns() {
@@ -130,6 +130,16 @@ import WharfTestSupport
 
 /// Values to try, derived from what the reference says a value may be.
 enum Samples {
+    /// The words a parser may match in a `case` label: command words, and the words of every
+    /// choice (`case "auto":` when reading `--presenter`).
+    static func wordsOf(_ reference: CommandLineReference) -> Set<String> {
+        var words = Set(reference.commands.flatMap(\.words))
+        for option in reference.options + reference.commands.flatMap(\.options) {
+            if let value = option.value, case .choice(let choices) = value.kind { words.formUnion(choices.map(\.word)) }
+        }
+        return words
+    }
+
     static func validValues(_ kind: ValueKind) -> [String] {
         switch kind {
         case .choice(let choices): return choices.map { $0.fileArgument == nil ? $0.word : "\($0.word):/tmp/wharf-sample" }
