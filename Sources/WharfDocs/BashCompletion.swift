@@ -51,9 +51,11 @@ public enum BashCompletion {
         ]
         var seen: Set<String> = []
         for option in reference.options + reference.commands.flatMap(\.options) {
-            guard let value = option.value, !value.isOptional, seen.insert(option.names.joined()).inserted else { continue }
+            guard let value = option.value, seen.insert(option.names.joined()).inserted else { continue }
             out.append("        \(option.names.joined(separator: "|")))")
-            out.append("            \(complete(value.kind, function)); return ;;")
+            // An optional value comes only as `--name=VALUE` (then `split` is true).
+            out.append(value.isOptional ? "            if $split; then \(complete(value.kind, function)); return; fi ;;"
+                : "            \(complete(value.kind, function)); return ;;")
         }
         out += [
             "    esac",
