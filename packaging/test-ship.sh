@@ -31,8 +31,11 @@ else
     exit 2
 fi
 
-# One test-ship at a time on a machine: they would install and remove the same package.
-exec 9>"${TMPDIR:-/tmp}/wharf-test-ship.lock"
+# One test-ship at a time on a machine: they would install and remove the same package. The
+# lock file is opened for reading, so whoever created it, anyone can take the lock.
+lock=/tmp/wharf-test-ship.lock
+touch "$lock" 2>/dev/null
+exec 9<"$lock"
 flock -w 900 9 || { echo "another test-ship has held the lock for 15 minutes" >&2; exit 2; }
 
 if dpkg-query -W -f='${Status}' wharf 2>/dev/null | grep -q 'install ok installed' || [ -e /usr/bin/wharf ]; then
