@@ -56,8 +56,12 @@ let package = Package(
                 "WharfContentTypes", "WharfFileWriting", "WharfAccess", "WharfDialogs",
             ]
         ),
-        .testTarget(name: "WharfServerTests", dependencies: ["WharfServer", "WharfServerTestSupport", "WharfTestSupport"]),
+        .testTarget(name: "WharfServerTests", dependencies: ["WharfServer", "WharfDocs", "WharfServerTestSupport", "WharfTestSupport"]),
         .executableTarget(name: "wharf", dependencies: ["WharfServer"]),
+        // What `make install` ships beside the binary (the manual pages, the shell completions),
+        // rendered from the command-line reference `--help` comes from; see packaging/README.md.
+        .target(name: "WharfDocs", dependencies: ["WharfServer", "WharfContentTypes"]),
+        .executableTarget(name: "wharf-docs", dependencies: ["WharfDocs", "WharfServer"]),
 
         // MARK: Test support and end-to-end tests over the real binary
         // Scratch directories, child processes and file helpers for every test target.

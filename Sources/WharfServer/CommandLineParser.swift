@@ -33,55 +33,8 @@ public struct UsageError: Error, Sendable, Equatable, CustomStringConvertible {
 }
 
 public enum CommandLineParser {
-    public static let usage = """
-        Usage: wharf [--stdio] [options]
-               wharf types identify [--no-sniff] FILE...
-               wharf types describe IDENTIFIER...
-               wharf types conforms IDENTIFIER PARENT
-               wharf types stats
-               wharf access list [--state-dir DIR]
-               wharf access revoke ID [--state-dir DIR]
-               wharf --help | --version
-
-        Wharf serves SwiftUI-style file import and export dialogs to editors and tools as a
-        JSON-RPC 2.0 server over standard input and output, like a language server. Editors
-        spawn it and speak the protocol described in protocol/README.md.
-
-        Options:
-          --stdio                     Serve one client over stdin/stdout (the default).
-          --framing MODE              auto (default), lsp or ndjson. auto picks NDJSON when the
-                                      first non-blank byte is '{' or '[', and LSP framing
-                                      (Content-Length headers) otherwise. Replies use the
-                                      client's framing.
-          --max-message-bytes N       Discard longer messages unread and answer -32600
-                                      (default 67108864, 64 MiB).
-          --log-level LEVEL           error, warning (default), info or debug.
-          --log-file PATH             Append logs to PATH instead of standard error.
-          --presenter script:FILE     Answer dialogs from a script of steps (a JSON array of
-                                      {"choose":[paths]}, {"save":{path,contentType,overwrite}},
-                                      {"dismiss":true}, {"delayMs":n}, {"expect":{...}}), for
-                                      demos, tests and harnesses. Without it, a client shows
-                                      dialogs itself by saying capabilities.presentsDialogs.
-          --state-dir DIR             Where grants, bookmarks and remembered folders live
-                                      (default $XDG_STATE_HOME/wharf, else ~/.local/state/wharf);
-                                      :memory: keeps them in memory for this process only.
-          --max-dialogs-per-client N  Open dialogs one client may have (default 64).
-          -h, --help                  Show this help.
-          --version                   Show the version.
-
-        Subcommands:
-          types identify FILE...      Print each file's type: path, identifier, MIME type, and
-                                      how it was decided (extension, magic, fallback, fileSystem).
-          types describe ID...        Print what Wharf knows about content types.
-          types conforms ID PARENT    Exit 0 if ID conforms to PARENT, 1 if not.
-          types stats                 How long loading the shared MIME database took.
-          access list                 Every grant and bookmark every app holds, with an ID.
-          access revoke ID            Remove one of them.
-
-        Standard output carries only protocol messages; logs go to standard error or --log-file.
-        Exit status: 0 after shutdown and exit, 1 when input ends (or a signal arrives) without
-        shutdown or the input is truncated, 2 for a bad command line.
-        """
+    /// `wharf --help`: rendered from `CommandLineReference.wharf`, where the options are described.
+    public static let usage = HelpText.render(.wharf)
 
     public static func parse(_ arguments: [String]) throws(UsageError) -> Command {
         switch arguments.first {

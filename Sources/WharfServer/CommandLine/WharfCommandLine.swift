@@ -1,0 +1,112 @@
+/// `wharf`'s command line: the one place its options, commands, exit statuses, files and
+/// environment are written down. `wharf --help`, `wharf.1` and the bash, zsh and fish
+/// completions are rendered from it; `CommandLineReferenceTests` checks that
+/// `CommandLineParser` accepts every option and command listed here and knows no other.
+extension CommandLineReference {
+    public static let wharf = CommandLineReference(
+        program: "wharf",
+        tagline: "SwiftUI-style file import and export dialogs for editors, over JSON-RPC",
+        synopsis: ["[--stdio] [OPTION]...", "--help | --version"],
+        description: [
+            "Wharf serves SwiftUI-style file import and export dialogs to editors and tools as a JSON-RPC 2.0 server over standard input and output, like a language server. An editor spawns `wharf`, asks for an importer or an exporter, and is told exactly once how the dialog ended: the files picked or written, a failure, or a cancellation. What the human picked is all the editor may reach.",
+            "The protocol is described in wharf-protocol(7).",
+        ],
+        options: [
+            stdio, framing, maxMessageBytes, logLevel, logFile, presenter, stateDirectory, maxDialogsPerClient,
+            CommandLineOption(["-h", "--help"], "Show this help and exit."),
+            CommandLineOption(["--version"], "Show the version of wharf and of its protocol, and exit."),
+        ],
+        commands: [
+            Subcommand(
+                ["types", "identify"], options: [noSniff], operands: [Operand("FILE", .file, repeats: true)],
+                "Print each file's content type, one line per file: the path, the identifier, the MIME type, and how it was decided (`extension`, `magic`, `fallback` or `fileSystem`)."
+            ),
+            Subcommand(
+                ["types", "describe"], operands: [Operand("IDENTIFIER", .contentType, repeats: true)],
+                "Print what Wharf knows about content types: description, parents, filename extensions, MIME types."
+            ),
+            Subcommand(
+                ["types", "conforms"], operands: [Operand("IDENTIFIER", .contentType), Operand("PARENT", .contentType)],
+                "Exit with 0 if IDENTIFIER conforms to PARENT and 1 if not (2 for an unknown type)."
+            ),
+            Subcommand(["types", "stats"], "Print how long loading the shared MIME database took, and what it holds."),
+            Subcommand(
+                ["access", "list"], options: [stateDirectory],
+                "List every grant and bookmark every app holds, with the ID to revoke it by."
+            ),
+            Subcommand(
+                ["access", "revoke"], options: [stateDirectory], operands: [Operand("ID", .text(example: "g1"))],
+                "Remove one grant or bookmark, by the ID `wharf access list` shows."
+            ),
+        ],
+        exitStatuses: [
+            Entry("0", "The client sent `shutdown` and then `exit`; or a command succeeded."),
+            Entry("1", "The input ended, SIGTERM or SIGINT arrived, or the process named in `initialize` died, without `shutdown` first; or the input ended inside a message; or a command failed."),
+            Entry("2", "The command line could not be understood."),
+        ],
+        environment: [
+            Entry("XDG_STATE_HOME", "Where the state directory is when `--state-dir` is not given: `$XDG_STATE_HOME/wharf`. Unset, empty or relative, it is `~/.local/state`."),
+            Entry("XDG_DATA_HOME, XDG_DATA_DIRS", "Where the shared MIME database is looked for: the `mime` directory under each (by default `~/.local/share/mime`, `/usr/local/share/mime` and `/usr/share/mime`)."),
+            Entry("HOME", "The home directory, for the defaults above."),
+        ],
+        files: [
+            Entry("~/.local/state/wharf/state.sqlite3", "Grants, bookmarks and remembered folders (under `$XDG_STATE_HOME` when set), private to the user (mode 0600). Several wharf processes share it."),
+            Entry("/usr/share/mime/", "The freedesktop shared MIME database (`globs2`, `magic`, `subclasses`, `aliases`), read for content types Wharf does not declare itself."),
+        ],
+        notes: [
+            Entry("Standard streams", "Standard output carries only protocol messages. Logs go to standard error, or to the file `--log-file` names."),
+            Entry("Presenters", "A dialog is shown to a human by the client itself, when it says `capabilities.presentsDialogs` in `initialize`, or answered by a script given with `--presenter`. Without either, presenting a dialog fails with `noPresenter`."),
+        ],
+        seeAlso: ["wharf-protocol(7)", "shared-mime-info(5)"]
+    )
+
+    // MARK: Options shared by several forms, and the long ones
+
+    static let stdio = CommandLineOption(["--stdio"], "Serve one client over standard input and output (the default).")
+
+    static let framing = CommandLineOption(
+        ["--framing"], OptionValue("MODE", .choice([
+            ValueChoice("auto", "NDJSON when the first non-blank byte is `{` or `[`, LSP framing otherwise"),
+            ValueChoice("lsp", "`Content-Length` headers, as in the Language Server Protocol"),
+            ValueChoice("ndjson", "one JSON text per line"),
+        ]), default: "auto"),
+        "How messages are framed on the way in. Replies use the client's framing."
+    )
+
+    static let maxMessageBytes = CommandLineOption(
+        ["--max-message-bytes"], OptionValue("N", .integer(1...Int.max), default: "67108864"),
+        "Discard messages longer than N bytes unread, and answer them with -32600."
+    )
+
+    static let logLevel = CommandLineOption(
+        ["--log-level"], OptionValue("LEVEL", .choice([
+            ValueChoice("error"), ValueChoice("warning"), ValueChoice("info"), ValueChoice("debug"),
+        ]), default: "warning"),
+        "How much to log."
+    )
+
+    static let logFile = CommandLineOption(
+        ["--log-file"], OptionValue("PATH", .file),
+        "Append logs to PATH instead of standard error."
+    )
+
+    static let presenter = CommandLineOption(
+        ["--presenter"], OptionValue("KIND", .choice([
+            ValueChoice("script", fileArgument: "FILE", "answer dialogs from FILE, a JSON array of steps, for demos, tests and harnesses"),
+        ])),
+        "Who answers dialogs for clients that do not show them themselves.",
+        details: "A script's steps are `{\"choose\": [PATH...]}`, `{\"save\": {\"path\": ..., \"contentType\": ..., \"overwrite\": ...}}`, `{\"dismiss\": true}`, `{\"delayMs\": N}` and `{\"expect\": {...}}`; wharf-protocol(7) describes them."
+    )
+
+    static let stateDirectory = CommandLineOption(
+        ["--state-dir"], OptionValue("DIR", .directory),
+        "Where grants, bookmarks and remembered folders live (by default `$XDG_STATE_HOME/wharf`, else `~/.local/state/wharf`). `:memory:` keeps them in memory, for this process only."
+    )
+
+    static let maxDialogsPerClient = CommandLineOption(
+        ["--max-dialogs-per-client"], OptionValue("N", .integer(1...100_000), default: "64"),
+        "How many dialogs one client may have open at once."
+    )
+
+    static let noSniff = CommandLineOption(["--no-sniff"], "Decide by the name alone, without reading the file's first bytes.")
+}

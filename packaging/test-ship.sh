@@ -1,0 +1,209 @@
+#!/usr/bin/env bash
+# make test-ship: what a person installing Wharf gets, checked. Run by `make test-ship` after
+# `make dist` has built the release binary, the .deb (lintian-checked), the wheel and the npm
+# tarball.
+#
+#   1. make install DESTDIR=… lays out exactly packaging/install-files.txt (with their modes);
+#      make uninstall leaves none of them.
+#   2. The manual pages render with man and groff without a warning.
+#   3. Each completion loads in its shell (bash, zsh, fish) and completes a command, an option's
+#      value and a content type.
+#   4. The .deb holds exactly packaging/deb-files.txt, with the server's version, Depends from
+#      dpkg-shlibdeps and the Recommends asked for; dpkg -i installs it; wharf --version, the
+#      manual and the demo work against /usr/bin/wharf; the shells find the completions where
+#      they look; dpkg -r removes every file it installed.
+#   5. The wheel and the npm tarball carry the server's version.
+#
+# Step 4 installs a package on this machine, so it needs root or sudo (CI runs as root on a
+# disposable machine) and refuses to start without; it also refuses when a wharf is already
+# installed, rather than replace it. It prints "N passed, M failed" and fails if any did.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+PYTHON=${PYTHON:-python3}
+
+if [ "$(id -u)" = 0 ]; then
+    sudo=()
+elif sudo -n true 2>/dev/null; then
+    sudo=(sudo)
+else
+    echo "test-ship installs the .deb with dpkg -i: run it as root, or where sudo needs no password." >&2
+    exit 2
+fi
+
+# One test-ship at a time on a machine: they would install and remove the same package. The
+# lock file is opened for reading, so whoever created it, anyone can take the lock.
+lock=/tmp/wharf-test-ship.lock
+touch "$lock" 2>/dev/null
+exec 9<"$lock"
+flock -w 900 9 || { echo "another test-ship has held the lock for 15 minutes" >&2; exit 2; }
+
+if dpkg-query -W -f='${Status}' wharf 2>/dev/null | grep -q 'install ok installed' || [ -e /usr/bin/wharf ]; then
+    echo "a wharf is already installed here (/usr/bin/wharf); test-ship would replace it: remove it first (dpkg -r wharf)." >&2
+    exit 2
+fi
+
+version=$(.build/release/wharf --version | awk '{print $2}')
+deb=$(ls .build/deb/wharf_"$version"_*.deb)
+scratch=$(mktemp -d)
+installed_by_us=false
+cleanup() {
+    if $installed_by_us; then "${sudo[@]}" dpkg -r wharf >/dev/null 2>&1; fi
+    rm -rf "$scratch"
+}
+trap cleanup EXIT
+
+passed=0
+failed=0
+# check NAME COMMAND...: runs COMMAND, counts it, shows its output when it fails.
+check() {
+    local name=$1
+    shift
+    local output
+    if output=$("$@" 2>&1); then
+        passed=$((passed + 1))
+        echo "ok - $name"
+    else
+        failed=$((failed + 1))
+        echo "FAILED - $name"
+        printf '%s\n' "$output" | sed 's/^/    /'
+    fi
+}
+
+# same EXPECTED-FILE ACTUAL-TEXT: the two lists of paths agree, or the difference is shown.
+same() { diff -u "$1" <(printf '%s\n' "$2" | sed '/^$/d' | sort); }
+
+# offers WORD COMMAND...: COMMAND prints WORD on a line of its own.
+offers() {
+    local word=$1 output
+    shift
+    output=$("$@") || return 1
+    grep -qxF -- "$word" <<<"$output" || { echo "expected $word among:"; printf '%s\n' "$output"; return 1; }
+}
+
+# silent COMMAND...: COMMAND succeeds and writes nothing to standard error.
+silent() { local errors; errors=$("$@" 2>&1 >/dev/null) && [ -z "$errors" ] || { echo "$errors"; return 1; }; }
+
+# dpkg, waiting while another process (an apt-get elsewhere) holds its lock.
+dpkg_waiting() {
+    local attempt output
+    for attempt in $(seq 120); do
+        if output=$("${sudo[@]}" dpkg "$@" 2>&1); then return 0; fi
+        grep -qi lock <<<"$output" || { echo "$output"; return 1; }
+        sleep 5
+    done
+    echo "$output"
+    return 1
+}
+
+# MARK: 1. make install and make uninstall
+
+tree=$scratch/install
+make --no-print-directory -s install PREFIX=/usr/local DESTDIR="$tree" >/dev/null
+check "make install lays out exactly packaging/install-files.txt" \
+    same packaging/install-files.txt "$(cd "$tree" && find . ! -type d | sed 's/^\.//')"
+modes() { [ "$(stat -c %a "$tree/usr/local/bin/wharf")" = 755 ] && ! find "$tree" -type f ! -path '*/bin/*' ! -perm 644 | grep .; }
+check "the binary is 0755 and every other file 0644" modes
+check "the installed wharf runs" grep -q "^wharf $version " <("$tree/usr/local/bin/wharf" --version)
+static() { ! ldd "$tree/usr/local/bin/wharf" | grep -i swift; }
+check "the Swift runtime is linked in, not loaded" static
+make --no-print-directory -s uninstall PREFIX=/usr/local DESTDIR="$tree" >/dev/null
+check "make uninstall removes every file install laid out" same /dev/null "$(cd "$tree" && find . ! -type d | sed 's/^\.//')"
+check "make uninstall removes share/doc/wharf" test ! -e "$tree/usr/local/share/doc/wharf"
+make --no-print-directory -s install PREFIX=/usr/local DESTDIR="$tree" >/dev/null
+
+# MARK: 2. The manual pages
+
+for page in man1/wharf.1 man7/wharf-protocol.7; do
+    file=$tree/usr/local/share/man/$page
+    check "$page renders with man --warnings at 80 columns without a warning" \
+        silent env MANWIDTH=80 LC_ALL=C.UTF-8 man --warnings -E UTF-8 -l "$file"
+    check "$page renders with groff -ww (all warnings) without one" silent groff -ww -z -man "$file"
+    check "$page renders with groff -ww for a terminal without one" silent groff -ww -z -man -Tutf8 "$file"
+done
+check "wharf.1 has the synopsis and every section" \
+    bash -c 'MANWIDTH=80 man -l "$1" 2>/dev/null | grep -c -e "^SYNOPSIS" -e "^OPTIONS" -e "^COMMANDS" -e "^EXIT STATUS" -e "^ENVIRONMENT" -e "^FILES" -e "^SEE ALSO" | grep -qx 7' - \
+    "$tree/usr/local/share/man/man1/wharf.1"
+check "wharf-protocol.7 has the protocol's sections" \
+    bash -c 'MANWIDTH=80 man -l "$1" 2>/dev/null | grep -c -e "^BASE PROTOCOL" -e "^LIFECYCLE" -e "^DIALOGS" -e "^ACCESS" -e "^ERROR CODES" | grep -qx 5' - \
+    "$tree/usr/local/share/man/man7/wharf-protocol.7"
+
+# MARK: 3. The completions, each in its shell
+
+bash_script=$tree/usr/local/share/bash-completion/completions/wharf
+zsh_directory=$tree/usr/local/share/zsh/site-functions
+fish_script=$tree/usr/local/share/fish/vendor_completions.d/wharf.fish
+fish_home=$scratch/fish-home
+mkdir -p "$fish_home"
+fish_complete() { HOME=$fish_home fish --no-config -c "source $1; complete -C '$2'" | cut -f1; }
+zsh_complete() { timeout 60 zsh -f packaging/tests/complete.zsh "$1" "$2"; }
+
+check "bash: complete -p wharf, and 'wharf ty' completes to types" offers types bash packaging/tests/complete.bash "$bash_script" "wharf ty"
+check "bash: 'wharf types ' offers conforms" offers conforms bash packaging/tests/complete.bash "$bash_script" "wharf types "
+check "bash: 'wharf --framing ' offers ndjson" offers ndjson bash packaging/tests/complete.bash "$bash_script" "wharf --framing "
+check "bash: 'wharf --presenter ' offers script:" offers script: bash packaging/tests/complete.bash "$bash_script" "wharf --presenter "
+check "bash: 'wharf types conforms public.pn' offers public.png" offers public.png bash packaging/tests/complete.bash "$bash_script" "wharf types conforms public.pn"
+check "zsh: 'wharf ty' completes to types" offers types zsh_complete "$zsh_directory" "wharf ty"
+check "zsh: 'wharf access ' offers revoke" offers revoke zsh_complete "$zsh_directory" "wharf access "
+check "zsh: 'wharf --log-level ' offers debug" offers debug zsh_complete "$zsh_directory" "wharf --log-level "
+check "zsh: 'wharf types describe public.jp' offers public.jpeg" offers public.jpeg zsh_complete "$zsh_directory" "wharf types describe public.jp"
+check "fish: 'wharf ty' completes to types" offers types fish_complete "$fish_script" "wharf ty"
+check "fish: 'wharf types identify --' offers --no-sniff" offers --no-sniff fish_complete "$fish_script" "wharf types identify --"
+check "fish: 'wharf --framing ' offers lsp" offers lsp fish_complete "$fish_script" "wharf --framing "
+check "fish: 'wharf types conforms public.pn' offers public.png" offers public.png fish_complete "$fish_script" "wharf types conforms public.pn"
+
+# MARK: 4. The Debian package
+
+field() { dpkg-deb -f "$deb" "$1"; }
+check "the package has exactly packaging/deb-files.txt" \
+    same packaging/deb-files.txt "$(dpkg-deb -c "$deb" | awk '$1 !~ /^d/ {print $6}' | sed 's/^\.//')"
+check "the package's version is the server's ($version)" test "$(field Version)" = "$version"
+check "Depends names the C library, jansson and SQLite, from dpkg-shlibdeps" \
+    bash -c 'for lib in libc6 libjansson4 libsqlite3-0; do grep -q "\b$lib\b" <<<"$1" || { echo "Depends: $1 lacks $lib"; exit 1; }; done' - "$(field Depends)"
+check "Recommends: xdg-desktop-portal, zenity" test "$(field Recommends)" = "xdg-desktop-portal, zenity"
+check "files are owned by root" bash -c '! dpkg-deb -c "$1" | awk "{print \$2}" | grep -v "^root/root$"' - "$deb"
+check "lintian reports nothing the overrides do not explain" lintian --allow-root --fail-on error,warning,info "$deb"
+
+# Which of the package's paths exist before it is installed: those must exist after it is
+# removed, and no others.
+mapfile -t paths < <(dpkg-deb -c "$deb" | awk '{print $6}' | sed -e 's/^\.//' -e 's:/$::' | grep .)
+existing=()
+for path in "${paths[@]}"; do [ -e "$path" ] && existing+=("$path"); done
+
+installed_by_us=true
+check "dpkg -i installs the package" dpkg_waiting -i "$deb"
+check "/usr/bin/wharf --version says $version" grep -q "^wharf $version " <(/usr/bin/wharf --version)
+check "the demo runs against /usr/bin/wharf" "$PYTHON" clients/python/examples/demo.py /usr/bin/wharf
+check "man finds wharf(1) and wharf-protocol(7)" bash -c 'man -w wharf && man -w 7 wharf-protocol'
+check "bash-completion loads wharf's completion on demand" \
+    bash -c 'source /usr/share/bash-completion/bash_completion && _completion_loader wharf; complete -p wharf'
+check "zsh finds _wharf on its default fpath" offers types zsh_complete "$scratch/empty" "wharf ty"
+check "fish finds wharf.fish among its vendor completions" \
+    offers types bash -c 'HOME=$1 fish -c "complete -C \"wharf ty\"" | cut -f1' - "$fish_home"
+dpkg -L wharf | sort > "$scratch/listed"
+check "dpkg -L lists what the package holds" diff -u <(printf '%s\n' /. "${paths[@]}" | sort -u) <(sort -u "$scratch/listed")
+
+check "dpkg -r removes the package" dpkg_waiting -r wharf && installed_by_us=false
+left() {
+    local path status=0
+    for path in $(cat "$scratch/listed"); do
+        [ -e "$path" ] || [ -L "$path" ] || continue
+        if [ -d "$path" ] && printf '%s\n' "${existing[@]}" / /. | grep -qxF "$path"; then continue; fi
+        echo "left behind: $path"
+        status=1
+    done
+    return $status
+}
+check "dpkg -r removes every file and directory it installed" left
+
+# MARK: 5. The clients
+
+check "the wheel is wharf_client $version" \
+    "$PYTHON" -c 'import sys, zipfile; w = zipfile.ZipFile(sys.argv[1]); m = w.read(f"wharf_client-{sys.argv[2]}.dist-info/METADATA").decode(); assert f"\nVersion: {sys.argv[2]}\n" in m; assert "wharf_client/py.typed" in w.namelist()' \
+    ".build/dist/wharf_client-$version-py3-none-any.whl" "$version"
+check "the npm tarball is wharf-client $version" \
+    bash -c 'tar -xOzf "$1" package/package.json | grep -q "\"version\": \"$2\"" && tar -tzf "$1" | grep -qx package/index.d.ts' - \
+    ".build/dist/wharf-client-$version.tgz" "$version"
+
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]
