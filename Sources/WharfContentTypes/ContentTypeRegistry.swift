@@ -17,6 +17,8 @@ public final class ContentTypeRegistry: Sendable {
     /// The MIME directories to read, highest precedence first.
     public let mimeDirectories: [FilePath]
     private let state = Locked<Tables?>(nil)
+    /// Dialog filters for clients that declared no types of their own.
+    let filterCache = FilterCache()
 
     /// A registry over the given MIME directories (each one holds `globs2`, `magic`, … as
     /// `update-mime-database` writes them), highest precedence first. Tests point this at a

@@ -10,6 +10,8 @@
 public struct ContentTypeScope: Sendable {
     public let registry: ContentTypeRegistry
     private(set) var declared: DeclaredTypes = .empty
+    /// Filters worked out for this scope's declarations (replaced with them).
+    private(set) var declaredFilterCache = FilterCache()
 
     public init(registry: ContentTypeRegistry = .system) {
         self.registry = registry
@@ -22,6 +24,7 @@ public struct ContentTypeScope: Sendable {
     /// nothing, so a client may repeat its declarations after reconnecting.
     public mutating func declare(_ types: [TypeDeclaration]) throws(ContentTypeError) {
         declared = try Self.adding(types, to: declared, tables: registry.tables)
+        declaredFilterCache = FilterCache()
     }
 
     // MARK: Identifiers and conformance

@@ -9,6 +9,8 @@ final class DeclaredTypes: Sendable {
 
     static let empty = DeclaredTypes(records: [:], declarations: [:], byExtension: [:], byMIME: [:])
 
+    var isEmpty: Bool { records.isEmpty }
+
     init(records: [String: TypeRecord], declarations: [String: TypeDeclaration],
          byExtension: [String: TypeRecord], byMIME: [String: TypeRecord]) {
         self.records = records

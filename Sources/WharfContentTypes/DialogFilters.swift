@@ -1,3 +1,5 @@
+import WharfSystem
+
 /// What a file dialog should show for a list of allowed types, in the terms presenters speak
 /// (GTK's `GtkFileFilter`, the portal's filters): name globs and MIME types.
 ///
@@ -42,7 +44,18 @@ extension ContentTypeScope {
     ///   not plain text).
     ///
     /// Unknown identifiers contribute nothing; an empty list allows nothing.
+    ///
+    /// Walking every type for conformance costs about a millisecond for a type with many
+    /// descendants (`public.plain-text`: some 300 globs), so answers are remembered, per set of
+    /// types: in the registry for a client that declared nothing (most clients, sharing the
+    /// work), in the scope itself otherwise (its declarations change the answers).
     public func filters(for allowed: [String]) -> DialogFilters {
+        let key = Set(allowed.compactMap { record($0)?.key }).sorted().joined(separator: "\u{0}")
+        let cache = declared.isEmpty ? registry.filterCache : declaredFilterCache
+        return cache.value(for: key) { computeFilters(for: allowed) }
+    }
+
+    private func computeFilters(for allowed: [String]) -> DialogFilters {
         var result = DialogFilters(allowsAllFiles: false, globs: [], mimeTypes: [], directories: false)
         let records = allowed.compactMap { record($0) }
         for record in records {
@@ -124,5 +137,22 @@ extension ContentTypeScope {
         case "public.text", "public.plain-text": return ["text/*"]
         default: return []
         }
+    }
+}
+
+/// Dialog filters already worked out, by set of types. Bounded: a client asking for ever new
+/// sets of types empties it rather than growing it.
+final class FilterCache: Sendable {
+    private let entries = Locked<[String: DialogFilters]>([:])
+    static let capacity = 512
+
+    func value(for key: String, _ compute: () -> DialogFilters) -> DialogFilters {
+        if let known = entries.withValue({ $0[key] }) { return known }
+        let filters = compute()
+        entries.withValue { entries in
+            if entries.count >= Self.capacity { entries.removeAll(keepingCapacity: true) }
+            entries[key] = filters
+        }
+        return filters
     }
 }

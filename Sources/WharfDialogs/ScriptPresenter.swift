@@ -12,8 +12,9 @@ import WharfSystem
 /// script stays aligned with the dialogs that follow; one that ends before its turn consumes
 /// nothing.
 ///
-/// Nothing runs on the caller's thread: every step is taken on the scheduler, and `delay`
-/// schedules the next step instead of sleeping.
+/// A dialog shown when no other is being served takes its steps at once, in `show` (which the
+/// engine calls through the client's outbox, never under its lock); every later turn, and every
+/// step after a `delay`, runs on the scheduler: `delay` schedules instead of sleeping.
 public final class ScriptPresenter: DialogPresenter {
     public var name: String { "script" }
     private struct State {
@@ -52,7 +53,9 @@ public final class ScriptPresenter: DialogPresenter {
             state.waiting.append(dialog)
             return state.active == nil ? beginNextTurn(&state) : nil
         }
-        if let turn { schedule(turn, after: 0) }
+        // A dialog that is served at once is answered on this thread (a delivery thread of the
+        // engine's outbox, never the engine's lock): no thread hop per dialog.
+        if let turn { run(turn) }
     }
 
     public func hide(_ id: DialogID) {

@@ -282,6 +282,16 @@ public final class Connection: @unchecked Sendable {
         writer.write(message.serialized(), releasing: reservation)
     }
 
+    /// Runs `body` with this connection's writes held back, then sends them together from the
+    /// calling thread: a worker answering one request writes its answer and the events it
+    /// caused itself, instead of waking another thread to. (The read loop does the same for each
+    /// chunk of input.)
+    public func batchingWrites<T>(_ body: () throws -> T) rethrows -> T {
+        writer.beginBatch()
+        defer { writer.endBatch() }
+        return try body()
+    }
+
     /// Bytes of output queued or promised right now (for tests of the budget).
     public var outstandingOutputBytes: Int { writer.outstandingBytes }
 

@@ -27,8 +27,12 @@ final class MessageWriter: @unchecked Sendable {
     /// Bytes promised to answers still being worked on (`reserve`).
     private var reservedBytes = 0
     private var draining = false
-    /// While corked, writes only queue; `uncork` sends everything queued in one `writev`.
+    /// While corked (the read loop, handling one chunk of input), writes only queue; `uncork`
+    /// sends everything queued in one `writev`.
     private var corked = false
+    /// Threads in a batch (`beginBatch`): their own writes wait for the end of their batch;
+    /// anyone else's go out as usual (and take the batch's along).
+    private var batchers: [ThreadIdentity] = []
     /// A drain is waiting for a pool thread.
     private var drainScheduled = false
     private var framing: Framing = .lsp
@@ -66,7 +70,7 @@ final class MessageWriter: @unchecked Sendable {
         }
         queue.append(frame)
         queuedBytes += frame.count
-        if draining || corked || drainScheduled {
+        if draining || corked || drainScheduled || batchers.contains(where: { $0.isCurrent() }) {
             lock.unlock()
             return
         }
@@ -124,6 +128,34 @@ final class MessageWriter: @unchecked Sendable {
     func uncork() {
         lock.lock()
         corked = false
+        if draining || queue.isEmpty {
+            lock.unlock()
+            return
+        }
+        drainAndUnlock()
+    }
+
+    /// Holds the calling thread's own writes back until ``endBatch()``: a worker answering one
+    /// request then writes its answer and the events it caused itself, instead of waking
+    /// another thread to. Other threads' writes are not held.
+    func beginBatch() {
+        lock.withLock { batchers.append(.current) }
+    }
+
+    /// Sends what the batch queued (and anything else queued), on the calling thread.
+    func endBatch() {
+        lock.lock()
+        if let index = batchers.firstIndex(where: { $0.isCurrent() }) { batchers.remove(at: index) }
+        if corked || draining || queue.isEmpty {
+            lock.unlock()
+            return
+        }
+        drainAndUnlock()
+    }
+
+    /// Sends what is queued now, on the calling thread, corked or not.
+    private func drainNow() {
+        lock.lock()
         if draining || queue.isEmpty {
             lock.unlock()
             return
@@ -190,11 +222,12 @@ final class MessageWriter: @unchecked Sendable {
     /// Bytes queued and promised right now (for tests of the budget).
     var outstandingBytes: Int { lock.withLock { queuedBytes + reservedBytes } }
 
-    /// Waits until everything queued so far has been written, or `seconds` pass. Uncorks
-    /// first: the session may end in the middle of handling a chunk of input.
+    /// Waits until everything queued so far has been written, or `seconds` pass. Sends what is
+    /// queued first, corked or not: the session may end in the middle of handling a chunk of
+    /// input.
     @discardableResult
     func flush(seconds: Double) -> Bool {
-        uncork()
+        drainNow()
         return lock.withLock {
             let deadline = Deadline(secondsFromNow: seconds)
             while (draining || !queue.isEmpty) && failure == nil && !deadline.hasPassed {

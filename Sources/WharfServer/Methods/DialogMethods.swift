@@ -44,7 +44,7 @@ extension ClientSession {
             return
         }
         let (engine, types, scope) = (server.engine, contentTypeOracle, contentTypes)
-        dialogWork.run {
+        run(on: .dialogs) {
             do throws(DialogError) {
                 try body(engine, presenter, types) { id in answer.succeed(PresentResult(dialogId: id.rawValue)) }
             } catch .unknownContentTypes(let field, let identifiers) {

@@ -39,7 +39,7 @@ struct MethodTable: Sendable {
     ) {
         add(type) { session, request, answer in
             if let estimate { answer.reserve(bytes: estimate(request)) }
-            session.queue(queue).run {
+            session.run(on: queue) {
                 answer.run { try body(session, request) }
             }
         }
@@ -112,6 +112,13 @@ extension ClientSession {
         case .dialogs: dialogWork
         case .files: fileWork
         }
+    }
+
+    /// Runs `work` on one of the session's queues; what it sends to the client leaves from
+    /// that thread when it is done (``Connection/batchingWrites(_:)``).
+    func run(on queue: WorkQueue, _ work: @escaping @Sendable () -> Void) {
+        let connection = self.connection
+        self.queue(queue).run { connection.batchingWrites(work) }
     }
 }
 

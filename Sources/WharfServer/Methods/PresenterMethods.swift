@@ -19,7 +19,7 @@ extension MethodTable {
         // `dialog/presentationChanged` and its ending.
         answeredLater(ChooseRequest.self) { session, request, answer in
             let responder = try session.responder(for: request.dialogId)
-            session.dialogWork.run {
+            session.run(on: .dialogs) {
                 do {
                     switch request.choice {
                     case .files(let urls):
@@ -34,7 +34,7 @@ extension MethodTable {
         }
         answeredLater(DismissRequest.self) { session, request, answer in
             let responder = try session.responder(for: request.dialogId)
-            session.dialogWork.run {
+            session.run(on: .dialogs) {
                 do {
                     try responder.dismiss { answer.succeed(Empty()) }
                 } catch {
@@ -44,7 +44,7 @@ extension MethodTable {
         }
         answeredLater(FailDialogRequest.self) { session, request, answer in
             let responder = try session.responder(for: request.dialogId)
-            session.dialogWork.run {
+            session.run(on: .dialogs) {
                 do {
                     try responder.fail("the presenter failed: \(request.message)") { answer.succeed(Empty()) }
                 } catch {

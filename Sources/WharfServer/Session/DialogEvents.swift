@@ -40,11 +40,11 @@ extension ClientSession {
     /// `exporter/snapshot`: the client produces a lazy document's bytes now that the human has
     /// chosen where and as what. Its answer is handed to the engine on the session's dialog queue.
     private func requestSnapshot(_ request: ExporterSnapshotRequest) {
-        let (engine, client, queue) = (server.engine, dialogClient, dialogWork)
+        let (engine, client) = (server.engine, dialogClient)
         let id = DialogID(rawValue: request.dialogId)
         let index = Int(request.documentIndex)
         connection.send(request: ExporterSnapshotRequest.method, params: request.json) { result in
-            queue.run {
+            self.run(on: .dialogs) {
                 do {
                     let contents = try DocumentContents(json: try result.get())
                     let source = try ExportSource(contents, field: "result")
