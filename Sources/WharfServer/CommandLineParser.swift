@@ -11,6 +11,10 @@ public enum Command: Sendable, Equatable {
     case types(TypesCommand)
     /// `wharf access list` / `wharf access revoke ID`.
     case access(AccessCommand, stateDirectory: FilePath?)
+    /// `wharf pick …`: ask a person for files through a dialog, print their paths.
+    case pick(PickCommand)
+    /// `wharf save …`: ask a person where to save, write the file there.
+    case save(SaveCommand)
 }
 
 public enum TypesCommand: Sendable, Equatable {
@@ -40,6 +44,8 @@ public enum CommandLineParser {
         switch arguments.first {
         case "types": return try parseTypes(Array(arguments.dropFirst()))
         case "access": return try parseAccess(Array(arguments.dropFirst()))
+        case "pick": return .pick(try parsePick(Array(arguments.dropFirst())))
+        case "save": return .save(try parseSave(Array(arguments.dropFirst())))
         default: break
         }
         var options = ServerOptions()
@@ -86,16 +92,7 @@ public enum CommandLineParser {
             case "--log-file":
                 options.logFile = try path(value(for: argument), for: argument)
             case "--presenter":
-                let raw = try value(for: argument)
-                if let kind = DesktopPresenterKind(rawValue: raw) {
-                    options.presenter = .desktop(kind)
-                } else if raw == "auto" {
-                    options.presenter = .auto
-                } else if raw.hasPrefix("script:"), raw.count > 7 {
-                    options.presenter = .script(try path(String(raw.dropFirst(7)), for: argument))
-                } else {
-                    throw UsageError(message: "--presenter: expected auto, portal, zenity, kdialog or script:FILE, got \(raw)")
-                }
+                options.presenter = try presenterSetting(try value(for: argument))
             case "--state-dir":
                 options.stateDirectory = try path(value(for: argument), for: argument)
             case "--max-dialogs-per-client":
@@ -114,7 +111,7 @@ public enum CommandLineParser {
     }
 
     /// A path argument: anything but empty or containing NUL.
-    private static func path(_ value: String, for flag: String) throws(UsageError) -> FilePath {
+    static func path(_ value: String, for flag: String) throws(UsageError) -> FilePath {
         guard let path = FilePath(value) else { throw UsageError(message: "\(flag): expected a path, got an empty one") }
         return path
     }

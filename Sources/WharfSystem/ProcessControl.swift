@@ -48,6 +48,13 @@ public enum ProcessControl {
     /// Standard input, owned by whoever takes it.
     public static func takeStandardInput() -> FileDescriptor { FileDescriptor(taking: 0) }
 
+    /// Writes `bytes` to standard output as they are (a command's answer: paths, exact).
+    public static func writeToStandardOutput(_ bytes: [UInt8]) {
+        let standardOutput = FileDescriptor(taking: 1)
+        defer { standardOutput.relinquish() }  // standard output stays open
+        try? standardOutput.write(all: bytes)
+    }
+
     /// Writes `text` to standard error as it is (messages for people, not log lines).
     public static func writeToStandardError(_ text: String) {
         let standardError = FileDescriptor(taking: 2)

@@ -14,6 +14,10 @@ do {
         ProcessControl.exit(Subcommands.run(command))
     case .access(let command, let stateDirectory):
         ProcessControl.exit(Subcommands.run(command, stateDirectory: stateDirectory))
+    case .pick(let command):
+        ProcessControl.exit(DialogCommands.run(command))
+    case .save(let command):
+        ProcessControl.exit(DialogCommands.run(command))
     }
 } catch {
     ProcessControl.writeToStandardError("wharf: \(error)\nTry 'wharf --help'.\n")

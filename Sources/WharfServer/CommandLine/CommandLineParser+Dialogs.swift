@@ -1,0 +1,112 @@
+import WharfSystem
+
+/// `wharf pick`: which files to ask for.
+public struct PickCommand: Sendable, Equatable {
+    /// Content type identifiers the person may pick (`public.item` when none are given).
+    public var types: [String] = []
+    public var multiple = false
+    /// Pick folders instead of files.
+    public var directory = false
+    public var title: String?
+    /// Print the paths separated by NUL instead of newlines (`-0`), for `xargs -0`.
+    public var nulSeparated = false
+    public var presenter = PresenterSetting.auto
+    public var stateDirectory: FilePath?
+
+    public init() {}
+}
+
+/// `wharf save`: what to save, and as what.
+public struct SaveCommand: Sendable, Equatable {
+    /// The suggested file name.
+    public var name = ""
+    /// The content type it is written as (from the name's extension when not given).
+    public var type: String?
+    public var title: String?
+    /// The file to save; standard input when nil.
+    public var file: FilePath?
+    public var presenter = PresenterSetting.auto
+    public var stateDirectory: FilePath?
+
+    public init() {}
+}
+
+extension CommandLineParser {
+    static func parsePick(_ arguments: [String]) throws(UsageError) -> PickCommand {
+        var command = PickCommand()
+        var words = CommandWords(arguments, command: "pick")
+        while let word = words.next() {
+            switch word {
+            case "--type": command.types.append(try words.value(for: word))
+            case "--multiple": command.multiple = true
+            case "--directory": command.directory = true
+            case "--title": command.title = try words.value(for: word)
+            case "-0": command.nulSeparated = true
+            case "--presenter": command.presenter = try presenterSetting(try words.value(for: word))
+            case "--state-dir": command.stateDirectory = try path(try words.value(for: word), for: word)
+            default: throw UsageError(message: "pick: unknown argument \(word)")
+            }
+        }
+        if command.directory && !command.types.isEmpty {
+            throw UsageError(message: "pick: --directory picks folders; it takes no --type")
+        }
+        return command
+    }
+
+    static func parseSave(_ arguments: [String]) throws(UsageError) -> SaveCommand {
+        var command = SaveCommand()
+        var words = CommandWords(arguments, command: "save")
+        var file: String?
+        while let word = words.next() {
+            switch word {
+            case "--name": command.name = try words.value(for: word)
+            case "--type": command.type = try words.value(for: word)
+            case "--title": command.title = try words.value(for: word)
+            case "--presenter": command.presenter = try presenterSetting(try words.value(for: word))
+            case "--state-dir": command.stateDirectory = try path(try words.value(for: word), for: word)
+            case let operand where !operand.hasPrefix("-") || operand == "-":
+                guard file == nil else { throw UsageError(message: "save: expected one FILE at most, got \(file!) and \(operand)") }
+                file = operand
+            default: throw UsageError(message: "save: unknown argument \(word)")
+            }
+        }
+        guard !command.name.isEmpty else { throw UsageError(message: "save: --name NAME is required (the suggested file name)") }
+        guard !command.name.contains("/") else { throw UsageError(message: "save: --name is a file name, without /") }
+        if let file, file != "-" { command.file = try path(file, for: "save") }
+        return command
+    }
+
+    /// `--presenter`'s value: `auto`, `portal`, `zenity`, `kdialog` or `script:FILE`.
+    static func presenterSetting(_ raw: String) throws(UsageError) -> PresenterSetting {
+        if let kind = DesktopPresenterKind(rawValue: raw) { return .desktop(kind) }
+        if raw == "auto" { return .auto }
+        if raw.hasPrefix("script:"), raw.count > 7 { return .script(try path(String(raw.dropFirst(7)), for: "--presenter")) }
+        throw UsageError(message: "--presenter: expected auto, portal, zenity, kdialog or script:FILE, got \(raw)")
+    }
+}
+
+/// A subcommand's words, one at a time, with `--flag=value` read as `--flag value`.
+struct CommandWords {
+    private var words: [String]
+    private var index = 0
+    let command: String
+
+    init(_ arguments: [String], command: String) {
+        self.command = command
+        words = arguments.flatMap { word -> [String] in
+            guard word.hasPrefix("--"), let equals = word.firstIndex(of: "=") else { return [word] }
+            return [String(word[..<equals]), String(word[word.index(after: equals)...])]
+        }
+    }
+
+    mutating func next() -> String? {
+        guard index < words.count else { return nil }
+        defer { index += 1 }
+        return words[index]
+    }
+
+    mutating func value(for flag: String) throws(UsageError) -> String {
+        guard let value = next() else { throw UsageError(message: "\(command): \(flag) needs a value") }
+        return value
+    }
+}
