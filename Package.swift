@@ -85,11 +85,14 @@ package.targets += [
     ),
     .systemLibrary(name: "CProcessSpawn"),
     .target(name: "WharfDBus", dependencies: ["CSystemBus", "WharfSystem"]),
-    .testTarget(name: "WharfDBusTests", dependencies: ["WharfDBus", "WharfSystem"]),
+    .target(name: "WharfDesktopTestSupport", dependencies: ["WharfDBus", "WharfSystem"], path: "Tests/desktop/Support"),
+    .testTarget(name: "WharfDBusTests", dependencies: ["WharfDBus", "WharfSystem", "WharfDesktopTestSupport"]),
     .target(name: "WharfDesktopDialogs", dependencies: ["WharfDBus", "WharfSystem", "CProcessSpawn"]),
-    .testTarget(name: "WharfDesktopDialogsTests", dependencies: ["WharfDesktopDialogs", "WharfDBus", "WharfSystem"]),
+    .testTarget(
+        name: "WharfDesktopDialogsTests",
+        dependencies: ["WharfDesktopDialogs", "WharfDBus", "WharfSystem", "WharfDesktopTestSupport"]),
     // Run by Tests/desktop/rig.sh inside the rig (and by the screenshots); measures and drives.
     .executableTarget(
-        name: "wharf-desktop-rig", dependencies: ["WharfDesktopDialogs", "WharfDBus", "WharfSystem"],
+        name: "wharf-desktop-rig", dependencies: ["WharfDesktopDialogs", "WharfDBus", "WharfSystem", "WharfDesktopTestSupport"],
         path: "Tests/desktop/RigTool"),
 ]

@@ -136,6 +136,11 @@ public final class BusConnection: Sendable {
         return subscription
     }
 
+    /// Emits `signal` from this connection.
+    public func emit(_ signal: BusSignal) {
+        core.enqueue { _ = $0.emit(signal) }
+    }
+
     /// Asks the bus for the well-known `name` (not queueing behind another owner); true when
     /// this connection became its primary owner.
     public func requestName(_ name: String, timeoutMs: Int = 5000) -> Result<Bool, BusError> {

@@ -296,6 +296,22 @@ final class BusCore: @unchecked Sendable {
         return nil
     }
 
+    /// Sends a signal.
+    func emit(_ signal: BusSignal) -> BusError? {
+        guard let bus else { return .closed }
+        var message: OpaquePointer?
+        let r = sd_bus_message_new_signal(bus, &message, signal.path, signal.interface, signal.member)
+        guard r >= 0, let message else { return .local("sd_bus_message_new_signal", r) }
+        defer { sd_bus_message_unref(message) }
+        do {
+            try MessageWriter.append(signal.body, to: message)
+        } catch {
+            return error
+        }
+        let sent = sd_bus_send(bus, message, nil)
+        return sent < 0 ? .local("sd_bus_send", sent) : nil
+    }
+
     /// Forgets a subscription or an exported object (no callback runs for it afterwards).
     func remove(id: UInt64) {
         if let entry = slots.removeValue(forKey: id) { sd_bus_slot_unref(entry.slot) }
@@ -326,6 +342,9 @@ final class BusCore: @unchecked Sendable {
             case .error(let error):
                 _ = wharf_bus_reply_error(message, error.name, error.message)
                 return 1
+            case .signalsThenReply(let signals, let body):
+                for signal in signals { _ = emit(signal) }
+                return handle(SlotBox(core: self, id: box.id, kind: .object({ _ in .reply(body) })), message)
             case .reply(let body):
                 var reply: OpaquePointer?
                 guard sd_bus_message_new_method_return(message, &reply) >= 0, let reply else { return 1 }
@@ -352,12 +371,30 @@ final class BusCore: @unchecked Sendable {
 public enum BusMethodAnswer: Sendable {
     /// A method return with this body.
     case reply([BusValue])
+    /// These signals first, then the method return: how a test service plays a peer whose
+    /// signal overtakes its own reply.
+    case signalsThenReply([BusSignal], [BusValue])
     /// An error reply.
     case error(BusError)
     /// No reply at all: the caller waits until its own timeout (a hanging service, for tests).
     case noReply
     /// Not this object's method: sd-bus answers UnknownMethod.
     case notHandled
+}
+
+/// A signal to emit.
+public struct BusSignal: Sendable, Equatable {
+    public var path: String
+    public var interface: String
+    public var member: String
+    public var body: [BusValue]
+
+    public init(path: String, interface: String, member: String, body: [BusValue]) {
+        self.path = path
+        self.interface = interface
+        self.member = member
+        self.body = body
+    }
 }
 
 /// A method call to send.
