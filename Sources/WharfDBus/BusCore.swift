@@ -38,7 +38,7 @@ final class BusCore: @unchecked Sendable {
     private var calls: [UInt64: (slot: OpaquePointer?, box: SlotBox)] = [:]
     /// Signal subscriptions and exported objects.
     private var slots: [UInt64: (slot: OpaquePointer?, box: SlotBox)] = [:]
-    /// Slots whose callbacks ran and that are released once `sd_bus_process` has returned.
+    /// Calls whose reply came; their slots are released once `sd_bus_process` has returned.
     private var finished: [UInt64] = []
     private var ready = false
     private var openDeadline: Deadline?
@@ -224,13 +224,14 @@ final class BusCore: @unchecked Sendable {
     private func releaseFinished() {
         for id in finished {
             if let call = calls.removeValue(forKey: id) { sd_bus_slot_unref(call.slot) }
-            if let entry = slots.removeValue(forKey: id) { sd_bus_slot_unref(entry.slot) }
         }
         finished.removeAll()
     }
 
     // MARK: Bus thread: operations
 
+    /// Call ids (subscriptions and exported objects are numbered by ``BusSubscription``, in
+    /// their own table).
     func newID() -> UInt64 {
         nextID += 1
         return nextID

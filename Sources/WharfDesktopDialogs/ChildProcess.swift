@@ -87,7 +87,7 @@ final class ChildProcess: @unchecked Sendable {
     /// Reads standard output and standard error to their end, waits for the child to exit,
     /// kills whatever is left of its process group, reaps it. Blocks: call it on a thread of
     /// its own. `stderr` keeps its last 8 KiB.
-    func collect() -> (exitCode: Int32, stdout: [UInt8], stderr: [UInt8]) {
+    func collect() -> (status: ToolExit.Status, stdout: [UInt8], stderr: [UInt8]) {
         var stdout: [UInt8] = []
         var stderr: [UInt8] = []
         let exitWatch = wharf_pidfd_open(pid)
@@ -132,7 +132,10 @@ final class ChildProcess: @unchecked Sendable {
         // in the group goes with it.
         signalGroup(SIGKILL)
         reaped.withValue { $0 = true }
-        return (Spawn.wait(pid), stdout, stderr)
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        let ending: ToolExit.Status = status & 0x7F == 0 ? .exited((status >> 8) & 0xFF) : .killed(signal: status & 0x7F)
+        return (ending, stdout, stderr)
     }
 
     private static func pipe() throws(SystemError) -> (read: Int32, write: Int32) {

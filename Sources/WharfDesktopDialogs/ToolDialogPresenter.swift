@@ -61,8 +61,8 @@ public final class ToolDialogPresenter: DesktopPresenter {
             child.withValue { $0 = process }
             // A cancel that came while spawning found no process to signal.
             if session.cancelRequested != nil { process.terminateGroup() }
-            let (exitCode, stdout, stderr) = process.collect()
-            session.finish(ToolExit.result(kind: kind, exitCode: exitCode, stdout: stdout, stderr: stderr, request: request))
+            let (status, stdout, stderr) = process.collect()
+            session.finish(ToolExit.result(kind: kind, status: status, stdout: stdout, stderr: stderr, request: request))
         }
         return session
     }

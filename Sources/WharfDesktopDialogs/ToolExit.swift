@@ -5,20 +5,26 @@
 /// open) failed, with the end of what it wrote to standard error. A child killed by our own
 /// cancel is reported by the session as the caller's cancellation, whatever its status.
 public enum ToolExit {
+    /// How a child ended, as `waitpid` tells it.
+    public enum Status: Sendable, Equatable {
+        case exited(Int32)
+        case killed(signal: Int32)
+    }
+
     public static func result(
-        kind: DesktopPresenterKind, exitCode: Int32, stdout: [UInt8], stderr: [UInt8], request: DesktopDialogRequest,
+        kind: DesktopPresenterKind, status: Status, stdout: [UInt8], stderr: [UInt8], request: DesktopDialogRequest,
         exists: ([UInt8]) -> Bool = BytePath.exists
     ) -> DesktopDialogResult {
         let name = kind.rawValue
-        switch exitCode {
-        case 0:
+        switch status {
+        case .exited(0):
             break
-        case 1:
+        case .exited(1):
             return .cancelled(.user)
-        case 5 where kind == .zenity:
+        case .exited(5) where kind == .zenity:
             return .cancelled(.timedOut)
-        default:
-            let how = exitCode > 128 ? "was killed by signal \(exitCode - 128)" : "exited with status \(exitCode)"
+        case .exited(let code), .killed(let code):
+            let how = status == .exited(code) ? "exited with status \(code)" : "was killed by signal \(code)"
             let said = lastLine(of: stderr)
             return .failed("\(name) \(how)" + (said.isEmpty ? "" : ": \(said)"))
         }

@@ -147,3 +147,21 @@ final class Answer<Value: Sendable>: @unchecked Sendable {
         }
     }
 }
+
+/// Regression: a finished call once released the exported object that happened to share its
+/// number, and the service answered "Unknown object" from then on.
+@Suite struct ExportLifetimeTests {
+    @Test func anExportedObjectOutlivesManyCallsOfItsOwnConnection() throws {
+        let bus = try PrivateBus()
+        let service = try bus.connect()
+        try EchoService.serve(on: service)
+        for _ in 0..<300 {
+            _ = service.callAndWait(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
+                                    interface: "org.freedesktop.DBus", member: "GetId", timeoutMs: 5000)
+        }
+        let client = try bus.connect()
+        let reply = client.callAndWait(destination: EchoService.name, path: EchoService.path, interface: EchoService.interface,
+                                       member: "Echo", body: [.string("still here")], timeoutMs: 5000)
+        #expect((try? reply.get().body) == [.string("still here")])
+    }
+}
