@@ -5,7 +5,7 @@ MODE=${1:-test}
 RIGTOOL=.build/debug/wharf-desktop-rig
 case "$MODE" in
     test)
-        WHARF_DESKTOP_RIG=1 swift test --skip-build --filter "${RIG_FILTER:-RigTests}" 2>&1 | grep -v -E "^warning: 'desktop'|^\[" 
+        WHARF_DESKTOP_RIG=1 swift test --skip-build --no-parallel --filter "${RIG_FILTER:-RigTests}" 2>&1 | grep -v -E "^warning: 'desktop'|^\[" 
         [ -n "${RIG_FILTER:-}" ] || "$RIGTOOL" measure
         ;;
     screenshots)
