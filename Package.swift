@@ -93,6 +93,7 @@ package.targets += [
         dependencies: ["WharfDesktopDialogs", "WharfDBus", "WharfSystem", "WharfDesktopTestSupport"]),
     // Run by Tests/desktop/rig.sh inside the rig (and by the screenshots); measures and drives.
     .executableTarget(
-        name: "wharf-desktop-rig", dependencies: ["WharfDesktopDialogs", "WharfDBus", "WharfSystem", "WharfDesktopTestSupport"],
+        name: "wharf-desktop-rig",
+        dependencies: ["WharfDesktopDialogs", "WharfDBus", "WharfSystem", "WharfDesktopTestSupport", "CSystemBus"],
         path: "Tests/desktop/RigTool"),
 ]
