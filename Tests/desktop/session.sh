@@ -12,6 +12,8 @@
 #   $XDG_CONFIG_HOME/xdg-desktop-portal/portals.conf  default=gtk, the same for portal >= 1.17
 #   GSETTINGS_BACKEND=memory                   GTK's file chooser settings start fresh
 #   NO_AT_BRIDGE=1 GTK_A11Y=none               no accessibility bus to wait on
+#   $XDG_CONFIG_HOME/gtk-3.0/settings.ini      no cursor blinking or animations, so that a
+#                                              window at rest looks still (the rig waits for that)
 set -euo pipefail
 MODE=${1:-test}
 ROOT=$(pwd)
@@ -36,6 +38,9 @@ export HOME=$RIG/home XDG_RUNTIME_DIR=$RIG/run XDG_CONFIG_HOME=$RIG/config XDG_D
 mkdir -p "$HOME" "$XDG_RUNTIME_DIR" "$XDG_CONFIG_HOME/xdg-desktop-portal" "$XDG_DATA_HOME" "$XDG_CACHE_HOME"
 chmod 700 "$XDG_RUNTIME_DIR"
 printf '[preferred]\ndefault=gtk\n' > "$XDG_CONFIG_HOME/xdg-desktop-portal/portals.conf"
+# A window at rest must look still (the rig waits for stillness): no blinking cursor, no animations.
+mkdir -p "$XDG_CONFIG_HOME/gtk-3.0"
+printf '[Settings]\ngtk-cursor-blink=false\ngtk-enable-animations=false\n' > "$XDG_CONFIG_HOME/gtk-3.0/settings.ini"
 export XDG_CURRENT_DESKTOP=GNOME GSETTINGS_BACKEND=memory NO_AT_BRIDGE=1 GTK_A11Y=none LANG=C.UTF-8
 unset DBUS_SESSION_BUS_ADDRESS WAYLAND_DISPLAY SESSION_MANAGER GTK_USE_PORTAL
 

@@ -8,13 +8,15 @@ import WharfSystem
 public enum Command {
     public struct Output: Sendable {
         public var status: Int32
+        public var bytes: [UInt8] = []
         public var stdout: String
         public var stderr: String
         public var lines: [String] { stdout.split(separator: "\n").map(String.init) }
     }
 
     @discardableResult
-    public static func run(_ arguments: [String], timeoutSeconds: Int = 30, environment: [String: String] = [:]) -> Output {
+    public static func run(_ arguments: [String], timeoutSeconds: Int = 30, environment: [String: String] = [:],
+                           binary: Bool = false) -> Output {
         guard let out = try? makePipe(), let err = try? makePipe() else { return Output(status: -1, stdout: "", stderr: "pipe") }
         let pid = try? Spawn.start("timeout", ["-k", "2", String(timeoutSeconds)] + arguments, environment: environment,
                                    searchPath: true) { actions in
@@ -34,6 +36,7 @@ public enum Command {
         close(out.read)
         close(err.read)
         let status = Spawn.wait(pid)
-        return Output(status: status, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
+        return Output(status: status, bytes: binary ? stdout : [], stdout: binary ? "" : String(decoding: stdout, as: UTF8.self),
+                      stderr: String(decoding: stderr, as: UTF8.self))
     }
 }

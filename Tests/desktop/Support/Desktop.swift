@@ -140,19 +140,40 @@ public enum Desktop {
         Command.run(["import", "-window", "root", path], timeoutSeconds: 30).status == 0
     }
 
-    /// GTK shows the location field after Ctrl+L on its next frame; typing before that goes
-    /// to the type-ahead search. There is nothing for xdotool to wait on, so wait for the
-    /// window to have taken in everything sent so far: a round trip to the X server that
-    /// GTK must answer (its window properties), twice.
+    /// After Ctrl+L GTK shows the location field on its next frame; typing before that goes
+    /// to the type-ahead search. Wait for the window to be drawn and still.
     static func waitForLocationField() {
         settleTyping()
     }
 
-    /// Waits until the X server and the focused client have processed what was sent: two
-    /// `xdotool getwindowfocus` round trips after a frame's time.
+    /// Waits until what was sent has been taken in and drawn: the focused window's pixels stop
+    /// changing (two captures 80 ms apart agree; the rig turns GTK's cursor blinking and
+    /// animations off in settings.ini so that a window at rest is still), at most 5 s.
     static func settleTyping() {
-        pause(milliseconds: 150)
-        Command.run(["xdotool", "getwindowfocus"], timeoutSeconds: 5)
+        guard let window = activeWindow() else { return pause(milliseconds: 200) }
+        waitUntilStill(window)
+    }
+
+    /// Waits until `window` looks the same twice in a row (or `seconds` passed).
+    public static func waitUntilStill(_ window: String, seconds: Double = 5) {
+        let deadline = Deadline(secondsFromNow: seconds)
+        var previous: [UInt8]? = nil
+        var captures = 0
+        while !deadline.hasPassed {
+            let output = Command.run(["import", "-window", window, "-depth", "8", "rgb:-"], timeoutSeconds: 3, binary: true)
+            // A window that went away (the dialog accepted and closed) has nothing left to settle.
+            if output.status != 0 || output.bytes.isEmpty { return }
+            let capture = output.bytes
+            captures += 1
+            if let previous, previous == capture, !capture.isEmpty { return }
+            if getenv("WHARF_RIG_VERBOSE") != nil, let previous {
+                let differing = zip(previous, capture).filter { $0 != $1 }.count
+                print("rig: window \(window) still changing (\(differing) bytes, \(previous.count) vs \(capture.count))")
+            }
+            previous = capture
+            pause(milliseconds: 80)
+        }
+        print("rig: window \(window) never looked still in \(seconds) s (\(captures) captures)")
     }
 
     public static func pause(milliseconds: Int) {
