@@ -104,7 +104,14 @@ final class PortalDialog: Sendable {
         switch action {
         case 1: sendClose()
         case 2: startThread { [self] in finish(.cancelled(.caller)) }
-        default: break
+        default:
+            // The call is in flight: Close follows its reply. A portal that never replies must
+            // not hold the cancel up until the call's own timeout.
+            let wait = closeTimeoutMs
+            startThread { [self] in
+                Timer.sleep(milliseconds: wait)
+                finish(.cancelled(.caller))
+            }
         }
     }
 

@@ -191,3 +191,40 @@ enum MonotonicMs {
 #if canImport(Glibc)
 import Glibc
 #endif
+
+/// Cancel and probe deadlines hold even against a portal that never answers.
+@Suite struct HangingPortalTests {
+    @Test func cancelWhileTheCallHangsEndsWithinTheCloseTimeout() throws {
+        let bus = try PrivateBus()
+        _ = try FakePortal(bus: bus, dialogs: .hang)
+        let chooser = PortalFileChooser(environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address], closeTimeoutMs: 300)
+        let started = MonotonicMs.now()
+        let result = run(chooser, open()) { session in
+            usleepMs(100)
+            session.cancel()
+        }
+        #expect(result == .cancelled(.caller))
+        #expect(MonotonicMs.now() - started < 3000)
+    }
+
+    @Test func aBusThatAcceptsButNeverAnswersIsGivenUpOnTime() throws {
+        // A listening socket nobody serves: the connection never completes its handshake.
+        var template = Array("/tmp/wharf-mute-XXXXXX".utf8CString)
+        let dir = String(cString: mkdtemp(&template)!)
+        defer { unlink(dir + "/bus"); rmdir(dir) }
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let path = Array((dir + "/bus").utf8)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in for (i, b) in path.enumerated() { raw[i] = b } }
+        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+            bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
+        #expect(bound == 0)
+        listen(fd, 8)
+        let started = MonotonicMs.now()
+        let probe = PortalFileChooser(environment: ["DBUS_SESSION_BUS_ADDRESS": "unix:path=" + dir + "/bus"]).probeAndWait(timeoutMs: 400)
+        #expect(probe.problem?.contains("did not answer within 400 ms") == true, "\(probe)")
+        #expect(MonotonicMs.now() - started < 2000)
+    }
+}
