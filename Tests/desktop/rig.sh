@@ -27,8 +27,14 @@ if [ -n "$missing" ]; then
 fi
 
 echo "rig: building"
-nice $SWIFT build --build-tests 2>&1 | grep -E "error|warning: unre|Compiling|Build complete" | grep -v "^\[" || true
-nice $SWIFT build --product wharf-desktop-rig 2>&1 | grep -E "error|Build complete" || true
+log=$(mktemp)
+if ! { nice $SWIFT build --build-tests && nice $SWIFT build --product wharf-desktop-rig; } >"$log" 2>&1; then
+    cat "$log"
+    rm -f "$log"
+    echo "rig: the build failed" >&2
+    exit 1
+fi
+rm -f "$log"
 
 if [ "$(id -u)" = 0 ] && unshare --pid --fork --kill-child --mount-proc true 2>/dev/null; then
     exec unshare --pid --fork --kill-child --mount-proc Tests/desktop/session.sh "$MODE"
