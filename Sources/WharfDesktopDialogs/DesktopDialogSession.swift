@@ -76,6 +76,9 @@ public final class DesktopDialogSession: Sendable {
             return (state.completion, final)
         }
         guard let completion else { return false }
+        // The presenter's closer holds the presenter's dialog, which holds this session:
+        // once ended, nothing is left to close, and the cycle is broken.
+        closer.withValue { $0 = nil }
         ended.withLock { ended.broadcast() }
         completion(final)
         return true
