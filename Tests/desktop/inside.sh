@@ -2,7 +2,7 @@
 # Inside the rig's private session bus (see session.sh).
 set -euo pipefail
 MODE=${1:-test}
-RIGTOOL=.build/debug/wharf-desktop-rig
+RIGTOOL=${RIGTOOL:-.build/debug/wharf-desktop-rig}
 case "$MODE" in
     test)
         WHARF_DESKTOP_RIG=1 swift test --skip-build --no-parallel --filter "${RIG_FILTER:-RigTests}" 2>&1 | grep -v -E "^warning: 'desktop'|^\[" 
