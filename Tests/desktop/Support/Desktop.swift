@@ -104,8 +104,6 @@ public enum Desktop {
         debugShot("after-accept")
     }
 
-    public static func debugShotPublic(_ name: String) { debugShot(name) }
-
     /// A GTK chooser for several files: leave "Recent" (Alt+Home), go into `folder` through
     /// the location field, select every file of the list (Ctrl+A), accept (Return).
     public static func gtkChooseAll(_ window: String, in folder: String) {
