@@ -193,3 +193,23 @@ nvim-screenshot: build $(NVIM_VENV)/.installed
 
 # MARK: Installing and shipping (make install, uninstall, deb, wheel, npm-pack, dist, test-ship)
 include packaging/ship.mk
+
+# MARK: Desktop dialogs (issue 14): the portal, zenity and kdialog presenters' modules and rig.
+# libsystemd-dev: WharfDBus links sd-bus. dbus-daemon: WharfDBusTests and WharfDesktopDialogsTests
+# start private buses of their own.
+APT_PACKAGES += libsystemd-dev dbus-daemon
+
+.PHONY: test-desktop screenshots
+
+test: test-desktop
+
+## The desktop rig (about 2 minutes warm): Xvfb, openbox and a private session bus with the real
+## xdg-desktop-portal and xdg-desktop-portal-gtk, zenity and kdialog, driven with xdotool through
+## WharfDesktopDialogs; then the bus-latency measurement. Installs what it needs (Tests/desktop/rig.sh).
+test-desktop: deps
+	SWIFT=$(SWIFT) Tests/desktop/rig.sh test
+
+## Regenerates docs/screenshots/*.png: the portal (GTK), zenity and kdialog dialogs as
+## WharfDesktopDialogs opens them under the rig.
+screenshots: deps
+	SWIFT=$(SWIFT) Tests/desktop/rig.sh screenshots

@@ -90,3 +90,28 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// MARK: Desktop dialogs (issue 14): xdg-desktop-portal's FileChooser over D-Bus, zenity, kdialog
+// CSystemBus is sd-bus (libsystemd); WharfDBus is the one module that speaks D-Bus (see its
+// WharfDBus.swift for why sd-bus); WharfDesktopDialogs turns a dialog request into a portal call
+// or a zenity/kdialog child. Both are domain modules: WharfSystem below them, no JSON.
+package.targets += [
+    .systemLibrary(
+        name: "CSystemBus",
+        pkgConfig: "libsystemd",
+        providers: [.apt(["libsystemd-dev"])]
+    ),
+    .systemLibrary(name: "CProcessSpawn"),
+    .target(name: "WharfDBus", dependencies: ["CSystemBus", "WharfSystem"]),
+    .target(name: "WharfDesktopTestSupport", dependencies: ["WharfDBus", "WharfSystem"], path: "Tests/desktop/Support"),
+    .testTarget(name: "WharfDBusTests", dependencies: ["WharfDBus", "WharfSystem", "WharfDesktopTestSupport"]),
+    .target(name: "WharfDesktopDialogs", dependencies: ["WharfDBus", "WharfSystem", "CProcessSpawn"]),
+    .testTarget(
+        name: "WharfDesktopDialogsTests",
+        dependencies: ["WharfDesktopDialogs", "WharfDBus", "WharfSystem", "WharfDesktopTestSupport"]),
+    // Run by Tests/desktop/rig.sh inside the rig (and by the screenshots); measures and drives.
+    .executableTarget(
+        name: "wharf-desktop-rig",
+        dependencies: ["WharfDesktopDialogs", "WharfDBus", "WharfSystem", "WharfDesktopTestSupport", "CSystemBus"],
+        path: "Tests/desktop/RigTool"),
+]

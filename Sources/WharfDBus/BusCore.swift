@@ -1,0 +1,460 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import CSystemBus
+import WharfSystem
+
+/// The thread that owns one sd-bus connection, and everything only that thread may touch.
+///
+/// sd-bus is not thread-safe: the `sd_bus` object, its messages and slots are used here and
+/// nowhere else. Other threads hand work in through ``enqueue(_:)`` (a queue and a wake-up
+/// pipe) and never wait for it; what comes back goes out through the ``CallbackQueue``.
+/// The loop is sd-bus's documented external-loop pattern: `poll` on the bus descriptor with
+/// the events and deadline sd-bus asks for, plus the wake-up pipe, then `sd_bus_process`
+/// until it has nothing left to do.
+///
+/// `@unchecked Sendable`: the fields under "bus thread only" are touched only by the loop
+/// thread; `inbox` is guarded by its lock.
+final class BusCore: @unchecked Sendable {
+    typealias Job = (BusCore) -> Void
+
+    private struct Inbox {
+        var jobs: [Job] = []
+        var closing = false
+        var closed = false
+    }
+
+    let delivery = CallbackQueue()
+    private let inbox = Locked(Inbox())
+    private let wakeRead: Int32
+    private let wakeWrite: Int32
+
+    // MARK: Bus thread only
+    private(set) var bus: OpaquePointer?
+    private var nextID: UInt64 = 0
+    /// Pending method calls: the slot (unref'd to forget the call) and who to tell.
+    private var calls: [UInt64: (slot: OpaquePointer?, box: SlotBox)] = [:]
+    /// Signal subscriptions and exported objects.
+    private var slots: [UInt64: (slot: OpaquePointer?, box: SlotBox)] = [:]
+    /// Calls whose reply came; their slots are released once `sd_bus_process` has returned.
+    private var finished: [UInt64] = []
+    private var ready = false
+    private var openDeadline: Deadline?
+    private var onReady: ((Result<String, BusError>) -> Void)?
+    var onDisconnect: (@Sendable (BusError) -> Void)?
+
+    init() throws(BusError) {
+        do {
+            let ends = try makePipe()
+            (wakeRead, wakeWrite) = (ends.read, ends.write)
+        } catch {
+            throw BusError(name: BusError.Names.failed, message: "cannot make the bus thread's wake-up pipe: \(error)")
+        }
+        _ = fcntl(wakeRead, F_SETFL, O_NONBLOCK)
+        _ = fcntl(wakeWrite, F_SETFL, O_NONBLOCK)
+    }
+
+    deinit {
+        close(wakeRead)
+        close(wakeWrite)
+    }
+
+    // MARK: Any thread
+
+    /// Runs `job` on the bus thread, after every job enqueued before it. Returns false when
+    /// the connection is closed (the job will never run).
+    @discardableResult
+    func enqueue(_ job: @escaping Job) -> Bool {
+        let accepted = inbox.withValue { inbox -> Bool in
+            guard !inbox.closing else { return false }
+            inbox.jobs.append(job)
+            return true
+        }
+        if accepted { wake() }
+        return accepted
+    }
+
+    /// Asks the loop to close the connection and end; pending calls fail with `reason`.
+    func requestClose() {
+        let first = inbox.withValue { inbox -> Bool in
+            defer { inbox.closing = true }
+            return !inbox.closing
+        }
+        if first { wake() }
+    }
+
+    var isClosed: Bool { inbox.withValue { $0.closing } }
+
+    private func wake() {
+        var byte: UInt8 = 1
+        _ = write(wakeWrite, &byte, 1)
+    }
+
+    // MARK: Starting
+
+    /// Connects on a new thread; `ready` gets the unique name once the bus said Hello, or the
+    /// reason it did not within `timeoutMs`. `ready` runs on the bus thread.
+    func start(address: String, description: String, timeoutMs: Int, ready: @escaping (Result<String, BusError>) -> Void) {
+        onReady = ready
+        openDeadline = Deadline(secondsFromNow: Double(timeoutMs) / 1000)
+        startThread { [self] in
+            if let failure = connect(address: address, description: description) {
+                finishOpening(.failure(failure))
+                teardown(BusError(name: BusError.Names.disconnected, message: failure.message))
+                return
+            }
+            loop()
+        }
+    }
+
+    private func connect(address: String, description: String) -> BusError? {
+        var created: OpaquePointer?
+        var r = sd_bus_new(&created)
+        guard r >= 0, let created else { return .local("sd_bus_new", r) }
+        bus = created
+        r = address.withCString { sd_bus_set_address(created, $0) }
+        if r < 0 { return BusError(name: BusError.Names.failed, message: "the session bus address \(address) is not one sd-bus can use: \(String(cString: strerror(-r)))") }
+        _ = description.withCString { sd_bus_set_description(created, $0) }
+        _ = sd_bus_set_bus_client(created, 1)
+        r = sd_bus_start(created)
+        if r < 0 {
+            return BusError(name: BusError.Names.failed,
+                            message: "cannot connect to the D-Bus session bus at \(address): \(String(cString: strerror(-r)))")
+        }
+        return nil
+    }
+
+    private func finishOpening(_ result: Result<String, BusError>) {
+        guard let onReady else { return }
+        self.onReady = nil
+        openDeadline = nil
+        onReady(result)
+    }
+
+    // MARK: The loop
+
+    private func loop() {
+        var failure: BusError?
+        while failure == nil {
+            let (jobs, closing) = inbox.withValue { inbox -> ([Job], Bool) in
+                defer { inbox.jobs.removeAll() }
+                return (inbox.jobs, inbox.closing)
+            }
+            for job in jobs { job(self) }
+            if closing {
+                failure = BusError(name: BusError.Names.disconnected, message: "the D-Bus connection was closed")
+                break
+            }
+            while true {
+                let r = sd_bus_process(bus, nil)
+                if r < 0 {
+                    failure = BusError(name: BusError.Names.disconnected,
+                                       message: "the D-Bus session bus connection was lost: \(String(cString: strerror(-r)))")
+                    break
+                }
+                if r == 0 { break }
+            }
+            releaseFinished()
+            if failure != nil { break }
+            if sd_bus_is_open(bus) <= 0 {
+                failure = BusError(name: BusError.Names.disconnected, message: "the D-Bus session bus closed the connection")
+                break
+            }
+            if !ready && sd_bus_is_ready(bus) > 0 {
+                ready = true
+                var unique: UnsafePointer<CChar>?
+                _ = sd_bus_get_unique_name(bus, &unique)
+                finishOpening(.success(unique.map { String(cString: $0) } ?? ""))
+                continue
+            }
+            if let openDeadline, openDeadline.hasPassed {
+                failure = BusError(name: BusError.Names.timeout, message: "the D-Bus session bus did not complete the connection in time")
+                finishOpening(.failure(failure!))
+                break
+            }
+            waitForWork()
+        }
+        teardown(failure!)
+    }
+
+    /// Sleeps in `poll` until the bus or the wake-up pipe has something, or sd-bus's (or the
+    /// opening) deadline comes.
+    private func waitForWork() {
+        var fds = [
+            pollfd(fd: sd_bus_get_fd(bus), events: Int16(truncatingIfNeeded: sd_bus_get_events(bus)), revents: 0),
+            pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0),
+        ]
+        var timeoutMs: Int32 = -1
+        var until: UInt64 = 0
+        if sd_bus_get_timeout(bus, &until) >= 0 && until != UInt64.max {
+            var now = timespec()
+            clock_gettime(CLOCK_MONOTONIC, &now)
+            let nowMicros = UInt64(now.tv_sec) * 1_000_000 + UInt64(now.tv_nsec) / 1000
+            timeoutMs = until <= nowMicros ? 0 : Int32(min((until - nowMicros + 999) / 1000, 60_000))
+        }
+        if openDeadline != nil { timeoutMs = timeoutMs < 0 ? 20 : min(timeoutMs, 20) }
+        _ = poll(&fds, 2, timeoutMs)
+        if fds[1].revents != 0 {
+            var buffer = [UInt8](repeating: 0, count: 64)
+            while read(wakeRead, &buffer, buffer.count) > 0 {}
+        }
+    }
+
+    /// Fails every pending call, forgets every slot, closes the bus and stops delivery.
+    private func teardown(_ reason: BusError) {
+        inbox.withValue { $0.closing = true; $0.jobs.removeAll() }
+        finishOpening(.failure(reason))
+        for (_, call) in calls {
+            sd_bus_slot_unref(call.slot)
+            let box = call.box
+            delivery.async { box.failed(reason) }
+        }
+        calls.removeAll()
+        for (_, entry) in slots { sd_bus_slot_unref(entry.slot) }
+        slots.removeAll()
+        if let bus { sd_bus_flush_close_unref(bus) }
+        bus = nil
+        if let onDisconnect { delivery.async { onDisconnect(reason) } }
+        delivery.stop()
+        inbox.withValue { $0.closed = true }
+    }
+
+    private func releaseFinished() {
+        for id in finished {
+            if let call = calls.removeValue(forKey: id) { sd_bus_slot_unref(call.slot) }
+        }
+        finished.removeAll()
+    }
+
+    // MARK: Bus thread: operations
+
+    /// Call ids (subscriptions and exported objects are numbered by ``BusSubscription``, in
+    /// their own table).
+    func newID() -> UInt64 {
+        nextID += 1
+        return nextID
+    }
+
+    /// Sends a method call; `reply` runs on the delivery queue exactly once.
+    func call(_ request: MethodCall, reply: @escaping @Sendable (Result<BusMessage, BusError>) -> Void) {
+        guard let bus else { return delivery.async { reply(.failure(.closed)) } }
+        var message: OpaquePointer?
+        var r = request.destination.withOptionalCString { destination in
+            sd_bus_message_new_method_call(bus, &message, destination, request.path, request.interface, request.member)
+        }
+        guard r >= 0, let message else {
+            let error = BusError.local("sd_bus_message_new_method_call(\(request.member))", r)
+            return delivery.async { reply(.failure(error)) }
+        }
+        defer { sd_bus_message_unref(message) }
+        do {
+            try MessageWriter.append(request.body, to: message)
+        } catch {
+            return delivery.async { reply(.failure(error)) }
+        }
+        let id = newID()
+        let box = SlotBox(core: self, id: id, kind: .reply(reply))
+        var slot: OpaquePointer?
+        r = sd_bus_call_async(bus, &slot, message, slotHandler, Unmanaged.passUnretained(box).toOpaque(),
+                              UInt64(max(request.timeoutMs, 1)) * 1000)
+        if r < 0 {
+            let error = BusError.local("sd_bus_call_async(\(request.member))", r)
+            return delivery.async { reply(.failure(error)) }
+        }
+        calls[id] = (slot, box)
+    }
+
+    /// Registers `rule` locally and sends AddMatch. Anything sent after this (in a later job)
+    /// reaches the bus after the AddMatch, and the bus applies messages from one connection in
+    /// order, so a signal caused by a later call cannot be missed.
+    func subscribe(id: UInt64, _ rule: BusMatchRule, handler: @escaping @Sendable (BusMessage) -> Void,
+                   installed: (@Sendable (BusError?) -> Void)?) {
+        guard let bus else { return }
+        let box = SlotBox(core: self, id: id, kind: .signal(handler, installed: installed))
+        var slot: OpaquePointer?
+        let opaque = Unmanaged.passUnretained(box).toOpaque()
+        let r = rule.description.withCString {
+            sd_bus_add_match_async(bus, &slot, $0, slotHandler, installed == nil ? nil : installHandler, opaque)
+        }
+        if r < 0 {
+            let error = BusError.local("sd_bus_add_match_async", r)
+            if let installed { delivery.async { installed(error) } }
+            return
+        }
+        slots[id] = (slot, box)
+    }
+
+    /// Serves method calls to `path` with `handler`, which runs on the bus thread.
+    func export(id: UInt64, path: String, handler: @escaping @Sendable (BusMessage) -> BusMethodAnswer) -> BusError? {
+        guard let bus else { return .closed }
+        let box = SlotBox(core: self, id: id, kind: .object(handler))
+        var slot: OpaquePointer?
+        let r = path.withCString { sd_bus_add_object(bus, &slot, $0, slotHandler, Unmanaged.passUnretained(box).toOpaque()) }
+        if r < 0 { return .local("sd_bus_add_object(\(path))", r) }
+        slots[id] = (slot, box)
+        return nil
+    }
+
+    /// Sends a signal.
+    func emit(_ signal: BusSignal) -> BusError? {
+        guard let bus else { return .closed }
+        var message: OpaquePointer?
+        let r = sd_bus_message_new_signal(bus, &message, signal.path, signal.interface, signal.member)
+        guard r >= 0, let message else { return .local("sd_bus_message_new_signal", r) }
+        defer { sd_bus_message_unref(message) }
+        do {
+            try MessageWriter.append(signal.body, to: message)
+        } catch {
+            return error
+        }
+        let sent = sd_bus_send(bus, message, nil)
+        return sent < 0 ? .local("sd_bus_send", sent) : nil
+    }
+
+    /// Forgets a subscription or an exported object (no callback runs for it afterwards).
+    func remove(id: UInt64) {
+        if let entry = slots.removeValue(forKey: id) { sd_bus_slot_unref(entry.slot) }
+    }
+
+    // MARK: Bus thread: callbacks from sd-bus
+
+    fileprivate func handle(_ box: SlotBox, _ message: OpaquePointer) -> Int32 {
+        switch box.kind {
+        case .reply(let reply):
+            let copied = BusMessage(copying: message)
+            finished.append(box.id)
+            delivery.async {
+                if let error = copied.error { reply(.failure(error)) } else { reply(.success(copied)) }
+            }
+            return 1
+        case .signal(let handler, _):
+            let copied = BusMessage(copying: message)
+            delivery.async { handler(copied) }
+            return 0
+        case .object(let handler):
+            let copied = BusMessage(copying: message)
+            switch handler(copied) {
+            case .notHandled:
+                return 0
+            case .noReply:
+                return 1
+            case .error(let error):
+                _ = wharf_bus_reply_error(message, error.name, error.message)
+                return 1
+            case .signalsThenReply(let signals, let body):
+                for signal in signals { _ = emit(signal) }
+                return handle(SlotBox(core: self, id: box.id, kind: .object({ _ in .reply(body) })), message)
+            case .reply(let body):
+                var reply: OpaquePointer?
+                guard sd_bus_message_new_method_return(message, &reply) >= 0, let reply else { return 1 }
+                defer { sd_bus_message_unref(reply) }
+                do {
+                    try MessageWriter.append(body, to: reply)
+                    _ = sd_bus_send(bus, reply, nil)
+                } catch {
+                    _ = wharf_bus_reply_error(message, error.name, error.message)
+                }
+                return 1
+            }
+        }
+    }
+
+    fileprivate func installed(_ box: SlotBox, _ message: OpaquePointer) {
+        guard case .signal(_, let installed?) = box.kind else { return }
+        let error = BusMessage(copying: message).error
+        delivery.async { installed(error) }
+    }
+}
+
+/// What an exported object's handler answers to a method call.
+public enum BusMethodAnswer: Sendable {
+    /// A method return with this body.
+    case reply([BusValue])
+    /// These signals first, then the method return: how a test service plays a peer whose
+    /// signal overtakes its own reply.
+    case signalsThenReply([BusSignal], [BusValue])
+    /// An error reply.
+    case error(BusError)
+    /// No reply at all: the caller waits until its own timeout (a hanging service, for tests).
+    case noReply
+    /// Not this object's method: sd-bus answers UnknownMethod.
+    case notHandled
+}
+
+/// A signal to emit.
+public struct BusSignal: Sendable, Equatable {
+    public var path: String
+    public var interface: String
+    public var member: String
+    public var body: [BusValue]
+
+    public init(path: String, interface: String, member: String, body: [BusValue]) {
+        self.path = path
+        self.interface = interface
+        self.member = member
+        self.body = body
+    }
+}
+
+/// A method call to send.
+struct MethodCall: Sendable {
+    var destination: String?
+    var path: String
+    var interface: String
+    var member: String
+    var body: [BusValue]
+    var timeoutMs: Int
+}
+
+/// What sd-bus's C callbacks find through their `userdata`: which slot fired and what to do.
+/// Kept alive by the core's tables for as long as its slot exists.
+final class SlotBox: @unchecked Sendable {
+    enum Kind {
+        case reply(@Sendable (Result<BusMessage, BusError>) -> Void)
+        case signal(@Sendable (BusMessage) -> Void, installed: (@Sendable (BusError?) -> Void)?)
+        case object(@Sendable (BusMessage) -> BusMethodAnswer)
+    }
+
+    unowned let core: BusCore
+    let id: UInt64
+    let kind: Kind
+
+    init(core: BusCore, id: UInt64, kind: Kind) {
+        self.core = core
+        self.id = id
+        self.kind = kind
+    }
+
+    /// The connection closed before the reply came.
+    func failed(_ reason: BusError) {
+        if case .reply(let reply) = kind { reply(.failure(reason)) }
+    }
+}
+
+private let slotHandler: sd_bus_message_handler_t = { message, userdata, _ in
+    guard let message, let userdata else { return 0 }
+    let box = Unmanaged<SlotBox>.fromOpaque(userdata).takeUnretainedValue()
+    return box.core.handle(box, message)
+}
+
+private let installHandler: sd_bus_message_handler_t = { message, userdata, _ in
+    guard let message, let userdata else { return 0 }
+    let box = Unmanaged<SlotBox>.fromOpaque(userdata).takeUnretainedValue()
+    box.core.installed(box, message)
+    return 0
+}
+
+extension BusError {
+    static let closed = BusError(name: Names.disconnected, message: "the D-Bus connection is closed")
+}
+
+extension Optional where Wrapped == String {
+    func withOptionalCString<T>(_ body: (UnsafePointer<CChar>?) -> T) -> T {
+        switch self {
+        case .some(let value): return value.withCString { body($0) }
+        case .none: return body(nil)
+        }
+    }
+}

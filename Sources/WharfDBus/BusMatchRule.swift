@@ -1,0 +1,69 @@
+/// A match rule (`type='signal',interface='…',…`) for ``BusConnection/subscribe(_:handler:)``.
+///
+/// Values are quoted as the D-Bus specification says: inside single quotes, and a quote itself
+/// as `'\''`. Unset fields match anything.
+public struct BusMatchRule: Sendable, Equatable, CustomStringConvertible {
+    public var sender: String?
+    public var path: String?
+    public var interface: String?
+    public var member: String?
+    /// `arg0='…'`: the first string argument (NameOwnerChanged's name).
+    public var arg0: String?
+
+    public init(sender: String? = nil, path: String? = nil, interface: String? = nil, member: String? = nil, arg0: String? = nil) {
+        self.sender = sender
+        self.path = path
+        self.interface = interface
+        self.member = member
+        self.arg0 = arg0
+    }
+
+    /// The rule as the bus reads it; only signals are matched.
+    public var description: String {
+        var parts = ["type='signal'"]
+        func add(_ key: String, _ value: String?) {
+            guard let value else { return }
+            parts.append(key + "='" + value.replacingOccurrences(of: "'", with: "'\\''") + "'")
+        }
+        add("sender", sender)
+        add("path", path)
+        add("interface", interface)
+        add("member", member)
+        add("arg0", arg0)
+        return parts.joined(separator: ",")
+    }
+
+    /// The bus's own NameOwnerChanged signal for `name`: how a client learns that a service left.
+    public static func nameOwnerChanged(_ name: String) -> BusMatchRule {
+        BusMatchRule(
+            sender: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+            member: "NameOwnerChanged", arg0: name)
+    }
+}
+
+extension String {
+    fileprivate func replacingOccurrences(of target: String, with replacement: String) -> String {
+        guard !target.isEmpty else { return self }
+        var result = ""
+        var rest = Substring(self)
+        while let range = rest.range(of: target) {
+            result += rest[..<range.lowerBound]
+            result += replacement
+            rest = rest[range.upperBound...]
+        }
+        return result + rest
+    }
+}
+
+extension Substring {
+    fileprivate func range(of target: String) -> Range<Index>? {
+        var index = startIndex
+        while index < endIndex {
+            if self[index...].hasPrefix(target) {
+                return index..<self.index(index, offsetBy: target.count)
+            }
+            index = self.index(after: index)
+        }
+        return nil
+    }
+}

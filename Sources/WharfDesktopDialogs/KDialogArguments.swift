@@ -1,0 +1,78 @@
+/// kdialog's command line for a request (kdialog 22.12, Debian 12; read in its `kdialog.cpp`).
+///
+/// - `--title` (title and message), `--attach 0x<XID>` for an `x11:` parent window;
+/// - open: `--getopenfilename` (with `--multiple --separate-output` for several),
+///   `--getexistingdirectory` for folders; save: `--getsavefilename` (Qt's save dialog asks
+///   before replacing); save several: `--getexistingdirectory`;
+/// - positional arguments after `--`: the start folder (or folder/name for a save) and the
+///   filter. kdialog reads a filter containing `*` as Qt name filters, one per line
+///   (`Images (*.png *.jpg)`), and any other as space-separated MIME types, so: globs when any
+///   filter has globs (MIME types left out), MIME types (without wildcards) only when none
+///   has. Qt matches name filters case-insensitively, so globs stay as written; kdialog reads
+///   `\` as an escape, so it is doubled, and `|` as a line break, so it is replaced in names.
+///
+/// Not passed: an accept label and modality (kdialog has neither).
+public enum KDialogArguments {
+    public static func build(_ request: DesktopDialogRequest) -> [[UInt8]] {
+        var args: [[UInt8]] = []
+        let title = request.displayTitle
+        if !title.isEmpty { args += [bytes("--title"), bytes(title)] }
+        if request.parentWindow.hasPrefix("x11:") {
+            let xid = request.parentWindow.dropFirst(4)
+            if !xid.isEmpty { args += [bytes("--attach"), bytes(xid.hasPrefix("0x") ? String(xid) : "0x" + xid)] }
+        }
+        let folder = request.currentFolder
+        var start: [UInt8]? = folder
+        var offersFilters = true
+        switch request.kind {
+        case .open(let multiple, let directory):
+            if directory {
+                args.append(bytes("--getexistingdirectory"))
+                offersFilters = false
+            } else {
+                if multiple { args += [bytes("--multiple"), bytes("--separate-output")] }
+                args.append(bytes("--getopenfilename"))
+            }
+        case .save(let currentName, let currentFile):
+            args.append(bytes("--getsavefilename"))
+            if let currentFile {
+                start = currentFile
+            } else if let folder {
+                start = ZenityArguments.withTrailingSlash(folder) + currentName
+            } else if !currentName.isEmpty {
+                start = currentName
+            }
+        case .saveFiles:
+            args.append(bytes("--getexistingdirectory"))
+            offersFilters = false
+        }
+        let filter = offersFilters ? filterArgument(ZenityArguments.ordered(request)) : nil
+        args.append(bytes("--"))
+        if start != nil || filter != nil { args.append(start ?? []) }
+        if let filter { args.append(bytes(filter)) }
+        return args
+    }
+
+    static func filterArgument(_ filters: [DesktopDialogFilter]) -> String? {
+        func escaped(_ text: String) -> String {
+            var out = ""
+            for character in text {
+                switch character {
+                case "\\": out += "\\\\"
+                case "|", "\n", "\r": out += " "
+                default: out.append(character)
+                }
+            }
+            return out
+        }
+        let named = filters.filter { !$0.globs.isEmpty }
+        if !named.isEmpty {
+            return named.map { escaped($0.name) + " (" + $0.globs.map(escaped).joined(separator: " ") + ")" }
+                .joined(separator: "\n")
+        }
+        let types = filters.flatMap(\.mimeTypes).filter { !$0.contains("*") && !$0.contains(" ") }
+        return types.isEmpty ? nil : types.joined(separator: " ")
+    }
+
+    static func bytes<S: StringProtocol>(_ text: S) -> [UInt8] { Array(text.utf8) }
+}

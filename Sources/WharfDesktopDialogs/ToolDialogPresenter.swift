@@ -1,0 +1,96 @@
+import WharfSystem
+
+/// File dialogs through zenity or kdialog, the fallbacks where the portal is missing or broken.
+///
+/// Each dialog is a child process in a group of its own (``ChildProcess``) with an environment
+/// that cannot hang it (``ChildEnvironment``), watched by a thread of its own that reads its
+/// output and waits for it, so nothing blocks the caller and no lock is held while reading.
+/// `cancel` kills the whole group (SIGTERM, then SIGKILL after a grace period) and the result
+/// is `.cancelled(reason)` once the process is gone, so the window is gone too.
+public final class ToolDialogPresenter: DesktopPresenter {
+    public let kind: DesktopPresenterKind
+    /// The program's absolute path.
+    public let program: [UInt8]
+    private let environment: [[UInt8]]
+    private let killGraceSeconds: Double
+
+    /// - Parameters:
+    ///   - kind: `.zenity` or `.kdialog`.
+    ///   - program: its absolute path (see ``locate(_:environment:)``).
+    ///   - environment: the parent environment the child's is built from (``ChildEnvironment``).
+    public init(kind: DesktopPresenterKind, program: [UInt8], environment: [[UInt8]] = ChildEnvironment.current(),
+                killGraceSeconds: Double = 2) {
+        precondition(kind != .portal, "the portal is PortalFileChooser")
+        self.kind = kind
+        self.program = program
+        self.environment = ChildEnvironment.build(for: kind, from: environment)
+        self.killGraceSeconds = killGraceSeconds
+    }
+
+    /// The command line for `request` (without the program).
+    public func arguments(for request: DesktopDialogRequest) -> [[UInt8]] {
+        kind == .kdialog ? KDialogArguments.build(request) : ZenityArguments.build(request)
+    }
+
+    public func present(_ request: DesktopDialogRequest, completion: @escaping @Sendable (DesktopDialogResult) -> Void) -> DesktopDialogSession {
+        let session = DesktopDialogSession(completion: completion)
+        let child = Locked<ChildProcess?>(nil)
+        let grace = killGraceSeconds
+        session.onCancel { _ in
+            // Caller's thread: signal and leave; the watcher thread delivers the result.
+            guard let process = child.withValue({ $0 }) else { return }
+            process.terminateGroup()
+            startThread {
+                let deadline = Deadline(secondsFromNow: grace)
+                let idle = ConditionLock()
+                idle.withLock { while !deadline.hasPassed { idle.wait(until: deadline) } }
+                process.killGroup()
+            }
+        }
+        let arguments = arguments(for: request)
+        let kind = kind, program = program, environment = environment
+        startThread {
+            if session.cancelRequested != nil { session.finish(.cancelled(.caller)); return }
+            let process: ChildProcess
+            do {
+                process = try ChildProcess.spawn(program: program, arguments: arguments, environment: environment)
+            } catch {
+                session.finish(.failed("cannot start \(kind.rawValue): \(error)"))
+                return
+            }
+            child.withValue { $0 = process }
+            // A cancel that came while spawning found no process to signal.
+            if session.cancelRequested != nil { process.terminateGroup() }
+            let (status, stdout, stderr) = process.collect()
+            session.finish(ToolExit.result(kind: kind, status: status, stdout: stdout, stderr: stderr, request: request))
+        }
+        return session
+    }
+
+    // MARK: Finding and probing
+
+    /// The program for `kind` on `PATH`, as an absolute path.
+    public static func locate(_ kind: DesktopPresenterKind, environment: [String: String]) -> [UInt8]? {
+        let path = environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
+        for directory in path.split(separator: ":", omittingEmptySubsequences: true) where directory.hasPrefix("/") {
+            let candidate = Array((directory.hasSuffix("/") ? directory + kind.rawValue : directory + "/" + kind.rawValue).utf8)
+            if BytePath.isExecutableFile(candidate) { return candidate }
+        }
+        return nil
+    }
+
+    /// Whether `kind` can show a dialog here: installed on `PATH`, and a display to show it on.
+    /// Immediate (no process is started).
+    public static func probe(_ kind: DesktopPresenterKind, environment: [String: String]) -> DesktopPresenterProbe {
+        guard let program = locate(kind, environment: environment) else {
+            let package = kind == .zenity ? "zenity" : "kdialog"
+            return DesktopPresenterProbe(kind: kind, problem: "\(kind.rawValue) is not installed (no \(kind.rawValue) on PATH; the Debian package is \(package))")
+        }
+        let display = environment["DISPLAY"].map { !$0.isEmpty } ?? false
+        let wayland = environment["WAYLAND_DISPLAY"].map { !$0.isEmpty } ?? false
+        guard display || wayland else {
+            return DesktopPresenterProbe(kind: kind, problem: "\(kind.rawValue) needs a graphical session, but neither DISPLAY nor WAYLAND_DISPLAY is set")
+        }
+        return DesktopPresenterProbe(kind: kind, detail: String(decoding: program, as: UTF8.self))
+    }
+}

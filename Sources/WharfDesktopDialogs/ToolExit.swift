@@ -1,0 +1,72 @@
+/// A dialog program's end as a dialog result.
+///
+/// Exit status: 0 chosen (with output), 1 the human cancelled (Cancel, Escape, closing the
+/// window), 5 zenity's timeout, anything else (zenity's -1/255, a crash, a display it could not
+/// open) failed, with the end of what it wrote to standard error. A child killed by our own
+/// cancel is reported by the session as the caller's cancellation, whatever its status.
+public enum ToolExit {
+    /// How a child ended, as `waitpid` tells it.
+    public enum Status: Sendable, Equatable {
+        case exited(Int32)
+        case killed(signal: Int32)
+    }
+
+    public static func result(
+        kind: DesktopPresenterKind, status: Status, stdout: [UInt8], stderr: [UInt8], request: DesktopDialogRequest,
+        exists: ([UInt8]) -> Bool = BytePath.exists
+    ) -> DesktopDialogResult {
+        let name = kind.rawValue
+        switch status {
+        case .exited(0):
+            break
+        case .exited(1):
+            return .cancelled(.user)
+        case .exited(5) where kind == .zenity:
+            return .cancelled(.timedOut)
+        case .exited(let code), .killed(let code):
+            let how = status == .exited(code) ? "exited with status \(code)" : "was killed by signal \(code)"
+            let said = lastLine(of: stderr)
+            return .failed("\(name) \(how)" + (said.isEmpty ? "" : ": \(said)"))
+        }
+        let parsed = kind == .kdialog ? ToolOutput.kdialogPaths(stdout) : ToolOutput.zenityPaths(stdout)
+        guard let paths = parsed, !paths.isEmpty else {
+            if stdout.isEmpty || stdout == [UInt8(ascii: "\n")] { return .cancelled(.user) }
+            return .failed(unreadable(name))
+        }
+        var choice = DesktopDialogChoice(paths: paths)
+        switch request.kind {
+        case .open(let multiple, _):
+            if !multiple && paths.count != 1 { return .failed("\(name) returned \(paths.count) paths for a single choice") }
+            // Every chosen file exists; one that does not is a name the tool could not print.
+            if !paths.allSatisfy(exists) { return .failed(unreadable(name)) }
+        case .save:
+            guard paths.count == 1 else { return .failed("\(name) returned \(paths.count) paths for one place to save") }
+            choice.overwriteConfirmed = true   // --confirm-overwrite; Qt's save dialog asks by default
+        case .saveFiles(let files):
+            guard paths.count == 1, exists(paths[0]) else { return .failed(unreadable(name)) }
+            let folder = paths[0]
+            choice.folder = folder
+            choice.paths = files.map { ZenityArguments.withTrailingSlash(folder) + $0 }
+        }
+        return .chosen(choice)
+    }
+
+    static func unreadable(_ name: String) -> String {
+        "\(name) returned a path that cannot be read back exactly (\(name) cannot print file names that are not valid UTF-8)"
+    }
+
+    static func lastLine(of stderr: [UInt8]) -> String {
+        let lines = stderr.split(separator: UInt8(ascii: "\n")).map { String(decoding: $0, as: UTF8.self) }
+            .map { $0.trimmingSpaces() }.filter { !$0.isEmpty }
+        return lines.last ?? ""
+    }
+}
+
+extension String {
+    fileprivate func trimmingSpaces() -> String {
+        var scalars = Substring(self)
+        while scalars.first?.isWhitespace == true { scalars = scalars.dropFirst() }
+        while scalars.last?.isWhitespace == true { scalars = scalars.dropLast() }
+        return String(scalars)
+    }
+}

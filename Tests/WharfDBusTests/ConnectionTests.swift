@@ -1,0 +1,167 @@
+import Testing
+import WharfDBus
+import WharfDesktopTestSupport
+import WharfSystem
+
+/// Errors, timeouts, signals and the end of connections, against a private `dbus-daemon`.
+@Suite struct ConnectionTests {
+    @Test func anErrorReplyKeepsItsNameAndMessage() throws {
+        let bus = try PrivateBus()
+        let service = try bus.connect()
+        try EchoService.serve(on: service)
+        let client = try bus.connect()
+        let error = client.callAndWait(destination: EchoService.name, path: EchoService.path, interface: EchoService.interface,
+                                       member: "Fail", body: [.string("why")], timeoutMs: 5000).failure
+        #expect(error == BusError(name: "org.wharf.Test.Error.Refused", message: "refused: why"))
+    }
+
+    @Test func aServiceThatNeverAnswersTimesOutOnTime() throws {
+        let bus = try PrivateBus()
+        let service = try bus.connect()
+        try EchoService.serve(on: service)
+        let client = try bus.connect()
+        let started = Deadline(secondsFromNow: 3)
+        let error = client.callAndWait(destination: EchoService.name, path: EchoService.path, interface: EchoService.interface,
+                                       member: "Hang", timeoutMs: 300).failure
+        #expect(error?.isTimeout == true, "\(String(describing: error))")
+        #expect(!started.hasPassed, "a 300 ms timeout took more than 3 s")
+    }
+
+    @Test func aNameNobodyOwnsIsServiceUnknownAtOnce() throws {
+        let bus = try PrivateBus()
+        let client = try bus.connect()
+        let error = client.callAndWait(destination: "org.freedesktop.portal.Desktop", path: "/", interface: "x.y",
+                                       member: "Z", timeoutMs: 5000).failure
+        #expect(error?.isNoSuchService == true, "\(String(describing: error))")
+    }
+
+    @Test func aSignalSentBeforeTheReplyReachesASubscriptionMadeBeforeTheCall() throws {
+        let bus = try PrivateBus()
+        let service = try bus.connect()
+        try EchoService.serve(on: service)
+        let client = try bus.connect()
+        let seen = Locked<[String]>([])
+        client.subscribe(BusMatchRule(path: EchoService.path, interface: EchoService.interface, member: "Ping")) { message in
+            seen.withValue { $0.append("signal \(message.body.first?.stringValue ?? "")") }
+        }
+        let reply = client.callAndWait(destination: EchoService.name, path: EchoService.path, interface: EchoService.interface,
+                                       member: "SignalFirst", body: [.string("early")], timeoutMs: 5000)
+        seen.withValue { $0.append("reply \(reply.map { $0.body.first?.stringValue ?? "" }.failureMessage ?? (try? reply.get().body.first?.stringValue) ?? "")") }
+        #expect(seen.withValue { $0 } == ["signal early", "reply reply"])
+    }
+
+    @Test func nameOwnerChangedTellsWhenAServiceLeaves() throws {
+        let bus = try PrivateBus()
+        let service = try bus.connect()
+        try EchoService.serve(on: service)
+        let client = try bus.connect()
+        let left = Answer<[BusValue]>()
+        client.subscribe(.nameOwnerChanged(EchoService.name)) { message in
+            if message.body.count == 3, message.body[2] == .string("") { left.set(message.body) }
+        }
+        // A round trip after subscribing, so the match is in force before the service leaves.
+        _ = client.callAndWait(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
+                               interface: "org.freedesktop.DBus", member: "GetId", timeoutMs: 5000)
+        service.close()
+        let body = left.wait(seconds: 5)
+        #expect(body?.first == .string(EchoService.name))
+        #expect(body?[1] == .string(service.uniqueName))
+    }
+
+    @Test func closingFailsTheCallsStillWaiting() throws {
+        let bus = try PrivateBus()
+        let service = try bus.connect()
+        try EchoService.serve(on: service)
+        let client = try bus.connect()
+        let answer = Answer<Result<BusMessage, BusError>>()
+        client.call(destination: EchoService.name, path: EchoService.path, interface: EchoService.interface,
+                    member: "Hang", timeoutMs: 60_000) { answer.set($0) }
+        _ = client.callAndWait(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
+                               interface: "org.freedesktop.DBus", member: "GetId", timeoutMs: 5000)
+        client.close()
+        let result = answer.wait(seconds: 5)
+        #expect(result?.failure?.name == BusError.Names.disconnected)
+        #expect(!client.isOpen)
+        // And a call after closing fails rather than hanging.
+        let late = client.callAndWait(destination: "x.y", path: "/", interface: "x.y", member: "Z", timeoutMs: 100)
+        #expect(late.failure?.name == BusError.Names.disconnected)
+    }
+
+    @Test func theBusGoingAwayFailsWaitingCallsAndTellsTheOwner() throws {
+        let bus = try PrivateBus()
+        let service = try bus.connect()
+        try EchoService.serve(on: service)
+        let lost = Answer<BusError>()
+        let client = try BusConnection.openAndWait(address: bus.address, timeoutMs: 5000).get()
+        _ = client
+        let watched = Answer<Result<BusConnection, BusError>>()
+        BusConnection.open(address: bus.address, timeoutMs: 5000, onDisconnect: { lost.set($0) }) { watched.set($0) }
+        let connection = try #require(watched.wait(seconds: 5)).get()
+        let answer = Answer<Result<BusMessage, BusError>>()
+        connection.call(destination: EchoService.name, path: EchoService.path, interface: EchoService.interface,
+                        member: "Hang", timeoutMs: 60_000) { answer.set($0) }
+        _ = connection.callAndWait(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
+                                   interface: "org.freedesktop.DBus", member: "GetId", timeoutMs: 5000)
+        bus.stop()
+        #expect(answer.wait(seconds: 5)?.failure != nil)
+        #expect(lost.wait(seconds: 5) != nil)
+    }
+
+    @Test func nothingListeningIsAnImmediateReason() throws {
+        let result = BusConnection.openAndWait(address: "unix:path=/nonexistent/wharf-bus", timeoutMs: 2000)
+        let error = try #require(result.failure)
+        #expect(error.message.contains("cannot connect to the D-Bus session bus at unix:path=/nonexistent/wharf-bus"))
+    }
+
+    @Test func withoutAnAddressOrARuntimeDirectoryThereIsNoSessionBus() {
+        #expect(BusAddress.session(environment: [:]).failureMessage
+            == "no D-Bus session bus: DBUS_SESSION_BUS_ADDRESS and XDG_RUNTIME_DIR are not set")
+        #expect(BusAddress.session(environment: ["XDG_RUNTIME_DIR": "/nonexistent"]).failureMessage
+            == "no D-Bus session bus: DBUS_SESSION_BUS_ADDRESS is not set and /nonexistent/bus does not exist")
+        #expect((try? BusAddress.session(environment: ["DBUS_SESSION_BUS_ADDRESS": "unix:path=/x"]).get()) == "unix:path=/x")
+    }
+
+    @Test func matchRulesQuoteTheirValues() {
+        #expect(BusMatchRule(path: "/a", interface: "i.j", member: "M").description == "type='signal',path='/a',interface='i.j',member='M'")
+        #expect(BusMatchRule(arg0: "it's").description == "type='signal',arg0='it'\\''s'")
+    }
+}
+
+/// One value, waited for with a timeout.
+final class Answer<Value: Sendable>: @unchecked Sendable {
+    private let lock = ConditionLock()
+    private var value: Value?
+
+    func set(_ newValue: Value) {
+        lock.withLock {
+            if value == nil { value = newValue }
+            lock.broadcast()
+        }
+    }
+
+    func wait(seconds: Double) -> Value? {
+        let deadline = Deadline(secondsFromNow: seconds)
+        return lock.withLock {
+            while value == nil && !deadline.hasPassed { lock.wait(until: deadline) }
+            return value
+        }
+    }
+}
+
+/// Regression: a finished call once released the exported object that happened to share its
+/// number, and the service answered "Unknown object" from then on.
+@Suite struct ExportLifetimeTests {
+    @Test func anExportedObjectOutlivesManyCallsOfItsOwnConnection() throws {
+        let bus = try PrivateBus()
+        let service = try bus.connect()
+        try EchoService.serve(on: service)
+        for _ in 0..<300 {
+            _ = service.callAndWait(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
+                                    interface: "org.freedesktop.DBus", member: "GetId", timeoutMs: 5000)
+        }
+        let client = try bus.connect()
+        let reply = client.callAndWait(destination: EchoService.name, path: EchoService.path, interface: EchoService.interface,
+                                       member: "Echo", body: [.string("still here")], timeoutMs: 5000)
+        #expect((try? reply.get().body) == [.string("still here")])
+    }
+}

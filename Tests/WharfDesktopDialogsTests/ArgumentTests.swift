@@ -1,0 +1,91 @@
+import Testing
+import WharfDesktopDialogs
+
+/// zenity's and kdialog's command lines, option by option.
+@Suite struct ArgumentTests {
+    func text(_ args: [[UInt8]]) -> [String] { args.map { String(decoding: $0, as: UTF8.self) } }
+
+    let filters = [
+        DesktopDialogFilter(name: "Images", patterns: [.glob("*.png"), .glob("*.JPG"), .mime("image/*")]),
+        DesktopDialogFilter(name: "Only MIME", patterns: [.mime("text/plain")]),
+        DesktopDialogFilter(name: "A|B with space", patterns: [.glob("my file.txt")]),
+    ]
+
+    @Test func zenityOpenOneFile() {
+        let args = ZenityArguments.build(DesktopDialogRequest(kind: .open(multiple: false, directory: false), title: "Open"))
+        #expect(text(args) == ["--file-selection", "--title=Open", "--modal", "--separator=/"])
+    }
+
+    @Test func zenityOpenSeveralWithFiltersFolderAndMessage() {
+        let request = DesktopDialogRequest(
+            kind: .open(multiple: true, directory: false), title: "Import", message: "pick two", modal: false,
+            filters: filters, currentFilter: 2, currentFolder: Array("/home/me".utf8) + [0xE9])
+        let args = ZenityArguments.build(request)
+        #expect(text(args) == [
+            "--file-selection", "--title=Import — pick two", "--multiple",
+            "--filename=/home/me\u{FFFD}/",
+            "--file-filter=A¦B with space | [mM][yY]?[fF][iI][lL][eE].[tT][xX][tT]",
+            "--file-filter=Images | *.[pP][nN][gG] *.[jJ][pP][gG]",
+            "--separator=/",
+        ])
+        #expect(args[3] == Array("--filename=/home/me".utf8) + [0xE9, UInt8(ascii: "/")], "the folder's bytes are passed as they are")
+    }
+
+    @Test func zenityFolder() {
+        let args = ZenityArguments.build(DesktopDialogRequest(kind: .open(multiple: false, directory: true), title: "Folder",
+                                                              filters: filters, currentFolder: Array("/srv/".utf8)))
+        #expect(text(args) == ["--file-selection", "--title=Folder", "--modal", "--directory", "--filename=/srv/", "--separator=/"])
+    }
+
+    @Test func zenitySaveAsksBeforeReplacing() {
+        let save = DesktopDialogRequest(kind: .save(currentName: Array("a b.txt".utf8), currentFile: nil), title: "Save",
+                                        currentFolder: Array("/out".utf8))
+        #expect(text(ZenityArguments.build(save)) == ["--file-selection", "--title=Save", "--modal", "--save", "--confirm-overwrite",
+                                                      "--filename=/out/a b.txt", "--separator=/"])
+        let again = DesktopDialogRequest(kind: .save(currentName: Array("x".utf8), currentFile: Array("/out/old.txt".utf8)), title: "")
+        #expect(text(ZenityArguments.build(again)) == ["--file-selection", "--modal", "--save", "--confirm-overwrite",
+                                                       "--filename=/out/old.txt", "--separator=/"])
+        let bare = DesktopDialogRequest(kind: .save(currentName: Array("n.txt".utf8), currentFile: nil), title: "S")
+        #expect(text(ZenityArguments.build(bare)).contains("--filename=n.txt"))
+    }
+
+    @Test func zenitySaveSeveralPicksAFolder() {
+        let request = DesktopDialogRequest(kind: .saveFiles(files: [Array("a".utf8)]), title: "Export", filters: filters,
+                                           currentFolder: Array("/out".utf8))
+        #expect(text(ZenityArguments.build(request)) == ["--file-selection", "--title=Export", "--modal", "--directory",
+                                                         "--filename=/out/", "--separator=/"])
+    }
+
+    @Test func kdialogOpenOneAndSeveral() {
+        let one = DesktopDialogRequest(kind: .open(multiple: false, directory: false), title: "Open", filters: filters,
+                                       currentFolder: Array("/home/me".utf8))
+        #expect(text(KDialogArguments.build(one)) == ["--title", "Open", "--getopenfilename", "--", "/home/me",
+                                                      "Images (*.png *.JPG)\nA B with space (my file.txt)"])
+        let several = DesktopDialogRequest(kind: .open(multiple: true, directory: false), title: "Open", parentWindow: "x11:1e00004")
+        #expect(text(KDialogArguments.build(several)) == ["--title", "Open", "--attach", "0x1e00004", "--multiple",
+                                                          "--separate-output", "--getopenfilename", "--"])
+    }
+
+    @Test func kdialogMimeOnlyFiltersAndEscapes() {
+        let mime = DesktopDialogRequest(kind: .open(multiple: false, directory: false), title: "T",
+                                        filters: [DesktopDialogFilter(name: "Text", patterns: [.mime("text/plain"), .mime("image/*")]),
+                                                  DesktopDialogFilter(name: "PDF", patterns: [.mime("application/pdf")])])
+        #expect(text(KDialogArguments.build(mime)) == ["--title", "T", "--getopenfilename", "--", "", "text/plain application/pdf"])
+        let escaped = DesktopDialogRequest(kind: .open(multiple: false, directory: false), title: "T",
+                                           filters: [DesktopDialogFilter(name: "back\\slash", patterns: [.glob("*.[ab]")])],
+                                           currentFilter: 0)
+        #expect(text(KDialogArguments.build(escaped)).last == "back\\\\slash (*.[ab])")
+    }
+
+    @Test func kdialogFolderSaveAndSaveSeveral() {
+        let folder = DesktopDialogRequest(kind: .open(multiple: true, directory: true), title: "F", parentWindow: "wayland:abc",
+                                          currentFolder: Array("/srv".utf8))
+        #expect(text(KDialogArguments.build(folder)) == ["--title", "F", "--getexistingdirectory", "--", "/srv"])
+        let save = DesktopDialogRequest(kind: .save(currentName: Array("r.txt".utf8), currentFile: nil), title: "S",
+                                        filters: [DesktopDialogFilter(name: "Text", patterns: [.glob("*.txt")])],
+                                        currentFolder: Array("/out/".utf8))
+        #expect(text(KDialogArguments.build(save)) == ["--title", "S", "--getsavefilename", "--", "/out/r.txt", "Text (*.txt)"])
+        let files = DesktopDialogRequest(kind: .saveFiles(files: [Array("a".utf8)]), title: "E")
+        #expect(text(KDialogArguments.build(files)) == ["--title", "E", "--getexistingdirectory", "--"])
+    }
+}

@@ -1,0 +1,92 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Testing
+import WharfDesktopDialogs
+import WharfSystem
+
+/// The zenity/kdialog runner against stand-in programs (shell scripts named like the real
+/// ones): argument bytes, environment, output, exit codes, and cancel killing the group.
+@Suite struct ToolPresenterTests {
+    /// A directory with an executable `zenity` that runs `script`.
+    final class FakeTool {
+        let directory: String
+        var program: [UInt8] { Array((directory + "/zenity").utf8) }
+        init(_ script: String) throws {
+            var template = Array("/tmp/wharf-tool-XXXXXX".utf8CString)
+            directory = String(cString: mkdtemp(&template)!)
+            let path = directory + "/zenity"
+            let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o755)
+            let text = Array(("#!/bin/sh\n" + script + "\n").utf8)
+            _ = text.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            close(fd)
+        }
+        func read(_ name: String) -> [UInt8] {
+            let fd = open(directory + "/" + name, O_RDONLY)
+            guard fd >= 0 else { return [] }
+            defer { close(fd) }
+            return Spawn.readToEnd(fd)
+        }
+        deinit {
+            for name in ["zenity", "args", "env", "pid"] { unlink(directory + "/" + name) }
+            rmdir(directory)
+        }
+    }
+
+    func presenter(_ tool: FakeTool, environment: [String] = ["PATH=/usr/bin:/bin", "ZENITY_CANCEL=0"]) -> ToolDialogPresenter {
+        ToolDialogPresenter(kind: .zenity, program: tool.program, environment: environment.map { Array($0.utf8) }, killGraceSeconds: 1)
+    }
+
+    @Test func argumentsArriveAsBytesAndTheOutputComesBack() throws {
+        let tool = try FakeTool(#"""
+            for a in "$@"; do printf '%s\0' "$a"; done > "$(dirname "$0")/args"
+            env > "$(dirname "$0")/env"
+            printf '/tmp//usr\n'
+            """#)
+        let folder = Array("/tmp/caf".utf8) + [0xE9]
+        let request = DesktopDialogRequest(kind: .open(multiple: true, directory: true), title: "Pick", currentFolder: folder)
+        let result = run(presenter(tool), request)
+        #expect(result?.paths == [bytes("/tmp"), bytes("/usr")])
+        let args = tool.read("args").split(separator: 0, omittingEmptySubsequences: false).dropLast().map(Array.init)
+        #expect(args == ZenityArguments.build(request))
+        #expect(args.contains(bytes("--filename=") + folder + bytes("/")))
+        let env = String(decoding: tool.read("env"), as: UTF8.self).split(separator: "\n")
+        #expect(env.contains("NO_AT_BRIDGE=1") && env.contains("GTK_USE_PORTAL=0") && !env.contains { $0.hasPrefix("ZENITY_") })
+    }
+
+    @Test func exitStatusesBecomeResults() throws {
+        let cancel = try FakeTool("exit 1")
+        #expect(run(presenter(cancel), open()) == .cancelled(.user))
+        let broken = try FakeTool("echo 'cannot open display' >&2; exit 255")
+        #expect(run(presenter(broken), open()) == .failed("zenity exited with status 255: cannot open display"))
+        let crash = try FakeTool("kill -SEGV $$")
+        #expect(run(presenter(crash), open()) == .failed("zenity was killed by signal 11"))
+    }
+
+    @Test func cancelKillsTheWholeProcessGroupAndEndsCancelledOnce() throws {
+        let tool = try FakeTool(#"""
+            sleep 300 &
+            echo $! > "$(dirname "$0")/pid"
+            trap '' TERM
+            wait
+            """#)
+        let started = MonotonicMs.now()
+        let result = run(presenter(tool), open()) { session in
+            let deadline = Deadline(secondsFromNow: 10)
+            while tool.read("pid").isEmpty && !deadline.hasPassed { usleepMs(10) }
+            session.cancel()
+        }
+        #expect(result == .cancelled(.caller))
+        #expect(MonotonicMs.now() - started < 8000)
+        let grandchild = Int32(String(decoding: tool.read("pid").filter { $0 != 10 }, as: UTF8.self)) ?? 0
+        #expect(grandchild > 0)
+        let deadline = Deadline(secondsFromNow: 5)
+        while ProcessIdentity(pid: grandchild, startTime: 0).isRunning && !deadline.hasPassed { usleepMs(10) }
+        #expect(!ProcessIdentity(pid: grandchild, startTime: 0).isRunning, "the dialog's own child died with it")
+    }
+
+    @Test func aProgramThatCannotStartFails() {
+        let presenter = ToolDialogPresenter(kind: .zenity, program: Array("/nonexistent/zenity".utf8))
+        #expect(run(presenter, open())?.failure?.hasPrefix("cannot start zenity: posix_spawn /nonexistent/zenity") == true)
+    }
+}

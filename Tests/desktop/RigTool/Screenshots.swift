@@ -1,0 +1,77 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import WharfDesktopDialogs
+import WharfDesktopTestSupport
+import WharfSystem
+
+/// docs/screenshots: each presenter's dialog as WharfDesktopDialogs opens it under the rig's
+/// Xvfb (with openbox drawing the title bar), over a folder of sample files.
+enum Screenshots {
+    static func run(into directory: String) {
+        let home = String(cString: getenv("HOME"))
+        let samples = home + "/Pictures"
+        _ = mkdir(samples, 0o755)
+        let scratch = Scratch()
+        for name in ["beach.png", "harbour at dusk.jpg", "lighthouse.PNG", "notes.txt", "invoice.pdf"] {
+            scratch.touch(Array((samples + "/" + name).utf8))
+        }
+        let filters = [DesktopDialogFilter(name: "Images", patterns: [.glob("*.png"), .glob("*.jpg"), .mime("image/*")]),
+                       DesktopDialogFilter(name: "All files", patterns: [.glob("*")])]
+        let request = DesktopDialogRequest(kind: .open(multiple: true, directory: false), title: "Import photos",
+                                           message: "choose one or more images", acceptLabel: "_Import", filters: filters,
+                                           currentFilter: 0, currentFolder: Array(samples.utf8))
+        var ok = true
+        ok = shoot(PortalFileChooser(), request, to: directory + "/portal-gtk-open.png") { window in
+            // xdg-desktop-portal-gtk 1.14 opens OpenFile in "Recent"; go to the samples as a person would.
+            Desktop.gtkChoose(window, path: samples + "/")
+        } && ok
+        if let zenity = ToolDialogPresenter.locate(.zenity, environment: BusAddress.processEnvironmentForRig()) {
+            ok = shoot(ToolDialogPresenter(kind: .zenity, program: zenity), request, to: directory + "/zenity-open.png") { _ in } && ok
+        }
+        if let kdialog = ToolDialogPresenter.locate(.kdialog, environment: BusAddress.processEnvironmentForRig()) {
+            ok = shoot(ToolDialogPresenter(kind: .kdialog, program: kdialog), request, to: directory + "/kdialog-open.png") { _ in } && ok
+        }
+        let save = DesktopDialogRequest(kind: .save(currentName: Array("harbour.png".utf8), currentFile: nil), title: "Export image",
+                                        filters: filters, currentFilter: 0, currentFolder: Array(samples.utf8))
+        ok = shoot(PortalFileChooser(), save, to: directory + "/portal-gtk-save.png") { _ in } && ok
+        if !ok { exit(1) }
+    }
+
+    /// Presents, waits for the window to be ready (and `arrange` done), photographs the screen,
+    /// cancels, and checks the window went away.
+    static func shoot(_ presenter: any DesktopPresenter, _ request: DesktopDialogRequest, to path: String,
+                      arrange: (String) -> Void) -> Bool {
+        let session = presenter.present(request) { _ in }
+        guard let window = Desktop.waitForWindow("^" + request.displayTitle) else {
+            print("screenshots: no window for \(path)")
+            session.cancel()
+            return false
+        }
+        Desktop.waitUntilReady(window)
+        arrange(window)
+        Desktop.settleTypingForRig()
+        // Let the file list and icons load: wait until two screenshots a moment apart agree.
+        var previous: [UInt8] = []
+        for _ in 0..<40 {
+            guard Desktop.screenshot(path) else { break }
+            let fd = open(path, O_RDONLY)
+            let bytes = fd >= 0 ? Spawn.readToEnd(fd) : []
+            if fd >= 0 { close(fd) }
+            if bytes == previous { break }
+            previous = bytes
+            Desktop.pause(milliseconds: 250)
+        }
+        session.cancel()
+        let result = session.waitForResult(seconds: 10)
+        let gone = Desktop.waitUntilGone("^" + request.displayTitle)
+        print("screenshots: \(path) (\(presenter.kind.rawValue); then \(String(describing: result)), window gone: \(gone))")
+        return gone
+    }
+}
+
+import WharfDBus
+
+extension BusAddress {
+    static func processEnvironmentForRig() -> [String: String] { processEnvironment() }
+}

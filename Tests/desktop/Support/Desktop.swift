@@ -1,0 +1,182 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import WharfSystem
+
+/// Driving real windows under Xvfb like a person: xdotool finds them, focuses them, types and
+/// presses keys; `import` photographs them. Every wait is on a condition with a deadline.
+public enum Desktop {
+    /// True inside `make test-desktop` (Tests/desktop/rig.sh sets it).
+    public static var isRig: Bool { getenv("WHARF_DESKTOP_RIG").map { String(cString: $0) == "1" } ?? false }
+
+    /// Waits for a visible window whose name matches `title` (an xdotool regex); its id.
+    public static func waitForWindow(_ title: String, seconds: Int = 60) -> String? {
+        let found = Command.run(["xdotool", "search", "--sync", "--onlyvisible", "--name", title], timeoutSeconds: seconds)
+        if found.lines.isEmpty { print("rig: xdotool search for \(title) ended with \(found.status): \(found.stderr)") }
+        return found.lines.last
+    }
+
+    /// Visible windows whose name matches `title`.
+    public static func windows(_ title: String) -> [String] {
+        Command.run(["xdotool", "search", "--onlyvisible", "--name", title], timeoutSeconds: 10).lines
+    }
+
+    /// Waits until no visible window matches `title`.
+    @discardableResult
+    public static func waitUntilGone(_ title: String, seconds: Double = 30) -> Bool {
+        let deadline = Deadline(secondsFromNow: seconds)
+        while !deadline.hasPassed {
+            if windows(title).isEmpty { return true }
+            pause(milliseconds: 50)
+        }
+        return windows(title).isEmpty
+    }
+
+    /// Waits until `window` is viewable and active (the window manager gave it the keyboard).
+    public static func waitUntilReady(_ window: String, seconds: Double = 20) {
+        let deadline = Deadline(secondsFromNow: seconds)
+        while !deadline.hasPassed {
+            focus(window)
+            let viewable = Command.run(["xwininfo", "-id", window], timeoutSeconds: 5).stdout.contains("IsViewable")
+            if viewable && activeWindow() == window { return }
+            pause(milliseconds: 50)
+        }
+    }
+
+    /// The window the window manager has made active.
+    public static func activeWindow() -> String? {
+        Command.run(["xdotool", "getactivewindow"], timeoutSeconds: 5).lines.last
+    }
+
+    /// Waits until the active window is another than `window` (a question it opened); that one.
+    public static func waitForActiveWindow(otherThan window: String, seconds: Double = 15) -> String? {
+        let deadline = Deadline(secondsFromNow: seconds)
+        while !deadline.hasPassed {
+            if let active = activeWindow(), active != window { return active }
+            pause(milliseconds: 50)
+        }
+        return nil
+    }
+
+    /// Gives `window` the keyboard (through the window manager, and waits until it has it).
+    public static func focus(_ window: String) {
+        Command.run(["xdotool", "windowactivate", "--sync", window], timeoutSeconds: 10)
+        Command.run(["xdotool", "windowfocus", "--sync", window], timeoutSeconds: 10)
+    }
+
+    public static func key(_ window: String, _ keys: String...) {
+        focus(window)
+        Command.run(["xdotool", "key", "--clearmodifiers"] + keys)
+    }
+
+    public static func type(_ window: String, _ text: String) {
+        focus(window)
+        // 25 ms a key: GTK's location field starts loading a folder for completion at each
+        // "/", and keys typed faster than that were seen to get lost on a loaded machine.
+        Command.run(["xdotool", "type", "--clearmodifiers", "--delay", "25", text])
+    }
+
+    /// A GTK file chooser: Ctrl+L opens the location field; type `path`, press Return.
+    public static func gtkChoose(_ window: String, path: String) {
+        key(window, "ctrl+l")
+        waitForLocationField()
+        debugShot("after-ctrl-l")
+        key(window, "ctrl+a")
+        type(window, path)
+        settleTyping()
+        debugShot("after-typing")
+        key(window, "Return")
+        settleTyping()
+        debugShot("after-return")
+    }
+
+    /// A GTK folder chooser: leave "Recent" (where xdg-desktop-portal-gtk 1.14 opens, and where
+    /// a folder chooser accepts nothing) for the home folder (Alt+Home), go into `path` through
+    /// the location field, then press the accept button by its mnemonic (`acceptKey`, e.g.
+    /// `alt+u` for a label `_Use`): Return in a folder chooser's location field only goes in.
+    public static func gtkChooseFolder(_ window: String, path: String, acceptKey: String) {
+        key(window, "alt+Home")
+        settleTyping()
+        gtkChoose(window, path: path.hasSuffix("/") ? path : path + "/")
+        settleTyping()
+        key(window, acceptKey)
+        settleTyping()
+        debugShot("after-accept")
+    }
+
+    /// A GTK chooser for several files: leave "Recent" (Alt+Home), go into `folder` through
+    /// the location field, select every file of the list (Ctrl+A), accept (Return).
+    public static func gtkChooseAll(_ window: String, in folder: String) {
+        key(window, "alt+Home")
+        settleTyping()
+        gtkChoose(window, path: folder.hasSuffix("/") ? folder : folder + "/")
+        settleTyping()
+        key(window, "ctrl+a")
+        settleTyping()
+        key(window, "Return")
+        debugShot("after-select-all")
+    }
+
+    /// With WHARF_RIG_SHOTS=DIR, a numbered screenshot of each step (for debugging the rig).
+    static func debugShot(_ name: String) {
+        guard let dir = getenv("WHARF_RIG_SHOTS").map({ String(cString: $0) }) else { return }
+        let n = shotCounter.withValue { $0 += 1; return $0 }
+        _ = screenshot(dir + "/\(n)-\(name).png")
+    }
+    static let shotCounter = Locked(0)
+
+    /// The window that has the keyboard.
+    public static func focusedWindow() -> String? {
+        Command.run(["xdotool", "getwindowfocus"], timeoutSeconds: 5).lines.last
+    }
+
+    /// After a key that makes GTK do work (go into a folder, open a field): wait for it.
+    public static func settleTypingForRig() { settleTyping() }
+
+    /// Saves a screenshot of the whole screen to `path` (PNG).
+    public static func screenshot(_ path: String) -> Bool {
+        Command.run(["import", "-window", "root", path], timeoutSeconds: 30).status == 0
+    }
+
+    /// After Ctrl+L GTK shows the location field on its next frame; typing before that goes
+    /// to the type-ahead search. Wait for the window to be drawn and still.
+    static func waitForLocationField() {
+        settleTyping()
+    }
+
+    /// Waits until what was sent has been taken in and drawn: the focused window's pixels stop
+    /// changing (two captures 80 ms apart agree; the rig turns GTK's cursor blinking and
+    /// animations off in settings.ini so that a window at rest is still), at most 5 s.
+    static func settleTyping() {
+        guard let window = activeWindow() else { return pause(milliseconds: 200) }
+        waitUntilStill(window)
+    }
+
+    /// Waits until `window` looks the same twice in a row (or `seconds` passed).
+    public static func waitUntilStill(_ window: String, seconds: Double = 5) {
+        let deadline = Deadline(secondsFromNow: seconds)
+        var previous: [UInt8]? = nil
+        var captures = 0
+        while !deadline.hasPassed {
+            let output = Command.run(["import", "-window", window, "-depth", "8", "rgb:-"], timeoutSeconds: 3, binary: true)
+            // A window that went away (the dialog accepted and closed) has nothing left to settle.
+            if output.status != 0 || output.bytes.isEmpty { return }
+            let capture = output.bytes
+            captures += 1
+            if let previous, previous == capture, !capture.isEmpty { return }
+            if getenv("WHARF_RIG_VERBOSE") != nil, let previous {
+                let differing = zip(previous, capture).filter { $0 != $1 }.count
+                print("rig: window \(window) still changing (\(differing) bytes, \(previous.count) vs \(capture.count))")
+            }
+            previous = capture
+            pause(milliseconds: 80)
+        }
+        print("rig: window \(window) never looked still in \(seconds) s (\(captures) captures)")
+    }
+
+    public static func pause(milliseconds: Int) {
+        let lock = ConditionLock()
+        let deadline = Deadline(secondsFromNow: Double(milliseconds) / 1000)
+        lock.withLock { while !deadline.hasPassed { lock.wait(until: deadline) } }
+    }
+}

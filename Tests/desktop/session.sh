@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# One rig session: a private home, Xvfb on a display it picks itself, openbox (title bars and
+# focus, like a desktop), then a private session bus (dbus-run-session) on which D-Bus
+# activation starts the real xdg-desktop-portal and xdg-desktop-portal-gtk, and inside.sh.
+#
+# Environment for everything below (and so for the portal, which the bus activates with the
+# bus's environment):
+#   HOME, XDG_{RUNTIME,CONFIG,DATA,CACHE}_DIR  private, under one temporary directory
+#   DISPLAY                                    the Xvfb display
+#   XDG_CURRENT_DESKTOP=GNOME                  xdg-desktop-portal 1.16 picks the backend whose
+#                                              UseIn= matches (gtk.portal says gnome)
+#   $XDG_CONFIG_HOME/xdg-desktop-portal/portals.conf  default=gtk, the same for portal >= 1.17
+#   GSETTINGS_BACKEND=memory                   GTK's file chooser settings start fresh
+#   NO_AT_BRIDGE=1 GTK_A11Y=none               no accessibility bus to wait on
+#   $XDG_CONFIG_HOME/gtk-3.0/settings.ini      no cursor blinking or animations, so that a
+#                                              window at rest looks still (the rig waits for that)
+set -euo pipefail
+MODE=${1:-test}
+ROOT=$(pwd)
+RIG=$(mktemp -d /tmp/wharf-desktop-XXXXXX)
+PIDS=()
+
+cleanup() {
+    status=$?
+    for pid in "${PIDS[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+    for pid in "${PIDS[@]}"; do
+        for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
+        kill -KILL "$pid" 2>/dev/null || true
+    done
+    wait 2>/dev/null || true
+    rm -rf "$RIG"
+    exit $status
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+export HOME=$RIG/home XDG_RUNTIME_DIR=$RIG/run XDG_CONFIG_HOME=$RIG/config XDG_DATA_HOME=$RIG/data XDG_CACHE_HOME=$RIG/cache
+mkdir -p "$HOME" "$XDG_RUNTIME_DIR" "$XDG_CONFIG_HOME/xdg-desktop-portal" "$XDG_DATA_HOME" "$XDG_CACHE_HOME"
+chmod 700 "$XDG_RUNTIME_DIR"
+printf '[preferred]\ndefault=gtk\n' > "$XDG_CONFIG_HOME/xdg-desktop-portal/portals.conf"
+# A window at rest must look still (the rig waits for stillness): no blinking cursor, no animations.
+mkdir -p "$XDG_CONFIG_HOME/gtk-3.0"
+printf '[Settings]\ngtk-cursor-blink=false\ngtk-enable-animations=false\n' > "$XDG_CONFIG_HOME/gtk-3.0/settings.ini"
+export XDG_CURRENT_DESKTOP=GNOME GSETTINGS_BACKEND=memory NO_AT_BRIDGE=1 GTK_A11Y=none LANG=C.UTF-8
+unset DBUS_SESSION_BUS_ADDRESS WAYLAND_DISPLAY SESSION_MANAGER GTK_USE_PORTAL
+
+# Xvfb chooses a free display and writes its number when it is ready to accept clients.
+mkfifo "$RIG/display"
+Xvfb -displayfd 3 -screen 0 1400x900x24 -nolisten tcp -noreset 3>"$RIG/display" >"$RIG/xvfb.log" 2>&1 &
+PIDS+=($!)
+read -r -t 60 number < "$RIG/display" || { echo "rig: Xvfb did not start"; cat "$RIG/xvfb.log"; exit 1; }
+export DISPLAY=:$number
+
+openbox --sm-disable >"$RIG/openbox.log" 2>&1 &
+PIDS+=($!)
+for _ in $(seq 600); do
+    xprop -root _NET_SUPPORTING_WM_CHECK 2>/dev/null | grep -q "window id" && break
+    sleep 0.05
+done
+xprop -root _NET_SUPPORTING_WM_CHECK | grep -q "window id" || { echo "rig: openbox did not start"; exit 1; }
+
+echo "rig: Xvfb on $DISPLAY, openbox, private session bus; mode $MODE"
+dbus-run-session -- "$ROOT/Tests/desktop/inside.sh" "$MODE" 2> >(grep -v -E "RealtimeKit|PipeWire|pw.conf|Failed to associate portal window|Unhandled parent window|max threads|AccessDenied: Failed to set fd limit|^$" >&2)
