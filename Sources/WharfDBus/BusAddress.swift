@@ -17,7 +17,7 @@ public enum BusAddress {
         }
         if let runtime = environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/") {
             let socketPath = runtime.hasSuffix("/") ? runtime + "bus" : runtime + "/bus"
-            if let status = try? FileStatus.of(socketPath), status.mode & UInt32(S_IFMT) == UInt32(S_IFSOCK) {
+            if let path = FilePath(socketPath), let status = try? FileStatus.of(path), status.mode & UInt32(S_IFMT) == UInt32(S_IFSOCK) {
                 return .success("unix:path=" + escape(socketPath))
             }
             return .failure(BusError(

@@ -18,7 +18,7 @@ cd "$root"
 # The modules the `wharf` binary is built from, WharfSystem excepted.
 modules=$(ls -d Sources/*/ | sed 's|Sources/||; s|/$||' | grep -v -x \
     -e WharfSystem -e WharfTestSupport -e WharfServerTestSupport -e WharfFuzz -e wharf-docs \
-    -e CJansson -e CSQLite -e CSystemBus)
+    -e CJansson -e CSQLite -e CSystemBus -e CProcessSpawn -e WharfDesktopTestSupport -e WharfDocs -e wharf-docs)
 
 # What a module may call: memory, arithmetic, pattern matching, the stack protector, the Swift
 # runtime's own entry points, and the libraries it exists to wrap.
