@@ -53,7 +53,7 @@ let package = Package(
             name: "WharfServer",
             dependencies: [
                 "WharfJSON", "WharfJSONRPC", "WharfProtocol", "WharfSystem",
-                "WharfContentTypes", "WharfFileWriting", "WharfAccess", "WharfDialogs",
+                "WharfContentTypes", "WharfFileWriting", "WharfAccess", "WharfDialogs", "WharfDesktopDialogs",
             ]
         ),
         .testTarget(name: "WharfServerTests", dependencies: ["WharfServer", "WharfDocs", "WharfServerTestSupport", "WharfTestSupport"]),
@@ -109,6 +109,10 @@ package.targets += [
     .testTarget(
         name: "WharfDesktopDialogsTests",
         dependencies: ["WharfDesktopDialogs", "WharfDBus", "WharfSystem", "WharfDesktopTestSupport"]),
+    // The `wharf` binary with the real desktop dialogs: presenter choice, fallback, pick and save.
+    .testTarget(
+        name: "WharfDesktopServerTests",
+        dependencies: ["WharfDesktopTestSupport", "WharfServerTestSupport", "WharfTestSupport", "WharfJSON", "WharfSystem"]),
     // Run by Tests/desktop/rig.sh inside the rig (and by the screenshots); measures and drives.
     .executableTarget(
         name: "wharf-desktop-rig",

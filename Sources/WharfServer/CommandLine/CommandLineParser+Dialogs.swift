@@ -1,3 +1,4 @@
+import WharfDesktopDialogs
 import WharfSystem
 
 /// `wharf pick`: which files to ask for.
@@ -18,8 +19,8 @@ public struct PickCommand: Sendable, Equatable {
 
 /// `wharf save`: what to save, and as what.
 public struct SaveCommand: Sendable, Equatable {
-    /// The suggested file name.
-    public var name = ""
+    /// The suggested file name (by default FILE's own name, or `Untitled`).
+    public var name: String?
     /// The content type it is written as (from the name's extension when not given).
     public var type: String?
     public var title: String?
@@ -70,8 +71,9 @@ extension CommandLineParser {
             default: throw UsageError(message: "save: unknown argument \(word)")
             }
         }
-        guard !command.name.isEmpty else { throw UsageError(message: "save: --name NAME is required (the suggested file name)") }
-        guard !command.name.contains("/") else { throw UsageError(message: "save: --name is a file name, without /") }
+        if let name = command.name {
+            guard !name.isEmpty, !name.contains("/") else { throw UsageError(message: "save: --name is a file name, without /") }
+        }
         if let file, file != "-" { command.file = try path(file, for: "save") }
         return command
     }

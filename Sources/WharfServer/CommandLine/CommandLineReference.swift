@@ -148,10 +148,15 @@ public struct Subcommand: Sendable {
         self.details = details
     }
 
-    /// `types identify [--no-sniff] FILE...`: words, then each option (bracketed), then operands.
+    /// `types identify [--no-sniff] FILE...`: words, then each option (bracketed), then operands;
+    /// a command with more than three options says `[OPTION]...` (they are listed below it).
     public var form: String {
         var parts = words
-        for option in options { parts.append("[\(option.term)]") }
+        if options.count > 3 {
+            parts.append("[OPTION]...")
+        } else {
+            for option in options { parts.append("[\(option.term)]") }
+        }
         for operand in operands { parts.append(operand.spelled) }
         return parts.joined(separator: " ")
     }

@@ -31,6 +31,14 @@ extension CommandLineReference {
             ),
             Subcommand(["types", "stats"], "Print how long loading the shared MIME database took, and what it holds."),
             Subcommand(
+                ["pick"], options: [pickType, multiple, directoryPicker, title, nulSeparated, presenter, stateDirectory],
+                "Ask a person for files with the desktop's own dialog, and print the paths picked, one per line (exact bytes). Exit with 0 when files were picked, 1 when the person cancelled, 2 when no dialog could be shown or it failed (with a message)."
+            ),
+            Subcommand(
+                ["save"], options: [saveName, saveType, title, presenter, stateDirectory], operands: [Operand("FILE", .file, optional: true)],
+                "Ask a person where to save FILE (standard input when it is missing or `-`) with the desktop's own dialog, write it there atomically, and print its path. Exit with 0 when it was written, 1 when the person cancelled, 2 when no dialog could be shown or writing failed (with a message)."
+            ),
+            Subcommand(
                 ["access", "list"], options: [stateDirectory],
                 "List every grant and bookmark every app holds, with the ID to revoke it by."
             ),
@@ -55,7 +63,7 @@ extension CommandLineReference {
         ],
         notes: [
             Entry("Standard streams", "Standard output carries only protocol messages. Logs go to standard error, or to the file `--log-file` names."),
-            Entry("Presenters", "A dialog is shown to a human by the client itself, when it says `capabilities.presentsDialogs` in `initialize`, or answered by a script given with `--presenter`. Without either, presenting a dialog fails with `noPresenter`."),
+            Entry("Presenters", "A dialog is shown to a human by the client itself, when it says `capabilities.presentsDialogs` in `initialize`; otherwise by the desktop's own file dialog (`--presenter auto`: the portal, else zenity, else kdialog, whichever works; a portal that does not answer within a second counts as not working), or answered by a script given with `--presenter script:FILE`. `initialize` tells the client which one it gets. When none can, presenting a dialog fails with `noPresenter`, whose message says why each could not."),
         ],
         seeAlso: ["wharf-protocol(7)", "shared-mime-info(5)"]
     )
@@ -92,9 +100,13 @@ extension CommandLineReference {
 
     static let presenter = CommandLineOption(
         ["--presenter"], OptionValue("KIND", .choice([
+            ValueChoice("auto", "the desktop's own file dialog: xdg-desktop-portal, else zenity, else kdialog, the first that works here"),
+            ValueChoice("portal", "only xdg-desktop-portal's FileChooser, over the D-Bus session bus"),
+            ValueChoice("zenity", "only zenity"),
+            ValueChoice("kdialog", "only kdialog"),
             ValueChoice("script", fileArgument: "FILE", "answer dialogs from FILE, a JSON array of steps, for demos, tests and harnesses"),
-        ])),
-        "Who answers dialogs for clients that do not show them themselves.",
+        ]), default: "auto"),
+        "Who shows dialogs to clients that do not draw their own.",
         details: "A script's steps are `{\"choose\": [PATH...]}`, `{\"save\": {\"path\": ..., \"contentType\": ..., \"overwrite\": ...}}`, `{\"dismiss\": true}`, `{\"delayMs\": N}` and `{\"expect\": {...}}`; wharf-protocol(7) describes them."
     )
 
@@ -109,4 +121,23 @@ extension CommandLineReference {
     )
 
     static let noSniff = CommandLineOption(["--no-sniff"], "Decide by the name alone, without reading the file's first bytes.")
+
+    // MARK: `pick` and `save`
+
+    static let pickType = CommandLineOption(
+        ["--type"], OptionValue("IDENTIFIER", .contentType),
+        "A content type the person may pick (repeat for several); any file when none is given."
+    )
+    static let multiple = CommandLineOption(["--multiple"], "Let the person pick more than one.")
+    static let directoryPicker = CommandLineOption(["--directory"], "Pick folders instead of files.")
+    static let title = CommandLineOption(["--title"], OptionValue("TITLE", .text(example: "Open a report")), "The dialog's title.")
+    static let nulSeparated = CommandLineOption(["-0"], "Print the paths separated by NUL bytes instead of newlines (for `xargs -0`).")
+    static let saveName = CommandLineOption(
+        ["--name"], OptionValue("NAME", .text(example: "report.txt")),
+        "The file name to suggest (by default FILE's own name, or `Untitled` for standard input)."
+    )
+    static let saveType = CommandLineOption(
+        ["--type"], OptionValue("IDENTIFIER", .contentType),
+        "The content type the file is saved as (by default, the one NAME's extension says)."
+    )
 }

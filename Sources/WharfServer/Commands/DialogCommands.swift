@@ -22,6 +22,8 @@ public enum DialogCommands {
     }
 
     public static func run(_ command: SaveCommand) -> Int32 {
+        // The name to suggest: as given, else the file's own, else Untitled.
+        let name = command.name ?? command.file.map { String(decoding: $0.lastComponent, as: UTF8.self) } ?? "Untitled"
         let contents: DocumentContents
         if let file = command.file {
             // The server copies the file itself (in the kernel), never through memory.
@@ -35,13 +37,13 @@ public enum DialogCommands {
         }
         return session(presenter: command.presenter, stateDirectory: command.stateDirectory) { client throws(ResponseError) in
             var type = command.type
-            if type == nil, let dot = command.name.lastIndex(of: "."), dot != command.name.startIndex {
-                type = try client.send(TypeForExtensionRequest(filenameExtension: String(command.name[command.name.index(after: dot)...]))).identifier
+            if type == nil, let dot = name.lastIndex(of: "."), dot != name.startIndex {
+                type = try client.send(TypeForExtensionRequest(filenameExtension: String(name[name.index(after: dot)...]))).identifier
             }
             let contentType = type ?? "public.data"
             let request = PresentExporterRequest(
-                documents: [ExportDocumentParams(filename: command.name, writableContentTypes: [contentType], contents: contents)],
-                contentType: contentType, defaultFilename: command.name,
+                documents: [ExportDocumentParams(filename: name, writableContentTypes: [contentType], contents: contents)],
+                contentType: contentType, defaultFilename: name,
                 options: DialogOptionsParams(title: command.title, customizationId: "wharf save"))
             let dialog = try client.send(request)
             return finish(client.ending(of: dialog.dialogId), separator: 0x0A)

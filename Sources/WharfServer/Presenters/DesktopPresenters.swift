@@ -1,13 +1,65 @@
+import WharfDBus
+import WharfDesktopDialogs
 import WharfDialogs
+import WharfSystem
 
 /// Why a presenter cannot serve a client.
 struct PresenterUnavailable: Error, Sendable {
     var message: String
 }
 
-/// The desktop's own dialogs, as presenters for the factory.
-struct DesktopPresenters: Sendable {
-    func presenter(_ kind: DesktopPresenterKind, for session: ClientSession) -> Result<any DialogPresenter, PresenterUnavailable> {
-        .failure(PresenterUnavailable(message: "not available in this build"))
+/// The desktop's own dialogs this server may show (the portal, zenity, kdialog: those
+/// `--presenter` allows), and whether each can be shown here.
+///
+/// Probing starts when the server starts, on threads of its own, so that it is usually done by
+/// the time a client initializes: the tools by looking them up (and a display to show them on),
+/// the portal by asking it, over the session bus, for its FileChooser's version. A portal that is
+/// installed but hangs (as on some bare window managers) is given ``probeTimeoutMilliseconds``
+/// and then counted as unusable, so no dialog ever waits on a dead portal.
+final class DesktopPresenters: Sendable {
+    static let probeTimeoutMilliseconds = 1000
+
+    let kinds: [DesktopPresenterKind]
+    private let portal: PortalFileChooser?
+    private let probes = Locked<[DesktopPresenterKind: DesktopPresenterProbe]>([:])
+    private let probed = ConditionLock()
+
+    init(kinds: [DesktopPresenterKind], environment: [String: String] = BusAddress.processEnvironment()) {
+        self.kinds = kinds
+        portal = kinds.contains(.portal) ? PortalFileChooser(environment: environment) : nil
+        let tools = kinds.filter { $0 != .portal }.map { ToolDialogPresenter.probe($0, environment: environment) }
+        record(tools)
+        portal?.probe(timeoutMs: Self.probeTimeoutMilliseconds) { [self] probe in record([probe]) }
+    }
+
+    private func record(_ results: [DesktopPresenterProbe]) {
+        probed.withLock {
+            probes.withValue { probes in for probe in results { probes[probe.kind] = probe } }
+            probed.broadcast()
+        }
+    }
+
+    /// Every allowed desktop presenter, in the order `auto` tries them, usable or not and why;
+    /// waits for the probes (at most the portal's probe time).
+    func availability() -> [(DesktopPresenterKind, Result<any DesktopPresenter, PresenterUnavailable>)] {
+        let deadline = Deadline(secondsFromNow: Double(Self.probeTimeoutMilliseconds + 500) / 1000)
+        let results = probed.withLock { () -> [DesktopPresenterKind: DesktopPresenterProbe] in
+            while probes.withValue({ $0.count }) < kinds.count && !deadline.hasPassed { _ = probed.wait(until: deadline) }
+            return probes.withValue { $0 }
+        }
+        return kinds.map { kind in
+            guard let probe = results[kind] else {
+                return (kind, .failure(PresenterUnavailable(message: "it did not answer its probe in time")))
+            }
+            if let problem = probe.problem { return (kind, .failure(PresenterUnavailable(message: problem))) }
+            switch kind {
+            case .portal:
+                guard let portal else { return (kind, .failure(PresenterUnavailable(message: "not allowed by --presenter"))) }
+                return (kind, .success(portal))
+            case .zenity, .kdialog:
+                guard let path = probe.detail else { return (kind, .failure(PresenterUnavailable(message: "not found"))) }
+                return (kind, .success(ToolDialogPresenter(kind: kind, program: Array(path.utf8))))
+            }
+        }
     }
 }

@@ -1,3 +1,4 @@
+import WharfDesktopDialogs
 import WharfDialogs
 import WharfProtocol
 import WharfSystem
@@ -10,11 +11,6 @@ public enum PresenterSetting: Sendable, Equatable {
     case desktop(DesktopPresenterKind)
     /// Answer every dialog from a script of steps (each client gets its own copy).
     case script(FilePath)
-}
-
-/// The desktop's dialogs Wharf can show, in the order `auto` tries them.
-public enum DesktopPresenterKind: String, Sendable, CaseIterable {
-    case portal, zenity, kdialog
 }
 
 /// The presenter one client's dialogs get, chosen at `initialize`, and what `initialize`
@@ -48,9 +44,13 @@ final class PresenterFactory: Sendable {
     private let script: [ScriptStep]?
     private let desktop: DesktopPresenters
 
-    init(setting: PresenterSetting, logger: Logger, desktop: DesktopPresenters = DesktopPresenters()) throws(StartupError) {
+    init(setting: PresenterSetting, logger: Logger) throws(StartupError) {
         self.setting = setting
-        self.desktop = desktop
+        switch setting {
+        case .auto: desktop = DesktopPresenters(kinds: DesktopPresenterKind.allCases)
+        case .desktop(let kind): desktop = DesktopPresenters(kinds: [kind])
+        case .script: desktop = DesktopPresenters(kinds: [])
+        }
         if case .script(let file) = setting {
             self.script = try ScriptFile.load(file)
         } else {
@@ -73,11 +73,11 @@ final class PresenterFactory: Sendable {
             usable.append(presenter.name)
             candidates.append(presenter)
         }
-        for kind in desktopKinds {
-            switch desktop.presenter(kind, for: session) {
+        for (kind, availability) in desktop.availability() {
+            switch availability {
             case .success(let presenter):
                 usable.append(kind.rawValue)
-                candidates.append(presenter)
+                candidates.append(DesktopDialogPresenter(presenter, types: { [weak session] in session?.contentTypes }))
             case .failure(let reason):
                 unavailable[kind.rawValue] = reason.message
             }
@@ -92,17 +92,8 @@ final class PresenterFactory: Sendable {
                                whyNone: whyNone(unavailable))
     }
 
-    /// The desktop presenters `--presenter` allows.
-    private var desktopKinds: [DesktopPresenterKind] {
-        switch setting {
-        case .auto: DesktopPresenterKind.allCases
-        case .desktop(let kind): [kind]
-        case .script: []
-        }
-    }
-
     private func whyNone(_ unavailable: [String: String]) -> String {
-        let reasons = (desktopKinds.map(\.rawValue) + ["frontend"]).compactMap { name in
+        let reasons = (desktop.kinds.map(\.rawValue) + ["frontend"]).compactMap { name in
             unavailable[name].map { "\(name): \($0)" }
         }
         return """

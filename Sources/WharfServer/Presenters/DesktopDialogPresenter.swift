@@ -1,0 +1,139 @@
+import WharfContentTypes
+import WharfDesktopDialogs
+import WharfDialogs
+import WharfSystem
+
+/// The desktop's own file dialog (the portal's, zenity's or kdialog's) as a presenter: the
+/// dialog is shown, and what the human picks there is answered through the dialog's responder,
+/// so it meets exactly the checks a frontend's `dialog/choose` meets (types, `urlEnabled`,
+/// browser options, grants, the remembered folder).
+///
+/// A desktop dialog's filters are only advice (a person can type any name), and it has no
+/// place for an error: a pick the engine refuses opens the dialog again, saying why in its
+/// title. The person cancelling ends the dialog as cancelled by the user; the app ending it
+/// (`cancel`, a timeout, a disconnect) takes the real window down.
+final class DesktopDialogPresenter: DialogPresenter {
+    private let desktop: any DesktopPresenter
+    /// The client's content types, for naming filters (nil once the client is gone).
+    private let types: @Sendable () -> ContentTypeScope?
+    /// The desktop dialog on screen for each dialog still shown.
+    private let shown = Locked<[DialogID: DesktopDialogSession]>([:])
+    /// Dialogs the app ended while their desktop dialog was being opened.
+    private let hidden = Locked<Set<DialogID>>([])
+
+    init(_ desktop: any DesktopPresenter, types: @escaping @Sendable () -> ContentTypeScope?) {
+        self.desktop = desktop
+        self.types = types
+    }
+
+    var name: String { desktop.kind.rawValue }
+
+    func show(_ dialog: PresentedDialog) {
+        open(dialog, note: nil)
+    }
+
+    func hide(_ id: DialogID) {
+        let session = shown.withValue { $0.removeValue(forKey: id) }
+        if let session {
+            session.cancel(.caller)
+        } else {
+            hidden.withValue { _ = $0.insert(id) }
+        }
+    }
+
+    /// Shows the desktop dialog for `dialog`; `note` says why it is shown again.
+    private func open(_ dialog: PresentedDialog, note: String?) {
+        let request = DesktopDialogRequest(dialog, note: note, types: types())
+        let session = desktop.present(request) { [self] result in
+            shown.withValue { _ = $0.removeValue(forKey: dialog.id) }
+            answer(dialog, request, result)
+        }
+        let alreadyHidden = shown.withValue { shown -> Bool in
+            if hidden.withValue({ $0.remove(dialog.id) != nil }) { return true }
+            if session.result == nil { shown[dialog.id] = session }
+            return false
+        }
+        if alreadyHidden { session.cancel(.caller) }
+    }
+
+    /// Hands what happened on screen to the engine.
+    private func answer(_ dialog: PresentedDialog, _ request: DesktopDialogRequest, _ result: DesktopDialogResult) {
+        let responder = dialog.responder
+        switch result {
+        case .chosen(let choice):
+            do throws(DialogError) {
+                try accept(choice, for: dialog)
+            } catch {
+                switch error {
+                case .rejectedChoice, .fileExists, .contentTypeNotOffered:
+                    open(dialog, note: "\(error)")
+                default:
+                    // The dialog ended meanwhile (the app cancelled it): nothing to tell.
+                    break
+                }
+            }
+        case .cancelled:
+            // The person cancelled; or the app ended the dialog (then it has ended already, and
+            // this is refused as such).
+            try? responder.dismiss()
+        case .failed(let reason):
+            try? responder.fail("\(desktop.kind.displayName) failed: \(reason)")
+        }
+    }
+
+    private func accept(_ choice: DesktopDialogChoice, for dialog: PresentedDialog) throws(DialogError) {
+        let urls = choice.paths.map { FileURL.from(path: FilePath(unchecked: $0)) }
+        switch dialog.details {
+        case .importer:
+            try dialog.responder.choose(urls: urls)
+        case .exporter(let exporter):
+            // Several documents: the person chose the folder they go in.
+            let destination = exporter.documentCount > 1 ? choice.folder.map { FileURL.from(path: FilePath(unchecked: $0)) } : urls.first
+            let contentType = choice.selectedFilter.flatMap { exporter.contentTypes.indices.contains($0) ? exporter.contentTypes[$0] : nil }
+            // The desktop dialog asked "Replace?" itself when it says so.
+            try dialog.responder.save(url: destination, contentType: contentType, overwrite: choice.overwriteConfirmed)
+        }
+    }
+}
+
+extension DesktopDialogRequest {
+    /// The desktop's version of `dialog`: an open dialog (of folders, for a folder picker), a save
+    /// dialog, or, for several documents, a folder to save them in; filters named for the types.
+    init(_ dialog: PresentedDialog, note: String?, types: ContentTypeScope?) {
+        func describe(_ identifier: String) -> String { types?.describe(identifier)?.description ?? identifier }
+        let kind: Kind
+        var filters: [DesktopDialogFilter] = []
+        var title = dialog.title
+        switch dialog.details {
+        case .importer(let importer):
+            let folders = !importer.allowedContentTypes.isEmpty && importer.allowedContentTypes.allSatisfy {
+                types?.conforms($0, to: "public.directory") ?? false
+            }
+            kind = .open(multiple: importer.allowsMultipleSelection, directory: folders)
+            title = title ?? (folders ? "Choose a Folder" : "Open")
+            let patterns = dialog.filters.globs.map(DesktopDialogFilter.Pattern.glob) + dialog.filters.mimeTypes.map(DesktopDialogFilter.Pattern.mime)
+            if !folders && !patterns.isEmpty {
+                filters.append(DesktopDialogFilter(name: importer.allowedContentTypes.map(describe).joined(separator: ", "), patterns: patterns))
+            }
+        case .exporter(let exporter):
+            if exporter.documentCount > 1 {
+                kind = .saveFiles(files: exporter.filenames.map { Array($0.utf8) })
+            } else {
+                kind = .save(currentName: Array((exporter.filename ?? exporter.filenames.first ?? "").utf8), currentFile: nil)
+            }
+            title = title ?? "Save"
+            // One filter per type the person may save as; the one selected says which.
+            for type in exporter.contentTypes {
+                let typeFilters = types?.filters(for: [type])
+                let patterns = (typeFilters?.allowsAllFiles ?? true) ? [.glob("*")]
+                    : (typeFilters?.globs ?? []).map(DesktopDialogFilter.Pattern.glob) + (typeFilters?.mimeTypes ?? []).map(DesktopDialogFilter.Pattern.mime)
+                filters.append(DesktopDialogFilter(name: describe(type), patterns: patterns))
+            }
+        }
+        let message = [dialog.message, note].compactMap { $0 }.joined(separator: " — ")
+        self.init(
+            kind: kind, title: title ?? "", message: message.isEmpty ? nil : message,
+            acceptLabel: dialog.confirmationLabel, modal: true, parentWindow: dialog.parentWindow ?? "",
+            filters: filters, currentFilter: filters.isEmpty ? nil : 0, currentFolder: dialog.directory.bytes)
+    }
+}
