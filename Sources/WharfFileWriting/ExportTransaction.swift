@@ -111,9 +111,9 @@ final class ExportTransaction {
                 entry.source = .bytes(bytes)
                 entry.expectedSize = Int64(bytes.count)
                 total += Int64(bytes.count)
-            case .file(let path):
-                let descriptor: FileDescriptor
-                do { descriptor = try Syscalls.openForReading(path) }
+            case .file, .descriptor:
+                let (descriptor, path): (FileDescriptor, FilePath)
+                do { (descriptor, path) = try Self.openSource(item.source) }
                 catch { throw .failed(path: destination, cause: error) }
                 entry.source = .file(descriptor: descriptor, path: path, kernelCopy: false)
                 let status: FileStatus
@@ -135,6 +135,21 @@ final class ExportTransaction {
             }
         }
         progress = ProgressReporter(total: total, callback: progressCallback, configuration: configuration)
+    }
+
+    /// A descriptor of the source to read from its start, and the path that names it.
+    private static func openSource(_ source: ExportSource) throws(SystemError) -> (FileDescriptor, FilePath) {
+        switch source {
+        case .file(let path):
+            return (try Syscalls.openForReading(path), path)
+        case .descriptor(let given, let label):
+            // A regular file again through a description of our own, so neither its offset
+            // nor the client's moves the other; anything else as it is.
+            if try given.status().kind == .regular, let own = try? given.reopen(O_RDONLY) { return (own, label) }
+            return (try given.duplicate(), label)
+        case .bytes:
+            preconditionFailure("bytes are not opened")
+        }
     }
 
     private func directory(for destination: FilePath) throws(ExportError) -> DirectoryHandle {

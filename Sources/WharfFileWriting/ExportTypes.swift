@@ -7,6 +7,20 @@ public enum ExportSource: Sendable, Equatable {
     /// A file the client already has, copied in the kernel (`copy_file_range`, then `sendfile`)
     /// and never read whole into memory. It is read to its end, so a FIFO works too.
     case file(path: FilePath)
+    /// A file already open for reading: one a daemon client passed over its socket, or one
+    /// opened through the client's grant. A regular file is read from its start through a
+    /// description of its own (its offset is not the client's); anything else (a pipe) is
+    /// read to its end. `label` names it in messages.
+    case descriptor(FileDescriptor, label: FilePath)
+
+    public static func == (left: ExportSource, right: ExportSource) -> Bool {
+        switch (left, right) {
+        case (.bytes(let a), .bytes(let b)): a == b
+        case (.file(let a), .file(let b)): a == b
+        case (.descriptor(let a, let labelA), .descriptor(let b, let labelB)): a === b && labelA == labelB
+        default: false
+        }
+    }
 }
 
 /// One file to write.

@@ -76,7 +76,7 @@ enum WharfFuzz {
         let connection = Connection(
             input: try! input.duplicate(),
             output: try! output.duplicate(),
-            options: Connection.Options(framing: options.framing, maxMessageBytes: options.maxMessageBytes),
+            options: options.connectionOptions,
             logger: .silent
         )
         let exitCode = server.serve(connection)

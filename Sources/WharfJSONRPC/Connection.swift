@@ -15,6 +15,15 @@ public final class Connection: @unchecked Sendable {
         public var maxMessageBytes = 64 * 1024 * 1024
         /// Reading pauses while more than this is waiting to be written.
         public var backlogLimit = 16 * 1024 * 1024
+        /// Reading pauses while this many requests from the peer wait for their answers.
+        public var maxPendingRequests = 256
+        /// The descriptors are non-blocking and this connection's alone (a daemon's sockets,
+        /// the pipes a bridge hands over): reading waits in `poll(2)` and ``stopReading()``
+        /// interrupts it, and writing never blocks a thread (a full output waits for room in
+        /// ``ReadinessWatcher``), so a peer that stops reading holds no thread.
+        public var nonBlocking = false
+        /// The input is a Unix socket over which the peer may pass descriptors (``descriptors``).
+        public var passesDescriptors = false
 
         public init(framing: FramingMode = .auto, maxMessageBytes: Int = 64 * 1024 * 1024) {
             self.framing = framing
@@ -54,6 +63,14 @@ public final class Connection: @unchecked Sendable {
     private let state = Locked(SharedState())
     /// Observes traffic, for `$/logTrace`.
     public let tracer = Locked<(@Sendable (TraceEvent) -> Void)?>(nil)
+    /// What the peer passed over the socket, when ``Options/passesDescriptors``.
+    public let descriptors: PassedDescriptors?
+    /// Wakes a non-blocking read loop waiting for input (``stopReading()``).
+    private let interrupter: Interrupter?
+    /// Requests read and not yet answered, against ``Options/maxPendingRequests``; signalled
+    /// when one is answered or reading stops.
+    private let pending = ConditionLock()
+    private var pendingRequests = 0
 
     private struct SharedState {
         /// Requests from the peer not yet answered, so `$/cancelRequest` can answer them.
@@ -73,7 +90,9 @@ public final class Connection: @unchecked Sendable {
         self.input = input
         self.options = options
         self.logger = logger
-        self.writer = MessageWriter(descriptor: output, backlogLimit: options.backlogLimit) { [weak self] error in
+        self.descriptors = options.passesDescriptors ? PassedDescriptors(logger: logger) : nil
+        self.interrupter = options.nonBlocking ? try? Interrupter() : nil
+        self.writer = MessageWriter(descriptor: output, backlogLimit: options.backlogLimit, nonBlocking: options.nonBlocking) { [weak self] error in
             self?.outputFailed(error)
         }
         if case .lsp = options.framing { writer.setFraming(.lsp) }
@@ -85,7 +104,10 @@ public final class Connection: @unchecked Sendable {
     /// Reads and dispatches until the input ends or ``stopReading()`` is called. Blocks the
     /// calling thread; closes the input when it returns.
     public func run(_ handler: Handler) -> EndReason {
-        defer { input.close() }
+        defer {
+            input.close()
+            descriptors?.closeAll()
+        }
         input.growPipeBuffer(to: Self.pipeCapacity)
         var decoder = FrameDecoder(mode: options.framing, maxMessageBytes: options.maxMessageBytes)
         var framingKnown = decoder.framing != nil
@@ -110,7 +132,8 @@ public final class Connection: @unchecked Sendable {
             }
             let count: Int
             do {
-                count = try input.read(into: buffer)
+                guard let read = try read(into: buffer) else { continue reading }
+                count = read
             } catch {
                 reason = .readFailed(error)
                 break
@@ -130,10 +153,46 @@ public final class Connection: @unchecked Sendable {
                 adoptFramingOnce()
                 process(consume event, handler)
                 if stopReason() != nil { continue reading }
+                waitForRequestRoom()
             }
         }
         end(reason)
         return reason
+    }
+
+    /// One read: blocking, or, for a non-blocking connection, once `poll` says input is there
+    /// (nil when there was none after all, or ``stopReading()`` interrupted the wait).
+    private func read(into buffer: UnsafeMutableRawBufferPointer) throws(SystemError) -> Int? {
+        guard options.nonBlocking else { return try input.read(into: buffer) }
+        guard Readiness.waitReadable(input, or: interrupter) else { return nil }
+        guard let descriptors else { return try input.readAvailable(into: buffer) }
+        var passed: [FileDescriptor] = []
+        var lost = false
+        let count = try input.receive(into: buffer, descriptors: &passed, lostDescriptors: &lost)
+        if !passed.isEmpty { descriptors.add(passed) }
+        if lost {
+            logger.warning("the peer passed more than \(FileDescriptor.maximumDescriptorsPerRead) descriptors at once; the rest were dropped")
+        }
+        return count
+    }
+
+    /// Holds the read loop while the peer has ``Options/maxPendingRequests`` requests waiting
+    /// for answers: a client that asks faster than its requests are answered stops being read
+    /// from, instead of queueing work without end. What the loop wrote so far goes out first.
+    private func waitForRequestRoom() {
+        guard pending.withLock({ pendingRequests >= options.maxPendingRequests }) else { return }
+        writer.uncork()
+        pending.withLock {
+            while pendingRequests >= options.maxPendingRequests && !state.withValue({ $0.stopRequested }) { pending.wait() }
+        }
+        writer.cork()
+    }
+
+    private func requestAnswered() {
+        pending.withLock {
+            pendingRequests -= 1
+            pending.signal()
+        }
     }
 
     /// Why the loop must stop before reading more, if it must.
@@ -150,6 +209,8 @@ public final class Connection: @unchecked Sendable {
     /// itself, or ends the process.
     public func stopReading() {
         state.withValue { $0.stopRequested = true }
+        pending.withLock { pending.broadcast() }
+        interrupter?.signal()
     }
 
     /// What an unprivileged process may ask for by default (`/proc/sys/fs/pipe-max-size`).
@@ -215,10 +276,12 @@ public final class Connection: @unchecked Sendable {
         case .request(let request):
             trace(.receivedRequest(request))
             batch?.expect()
+            pending.withLock { pendingRequests += 1 }
             let reply = Reply(id: request.id, method: request.method, promise: { [weak self] bytes in
                 self?.writer.reserve(bytes)
             }) { [weak self] result, reservation in
                 guard let self else { return }
+                self.requestAnswered()
                 self.state.withValue { _ = $0.incoming.removeValue(forKey: request.id) }
                 let response: JSON
                 switch result {

@@ -40,12 +40,23 @@ final class MessageWriter: @unchecked Sendable {
     /// Set when the session has ended: nothing more is written, whoever asks.
     private var closed = false
     private let onFailure: @Sendable (SystemError) -> Void
+    /// The descriptor is non-blocking: a write takes what fits, and a full descriptor is
+    /// handed to ``ReadinessWatcher`` instead of blocking a thread until the peer reads.
+    private let nonBlocking: Bool
+    /// Non-blocking only: bytes of `queue[0]` already written.
+    private var headOffset = 0
+    /// Non-blocking only: the descriptor was full; the watcher drains again once it has room.
+    private var awaitingRoom: ReadinessWatcher.Token?
 
-    init(descriptor: FileDescriptor, backlogLimit: Int, onFailure: @escaping @Sendable (SystemError) -> Void) {
+    init(descriptor: FileDescriptor, backlogLimit: Int, nonBlocking: Bool = false, onFailure: @escaping @Sendable (SystemError) -> Void) {
         self.descriptor = descriptor
         self.backlogLimit = backlogLimit
+        self.nonBlocking = nonBlocking
         self.onFailure = onFailure
     }
+
+    /// A drain is underway or waiting for the descriptor to have room: nobody else starts one.
+    private var busy: Bool { draining || awaitingRoom != nil }
 
     /// Replies use the framing the peer uses; set once the reader has seen it.
     func setFraming(_ framing: Framing) {
@@ -70,7 +81,7 @@ final class MessageWriter: @unchecked Sendable {
         }
         queue.append(frame)
         queuedBytes += frame.count
-        if draining || corked || drainScheduled || batchers.contains(where: { $0.isCurrent() }) {
+        if busy || corked || drainScheduled || batchers.contains(where: { $0.isCurrent() }) {
             lock.unlock()
             return
         }
@@ -79,7 +90,7 @@ final class MessageWriter: @unchecked Sendable {
         WorkerPool.shared.run { [self] in
             lock.lock()
             drainScheduled = false
-            if draining || queue.isEmpty {
+            if busy || queue.isEmpty {
                 lock.unlock()
                 return
             }
@@ -95,7 +106,7 @@ final class MessageWriter: @unchecked Sendable {
         lock.lock()
         while queuedBytes + reservedBytes + bytes > backlogLimit && queuedBytes + reservedBytes > 0
                 && failure == nil && !closed {
-            if corked && !draining && !queue.isEmpty {
+            if corked && !busy && !queue.isEmpty {
                 // What the read loop queued so far must go out, or nothing makes room.
                 corked = false
                 drainAndUnlock()
@@ -128,7 +139,7 @@ final class MessageWriter: @unchecked Sendable {
     func uncork() {
         lock.lock()
         corked = false
-        if draining || queue.isEmpty {
+        if busy || queue.isEmpty {
             lock.unlock()
             return
         }
@@ -146,7 +157,7 @@ final class MessageWriter: @unchecked Sendable {
     func endBatch() {
         lock.lock()
         if let index = batchers.firstIndex(where: { $0.isCurrent() }) { batchers.remove(at: index) }
-        if corked || draining || queue.isEmpty {
+        if corked || busy || queue.isEmpty {
             lock.unlock()
             return
         }
@@ -156,7 +167,7 @@ final class MessageWriter: @unchecked Sendable {
     /// Sends what is queued now, on the calling thread, corked or not.
     private func drainNow() {
         lock.lock()
-        if draining || queue.isEmpty {
+        if busy || queue.isEmpty {
             lock.unlock()
             return
         }
@@ -175,6 +186,10 @@ final class MessageWriter: @unchecked Sendable {
 
     /// Writes everything queued, dropping the lock around each system call.
     private func drainLocked() {
+        if nonBlocking {
+            drainWithoutBlockingLocked()
+            return
+        }
         while !queue.isEmpty && failure == nil && !closed {
             let batch = queue
             queue.removeAll(keepingCapacity: true)
@@ -199,6 +214,72 @@ final class MessageWriter: @unchecked Sendable {
         }
     }
 
+    /// Writes what fits; when the descriptor is full, leaves the rest queued and asks the
+    /// watcher to drain again once the peer has read (the frames stay in the queue until they
+    /// are written whole, so later writers append behind them).
+    private func drainWithoutBlockingLocked() {
+        while !queue.isEmpty && failure == nil && !closed {
+            let batch = queue.prefix(64)
+            let offset = headOffset
+            let total = batch.reduce(0) { $0 + $1.count } - offset
+            lock.unlock()
+            var written = 0
+            var error: SystemError?
+            do {
+                written = try descriptor.writeAvailable(gathering: batch.map { UnsafeRawBufferPointer($0.bytes) }, offset: offset)
+            } catch let failure {
+                error = failure
+            }
+            lock.lock()
+            consume(written)
+            if let error {
+                failure = error
+                queue.removeAll()
+                queuedBytes = 0
+                headOffset = 0
+                lock.unlock()
+                onFailure(error)
+                lock.lock()
+                return
+            }
+            if written < total {
+                awaitingRoom = ReadinessWatcher.shared.when(.writable, descriptor) { [weak self] in self?.roomAvailable() }
+                return
+            }
+        }
+    }
+
+    /// Removes `count` written bytes from the front of the queue.
+    private func consume(_ count: Int) {
+        var remaining = count
+        queuedBytes -= count
+        var whole = 0
+        while remaining > 0, whole < queue.count {
+            let left = queue[whole].count - headOffset
+            if remaining >= left {
+                remaining -= left
+                whole += 1
+                headOffset = 0
+            } else {
+                headOffset += remaining
+                remaining = 0
+            }
+        }
+        queue.removeFirst(whole)
+    }
+
+    /// The watcher says the descriptor has room again.
+    private func roomAvailable() {
+        lock.lock()
+        awaitingRoom = nil
+        if draining || queue.isEmpty || closed {
+            lock.broadcast()
+            lock.unlock()
+            return
+        }
+        drainAndUnlock()
+    }
+
     /// After the session has ended: drops what is queued and every later write (a timer or a
     /// background job may still produce an event for a session that is gone), and closes the
     /// descriptor, which is how the peer learns the session is over.
@@ -207,6 +288,11 @@ final class MessageWriter: @unchecked Sendable {
             closed = true
             queue.removeAll()
             queuedBytes = 0
+            headOffset = 0
+            if let token = awaitingRoom {
+                ReadinessWatcher.shared.cancel(token)
+                awaitingRoom = nil
+            }
             if !draining { descriptor.close() }
             lock.broadcast()
         }
@@ -230,7 +316,7 @@ final class MessageWriter: @unchecked Sendable {
         drainNow()
         return lock.withLock {
             let deadline = Deadline(secondsFromNow: seconds)
-            while (draining || !queue.isEmpty) && failure == nil && !deadline.hasPassed {
+            while (draining || !queue.isEmpty) && failure == nil && !closed && !deadline.hasPassed {
                 lock.wait(until: deadline)
             }
             return !draining && queue.isEmpty

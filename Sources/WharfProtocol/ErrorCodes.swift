@@ -28,6 +28,9 @@ public enum WharfErrorCode: Int64, Sendable, CaseIterable {
     /// A presenter method (`dialog/list`, `dialog/choose`, `dialog/dismiss`, `dialog/fail`) for a
     /// dialog this connection does not present.
     case notPresenter = -32017
+    /// `initialize` with `role: presenter` refused: another connection presents already, the
+    /// peer is sandboxed, or this server has no other clients (standard I/O).
+    case presenterRefused = -32018
     /// The client holds no grant that covers this URL, or the file is no longer the one granted.
     case accessDenied = -32020
     /// The bookmark is unknown, forged, of another app, or its file is gone.

@@ -5,6 +5,12 @@ import WharfSystem
 public enum Command: Sendable, Equatable {
     /// Serve one client over standard input and output (the default).
     case serve(ServerOptions)
+    /// `--listen[=PATH]`: the daemon, serving every client of the user on a Unix socket (the
+    /// default path when nil, or the socket systemd passes).
+    case listen(ServerOptions, socket: FilePath?)
+    /// `--connect[=PATH]`: bridge standard input and output to the daemon, starting one with
+    /// `daemonArguments` (the other options given) if none listens.
+    case connect(socket: FilePath?, daemonArguments: [String])
     case help
     case version
     /// `wharf types identify FILE…` (and `--no-sniff`), `describe ID…`, `conforms ID TO`.
@@ -49,6 +55,11 @@ public enum CommandLineParser {
         default: break
         }
         var options = ServerOptions()
+        /// `--listen` or `--connect`, and the socket path given with it.
+        var transport: (flag: String, path: FilePath?)?
+        /// Everything but `--connect`, for the daemon a bridge starts.
+        var forwarded: [String] = []
+        var sawStdio = false
         var index = 0
         func value(for flag: String) throws(UsageError) -> String {
             index += 1
@@ -57,6 +68,20 @@ public enum CommandLineParser {
         }
         while index < arguments.count {
             var argument = arguments[index]
+            // `--listen` and `--connect` take their optional value only as `--flag=PATH`.
+            let name = argument.split(separator: "=", maxSplits: 1).first.map(String.init) ?? argument
+            if name == "--listen" || name == "--connect" {
+                guard transport == nil else {
+                    throw UsageError(message: "\(name): only one of --listen and --connect, once")
+                }
+                var path: FilePath?
+                if argument.count > name.count {
+                    path = try self.path(String(argument.dropFirst(name.count + 1)), for: name)
+                }
+                transport = (name, path)
+                index += 1
+                continue
+            }
             // `--flag=value` is the same as `--flag value`.
             if argument.hasPrefix("--"), let equals = argument.firstIndex(of: "=") {
                 var expanded = arguments
@@ -64,13 +89,14 @@ public enum CommandLineParser {
                 expanded.insert(String(argument[argument.index(after: equals)...]), at: index + 1)
                 return try parse(expanded)
             }
+            let start = index
             switch argument {
             case "-h", "--help":
                 return .help
             case "--version":
                 return .version
             case "--stdio":
-                break
+                sawStdio = true
             case "--framing":
                 let raw = try value(for: argument)
                 guard let mode = FramingMode(rawValue: raw) else {
@@ -101,13 +127,38 @@ public enum CommandLineParser {
                     throw UsageError(message: "--max-dialogs-per-client: expected a number from 1 to 100000, got \(raw)")
                 }
                 options.maxDialogsPerClient = count
+            case "--max-requests-per-client":
+                options.maxRequestsPerClient = try number(value(for: argument), for: argument, in: 1...1_000_000)
+            case "--max-output-bytes-per-client":
+                options.maxOutputBytesPerClient = try number(value(for: argument), for: argument, in: 65536...Int(Int32.max))
+            case "--max-clients":
+                options.maxClients = try number(value(for: argument), for: argument, in: 1...1_000_000)
+            case "--idle-timeout":
+                options.idleTimeoutSeconds = try number(value(for: argument), for: argument, in: 0...31_536_000)
             default:
                 argument = argument.isEmpty ? "''" : argument
                 throw UsageError(message: "unknown argument \(argument)")
             }
             index += 1
+            forwarded += arguments[start..<index]
         }
-        return .serve(options)
+        if let transport, sawStdio { throw UsageError(message: "\(transport.flag) and --stdio exclude each other") }
+        switch transport {
+        case nil:
+            return .serve(options)
+        case (let flag, let path)? where flag == "--listen":
+            return .listen(options, socket: path)
+        case (_, let path)?:
+            return .connect(socket: path, daemonArguments: forwarded)
+        }
+    }
+
+    /// A whole number within `range`, or a message naming the option and the range.
+    private static func number(_ raw: String, for flag: String, in range: ClosedRange<Int>) throws(UsageError) -> Int {
+        guard let value = Int(raw), range.contains(value) else {
+            throw UsageError(message: "\(flag): expected a number from \(range.lowerBound) to \(range.upperBound), got \(raw)")
+        }
+        return value
     }
 
     /// A path argument: anything but empty or containing NUL.

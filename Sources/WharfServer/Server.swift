@@ -20,6 +20,8 @@ public final class Server: Sendable {
     let access: AccessStore
     let engine: DialogEngine
     let presenters: PresenterFactory
+    /// The daemon's presenter connection, if one is registered.
+    let hub: PresenterHub
     private let nextClientID = Locked<UInt64>(1)
     private let sessions = SessionDirectory()
 
@@ -35,6 +37,7 @@ public final class Server: Sendable {
             throw StartupError(message: "cannot open the state store: \(error)")
         }
         self.presenters = try PresenterFactory(setting: options.presenter, logger: logger)
+        self.hub = PresenterHub(logger: logger)
         let sessions = self.sessions
         self.engine = DialogEngine(
             maxDialogsPerClient: options.maxDialogsPerClient,
@@ -55,16 +58,20 @@ public final class Server: Sendable {
     /// released, every reply and event written). What concerns the whole process (its exit,
     /// signals, the parent process) stays with the host, which hears of the session through
     /// `events`.
-    public func serve(_ connection: Connection, events: SessionEvents = SessionEvents()) -> Int32 {
-        let session = ClientSession(server: self, connection: connection, events: events)
+    public func serve(_ connection: Connection, origin: ClientOrigin = .standardIO, events: SessionEvents = SessionEvents()) -> Int32 {
+        let session = ClientSession(server: self, connection: connection, origin: origin, events: events)
         sessions[session.id] = session
         events.started(session)
         let reason = connection.run(session.handler)
         session.readingStopped(reason)
         let code = session.waitUntilEnded()
         sessions[session.id] = nil
+        events.ended(session)
         return code
     }
+
+    /// Every live session (the daemon ends them all on SIGTERM).
+    public var liveSessions: [ClientSession] { sessions.all }
 
     /// Every request method a client may send that the server answers.
     public static var answeredMethods: Set<String> { MethodTable.standard.methods.union([InitializeRequest.method]) }
@@ -101,11 +108,15 @@ public struct SessionEvents: Sendable {
     public var started: @Sendable (ClientSession) -> Void
     /// `initialize` named the client's process.
     public var clientProcess: @Sendable (ClientSession, Int32) -> Void
+    /// The session has ended and owes its client nothing more.
+    public var ended: @Sendable (ClientSession) -> Void
 
     public init(started: @escaping @Sendable (ClientSession) -> Void = { _ in },
-                clientProcess: @escaping @Sendable (ClientSession, Int32) -> Void = { _, _ in }) {
+                clientProcess: @escaping @Sendable (ClientSession, Int32) -> Void = { _, _ in },
+                ended: @escaping @Sendable (ClientSession) -> Void = { _ in }) {
         self.started = started
         self.clientProcess = clientProcess
+        self.ended = ended
     }
 }
 
@@ -118,6 +129,8 @@ final class SessionDirectory: Sendable {
         get { sessions.withValue { $0[id] } }
         set { sessions.withValue { $0[id] = newValue } }
     }
+
+    var all: [ClientSession] { sessions.withValue { Array($0.values) } }
 }
 
 /// Why the server could not start (bad script file, unusable state directory).

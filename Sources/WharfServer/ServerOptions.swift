@@ -15,6 +15,27 @@ public struct ServerOptions: Sendable, Equatable {
     public var stateDirectory: FilePath?
     /// `--max-dialogs-per-client`.
     public var maxDialogsPerClient = 64
+    /// `--max-requests-per-client`: requests of one connection waiting for their answers
+    /// before it stops being read.
+    public var maxRequestsPerClient = 256
+    /// `--max-output-bytes-per-client`: output queued for one connection before it stops
+    /// being read.
+    public var maxOutputBytesPerClient = 16 * 1024 * 1024
+    /// The daemon (`--listen`): a connection may say `"role": "presenter"` and show the other
+    /// clients' dialogs. Over standard I/O there are no others.
+    public var acceptsPresenterConnections = false
+    /// `--max-clients`: connections the daemon serves at once.
+    public var maxClients = 1024
+    /// `--idle-timeout`: the daemon exits after this many seconds without a connection; 0 never.
+    public var idleTimeoutSeconds = 0
 
     public init() {}
+
+    /// How each connection is read and written.
+    public var connectionOptions: Connection.Options {
+        var options = Connection.Options(framing: framing, maxMessageBytes: maxMessageBytes)
+        options.maxPendingRequests = maxRequestsPerClient
+        options.backlogLimit = maxOutputBytesPerClient
+        return options
+    }
 }

@@ -27,7 +27,7 @@ public final class InProcessServer: @unchecked Sendable {
         let connection = Connection(
             input: FileDescriptor(taking: toServer.read),
             output: FileDescriptor(taking: fromServer.write),
-            options: Connection.Options(framing: options.framing, maxMessageBytes: options.maxMessageBytes),
+            options: options.connectionOptions,
             logger: .silent
         )
         let (exitCode, started) = (self.exitCode, self.started)

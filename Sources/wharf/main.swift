@@ -10,6 +10,10 @@ do {
         print("wharf \(ServerInfo.version) (protocol \(ServerInfo.protocolVersion))")
     case .serve(let options):
         StdioHost.run(options)
+    case .listen(let options, let socket):
+        DaemonHost.run(options, socket: socket)
+    case .connect(let socket, let daemonArguments):
+        BridgeHost.run(socket: socket, daemonArguments: daemonArguments)
     case .types(let command):
         ProcessControl.exit(Subcommands.run(command))
     case .access(let command, let stateDirectory):

@@ -10,13 +10,17 @@ public struct InitializeRequest: RequestMessage {
     public var clientInfo: ClientInfo?
     public var capabilities: ClientCapabilities
     public var trace: TraceLevel?
+    /// `presenter`: this connection presents the dialogs of every client of the daemon that
+    /// does not present its own.
+    public var role: ClientRole
 
     public init(processId: Int64? = nil, clientInfo: ClientInfo? = nil, capabilities: ClientCapabilities = ClientCapabilities(),
-                trace: TraceLevel? = nil) {
+                trace: TraceLevel? = nil, role: ClientRole = .client) {
         self.processId = processId
         self.clientInfo = clientInfo
         self.capabilities = capabilities
         self.trace = trace
+        self.role = role
     }
 
     public init(reading reader: inout FieldReader) throws(ProtocolError) {
@@ -31,6 +35,12 @@ public struct InitializeRequest: RequestMessage {
             }
             return level
         }
+        role = try reader.optionalString("role").map { value throws(ProtocolError) -> ClientRole in
+            guard let role = ClientRole(rawValue: value) else {
+                throw ProtocolError("role: expected \"client\" or \"presenter\", got \"\(value)\"")
+            }
+            return role
+        } ?? .client
     }
 
     public var json: JSON {
@@ -39,13 +49,50 @@ public struct InitializeRequest: RequestMessage {
         object.set("clientInfo", clientInfo)
         object["capabilities"] = capabilities.json
         object.set("trace", trace?.rawValue)
+        if role != .client { object["role"] = .string(role.rawValue) }
         return .object(object)
     }
 
     public static var example: InitializeRequest {
         InitializeRequest(processId: 4242, clientInfo: ClientInfo(name: "my-editor", version: "1.2"),
-                          capabilities: ClientCapabilities(presentsDialogs: true, prefersDesktopDialogs: true), trace: .off)
+                          capabilities: ClientCapabilities(presentsDialogs: true, prefersDesktopDialogs: true), trace: .off,
+                          role: .presenter)
     }
+}
+
+/// What a connection is to the daemon: a client (an app asking for dialogs), or the presenter
+/// that shows the dialogs of every client that does not show its own.
+public enum ClientRole: String, Sendable {
+    case client, presenter
+}
+
+/// Who a client is, as the server takes it: `initialize`'s result says it to the client, and
+/// `presenter/show` to a presenter connection, so that it can say whose dialog it shows.
+public struct ClientIdentityInfo: ProtocolValue {
+    /// The app, verified from the peer over the daemon's socket (`flatpak:ID`, `snap:NAME`,
+    /// `exe:PATH`); null over standard I/O, where the app is the name it declares.
+    public var app: String?
+    /// `clientInfo.name`: over the daemon, a name within the app.
+    public var name: String
+    /// The client's process, when the server knows it (the peer of the socket, or the process
+    /// that started a `wharf --connect` bridge).
+    public var pid: Int64?
+
+    public init(app: String?, name: String, pid: Int64?) {
+        self.app = app
+        self.name = name
+        self.pid = pid
+    }
+
+    public init(reading reader: inout FieldReader) throws(ProtocolError) {
+        app = try reader.optionalString("app")
+        name = try reader.string("name")
+        pid = try reader.optionalInt("pid")
+    }
+
+    public var json: JSON { ["app": nullable(app), "name": .string(name), "pid": pid.map(JSON.int) ?? .null] }
+
+    public static var example: ClientIdentityInfo { ClientIdentityInfo(app: "exe:/usr/bin/nvim", name: "nvim", pid: 4242) }
 }
 
 /// `initialize`'s `clientInfo`: `name` is the client's app identity over standard I/O.
@@ -108,12 +155,16 @@ public struct InitializeResult: ProtocolValue {
     public var serverVersion: String
     public var protocolVersion: String
     public var capabilities: ServerCapabilities
+    /// Who the server takes the client for.
+    public var client: ClientIdentityInfo?
 
-    public init(serverName: String, serverVersion: String, protocolVersion: String, capabilities: ServerCapabilities) {
+    public init(serverName: String, serverVersion: String, protocolVersion: String, capabilities: ServerCapabilities,
+                client: ClientIdentityInfo? = nil) {
         self.serverName = serverName
         self.serverVersion = serverVersion
         self.protocolVersion = protocolVersion
         self.capabilities = capabilities
+        self.client = client
     }
 
     public init(reading reader: inout FieldReader) throws(ProtocolError) {
@@ -122,18 +173,22 @@ public struct InitializeResult: ProtocolValue {
         }
         protocolVersion = try reader.string("protocolVersion")
         capabilities = try reader.object("capabilities") { reader throws(ProtocolError) in try ServerCapabilities(reading: &reader) }
+        client = try reader.optionalObject("client") { reader throws(ProtocolError) in try ClientIdentityInfo(reading: &reader) }
     }
 
     public var json: JSON {
-        [
+        var object: JSONObject = [
             "serverInfo": ["name": .string(serverName), "version": .string(serverVersion)],
             "protocolVersion": .string(protocolVersion),
             "capabilities": capabilities.json,
         ]
+        object.set("client", client)
+        return .object(object)
     }
 
     public static var example: InitializeResult {
-        InitializeResult(serverName: "wharf", serverVersion: "0.1.0", protocolVersion: "0.1", capabilities: .example)
+        InitializeResult(serverName: "wharf", serverVersion: "0.1.0", protocolVersion: "0.1", capabilities: .example,
+                         client: .example)
     }
 }
 

@@ -18,6 +18,9 @@ public struct PresenterShowNotification: NotificationMessage {
     public var browserOptions: [String]
     /// Exporters only (nil for importers).
     public var exporter: Exporter?
+    /// Whose dialog it is: sent to a presenter connection (`role: presenter`), which shows
+    /// other clients' dialogs; absent for a client's own.
+    public var client: ClientIdentityInfo?
 
     public struct Exporter: Sendable, Equatable {
         public var filename: String?
@@ -37,7 +40,7 @@ public struct PresenterShowNotification: NotificationMessage {
 
     public init(dialogId: String, kind: String, title: String?, message: String?, confirmationLabel: String?,
                 allowedContentTypes: [String], allowsMultipleSelection: Bool, filters: DialogFiltersInfo,
-                directory: String, browserOptions: [String], exporter: Exporter?) {
+                directory: String, browserOptions: [String], exporter: Exporter?, client: ClientIdentityInfo? = nil) {
         self.dialogId = dialogId
         self.kind = kind
         self.title = title
@@ -49,6 +52,7 @@ public struct PresenterShowNotification: NotificationMessage {
         self.directory = directory
         self.browserOptions = browserOptions
         self.exporter = exporter
+        self.client = client
     }
 
     public init(reading reader: inout FieldReader) throws(ProtocolError) {
@@ -68,6 +72,7 @@ public struct PresenterShowNotification: NotificationMessage {
                                 filenameLabel: try reader.optionalString("filenameLabel"),
                                 documentCount: try reader.int("documentCount"))
         }
+        client = try reader.optionalObject("client") { reader throws(ProtocolError) in try ClientIdentityInfo(reading: &reader) }
     }
 
     public var json: JSON {
@@ -86,6 +91,7 @@ public struct PresenterShowNotification: NotificationMessage {
             object["filenameLabel"] = nullable(exporter.filenameLabel)
             object["documentCount"] = .int(exporter.documentCount)
         }
+        object.set("client", client)
         return .object(object)
     }
 
@@ -96,7 +102,8 @@ public struct PresenterShowNotification: NotificationMessage {
             filters: DialogFiltersInfo(globs: ["*.txt"], mimeTypes: ["text/plain"], directories: false),
             directory: "file:///home/me/Documents", browserOptions: [],
             exporter: Exporter(filename: "notes.txt", filenames: ["notes.txt"], contentTypes: ["public.plain-text"],
-                               filenameLabel: "Save as:", documentCount: 1))
+                               filenameLabel: "Save as:", documentCount: 1),
+            client: .example)
     }
 }
 

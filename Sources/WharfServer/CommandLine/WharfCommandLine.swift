@@ -6,13 +6,15 @@ extension CommandLineReference {
     public static let wharf = CommandLineReference(
         program: "wharf",
         tagline: "SwiftUI-style file import and export dialogs for editors, over JSON-RPC",
-        synopsis: ["[--stdio] [OPTION]...", "--help | --version"],
+        synopsis: ["[--stdio] [OPTION]...", "--listen[=PATH] [OPTION]...", "--connect[=PATH] [OPTION]...", "--help | --version"],
         description: [
             "Wharf serves SwiftUI-style file import and export dialogs to editors and tools as a JSON-RPC 2.0 server over standard input and output, like a language server. An editor spawns `wharf`, asks for an importer or an exporter, and is told exactly once how the dialog ended: the files picked or written, a failure, or a cancellation. What the human picked is all the editor may reach.",
+            "With `--listen`, wharf is instead one daemon for the user's session: every app connects to its Unix socket and gets a session of its own, its identity established from the connecting process (its Flatpak app id, its Snap, else its executable), not from what it declares; one connection may present the dialogs of all the others. `--connect` bridges an editor that can only spawn a process to that daemon. systemd user units start it on demand (`wharf.socket`).",
             "The protocol is described in wharf-protocol(7).",
         ],
         options: [
-            stdio, framing, maxMessageBytes, logLevel, logFile, presenter, stateDirectory, maxDialogsPerClient,
+            stdio, listen, connect, framing, maxMessageBytes, logLevel, logFile, presenter, stateDirectory, maxDialogsPerClient,
+            maxRequestsPerClient, maxOutputBytesPerClient, maxClients, idleTimeout,
             CommandLineOption(["-h", "--help"], "Show this help and exit."),
             CommandLineOption(["--version"], "Show the version of wharf and of its protocol, and exit."),
         ],
@@ -48,21 +50,26 @@ extension CommandLineReference {
             ),
         ],
         exitStatuses: [
-            Entry("0", "The client sent `shutdown` and then `exit`; or a command succeeded."),
-            Entry("1", "The input ended, SIGTERM or SIGINT arrived, or the process named in `initialize` died, without `shutdown` first; or the input ended inside a message; or a command failed."),
-            Entry("2", "The command line could not be understood."),
+            Entry("0", "The client sent `shutdown` and then `exit`; or a command succeeded; or the daemon (`--listen`) ended on SIGTERM or SIGINT, or after `--idle-timeout`. With `--connect`, the status of the session the daemon served."),
+            Entry("1", "The input ended, SIGTERM or SIGINT arrived, or the process named in `initialize` died, without `shutdown` first; or the input ended inside a message; or a command failed; or `--connect` found no daemon and could not start one."),
+            Entry("2", "The command line could not be understood, or the daemon could not take its socket."),
         ],
         environment: [
             Entry("XDG_STATE_HOME", "Where the state directory is when `--state-dir` is not given: `$XDG_STATE_HOME/wharf`. Unset, empty or relative, it is `~/.local/state`."),
             Entry("XDG_DATA_HOME, XDG_DATA_DIRS", "Where the shared MIME database is looked for: the `mime` directory under each (by default `~/.local/share/mime`, `/usr/local/share/mime` and `/usr/share/mime`)."),
             Entry("HOME", "The home directory, for the defaults above."),
+            Entry("XDG_RUNTIME_DIR", "Where the daemon's socket is when `--listen` or `--connect` names none: `$XDG_RUNTIME_DIR/wharf/wharf.sock`."),
+            Entry("LISTEN_PID, LISTEN_FDS", "Set by systemd's socket activation (sd_listen_fds(3)): when they name this process and one socket, `--listen` serves the socket passed as descriptor 3 instead of binding one."),
         ],
         files: [
             Entry("~/.local/state/wharf/state.sqlite3", "Grants, bookmarks and remembered folders (under `$XDG_STATE_HOME` when set), private to the user (mode 0600). Several wharf processes share it."),
             Entry("/usr/share/mime/", "The freedesktop shared MIME database (`globs2`, `magic`, `subclasses`, `aliases`), read for content types Wharf does not declare itself."),
+            Entry("$XDG_RUNTIME_DIR/wharf/wharf.sock", "The daemon's socket (mode 0600, in a directory of mode 0700), with `wharf.sock.lock`, locked while a daemon serves it, and `wharf.log`, the log of a daemon `--connect` started."),
+            Entry("wharf.socket, wharf.service", "The systemd user units (in `lib/systemd/user`): `systemctl --user enable --now wharf.socket` starts the daemon on the first connection; it exits after a few idle minutes."),
         ],
         notes: [
             Entry("Standard streams", "Standard output carries only protocol messages. Logs go to standard error, or to the file `--log-file` names."),
+            Entry("The daemon", "`wharf --listen` serves each connection as `wharf` serves its standard I/O: the same framing, detected per connection, and the same lifecycle (`exit` ends the connection, not the daemon). A peer of another user is refused. The app that owns a client's grants and bookmarks is established from the peer process: its Flatpak app id, else its Snap, else its executable, with `clientInfo.name` a name within it; a `--connect` bridge stands for the program that started it. A connection that says `\"role\": \"presenter\"` in `initialize` shows the dialogs of every client that does not show its own; it must not be sandboxed, and only one presents at a time; when it goes away, the dialogs it showed fail with `presenterFailed`. Without one, dialogs go to the presenter `--presenter` chooses. On SIGTERM every open dialog is cancelled (`disconnected`), every connection gets what it is owed, and the daemon exits 0. wharf-protocol(7) describes it all."),
             Entry("Presenters", "A dialog is shown to a human by the client itself, when it says `capabilities.presentsDialogs` in `initialize`; otherwise by the desktop's own file dialog (`--presenter auto`: the portal, else zenity, else kdialog, whichever works; a portal that does not answer within a second counts as not working), or answered by a script given with `--presenter script:FILE`. `initialize` tells the client which one it gets. When none can, presenting a dialog fails with `noPresenter`, whose message says why each could not."),
         ],
         seeAlso: ["wharf-protocol(7)", "shared-mime-info(5)"]
@@ -71,6 +78,38 @@ extension CommandLineReference {
     // MARK: Options shared by several forms, and the long ones
 
     static let stdio = CommandLineOption(["--stdio"], "Serve one client over standard input and output (the default).")
+
+    static let listen = CommandLineOption(
+        ["--listen"], OptionValue("PATH", .file, optional: true),
+        "Run as the daemon: serve every client of this user on the Unix socket PATH (by default `$XDG_RUNTIME_DIR/wharf/wharf.sock`), or on the socket systemd passes (`LISTEN_FDS`).",
+        details: "A socket left by a daemon that died is replaced; one a live daemon serves is not, and this one exits with status 2. Stop the daemon with SIGTERM: it cancels every open dialog, gives every connection what it is owed, and exits 0."
+    )
+
+    static let connect = CommandLineOption(
+        ["--connect"], OptionValue("PATH", .file, optional: true),
+        "Bridge standard input and output to the daemon on PATH (by default `$XDG_RUNTIME_DIR/wharf/wharf.sock`), starting one when none listens, and exit with the status of the session.",
+        details: "The other options are for the daemon it starts, if it starts one (with `--idle-timeout 300` unless given); its log is `wharf.log` beside the socket. The daemon takes the program that started the bridge for the client."
+    )
+
+    static let maxRequestsPerClient = CommandLineOption(
+        ["--max-requests-per-client"], OptionValue("N", .integer(1...1_000_000), default: "256"),
+        "How many requests of one connection may wait for their answers; beyond that its input is not read until some are answered."
+    )
+
+    static let maxOutputBytesPerClient = CommandLineOption(
+        ["--max-output-bytes-per-client"], OptionValue("N", .integer(65536...Int(Int32.max)), default: "16777216"),
+        "How many bytes may wait to be written to one connection; beyond that its input is not read until it reads its output (one larger message still goes, alone)."
+    )
+
+    static let maxClients = CommandLineOption(
+        ["--max-clients"], OptionValue("N", .integer(1...1_000_000), default: "1024"),
+        "With `--listen`: how many connections the daemon serves at once; more are closed as they come."
+    )
+
+    static let idleTimeout = CommandLineOption(
+        ["--idle-timeout"], OptionValue("SECONDS", .integer(0...31_536_000), default: "0"),
+        "With `--listen`: exit after SECONDS without any connection (0: never)."
+    )
 
     static let framing = CommandLineOption(
         ["--framing"], OptionValue("MODE", .choice([

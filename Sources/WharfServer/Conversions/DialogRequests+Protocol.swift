@@ -19,15 +19,18 @@ extension ImporterRequest {
     }
 }
 
+/// How a session turns a document's `contents` into what is exported (``ClientSession/exportSource(_:field:)``).
+typealias ContentsResolver = (DocumentContents, _ field: String) throws(ResponseError) -> ExportSource
+
 extension ExporterRequest {
-    init(_ request: PresentExporterRequest) throws(ResponseError) {
+    init(_ request: PresentExporterRequest, contents resolve: ContentsResolver) throws(ResponseError) {
         var documents: [ExportDocument] = []
         for (index, document) in request.documents.enumerated() {
             documents.append(ExportDocument(
                 filename: document.filename,
                 writableContentTypes: document.writableContentTypes,
                 contents: try document.contents.map { contents throws(ResponseError) in
-                    try ExportSource(contents, field: "documents[\(index)].contents")
+                    try resolve(contents, "documents[\(index)].contents")
                 }
             ))
         }
@@ -42,9 +45,13 @@ extension ExporterRequest {
 }
 
 extension ExportSource {
-    /// A document's bytes, or a snapshot's: text, base64, or a file to copy.
+    /// A document's bytes, or a snapshot's: text, base64, or a file to copy. A descriptor
+    /// comes only over the daemon's socket (``ClientSession/exportSource(_:field:)``).
     init(_ contents: DocumentContents, field: String) throws(ResponseError) {
         switch contents {
+        case .descriptor:
+            throw .invalidParams("\(field).fd: descriptors can be passed only over the daemon's socket (wharf --listen); "
+                + "send text, base64 or a path")
         case .text(let text):
             self = .bytes(Array(text.utf8))
         case .base64(let encoded):

@@ -28,7 +28,7 @@ public enum StdioHost {
         let connection = Connection(
             input: ProcessControl.takeStandardInput(),
             output: output,
-            options: Connection.Options(framing: options.framing, maxMessageBytes: options.maxMessageBytes),
+            options: options.connectionOptions,
             logger: logger
         )
         let events = SessionEvents(
@@ -65,7 +65,7 @@ public enum StdioHost {
         }
     }
 
-    private static func makeLogger(_ options: ServerOptions) -> Logger {
+    static func makeLogger(_ options: ServerOptions) -> Logger {
         guard let path = options.logFile else { return Logger(level: options.logLevel) }
         do {
             let file = try FileDescriptor.open(path, O_WRONLY | O_CREAT | O_APPEND, mode: 0o600)

@@ -8,14 +8,17 @@ extension MethodTable {
     mutating func addDialogMethods() {
         answeredLater(PresentImporterRequest.self) { session, message, answer in
             let request = try ImporterRequest(message)
-            session.present(answer) { engine, presenter, types, announce throws(DialogError) in
+            session.present(answer, prepare: { request }) { engine, presenter, request, types, announce in
                 _ = try engine.present(client: session.dialogClient, app: session.appIdentity, request: request,
                                        presenter: presenter, types: types, announce: announce)
             }
         }
+        // The documents' contents are resolved on the dialog queue: over the daemon a path is
+        // opened through the client's grant, which reads the disk.
         answeredLater(PresentExporterRequest.self) { session, message, answer in
-            let request = try ExporterRequest(message)
-            session.present(answer) { engine, presenter, types, announce throws(DialogError) in
+            session.present(answer, prepare: {
+                try ExporterRequest(message) { contents, field throws(ResponseError) in try session.exportSource(contents, field: field) }
+            }) { engine, presenter, request, types, announce in
                 _ = try engine.present(client: session.dialogClient, app: session.appIdentity, request: request,
                                        presenter: presenter, types: types, announce: announce)
             }
@@ -27,27 +30,23 @@ extension MethodTable {
 }
 
 extension ClientSession {
-    typealias Present = @Sendable (
-        DialogEngine, any DialogPresenter, any ContentTypeOracle, @escaping @Sendable (DialogID) -> Void
-    ) throws(DialogError) -> Void
+    typealias Present<Request> = @Sendable (
+        DialogEngine, any DialogPresenter, Request, any ContentTypeOracle, @escaping @Sendable (DialogID) -> Void
+    ) throws -> Void
 
     /// Presents a dialog with this client's presenter, on the session's dialog queue (the engine
-    /// reads the disk and the remembered folders). The answer, `{dialogId}`, goes out when the
-    /// engine announces the dialog: before the presenter hears of it, so a `presenter/show`
-    /// always follows the response that names its dialog.
-    func present(_ answer: Answer<PresentResult>, _ body: @escaping Present) {
-        let presenter: any DialogPresenter
-        do {
-            presenter = try self.presenter()
-        } catch {
-            answer.fail(error)
-            return
-        }
+    /// reads the disk and the remembered folders): `prepare` makes the request (a params error
+    /// is answered before `noPresenter`), then `body` presents it. The answer, `{dialogId}`,
+    /// goes out when the engine announces the dialog: before the presenter hears of it, so a
+    /// `presenter/show` always follows the response that names its dialog.
+    func present<Request>(_ answer: Answer<PresentResult>, prepare: @escaping @Sendable () throws -> Request,
+                          _ body: @escaping Present<Request>) {
         let (engine, types, scope) = (server.engine, contentTypeOracle, contentTypes)
         run(on: .dialogs) {
-            do throws(DialogError) {
-                try body(engine, presenter, types) { id in answer.succeed(PresentResult(dialogId: id.rawValue)) }
-            } catch .unknownContentTypes(let field, let identifiers) {
+            do {
+                let request = try prepare()
+                try body(engine, try self.presenter(), request, types) { id in answer.succeed(PresentResult(dialogId: id.rawValue)) }
+            } catch DialogError.unknownContentTypes(let field, let identifiers) {
                 // Say which identifier a MIME type given in its place stands for.
                 answer.fail(scope.unknownTypes(identifiers, field: field))
             } catch {
@@ -60,6 +59,9 @@ extension ClientSession {
     func presenter() throws(ResponseError) -> any DialogPresenter {
         let choice = state.withValue { $0.presenter }
         guard let presenter = choice.presenter else {
+            throw ResponseError(WharfErrorCode.noPresenter, choice.whyNone)
+        }
+        if let routed = presenter as? ConnectionPresenter, !routed.isAvailable {
             throw ResponseError(WharfErrorCode.noPresenter, choice.whyNone)
         }
         return presenter

@@ -27,10 +27,18 @@ extension ClientSession {
             reply.fail(.invalidParams(error.message))
             return
         }
+        if let name = message.clientInfo?.name, !name.isEmpty { state.withValue { $0.name = name } }
+        if message.role == .presenter {
+            do throws(ResponseError) {
+                try becomePresenterConnection()
+            } catch {
+                reply.fail(error)
+                return
+            }
+        }
         let presenter = server.presenters.choose(for: message.capabilities, session: self)
         state.withValue { state in
             state.lifecycle = .initialized
-            if let name = message.clientInfo?.name, !name.isEmpty { state.appIdentity = name }
             state.presenter = presenter
         }
         if let trace = message.trace { setTrace(trace) }
@@ -44,6 +52,30 @@ extension ClientSession {
             maxDialogsPerClient: Int64(server.options.maxDialogsPerClient)
         )
         reply.succeed(InitializeResult(serverName: ServerInfo.name, serverVersion: ServerInfo.version,
-                                       protocolVersion: ServerInfo.protocolVersion, capabilities: capabilities).json)
+                                       protocolVersion: ServerInfo.protocolVersion, capabilities: capabilities,
+                                       client: identityInfo).json)
+    }
+
+    /// `"role": "presenter"`: this connection shows the dialogs of every client of the daemon
+    /// that does not show its own, if it may (see ``PresenterHub``).
+    private func becomePresenterConnection() throws(ResponseError) {
+        guard server.options.acceptsPresenterConnections else {
+            throw ResponseError(WharfErrorCode.presenterRefused,
+                                "role presenter: this wharf serves one client over standard I/O, so there are no other clients to "
+                                + "present dialogs for; connect to the daemon (wharf --listen) instead")
+        }
+        if let app = origin.app, app.isSandboxed {
+            throw ResponseError(WharfErrorCode.presenterRefused,
+                                "role presenter: \(app) runs in a sandbox, and the presenter chooses files for every app; only a "
+                                + "process that is not sandboxed may present the daemon's dialogs")
+        }
+        // The role first: a session that ends meanwhile unregisters what it may have registered.
+        state.withValue { $0.role = .presenter }
+        do throws(ResponseError) {
+            try server.hub.register(self)
+        } catch {
+            state.withValue { $0.role = .client }
+            throw error
+        }
     }
 }

@@ -60,7 +60,11 @@ extension ClientSession {
     /// itself has: `notPresenter` when the dialog is the client's but another presenter shows
     /// it, `dialogNotFound` or `dialogEnded` when it is not one of its open dialogs.
     func responder(for dialogId: String) throws(DialogError) -> DialogResponder {
-        try server.engine.responder(client: dialogClient, id: DialogID(rawValue: dialogId), for: frontend)
+        let id = DialogID(rawValue: dialogId)
+        if isPresenterConnection, let forwarded = try server.hub.responder(for: id, presenter: self) {
+            return forwarded
+        }
+        return try server.engine.responder(client: dialogClient, id: id, for: frontend)
     }
 }
 

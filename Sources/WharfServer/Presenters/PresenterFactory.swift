@@ -62,8 +62,13 @@ final class PresenterFactory: Sendable {
         var usable: [String] = []
         var unavailable: [String: String] = [:]
         var candidates: [any DialogPresenter] = []
-        let frontend: (any DialogPresenter)? = capabilities.presentsDialogs ? session.frontend : nil
-        if frontend != nil {
+        var frontend: (any DialogPresenter)? = capabilities.presentsDialogs ? session.frontend : nil
+        if let app = session.origin.app, app.isSandboxed, frontend != nil {
+            // A sandboxed app that drew its own dialogs would choose its own files: Wharf would
+            // grant it whatever it named.
+            frontend = nil
+            unavailable["frontend"] = "\(app) runs in a sandbox: its dialogs are shown by the daemon's presenter, never by itself"
+        } else if frontend != nil {
             usable.append("frontend")
         } else {
             unavailable["frontend"] = "the client did not say capabilities.presentsDialogs in initialize"
@@ -85,6 +90,19 @@ final class PresenterFactory: Sendable {
         let chosen: (any DialogPresenter)?
         if let frontend, !capabilities.prefersDesktopDialogs {
             chosen = frontend
+        } else if session.server.options.acceptsPresenterConnections {
+            // The daemon: the presenter connection when one is registered, else our own choice.
+            if session.server.hub.hasPresenter {
+                usable.insert("connection", at: 0)
+            } else {
+                unavailable["connection"] = "no connection has registered as the daemon's presenter (\"role\": \"presenter\")"
+            }
+            let fallback = candidates.first
+            if fallback == nil, let frontend {
+                chosen = frontend
+            } else {
+                chosen = ConnectionPresenter(hub: session.server.hub, fallback: fallback, client: session.identityInfo)
+            }
         } else {
             chosen = candidates.first ?? frontend
         }
@@ -93,7 +111,7 @@ final class PresenterFactory: Sendable {
     }
 
     private func whyNone(_ unavailable: [String: String]) -> String {
-        let reasons = (desktop.kinds.map(\.rawValue) + ["frontend"]).compactMap { name in
+        let reasons = (["connection"] + desktop.kinds.map(\.rawValue) + ["frontend"]).compactMap { name in
             unavailable[name].map { "\(name): \($0)" }
         }
         return """

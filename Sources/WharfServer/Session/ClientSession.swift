@@ -20,8 +20,11 @@ public final class ClientSession: Sendable {
 
     struct State: Sendable {
         var lifecycle = Lifecycle.uninitialized
-        /// `clientInfo.name`, the app identity grants and bookmarks belong to.
-        var appIdentity = "unnamed-client"
+        /// `clientInfo.name`: the app identity over standard I/O, a name within the verified
+        /// app over the daemon (``ClientOrigin/ownerKey(name:)``).
+        var name = "unnamed-client"
+        /// A client, or the daemon's presenter connection.
+        var role = ClientRole.client
         /// Who shows this client's dialogs, chosen at `initialize`.
         var presenter = PresenterChoice.none
         /// The exit status, once the session has ended.
@@ -31,6 +34,8 @@ public final class ClientSession: Sendable {
     public let id: UInt64
     let server: Server
     public let connection: Connection
+    /// Where the client comes from, and the app it was verified to be.
+    public let origin: ClientOrigin
     let state = Locked(State())
     /// Signalled when `state.exitCode` is set.
     private let endedCondition = ConditionLock()
@@ -46,17 +51,30 @@ public final class ClientSession: Sendable {
     let dialogWork = SerialQueue()
     let fileWork = SerialQueue()
 
-    init(server: Server, connection: Connection, events: SessionEvents) {
+    init(server: Server, connection: Connection, origin: ClientOrigin, events: SessionEvents) {
         self.server = server
         self.id = server.makeClientID()
         self.connection = connection
+        self.origin = origin
         self.events = events
         self.types = Locked(ContentTypeScope(registry: server.registry))
         self.frontend = FrontendPresenter(connection: connection)
     }
 
     var logger: Logger { server.logger }
-    public var appIdentity: String { state.withValue { $0.appIdentity } }
+    /// Who grants, bookmarks and remembered folders belong to: the verified app and the
+    /// client's name over the daemon, the declared name over standard I/O.
+    public var appIdentity: String { origin.ownerKey(name: state.withValue { $0.name }) }
+    /// True for the daemon's presenter connection.
+    public var isPresenterConnection: Bool { state.withValue { $0.role == .presenter } }
+    /// Who the client is, as the protocol says it.
+    var identityInfo: ClientIdentityInfo { origin.info(name: state.withValue { $0.name }) }
+    /// For logs and messages: `exe:/usr/bin/nvim#nvim, pid 4242`.
+    var identityDescription: String {
+        var text = appIdentity
+        if let pid = origin.pid { text += ", pid \(pid)" }
+        return text
+    }
     /// This session as the dialog engine knows it.
     var dialogClient: WharfDialogs.ClientID { WharfDialogs.ClientID(id) }
     /// This session as the access store knows it.
@@ -202,6 +220,7 @@ public final class ClientSession: Sendable {
     }
 
     private func releaseEverything() {
+        if isPresenterConnection { server.hub.unregister(self) }
         server.engine.disconnect(client: dialogClient)
         // An export being written is rolled back, and the last events delivered, before the
         // session's output closes.

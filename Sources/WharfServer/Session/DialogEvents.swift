@@ -9,6 +9,7 @@ extension ClientSession {
     /// The dialog engine's events for this client, as notifications: called through the
     /// client's outbox, in the engine's order, with no lock held.
     func deliver(_ event: DialogEvent) {
+        if server.options.acceptsPresenterConnections, let ended = event.endedDialog { server.hub.ended(ended) }
         switch event {
         case .presentationChanged(let id, let isPresented):
             send(PresentationChangedNotification(dialogId: id.rawValue, isPresented: isPresented))
@@ -47,7 +48,7 @@ extension ClientSession {
             self.run(on: .dialogs) {
                 do {
                     let contents = try DocumentContents(json: try result.get())
-                    let source = try ExportSource(contents, field: "result")
+                    let source = try self.exportSource(contents, field: "result")
                     try? engine.provideSnapshot(client: client, id: id, documentIndex: index, source: source)
                 } catch {
                     let reason = (error as? ResponseError)?.message ?? (error as? ProtocolError)?.message ?? "\(error)"
@@ -55,6 +56,16 @@ extension ClientSession {
                                                    message: "exporter/snapshot for document \(index) failed: \(reason)")
                 }
             }
+        }
+    }
+}
+
+private extension DialogEvent {
+    /// The dialog this event ends, if it is an ending.
+    var endedDialog: DialogID? {
+        switch self {
+        case .completed(let id, _, _, _), .failed(let id, _, _), .cancelled(let id, _, _): id
+        case .presentationChanged, .progress, .snapshotNeeded: nil
         }
     }
 }

@@ -1,0 +1,411 @@
+import Glibc
+import WharfJSONRPC
+import WharfSystem
+
+/// `wharf --listen`: one daemon for the user's session, serving every client that connects to
+/// its Unix socket, each in a session of its own (``Server/serve(_:origin:events:)``, the same
+/// host entry point as standard I/O).
+///
+/// What belongs to the process stays here: the socket (bound, or inherited from systemd's
+/// `wharf.socket` through `LISTEN_FDS`), who may connect (the same user, by `SO_PEERCRED`;
+/// the app established from the peer), `SIGTERM` (every session ends as its client is owed,
+/// clients before the presenter connection, then the daemon exits 0) and the idle exit.
+public enum DaemonHost {
+    public static func run(_ options: ServerOptions, socket explicitPath: FilePath?) -> Never {
+        ProcessControl.ignoreBrokenPipes()
+        // Before any thread exists, so every later thread inherits the mask.
+        ProcessControl.blockEndSignals()
+        ProcessControl.raiseDescriptorLimit()
+        var options = options
+        options.acceptsPresenterConnections = true
+        let logger = StdioHost.makeLogger(options)
+
+        let listener: FileDescriptor
+        var bound: DaemonSocket?
+        switch SocketActivation.passed() {
+        case .invalid(let message):
+            StdioHost.fail("socket activation: \(message)")
+        case .descriptors(let count):
+            let passed = SocketActivation.takeDescriptors()
+            guard count == 1, let socket = passed.first, UnixSocket.isListeningStreamSocket(socket) else {
+                StdioHost.fail("socket activation: expected one listening Unix stream socket (LISTEN_FDS=1), got \(count) descriptor(s)")
+            }
+            do { try socket.setNonBlocking() } catch { StdioHost.fail("socket activation: \(error)") }
+            listener = socket
+            logger.info("serving the socket systemd passed (descriptor 3)")
+        case .none:
+            do throws(StartupError) {
+                let path: FilePath
+                if let explicitPath { path = explicitPath } else { path = try DaemonSocket.defaultPath() }
+                let socket = try DaemonSocket.bind(path, isDefault: explicitPath == nil, logger: logger)
+                listener = socket.listener
+                bound = socket
+                logger.info("listening on \(path)")
+            } catch {
+                StdioHost.fail(error.message)
+            }
+        }
+        let server: Server
+        do {
+            server = try Server(options: options, logger: logger)
+        } catch {
+            StdioHost.fail(error.message)
+        }
+        Daemon(server: server, listener: listener, bound: bound, logger: logger).run()
+    }
+}
+
+/// The running daemon: its accept loop, its connections, its ending.
+final class Daemon: @unchecked Sendable {
+    let server: Server
+    let listener: FileDescriptor
+    let bound: DaemonSocket?
+    let logger: Logger
+    var options: ServerOptions { server.options }
+    /// Wakes the accept loop when the daemon stops.
+    private let stopping: Interrupter
+
+    private let lock = ConditionLock()
+    // Guarded by `lock`.
+    /// Connection threads still running.
+    private var connections = 0
+    /// The accept loop is between `poll` and counting what it accepted.
+    private var accepting = false
+    private var stopped = false
+    /// Changes whenever a connection arrives: an idle timer armed before it is void.
+    private var idleGeneration = 0
+    /// Sessions being served, by id.
+    private var sessions: [UInt64: ClientSession] = [:]
+    /// Connections that have no session yet (waiting for their first byte), to wake at stop.
+    private var waiting: [ObjectIdentifier: Interrupter] = [:]
+
+    init(server: Server, listener: FileDescriptor, bound: DaemonSocket?, logger: Logger) {
+        self.server = server
+        self.listener = listener
+        self.bound = bound
+        self.logger = logger
+        self.stopping = try! Interrupter()
+    }
+
+    func run() -> Never {
+        startThread { [self] in
+            let number = ProcessControl.waitForEndSignal()
+            stop(reason: "signal \(number)")
+        }
+        lock.withLock { armIdleTimer() }
+        acceptLoop()
+        // Stopping: the thread that stopped us exits the process.
+        while true { ProcessControl.sleep(milliseconds: 1000) }
+    }
+
+    // MARK: Accepting
+
+    private func acceptLoop() {
+        while Readiness.waitReadable(listener, or: stopping) {
+            let proceed = lock.withLock { () -> Bool in
+                guard !stopped else { return false }
+                accepting = true
+                return true
+            }
+            guard proceed else { return }
+            let socket: FileDescriptor?
+            do {
+                socket = try UnixSocket.accept(listener)
+            } catch {
+                logger.error("accepting a connection failed: \(error)")
+                socket = nil
+                ProcessControl.sleep(milliseconds: 50)
+            }
+            let admitted = lock.withLock { () -> Bool in
+                accepting = false
+                guard socket != nil else { return false }
+                idleGeneration += 1
+                guard connections < options.maxClients else { return false }
+                connections += 1
+                return true
+            }
+            guard let socket else { continue }
+            guard admitted else {
+                logger.warning("refused a connection: \(options.maxClients) clients are connected (--max-clients)")
+                socket.close()
+                continue
+            }
+            startThread { [self] in
+                serve(socket)
+                connectionEnded()
+            }
+        }
+    }
+
+    private func connectionEnded() {
+        lock.withLock {
+            connections -= 1
+            if connections == 0 { armIdleTimer() }
+            lock.broadcast()
+        }
+    }
+
+    // MARK: One connection
+
+    /// Serves one accepted connection on its own thread, until its session ends.
+    private func serve(_ socket: FileDescriptor) {
+        let credentials: PeerCredentials
+        do {
+            credentials = try PeerCredentials.of(socket)
+        } catch {
+            logger.warning("refused a connection whose peer cannot be known: \(error)")
+            return
+        }
+        guard credentials.uid == ProcessControl.userID else {
+            logger.warning("refused a connection from another user (\(credentials)): only uid \(ProcessControl.userID) may connect")
+            return
+        }
+        guard let firstByte = waitForFirstByte(socket) else { return }
+        if firstByte == 0 {
+            serveBridge(socket, credentials)
+        } else {
+            serveSocketClient(socket, credentials)
+        }
+    }
+
+    /// Waits for the client to send something (nil if it goes away, or the daemon stops first):
+    /// a bridge's greeting starts with a NUL byte, which no JSON-RPC client sends first.
+    private func waitForFirstByte(_ socket: FileDescriptor) -> UInt8? {
+        let interrupter: Interrupter
+        do {
+            try socket.setNonBlocking()
+            interrupter = try Interrupter()
+        } catch {
+            logger.error("cannot serve a connection: \(error)")
+            return nil
+        }
+        let key = ObjectIdentifier(interrupter)
+        guard lock.withLock({ () -> Bool in
+            guard !stopped else { return false }
+            waiting[key] = interrupter
+            return true
+        }) else { return nil }
+        defer { lock.withLock { _ = waiting.removeValue(forKey: key) } }
+        while Readiness.waitReadable(socket, or: interrupter) {
+            do {
+                return try socket.peekByte()
+            } catch where error.code == EAGAIN || error.code == EWOULDBLOCK {
+                continue
+            } catch {
+                return nil
+            }
+        }
+        return nil
+    }
+
+    /// A client speaking the protocol on the socket itself: its app is the peer's.
+    private func serveSocketClient(_ socket: FileDescriptor, _ credentials: PeerCredentials) {
+        guard case .app(let app) = identify(credentials.pid, connection: "a connection") else { return }
+        let output: FileDescriptor
+        do {
+            output = try socket.duplicate()
+        } catch {
+            logger.error("cannot serve a connection: \(error)")
+            return
+        }
+        var connectionOptions = options.connectionOptions
+        connectionOptions.nonBlocking = true
+        connectionOptions.passesDescriptors = true
+        let connection = Connection(input: socket, output: output, options: connectionOptions, logger: logger)
+        let origin = ClientOrigin(transport: .socket, app: app, pid: credentials.pid)
+        let code = server.serve(connection, origin: origin, events: sessionEvents(onStart: { _ in }))
+        logger.info("the connection of \(app) (pid \(credentials.pid)) ended with \(code)")
+    }
+
+    /// The app of the peer, or nil (logged) when it may not connect.
+    private func identify(_ pid: Int32, connection what: String) -> PeerIdentification.Outcome {
+        let outcome = PeerIdentification.identify(pid: pid)
+        if case .refused(let reason) = outcome { logger.warning("refused \(what): \(reason)") }
+        return outcome
+    }
+
+    // MARK: Bridges
+
+    /// `wharf --connect`: a bridge started by a program that can only spawn a process hands
+    /// over its standard input and output; the daemon serves the session on them directly and,
+    /// when it ends, sends the bridge the session's exit status to exit with. The client's app
+    /// is the bridge's parent: the program that started it.
+    private func serveBridge(_ socket: FileDescriptor, _ credentials: PeerCredentials) {
+        var buffer = [UInt8](repeating: 0, count: 256)
+        var passed: [FileDescriptor] = []
+        var lost = false
+        let count = buffer.withUnsafeMutableBytes { raw in
+            (try? socket.receive(into: raw, descriptors: &passed, lostDescriptors: &lost)) ?? nil
+        }
+        guard let count, let greeting = BridgeGreeting(bytes: Array(buffer[..<count])), passed.count == 2, !lost else {
+            logger.warning("refused a bridge (pid \(credentials.pid)): its greeting was not understood")
+            return
+        }
+        guard let (app, clientPID) = bridgedApp(credentials.pid, greeting) else { return }
+        let input = Self.ownDescription(passed[0], O_RDONLY)
+        let output = Self.ownDescription(passed[1], O_WRONLY)
+        guard let input, let output else {
+            logger.warning("refused a bridge (pid \(credentials.pid)): its standard streams cannot be used")
+            return
+        }
+        var connectionOptions = options.connectionOptions
+        connectionOptions.nonBlocking = true
+        let connection = Connection(input: input, output: output, options: connectionOptions, logger: logger)
+        let origin = ClientOrigin(transport: .bridge, app: app, pid: clientPID)
+        let control = Locked<ReadinessWatcher.Token?>(nil)
+        let code = server.serve(connection, origin: origin, events: sessionEvents(onStart: { session in
+            // The bridge says SIGTERM with a byte; its end of file is the bridge gone.
+            control.withValue {
+                $0 = ReadinessWatcher.shared.when(.readable, socket) {
+                    var byte: UInt8 = 0
+                    let read = withUnsafeMutableBytes(of: &byte) { (try? socket.readAvailable(into: $0)) ?? 0 }
+                    let reason = read == 1 ? "the bridge was told to stop" : "the bridge went away"
+                    session.end(exitCode: session.exitCodeForEndOfInput, reason: reason)
+                }
+            }
+        }))
+        if let token = control.withValue({ $0 }) { ReadinessWatcher.shared.cancel(token) }
+        try? socket.write(all: [UInt8(truncatingIfNeeded: code)])
+        logger.info("the bridged session of \(app) (pid \(clientPID)) ended with \(code)")
+    }
+
+    /// The app a bridge serves: a sandboxed bridge is its sandbox's app; otherwise the bridge
+    /// must be this very program, and the app is its parent's (the pid the bridge was started
+    /// by, which must still be its parent).
+    private func bridgedApp(_ bridgePID: Int32, _ greeting: BridgeGreeting) -> (VerifiedApp, Int32)? {
+        guard let bridge = try? ProcessRecord(pid: bridgePID) else { return nil }
+        let own = PeerIdentification.identify(bridge)
+        if case .app(let app) = own, app.isSandboxed { return (app, bridgePID) }
+        guard PeerIdentification.runsThisProgram(bridge) else {
+            logger.warning("refused a bridge greeting from pid \(bridgePID), which does not run wharf")
+            return nil
+        }
+        guard bridge.parentPID() == greeting.parentPID, let parent = try? ProcessRecord(pid: greeting.parentPID) else {
+            logger.warning("refused a bridge (pid \(bridgePID)): the process that started it (pid \(greeting.parentPID)) is gone")
+            return nil
+        }
+        let outcome = PeerIdentification.identify(parent)
+        // Still its parent: the record read above was of the process that started the bridge.
+        guard bridge.parentPID() == greeting.parentPID else { return nil }
+        switch outcome {
+        case .app(let app): return (app, greeting.parentPID)
+        case .refused(let reason):
+            logger.warning("refused a bridge (pid \(bridgePID)): \(reason)")
+            return nil
+        }
+    }
+
+    /// A passed pipe or terminal opened again, so that `O_NONBLOCK` is set on a description
+    /// of our own (the editor's other processes may share the one passed); a socket, which
+    /// cannot be opened again, as it is.
+    private static func ownDescription(_ passed: FileDescriptor, _ mode: Int32) -> FileDescriptor? {
+        if let own = try? passed.reopen(mode | O_NONBLOCK) { return own }
+        guard (try? passed.setNonBlocking()) != nil else { return nil }
+        return passed
+    }
+
+    // MARK: Sessions
+
+    private func sessionEvents(onStart: @escaping @Sendable (ClientSession) -> Void) -> SessionEvents {
+        SessionEvents(started: { [self] session in
+            let registered = lock.withLock { () -> Bool in
+                guard !stopped else { return false }
+                sessions[session.id] = session
+                return true
+            }
+            onStart(session)
+            if !registered {
+                startThread { session.end(exitCode: session.exitCodeForEndOfInput, reason: "the daemon is stopping") }
+            }
+        }, ended: { [self] session in
+            lock.withLock { _ = sessions.removeValue(forKey: session.id) }
+        })
+    }
+
+    // MARK: Stopping
+
+    /// `SIGTERM`: every client's session ends as it is owed (its dialogs cancelled with
+    /// `disconnected`, its replies and events written, its leases released), then the
+    /// presenter connection's, then the daemon exits 0.
+    private func stop(reason: String) -> Never {
+        let (clients, presenters) = lock.withLock { () -> ([ClientSession], [ClientSession]) in
+            stopped = true
+            for interrupter in waiting.values { interrupter.signal() }
+            let all = Array(sessions.values)
+            return (all.filter { !$0.isPresenterConnection }, all.filter { $0.isPresenterConnection })
+        }
+        stopping.signal()
+        logger.info("\(reason): ending \(clients.count) session(s)")
+        end(clients, reason: reason)
+        end(presenters, reason: reason)
+        lock.withLock {
+            let deadline = Deadline(secondsFromNow: 10)
+            while connections > 0 && !deadline.hasPassed { lock.wait(until: deadline) }
+        }
+        exit()
+    }
+
+    /// Ends `sessions` at once, each on a thread of its own, and waits for all of them.
+    private func end(_ sessions: [ClientSession], reason: String) {
+        let remaining = Locked(sessions.count)
+        let done = ConditionLock()
+        for session in sessions {
+            startThread {
+                session.end(exitCode: session.exitCodeForEndOfInput, reason: "the daemon is stopping (\(reason))")
+                done.withLock {
+                    remaining.withValue { $0 -= 1 }
+                    done.broadcast()
+                }
+            }
+        }
+        done.withLock {
+            while remaining.withValue({ $0 }) > 0 { done.wait() }
+        }
+    }
+
+    private func exit() -> Never {
+        server.close()
+        bound?.remove()
+        ProcessControl.exit(0)
+    }
+
+    // MARK: Idle exit
+
+    /// Lock held. With `--idle-timeout`, exits once no connection has come for that long.
+    private func armIdleTimer() {
+        let seconds = options.idleTimeoutSeconds
+        guard seconds > 0, !stopped else { return }
+        idleGeneration += 1
+        let generation = idleGeneration
+        TimerQueue.shared.after(milliseconds: seconds * 1000) { [self] in
+            let idle = lock.withLock { () -> Bool in
+                guard connections == 0, !accepting, !stopped, idleGeneration == generation else { return false }
+                stopped = true
+                return true
+            }
+            guard idle else { return }
+            logger.info("no connection for \(seconds) s; exiting")
+            exit()
+        }
+    }
+}
+
+/// What a `wharf --connect` bridge sends first, with its standard input and output attached:
+/// a NUL byte, then `wharf-bridge 1 PPID` and a newline, `PPID` being the process that
+/// started it (so the daemon can tell when that process is gone and the bridge orphaned).
+struct BridgeGreeting: Equatable {
+    var parentPID: Int32
+
+    static let prefix = Array("\0wharf-bridge 1 ".utf8)
+
+    var bytes: [UInt8] { Self.prefix + Array("\(parentPID)\n".utf8) }
+
+    init(parentPID: Int32) { self.parentPID = parentPID }
+
+    init?(bytes: [UInt8]) {
+        guard bytes.count > Self.prefix.count + 1, bytes.starts(with: Self.prefix), bytes.last == 0x0A,
+              let pid = Int32(String(decoding: bytes[Self.prefix.count..<(bytes.count - 1)], as: UTF8.self)), pid > 0
+        else { return nil }
+        parentPID = pid
+    }
+}

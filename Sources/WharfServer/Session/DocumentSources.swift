@@ -1,0 +1,49 @@
+import Glibc
+import WharfAccess
+import WharfFileWriting
+import WharfJSONRPC
+import WharfProtocol
+import WharfSystem
+
+extension ClientSession {
+    /// What a document's `contents` (or a snapshot's) exports.
+    ///
+    /// Over standard I/O, `path` names any file the client's process could open itself (it is
+    /// that process's own file). Over the daemon the client is another process, perhaps a
+    /// sandboxed one, and Wharf reads as the user: a `path` is read only through a grant that
+    /// covers it (a file a dialog gave the client), opened and checked as `resolveAccess`
+    /// would; for any other file the client passes the file itself, open, over the socket
+    /// (`{"fd": N}`), which proves it may read it.
+    func exportSource(_ contents: DocumentContents, field: String) throws(ResponseError) -> ExportSource {
+        switch contents {
+        case .descriptor(let number):
+            guard let passed = connection.descriptors else {
+                let how = origin.transport == .bridge ? "through wharf --connect (which carries no descriptors)" : "over standard I/O"
+                throw .invalidParams("\(field).fd: descriptors can be passed only over the daemon's socket, not \(how); "
+                    + "send text, base64, or a path the client holds a grant for")
+            }
+            guard let descriptor = passed.take(Int(number)) else {
+                throw .invalidParams("\(field).fd: no descriptor \(number) is waiting on this connection (\(passed.received) were "
+                    + "passed so far, numbered from 0, each usable once)")
+            }
+            guard let mode = try? descriptor.accessMode(), !mode.pathOnly, mode.mode == O_RDONLY || mode.mode == O_RDWR else {
+                throw .invalidParams("\(field).fd: descriptor \(number) is not open for reading")
+            }
+            if (try? descriptor.status())?.kind == .directory {
+                throw .invalidParams("\(field).fd: descriptor \(number) is a folder, not a file")
+            }
+            return .descriptor(descriptor, label: descriptor.linkTarget() ?? FilePath("descriptor-\(number)")!)
+        case .path(let raw) where origin.isDaemonClient:
+            do {
+                let (descriptor, path) = try server.access.openForReading(client: accessClient, url: raw)
+                return .descriptor(descriptor, label: path)
+            } catch {
+                let reason = error.response.message
+                throw ResponseError(WharfErrorCode.accessDenied, "\(field).path: \(reason); over the daemon a path is read only "
+                    + "through a grant covering it: pass the open file over the socket instead ({\"fd\": N})")
+            }
+        default:
+            return try ExportSource(contents, field: field)
+        }
+    }
+}

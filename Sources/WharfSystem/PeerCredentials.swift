@@ -1,0 +1,66 @@
+import Glibc
+
+/// Who is at the other end of a Unix socket, as the kernel recorded it when the peer called
+/// `connect(2)` (`SO_PEERCRED`): its process, user and group. The peer cannot choose these.
+public struct PeerCredentials: Sendable, Equatable, CustomStringConvertible {
+    public var pid: Int32
+    public var uid: UInt32
+    public var gid: UInt32
+
+    public init(pid: Int32, uid: UInt32, gid: UInt32) {
+        self.pid = pid
+        self.uid = uid
+        self.gid = gid
+    }
+
+    /// `getsockopt(SO_PEERCRED)`. `struct ucred` is behind `_GNU_SOURCE`, so it is read as the
+    /// three 32-bit fields it is (pid, uid, gid).
+    public static func of(_ socket: FileDescriptor) throws(SystemError) -> PeerCredentials {
+        var fields: (Int32, UInt32, UInt32) = (0, 0, 0)
+        var length = socklen_t(MemoryLayout.size(ofValue: fields))
+        guard getsockopt(socket.raw, SOL_SOCKET, peerCredentialsOption, &fields, &length) == 0 else {
+            throw .current("getsockopt SO_PEERCRED")
+        }
+        return PeerCredentials(pid: fields.0, uid: fields.1, gid: fields.2)
+    }
+
+    /// `SO_PEERCRED` from `<asm-generic/socket.h>` (x86-64 and arm64 alike).
+    private static let peerCredentialsOption: Int32 = 17
+
+    public var description: String { "pid \(pid), uid \(uid), gid \(gid)" }
+}
+
+extension ProcessControl {
+    /// This process's real user id (`getuid(2)`).
+    public static var userID: UInt32 { getuid() }
+
+    /// `$XDG_RUNTIME_DIR` when it is set to an absolute path: where per-user sockets belong.
+    public static var runtimeDirectory: FilePath? {
+        guard let bytes = environment("XDG_RUNTIME_DIR"), let path = FilePath(bytes: bytes), path.isAbsolute else { return nil }
+        return path
+    }
+
+    /// Sets a process-wide environment variable (before threads that read the environment exist).
+    public static func setEnvironment(_ name: String, _ value: String) {
+        setenv(name, value, 1)
+    }
+
+    /// Removes environment variables (as `sd_listen_fds` does with the ones it consumed, so that
+    /// children do not believe they were handed the sockets).
+    public static func removeEnvironment(_ names: [String]) {
+        for name in names { unsetenv(name) }
+    }
+
+    /// This process's parent (`getppid(2)`).
+    public static var parentProcessID: Int32 { getppid() }
+
+    /// Marks every descriptor from `first` on close-on-exec (`close_range(2)` with
+    /// `CLOSE_RANGE_CLOEXEC`, Linux 5.11): a process we spawn inherits none of the descriptors
+    /// an editor may have leaked into us. Without `close_range`, nothing is done.
+    public static func markDescriptorsCloseOnExec(from first: UInt32) {
+        typealias CloseRange = @convention(c) (UInt32, UInt32, Int32) -> Int32
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "close_range") else { return }
+        let closeRange = unsafeBitCast(symbol, to: CloseRange.self)
+        _ = closeRange(first, UInt32.max, 4)  // CLOSE_RANGE_CLOEXEC
+    }
+}

@@ -1,0 +1,217 @@
+import Glibc
+
+/// Waiting for descriptors without tying threads to peers: the daemon's connections read after
+/// `poll(2)` says there is input (or their session was told to stop), and write without ever
+/// blocking, handing a full socket to ``ReadinessWatcher`` instead of waiting on it.
+
+extension FileDescriptor {
+    /// Sets `O_NONBLOCK` on the open file description (shared by every descriptor of it).
+    public func setNonBlocking() throws(SystemError) {
+        let flags = fcntl(raw, F_GETFL)
+        guard flags >= 0, fcntl(raw, F_SETFL, flags | O_NONBLOCK) == 0 else { throw failure("fcntl O_NONBLOCK") }
+    }
+
+    /// A new open file description of the same file or pipe (`/proc/self/fd/N` opened again
+    /// with `flags`), so that flags set on it (`O_NONBLOCK`) and its offset are ours alone,
+    /// not shared with whoever passed us this descriptor.
+    public func reopen(_ flags: Int32) throws(SystemError) -> FileDescriptor {
+        try FileDescriptor.open(FilePath("/proc/self/fd/\(raw)")!, flags | O_NOCTTY)
+    }
+
+    /// The access mode the description was opened with (`O_RDONLY`, `O_WRONLY`, `O_RDWR`), and
+    /// whether it is an `O_PATH` descriptor (which reads nothing).
+    public func accessMode() throws(SystemError) -> (mode: Int32, pathOnly: Bool) {
+        let flags = fcntl(raw, F_GETFL)
+        guard flags >= 0 else { throw failure("fcntl F_GETFL") }
+        return (flags & O_ACCMODE, flags & 0o10_000_000 != 0)
+    }
+
+    /// One `read(2)`: how many bytes arrived (0 at end of file), or nil when none are there yet
+    /// (`EAGAIN` on a non-blocking descriptor).
+    public func readAvailable(into buffer: UnsafeMutableRawBufferPointer) throws(SystemError) -> Int? {
+        while true {
+            let count = Glibc.read(raw, buffer.baseAddress, buffer.count)
+            if count >= 0 { return count }
+            if errno == EINTR { continue }
+            if errno == EAGAIN || errno == EWOULDBLOCK { return nil }
+            throw failure("read")
+        }
+    }
+
+    /// `writev(2)` of as much of `buffers` as goes without blocking, the first one from
+    /// `offset`: how many bytes were written (fewer than all when the descriptor is full). A
+    /// peer that closed its end is `EPIPE` (the host ignores `SIGPIPE`).
+    public func writeAvailable(gathering buffers: [UnsafeRawBufferPointer], offset: Int) throws(SystemError) -> Int {
+        var vectors: [iovec] = []
+        vectors.reserveCapacity(min(64, buffers.count))
+        var total = 0
+        for (index, buffer) in buffers.prefix(64).enumerated() {
+            let skip = index == 0 ? offset : 0
+            guard buffer.count > skip else { continue }
+            vectors.append(iovec(iov_base: UnsafeMutableRawPointer(mutating: buffer.baseAddress!) + skip, iov_len: buffer.count - skip))
+            total += buffer.count - skip
+        }
+        if vectors.isEmpty { return 0 }
+        while true {
+            let written = writev(raw, vectors, Int32(vectors.count))
+            if written >= 0 { return written }
+            if errno == EINTR { continue }
+            if errno == EAGAIN || errno == EWOULDBLOCK { return 0 }
+            throw failure("write")
+        }
+    }
+}
+
+/// A way to wake a thread waiting in ``Readiness/waitReadable(_:or:)``: once ``signal()`` is
+/// called, every wait on it returns at once, now and later.
+public final class Interrupter: Sendable {
+    private let readEnd: FileDescriptor
+    private let writeEnd: FileDescriptor
+    private let signalled = Locked(false)
+
+    public init() throws(SystemError) {
+        let ends = try makePipe()
+        readEnd = FileDescriptor(taking: ends.read)
+        writeEnd = FileDescriptor(taking: ends.write)
+    }
+
+    /// Wakes every waiter, for good.
+    public func signal() {
+        let first = signalled.withValue { value -> Bool in
+            defer { value = true }
+            return !value
+        }
+        if first { try? writeEnd.write(all: [1]) }
+    }
+
+    public var isSignalled: Bool { signalled.withValue { $0 } }
+
+    var descriptor: Int32 { readEnd.raw }
+}
+
+public enum Readiness {
+    /// Blocks until `descriptor` has input, its end of file, or an error to report (true), or
+    /// `interrupter` is signalled (false).
+    public static func waitReadable(_ descriptor: FileDescriptor, or interrupter: Interrupter?) -> Bool {
+        var fds = [pollfd(fd: descriptor.raw, events: Int16(POLLIN), revents: 0)]
+        if let interrupter { fds.append(pollfd(fd: interrupter.descriptor, events: Int16(POLLIN), revents: 0)) }
+        while true {
+            let ready = poll(&fds, nfds_t(fds.count), -1)
+            if ready < 0 && errno == EINTR { continue }
+            if fds.count > 1 && fds[1].revents != 0 { return false }
+            return true
+        }
+    }
+}
+
+/// One thread that waits, with `poll(2)`, for many descriptors at once to become writable (or
+/// readable), and runs each one's callback once on the worker pool when it does.
+///
+/// A connection whose peer stops reading fills its socket; instead of a thread blocking in
+/// `write` until the peer reads again (a few such peers would take every pool thread, and
+/// every other client would wait), its writer registers here and returns. Hundreds of
+/// waiting descriptors cost one thread.
+public final class ReadinessWatcher: @unchecked Sendable {
+    public static let shared = ReadinessWatcher()
+
+    public enum Event: Sendable {
+        /// `POLLOUT`: room to write.
+        case writable
+        /// `POLLIN`: input, or the peer's end of file.
+        case readable
+    }
+
+    /// Stands for one registration, to cancel it.
+    public struct Token: Hashable, Sendable { let value: UInt64 }
+
+    private struct Entry {
+        let descriptor: FileDescriptor
+        let events: Int16
+        let callback: @Sendable () -> Void
+    }
+
+    private let lock = ConditionLock()
+    // Guarded by `lock`.
+    private var entries: [UInt64: Entry] = [:]
+    private var nextToken: UInt64 = 1
+    private var started = false
+    private var wake: (read: Int32, write: Int32)?
+
+    private init() {}
+
+    /// Runs `callback` (on the worker pool) once `descriptor` is ready for `event`, or has an
+    /// error or hang-up to report. The descriptor must stay open until then, or until
+    /// ``cancel(_:)``.
+    @discardableResult
+    public func when(_ event: Event, _ descriptor: FileDescriptor, _ callback: @escaping @Sendable () -> Void) -> Token {
+        let (token, startNow): (Token, Bool) = lock.withLock {
+            let token = Token(value: nextToken)
+            nextToken += 1
+            let events = Int16(event == .writable ? POLLOUT : POLLIN)
+            entries[token.value] = Entry(descriptor: descriptor, events: events, callback: callback)
+            defer { started = true }
+            return (token, !started)
+        }
+        if startNow {
+            let ends = try! makePipe()
+            lock.withLock { wake = (ends.read, ends.write) }
+            startThread { [self] in run(wakeRead: ends.read) }
+        }
+        poke()
+        return token
+    }
+
+    /// Forgets a registration whose callback has not run yet (the descriptor is about to close).
+    public func cancel(_ token: Token) {
+        let removed = lock.withLock { entries.removeValue(forKey: token.value) != nil }
+        if removed { poke() }
+    }
+
+    private func poke() {
+        guard let wakeWrite = lock.withLock({ wake?.write }) else { return }
+        var byte: UInt8 = 1
+        _ = write(wakeWrite, &byte, 1)
+    }
+
+    private func run(wakeRead: Int32) {
+        let flags = fcntl(wakeRead, F_GETFL)
+        _ = fcntl(wakeRead, F_SETFL, flags | O_NONBLOCK)
+        if let wakeWrite = lock.withLock({ wake?.write }) {
+            let writeFlags = fcntl(wakeWrite, F_GETFL)
+            _ = fcntl(wakeWrite, F_SETFL, writeFlags | O_NONBLOCK)
+        }
+        var drain = [UInt8](repeating: 0, count: 256)
+        while true {
+            let watched = lock.withLock { entries.map { ($0.key, $0.value) } }
+            var fds = [pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
+            for (_, entry) in watched { fds.append(pollfd(fd: entry.descriptor.raw, events: entry.events, revents: 0)) }
+            let ready = poll(&fds, nfds_t(fds.count), -1)
+            if ready < 0 {
+                if errno == EINTR { continue }
+                ProcessControl.sleep(milliseconds: 10)
+                continue
+            }
+            if fds[0].revents != 0 { while read(wakeRead, &drain, drain.count) > 0 {} }
+            var due: [@Sendable () -> Void] = []
+            lock.withLock {
+                for (index, (token, _)) in watched.enumerated() where fds[index + 1].revents != 0 {
+                    if let entry = entries.removeValue(forKey: token) { due.append(entry.callback) }
+                }
+            }
+            for callback in due { WorkerPool.shared.run(callback) }
+        }
+    }
+}
+
+extension FileDescriptor {
+    /// Where the descriptor leads, as `/proc/self/fd/N` says (for messages): a path, or a name
+    /// such as `pipe:[1234]`.
+    public func linkTarget() -> FilePath? {
+        var buffer = [UInt8](repeating: 0, count: 4097)
+        let count = buffer.withUnsafeMutableBytes { raw in
+            readlink("/proc/self/fd/\(self.raw)", raw.baseAddress!.assumingMemoryBound(to: CChar.self), raw.count - 1)
+        }
+        guard count > 0 else { return nil }
+        return FilePath(bytes: buffer[..<count])
+    }
+}
