@@ -79,6 +79,15 @@ let package = Package(
             ]
         ),
 
+        // The daemon over its real socket: `wharf --listen` spawned, clients connecting to it
+        // (and through `wharf --connect`), the presenter connection, identities, descriptors.
+        .testTarget(
+            name: "WharfDaemonTests",
+            dependencies: [
+                "WharfServerTestSupport", "WharfTestSupport", "WharfJSON", "WharfJSONRPC", "WharfProtocol", "WharfSystem", "WharfServer",
+            ]
+        ),
+
         // MARK: Test tools
         .executableTarget(name: "wharf-write-probe", dependencies: ["WharfFileWriting"], path: "Tests/Tools/WriteProbe"),
         .executableTarget(name: "wharf-access-stress", dependencies: ["WharfAccess"], path: "Tests/Tools/AccessStress"),

@@ -11,6 +11,10 @@ public final class ConformanceRunner {
     public let transcript: ConformanceTranscript
     /// How long to wait for one message before calling it missing: a guard against hanging.
     public var messageTimeout: Double = 10
+    /// Replays through `wharf --connect` instead: the bridge starts a daemon (with the
+    /// transcript's arguments and environment) on a socket of its own and hands it the
+    /// streams, so the transcript checks that the bridge is `wharf` over standard I/O.
+    public var bridged = false
 
     private var captures: ConformancePattern.Captures = [:]
     /// Messages read (by `expectNone`) but not yet taken by an `expect`.
@@ -27,9 +31,10 @@ public final class ConformanceRunner {
         } catch {
             return ["\(transcript.name): \(error)"]
         }
-        let arguments = transcript.arguments.compactMap {
+        var arguments = transcript.arguments.compactMap {
             ConformancePattern.substitutePaths($0, fixtures: scratch.fixtures).stringValue
         }
+        if bridged { arguments = ["--connect=\(scratch.state)/wharf.sock", "--idle-timeout=2"] + arguments }
         let client: WireClient
         do {
             client = try WireClient.spawn(arguments, framing: transcript.framing,

@@ -19,6 +19,8 @@ public final class WireClient: @unchecked Sendable {
         case inProcess(InProcessServer)
         /// Some other peer on the given descriptors (a bare `Connection` in transport tests).
         case descriptors
+        /// A daemon, over a Unix socket this client connected (one descriptor both ways).
+        case socket
     }
 
     public let server: Server
@@ -48,6 +50,8 @@ public final class WireClient: @unchecked Sendable {
     private var problems: [String] = []
     private var nextID: Int64 = 1000
     private var outputClosed = false
+    /// `.socket`: the descriptor was closed (after the reader saw the end).
+    private var socketClosed = false
     /// The method of every request this client sent, by id, so a response can be checked
     /// against the result schema of the method it answers.
     private var methodsByID: [JSON: String] = [:]
@@ -127,10 +131,24 @@ public final class WireClient: @unchecked Sendable {
     /// Frames `body` in this client's framing and writes it.
     public func sendBody(_ body: [UInt8]) {
         rememberMethods(in: body)
+        sendRaw(framed(body))
+    }
+
+    /// `body` in this client's framing.
+    func framed(_ body: [UInt8]) -> [UInt8] {
         switch framing {
-        case .lsp: sendRaw(FrameDecoder.header(forBodyLength: body.count) + body)
-        case .ndjson: sendRaw(body + [0x0A])
+        case .lsp: FrameDecoder.header(forBodyLength: body.count) + body
+        case .ndjson: body + [0x0A]
         }
+    }
+
+    /// Frames `message` and writes it with `descriptors` attached (`SCM_RIGHTS`), over a socket.
+    public func send(_ message: JSON, passing descriptors: [FileDescriptor]) throws {
+        let body = message.serialized()
+        rememberMethods(in: body)
+        let socket = FileDescriptor(taking: output)
+        defer { socket.relinquish() }
+        try socket.send(framed(body), passing: descriptors)
     }
 
     public func send(_ message: JSON) { sendBody(message.serialized()) }
@@ -188,7 +206,21 @@ public final class WireClient: @unchecked Sendable {
             return !outputClosed
         }
         guard first else { return }
-        if case .process(let child) = server { child.closeStdin() } else { close(output) }
+        switch server {
+        case .process(let child): child.closeStdin()
+        case .socket: lock.withLock { if !socketClosed { _ = shutdown(output, Int32(SHUT_WR)) } }
+        case .inProcess, .descriptors: close(output)
+        }
+    }
+
+    /// `.socket`: ends the connection both ways at once (a client that goes away without a
+    /// word); the reader then sees the end and closes the descriptor.
+    public func disconnect() {
+        guard case .socket = server else { return closeInput() }
+        lock.withLock {
+            outputClosed = true
+            if !socketClosed { _ = shutdown(output, Int32(SHUT_RDWR)) }
+        }
     }
 
     // MARK: Receiving
@@ -265,7 +297,7 @@ public final class WireClient: @unchecked Sendable {
         switch server {
         case .process(let child): code = child.waitForExit(seconds: timeout)
         case .inProcess(let server): code = server.waitForExit(seconds: timeout)
-        case .descriptors: code = nil
+        case .descriptors, .socket: code = nil
         }
         // The last messages are checked too: after an exit, output ends at once.
         if code != nil { waitForEndOfOutput(timeout: 1) }
@@ -303,6 +335,10 @@ public final class WireClient: @unchecked Sendable {
         }
         lock.withLock {
             endOfOutput = true
+            if case .socket = server {
+                socketClosed = true
+                close(input)
+            }
             lock.broadcast()
         }
     }
@@ -357,6 +393,7 @@ public final class WireClient: @unchecked Sendable {
     }
 
     /// The server's output is left open: the reader thread may still be in `read` on it (a
-    /// spawned server's is closed by its `ChildProcess`).
-    deinit { closeInput() }
+    /// spawned server's is closed by its `ChildProcess`; a socket is shut down, and closed by
+    /// the reader once it sees the end).
+    deinit { disconnect() }
 }

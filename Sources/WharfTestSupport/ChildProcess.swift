@@ -20,10 +20,10 @@ public final class ChildProcess: @unchecked Sendable {
     /// Starts `path` with `arguments`; `environment` entries are added to ours, and those named
     /// in `removing` left out. With
     /// `searchPath`, `path` is looked up on `PATH`. With `mergeErrors`, standard error goes to
-    /// the standard output pipe.
+    /// the standard output pipe. `passing` gives the child more descriptors, by number.
     public init(
         path: String, arguments: [String], environment: [String: String] = [:], removing: Set<String> = [],
-        searchPath: Bool = false, mergeErrors: Bool = false
+        searchPath: Bool = false, mergeErrors: Bool = false, passing inherited: [Int32: FileDescriptor] = [:]
     ) throws(SystemError) {
         // Writing to a child that has exited must be an error to handle, not death by SIGPIPE.
         signal(SIGPIPE, SIG_IGN)
@@ -36,6 +36,9 @@ public final class ChildProcess: @unchecked Sendable {
             posix_spawn_file_actions_adddup2(&actions, theirs[0].raw, 0)
             posix_spawn_file_actions_adddup2(&actions, theirs[1].raw, 1)
             posix_spawn_file_actions_adddup2(&actions, mergeErrors ? theirs[1].raw : theirs[2].raw, 2)
+            // `passing`: descriptors the child gets as these numbers (systemd's activation
+            // hands a socket over as descriptor 3 this way).
+            for (number, descriptor) in inherited { posix_spawn_file_actions_adddup2(&actions, descriptor.raw, number) }
         }
         for end in theirs { end.close() }
         (input, output, errors) = ours

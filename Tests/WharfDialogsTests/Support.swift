@@ -186,6 +186,7 @@ struct TestWriter: ExportWriting {
             switch item.source {
             case .bytes(let data): bytes = data
             case .file(let path): bytes = readFile(path) ?? []
+            case .descriptor(let descriptor, _): bytes = (try? descriptor.reopen(O_RDONLY).readToEnd()) ?? []
             }
             removeFile(item.destination)
             do {

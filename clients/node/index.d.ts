@@ -60,10 +60,21 @@ export interface InitializeResult {
   serverInfo: { name: 'wharf'; version: string };
   protocolVersion: string;
   capabilities: ServerCapabilities;
+  /** Who the server takes the client for (newer servers). */
+  client?: ClientIdentity;
 }
 
-/** Who shows this client's dialogs. */
-export type PresenterKind = 'portal' | 'zenity' | 'kdialog' | 'frontend' | 'script';
+/** Who a client is: over the daemon, the app established from its process. @schema #/$defs/ClientIdentity */
+export interface ClientIdentity {
+  /** `flatpak:ID`, `snap:NAME`, `exe:PATH` over the daemon; null over standard I/O. */
+  app: string | null;
+  /** `clientInfo.name`. */
+  name: string;
+  pid: number | null;
+}
+
+/** Who shows this client's dialogs (`connection`: the daemon's presenter connection). */
+export type PresenterKind = 'portal' | 'zenity' | 'kdialog' | 'frontend' | 'connection' | 'script';
 
 export type TraceValue = 'off' | 'messages' | 'verbose';
 
@@ -79,6 +90,8 @@ export interface InitializeParams {
   clientInfo?: { name: string; version?: string };
   capabilities?: ClientCapabilities;
   trace?: TraceValue;
+  /** `presenter`: over the daemon's socket, present every other client's dialogs. */
+  role?: 'client' | 'presenter';
 }
 
 /** @schema #/$defs/ServerCapabilities */
@@ -268,10 +281,12 @@ export interface PresenterShowParams {
   contentTypes?: ContentTypeIdentifier[];
   filenameLabel?: string | null;
   documentCount?: number;
+  /** To the daemon's presenter connection: whose dialog it is. */
+  client?: ClientIdentity;
 }
 
-/** A document's contents on the wire. */
-export type ContentsJSON = { text: string } | { base64: string } | { path: string };
+/** A document's contents on the wire (`fd`: a descriptor passed over the daemon's socket). */
+export type ContentsJSON = { text: string } | { base64: string } | { path: string } | { fd: number };
 
 export interface DocumentJSON {
   filename?: string;

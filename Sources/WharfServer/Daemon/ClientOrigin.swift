@@ -110,11 +110,18 @@ public struct ClientOrigin: Sendable {
     public var app: VerifiedApp?
     /// The client's process: the socket's peer, or the process that started the bridge.
     public var pid: Int32?
+    /// A bridged client's way to open files with its own rights (the bridge opens them).
+    var opener: (any ClientFileOpener)?
 
     public init(transport: Transport, app: VerifiedApp?, pid: Int32?) {
         self.transport = transport
         self.app = app
         self.pid = pid
+    }
+
+    init(transport: Transport, app: VerifiedApp?, pid: Int32?, opener: (any ClientFileOpener)?) {
+        self.init(transport: transport, app: app, pid: pid)
+        self.opener = opener
     }
 
     public static let standardIO = ClientOrigin(transport: .standardIO, app: nil, pid: nil)

@@ -43,13 +43,47 @@ public enum BridgeHost {
             _ = ProcessControl.waitForEndSignal()
             try? socket.write(all: [UInt8(ascii: "T")])
         }
-        var status: UInt8 = 0
-        let count = withUnsafeMutableBytes(of: &status) { (try? socket.read(filling: $0)) ?? 0 }
-        guard count == 1 else {
-            ProcessControl.writeToStandardError("wharf: the daemon at \(path) went away before the session ended\n")
-            ProcessControl.exit(1)
+        serveDaemon(socket, path: path)
+    }
+
+    /// Answers the daemon (``BridgeControl``) until it sends the session's exit status.
+    private static func serveDaemon(_ socket: FileDescriptor, path: FilePath) -> Never {
+        var buffer: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { (try? socket.read(into: $0)) ?? 0 }
+            guard count > 0 else {
+                ProcessControl.writeToStandardError("wharf: the daemon at \(path) went away before the session ended\n")
+                ProcessControl.exit(1)
+            }
+            buffer += chunk[..<count]
+            while let first = buffer.first {
+                if first == UInt8(ascii: "S") {
+                    guard buffer.count >= 2 else { break }
+                    ProcessControl.exit(Int32(buffer[1]))
+                } else if first == UInt8(ascii: "O") {
+                    guard let end = buffer.firstIndex(of: 0) else { break }
+                    let requested = FilePath(bytes: buffer[1..<end])
+                    buffer.removeSubrange(...end)
+                    answerOpen(requested, on: socket)
+                } else {
+                    ProcessControl.writeToStandardError("wharf: the daemon sent something a bridge does not understand\n")
+                    ProcessControl.exit(1)
+                }
+            }
         }
-        ProcessControl.exit(Int32(status))
+    }
+
+    /// Opens a file the daemon asks for, with this process's rights (the client's), and passes
+    /// it back; never blocks on a FIFO.
+    private static func answerOpen(_ path: FilePath?, on socket: FileDescriptor) {
+        do throws(SystemError) {
+            guard let path else { throw SystemError(code: EINVAL, operation: "open") }
+            let file = try FileDescriptor.open(path, O_RDONLY | O_NOCTTY | O_NONBLOCK)
+            try socket.send([UInt8(ascii: "o")], passing: [file])
+        } catch {
+            try? socket.write(all: Array("e\(error.code)\n".utf8))
+        }
     }
 
     /// Connects to the daemon, or starts one and connects once it listens.

@@ -49,6 +49,7 @@ public enum DaemonHost {
         do {
             server = try Server(options: options, logger: logger)
         } catch {
+            bound?.remove()
             StdioHost.fail(error.message)
         }
         Daemon(server: server, listener: listener, bound: bound, logger: logger).run()
@@ -251,21 +252,13 @@ final class Daemon: @unchecked Sendable {
         var connectionOptions = options.connectionOptions
         connectionOptions.nonBlocking = true
         let connection = Connection(input: input, output: output, options: connectionOptions, logger: logger)
-        let origin = ClientOrigin(transport: .bridge, app: app, pid: clientPID)
-        let control = Locked<ReadinessWatcher.Token?>(nil)
+        let control = BridgeControl(socket: socket, logger: logger)
+        let origin = ClientOrigin(transport: .bridge, app: app, pid: clientPID, opener: control)
         let code = server.serve(connection, origin: origin, events: sessionEvents(onStart: { session in
-            // The bridge says SIGTERM with a byte; its end of file is the bridge gone.
-            control.withValue {
-                $0 = ReadinessWatcher.shared.when(.readable, socket) {
-                    var byte: UInt8 = 0
-                    let read = withUnsafeMutableBytes(of: &byte) { (try? socket.readAvailable(into: $0)) ?? 0 }
-                    let reason = read == 1 ? "the bridge was told to stop" : "the bridge went away"
-                    session.end(exitCode: session.exitCodeForEndOfInput, reason: reason)
-                }
-            }
+            // `T` from the bridge is a signal to it; its end of file is the bridge gone.
+            control.start { reason in session.end(exitCode: session.exitCodeForEndOfInput, reason: reason) }
         }))
-        if let token = control.withValue({ $0 }) { ReadinessWatcher.shared.cancel(token) }
-        try? socket.write(all: [UInt8(truncatingIfNeeded: code)])
+        control.finish(status: code)
         logger.info("the bridged session of \(app) (pid \(clientPID)) ended with \(code)")
     }
 
@@ -387,25 +380,5 @@ final class Daemon: @unchecked Sendable {
             logger.info("no connection for \(seconds) s; exiting")
             exit()
         }
-    }
-}
-
-/// What a `wharf --connect` bridge sends first, with its standard input and output attached:
-/// a NUL byte, then `wharf-bridge 1 PPID` and a newline, `PPID` being the process that
-/// started it (so the daemon can tell when that process is gone and the bridge orphaned).
-struct BridgeGreeting: Equatable {
-    var parentPID: Int32
-
-    static let prefix = Array("\0wharf-bridge 1 ".utf8)
-
-    var bytes: [UInt8] { Self.prefix + Array("\(parentPID)\n".utf8) }
-
-    init(parentPID: Int32) { self.parentPID = parentPID }
-
-    init?(bytes: [UInt8]) {
-        guard bytes.count > Self.prefix.count + 1, bytes.starts(with: Self.prefix), bytes.last == 0x0A,
-              let pid = Int32(String(decoding: bytes[Self.prefix.count..<(bytes.count - 1)], as: UTF8.self)), pid > 0
-        else { return nil }
-        parentPID = pid
     }
 }

@@ -24,7 +24,12 @@ struct PresenterChoice: Sendable {
     /// For `noPresenter`: why this client has none, and what to do.
     var whyNone: String
 
-    var name: String? { presenter?.name }
+    /// What `initialize` reports: nil when nobody can show a dialog now (a daemon client with
+    /// no presenter connection registered and no presenter of the daemon's own).
+    var name: String? {
+        if let routed = presenter as? ConnectionPresenter, !routed.isAvailable { return nil }
+        return presenter?.name
+    }
 
     static let none = PresenterChoice(presenter: nil, usable: [], unavailable: [:], whyNone: "the client is not initialized")
 }

@@ -34,16 +34,37 @@ extension ClientSession {
             }
             return .descriptor(descriptor, label: descriptor.linkTarget() ?? FilePath("descriptor-\(number)")!)
         case .path(let raw) where origin.isDaemonClient:
+            let denial: AccessError
             do {
                 let (descriptor, path) = try server.access.openForReading(client: accessClient, url: raw)
                 return .descriptor(descriptor, label: path)
             } catch {
-                let reason = error.response.message
-                throw ResponseError(WharfErrorCode.accessDenied, "\(field).path: \(reason); over the daemon a path is read only "
-                    + "through a grant covering it: pass the open file over the socket instead ({\"fd\": N})")
+                denial = error
             }
+            if let opener = origin.opener { return try openThroughBridge(raw, opener, field: field) }
+            throw ResponseError(WharfErrorCode.accessDenied, "\(field).path: \(denial.response.message); over the daemon a path "
+                + "is read only through a grant covering it: pass the open file over the socket instead ({\"fd\": N})")
         default:
             return try ExportSource(contents, field: field)
         }
+    }
+
+    /// A bridged client's path: opened by its bridge, which runs with the client's rights (and
+    /// sees its files as it does), so what opens is what the client could read itself. Like
+    /// a path over standard I/O, it must be a regular file.
+    private func openThroughBridge(_ raw: String, _ opener: any ClientFileOpener, field: String) throws(ResponseError) -> ExportSource {
+        guard let path = FileURL.pathOrURL(raw) else {
+            throw .invalidParams("\(field).path: expected an absolute path or a file: URL, got \(raw)")
+        }
+        let descriptor: FileDescriptor
+        do {
+            descriptor = try opener.openForReading(path)
+        } catch {
+            throw .invalidParams("\(field).path cannot be used: \(error)")
+        }
+        guard (try? descriptor.status())?.kind == .regular else {
+            throw .invalidParams("\(field).path is not a regular file (\(path))")
+        }
+        return .descriptor(descriptor, label: path)
     }
 }

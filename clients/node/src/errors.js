@@ -17,6 +17,7 @@ export const ERROR_NAMES = Object.freeze({
   [-32015]: 'choiceRejected',
   [-32016]: 'fileExists',
   [-32017]: 'notPresenter',
+  [-32018]: 'presenterRefused',
   [-32020]: 'accessDenied',
   [-32021]: 'bookmarkInvalid',
   [-32022]: 'accessNotFound',

@@ -68,12 +68,24 @@ class ServerInfo(WireObject):
 
 
 @dataclass(frozen=True)
+class ClientIdentity(WireObject):
+    """Who the server takes a client for: over the daemon, ``app`` is established from the
+    client's process (``flatpak:ID``, ``snap:NAME``, ``exe:PATH``); over standard I/O it is None."""
+    SCHEMA = "#/$defs/ClientIdentity"
+    app: Optional[str]
+    name: str
+    pid: Optional[int]
+    extra: Dict[str, Any] = field(default_factory=dict, compare=False)
+
+
+@dataclass(frozen=True)
 class InitializeResult(WireObject):
     """``initialize``: who the server is and what it can do (``capabilities`` as sent)."""
     SCHEMA = "#/$defs/InitializeResult"
     server_info: ServerInfo = field(metadata={"convert": ServerInfo.from_json})
     protocol_version: str
     capabilities: Dict[str, Any]
+    client: Optional[ClientIdentity] = field(default=None, metadata={"convert": ClientIdentity.from_json})
     extra: Dict[str, Any] = field(default_factory=dict, compare=False)
 
     @property

@@ -1,0 +1,122 @@
+import Glibc
+import Testing
+import WharfJSON
+import WharfServerTestSupport
+import WharfSystem
+import WharfTestSupport
+
+/// Over the socket, a document's `path` names a file only through a grant; any other file is
+/// passed open (`SCM_RIGHTS`). And the people's side, `wharf access`, works beside the daemon.
+@Suite struct DocumentAccess {
+    /// A script presenter that saves every exporter into `out/`.
+    private func exportingDaemon(_ scratch: ScratchDirectory, count: Int = 4) throws -> DaemonProcess {
+        scratch.makeDirectory("out")
+        let steps = (0..<count).map { index -> JSON in ["save": ["path": .string(scratch.file("out/saved-\(index).txt"))]] }
+        return try scriptedDaemon(.array(steps))
+    }
+
+    private func exporter(_ contents: JSON) -> JSON {
+        [
+            "jsonrpc": "2.0", "id": 77, "method": "presentExporter",
+            "params": ["documents": [["writableContentTypes": ["public.plain-text"], "contents": contents]]],
+        ]
+    }
+
+    @Test func aPassedDescriptorIsExported() throws {
+        let scratch = ScratchDirectory("wharf-fd")
+        let daemon = try exportingDaemon(scratch)
+        let source = scratch.write("elsewhere/source.txt", "bytes the client could read")
+        let client = try daemon.client("writer")
+        let file = try FileDescriptor.open(source, O_RDONLY)
+        _ = try file.read(into: UnsafeMutableRawBufferPointer.allocate(byteCount: 5, alignment: 1))  // its offset moves
+        try client.send(exporter(["fd": 0]), passing: [file])
+        let dialog = try #require(client.response(to: 77)?["result"]?["dialogId"]?.stringValue)
+        let ending = try #require(client.ending(of: dialog))
+        #expect(ending["params"]?["urls"] == [.string(scratch.url("out/saved-0.txt"))])
+        #expect(try String(decoding: readFile(scratch.path("out/saved-0.txt")), as: UTF8.self) == "bytes the client could read",
+                "read from the start, whatever the client's offset")
+
+        // Each passed descriptor is used once; a number never passed is refused.
+        let again = try #require(client.request("presentExporter", ["documents": [["writableContentTypes": ["public.plain-text"], "contents": ["fd": 0]]]]))
+        #expect(again["error"]?["code"] == -32602)
+        #expect(again["error"]?["message"]?.stringValue?.contains("documents[0].contents.fd") == true)
+    }
+
+    @Test func aDescriptorNotOpenForReadingIsRefused() throws {
+        let scratch = ScratchDirectory("wharf-fd")
+        let daemon = try exportingDaemon(scratch)
+        let target = scratch.write("write-only.txt", "secret")
+        let client = try daemon.client("writer")
+        try client.send(exporter(["fd": 0]), passing: [try FileDescriptor.open(target, O_WRONLY)])
+        let refused = try #require(client.response(to: 77))
+        #expect(refused["error"]?["code"] == -32602)
+        #expect(refused["error"]?["message"]?.stringValue?.contains("not open for reading") == true)
+    }
+
+    @Test func aPathIsReadOnlyThroughAGrant() throws {
+        let scratch = ScratchDirectory("wharf-fd")
+        scratch.makeDirectory("out")
+        let picked = scratch.write("picked.txt", "picked by the human")
+        scratch.write("other.txt", "never picked")
+        let daemon = try scriptedDaemon([
+            ["choose": [.string(picked.description)]],
+            ["save": ["path": .string(scratch.file("out/copy.txt"))]],
+        ])
+        let client = try daemon.client("writer")
+        let denied = try #require(client.request("presentExporter", ["documents": [[
+            "writableContentTypes": ["public.plain-text"], "contents": ["path": .string(scratch.file("other.txt"))],
+        ]]]))
+        #expect(denied["error"]?["code"] == -32020)
+        #expect(denied["error"]?["message"]?.stringValue?.contains("pass the open file") == true)
+
+        let importer = try #require(client.presentImporter())
+        #expect(client.ending(of: importer)?["method"] == "dialog/completed")
+        let exporter = try #require(client.call("presentExporter", ["documents": [[
+            "writableContentTypes": ["public.plain-text"], "contents": ["path": .string(picked.description)],
+        ]]])?["dialogId"]?.stringValue)
+        #expect(client.ending(of: exporter)?["method"] == "dialog/completed")
+        #expect(try String(decoding: readFile(scratch.path("out/copy.txt")), as: UTF8.self) == "picked by the human")
+    }
+
+    /// Through `wharf --connect` there is no socket to the client, so no descriptors: a path
+    /// through a grant, text or base64.
+    @Test func aBridgedClientCannotPassDescriptors() throws {
+        let scratch = ScratchDirectory("wharf-fd")
+        let daemon = try exportingDaemon(scratch)
+        let client = try daemon.bridge()
+        client.initialize(["clientInfo": ["name": "writer"]])
+        let refused = try #require(client.request("presentExporter", ["documents": [["writableContentTypes": ["public.plain-text"], "contents": ["fd": 0]]]]))
+        #expect(refused["error"]?["code"] == -32602)
+        #expect(refused["error"]?["message"]?.stringValue?.contains("wharf --connect") == true)
+        let text = try #require(client.call("presentExporter", ["documents": [["writableContentTypes": ["public.plain-text"], "contents": ["text": "hi"]]]])?["dialogId"]?.stringValue)
+        #expect(client.ending(of: text)?["method"] == "dialog/completed")
+    }
+
+    /// `wharf access list` and `revoke` work beside a running daemon (the store is shared, and
+    /// the daemon drops what was revoked at its next check) as well as without one.
+    @Test func theAccessCommandsWorkBesideARunningDaemon() throws {
+        let scratch = ScratchDirectory("wharf-fd")
+        let picked = scratch.write("kept.txt", "kept")
+        let daemon = try scriptedDaemon([["choose": [.string(picked.description)]]])
+        let client = try daemon.client("keeper")
+        let dialog = try #require(client.presentImporter())
+        let url = try #require(client.ending(of: dialog)?["params"]?["urls"]?.arrayValue?.first)
+        let bookmark = try #require(client.call("createBookmark", ["url": url])?["bookmark"])
+
+        let list = { run(wharfExecutablePath(), ["access", "list"], environment: daemon.environment).output }
+        #expect(eventually { list().contains("\tgrant\t\(ownApp)#keeper\t") }, "\(list())")
+        let lines = list().split(separator: "\n").map(String.init)
+        let bookmarkID = try #require(lines.first { $0.contains("\tbookmark\t") }?.split(separator: "\t").first.map(String.init))
+        let grantID = try #require(lines.first { $0.contains("\tgrant\t") }?.split(separator: "\t").first.map(String.init))
+
+        #expect(run(wharfExecutablePath(), ["access", "revoke", bookmarkID], environment: daemon.environment).status == 0)
+        #expect(client.errorCode("resolveAccess", ["bookmark": bookmark]) == -32021)
+        #expect(run(wharfExecutablePath(), ["access", "revoke", grantID], environment: daemon.environment).status == 0)
+        #expect(client.errorCode("resolveAccess", ["url": url]) == -32020)
+
+        // And without the daemon.
+        daemon.terminate()
+        #expect(daemon.waitForExit() == 0)
+        #expect(run(wharfExecutablePath(), ["access", "list"], environment: daemon.environment).status == 0)
+    }
+}

@@ -1,0 +1,119 @@
+import Glibc
+import Testing
+import WharfJSON
+import WharfServerTestSupport
+import WharfSystem
+import WharfTestSupport
+
+/// `wharf --listen`: where the socket goes, who else may already be there, and how each
+/// connection is a session of its own.
+@Suite struct Listening {
+    @Test func theDefaultSocketIsInADirectoryOnlyTheUserCanEnter() throws {
+        let scratch = ScratchDirectory("wharf-run")
+        let runtime = scratch.makeDirectory("run")
+        let child = try ChildProcess(path: wharfExecutablePath(), arguments: ["--listen", "--presenter", "kdialog"],
+                                     environment: ["XDG_RUNTIME_DIR": runtime.description, "XDG_STATE_HOME": scratch.file("state")])
+        defer { child.kill(SIGTERM) }
+        let socket = runtime.appending("wharf").appending("wharf.sock")
+        let deadline = Deadline(secondsFromNow: 20)
+        while (try? FileStatus.ofLink(socket)) == nil && !deadline.hasPassed { ProcessControl.sleep(milliseconds: 5) }
+        #expect(try FileStatus.ofLink(socket.directory).mode & 0o777 == 0o700)
+        #expect(try FileStatus.ofLink(socket).mode & 0o777 == 0o600)
+        let client = try WireClient.connect(to: socket)
+        client.initialize()
+        #expect(client.call("ping", [:]) == [:])
+        child.kill(SIGTERM)
+        #expect(child.waitForExit(seconds: 20) == 0)
+        #expect((try? FileStatus.ofLink(socket)) == nil, "the daemon removes its socket when it exits")
+    }
+
+    @Test func aStaleSocketIsReplacedALiveOneIsNot() throws {
+        let scratch = ScratchDirectory("wharf-daemon")
+        // A socket left by a process that died: bound, never listened on, never removed.
+        let stale = try UnixSocket.listen(at: scratch.path("d.sock"))
+        stale.close()
+        #expect(throws: SystemError.self) { try UnixSocket.connect(to: scratch.path("d.sock")) }
+
+        let daemon = try DaemonProcess(["--presenter", "kdialog"], scratch: scratch)
+        let client = try daemon.client()
+        #expect(client.call("ping", [:]) == [:])
+
+        let second = try ChildProcess(path: wharfExecutablePath(), arguments: ["--listen=\(daemon.socketPath)"],
+                                      environment: daemon.environment)
+        #expect(second.waitForExit(seconds: 20) == 2)
+        #expect(second.readErrors().contains("already serves"))
+        #expect(client.call("ping", [:]) == [:], "the live daemon is untouched")
+
+        // Something else than a socket at the path is never removed.
+        scratch.write("file.sock", "not a socket")
+        let third = try ChildProcess(path: wharfExecutablePath(), arguments: ["--listen=\(scratch.file("file.sock"))"],
+                                     environment: daemon.environment)
+        #expect(third.waitForExit(seconds: 20) == 2)
+        #expect(third.readErrors().contains("is not a socket"))
+        #expect(try String(decoding: readFile(scratch.path("file.sock")), as: UTF8.self) == "not a socket")
+    }
+
+    @Test func eachConnectionHasItsOwnFramingAndLifecycle() throws {
+        let daemon = try scriptedDaemon()
+        let lsp = try daemon.connect(framing: .lsp)
+        let ndjson = try daemon.connect(framing: .ndjson)
+        #expect(lsp.call("ping", [:]) == nil, "a request before initialize")
+        lsp.initialize()
+        ndjson.initialize()
+        #expect(lsp.call("ping", [:]) == [:])
+        #expect(ndjson.call("ping", [:]) == [:])
+
+        // `exit` ends the connection, not the daemon.
+        #expect(lsp.request("shutdown")?["result"] == .null)
+        lsp.notify("exit")
+        #expect(lsp.waitForEndOfOutput())
+        #expect(ndjson.call("ping", [:]) == [:])
+        let later = try daemon.connect(framing: .ndjson)
+        later.initialize()
+        #expect(later.call("ping", [:]) == [:])
+        #expect(later.call("initialize", ["clientInfo": ["name": "again"]]) == nil, "a second initialize is refused")
+    }
+
+    /// systemd's socket units start the service with the listening socket as descriptor 3 and
+    /// `LISTEN_FDS`/`LISTEN_PID` saying so; the test plays systemd, setting the variables itself
+    /// (the shell's `$$` is the pid `exec` keeps).
+    @Test func socketActivationServesThePassedSocketAndExitsWhenIdle() throws {
+        let scratch = ScratchDirectory("wharf-activation")
+        let path = scratch.path("activated.sock")
+        let listener = try UnixSocket.listen(at: path)
+        let child = try startActivated(listener, arguments: ["--presenter", "kdialog", "--idle-timeout", "1"], scratch: scratch)
+        listener.close()  // the daemon holds its copy, as systemd would hold its own
+
+        let client = try WireClient.connect(to: path)
+        client.initialize()
+        #expect(client.call("ping", [:]) == [:])
+        #expect(child.waitForExit(seconds: 1.5) == nil, "a connection keeps it running")
+        client.disconnect()
+        #expect(child.waitForExit(seconds: 20) == 0, "it exits after a second without connections")
+        #expect((try? FileStatus.ofLink(path)) != nil, "a passed socket is systemd's: the daemon leaves it")
+    }
+
+    @Test func socketActivationEndsOnSIGTERMWithStatusZero() throws {
+        let scratch = ScratchDirectory("wharf-activation")
+        let listener = try UnixSocket.listen(at: scratch.path("activated.sock"))
+        let child = try startActivated(listener, arguments: ["--presenter", "kdialog"], scratch: scratch)
+        listener.close()
+        let client = try WireClient.connect(to: scratch.path("activated.sock"))
+        client.initialize()
+        child.kill(SIGTERM)
+        #expect(client.waitForEndOfOutput())
+        #expect(child.waitForExit(seconds: 20) == 0)
+    }
+
+    /// `wharf --listen ARGUMENTS` with `listener` as descriptor 3 and the activation variables
+    /// naming its own pid.
+    private func startActivated(_ listener: FileDescriptor, arguments: [String], scratch: ScratchDirectory) throws -> ChildProcess {
+        let command = "export LISTEN_PID=$$ LISTEN_FDS=1; exec \"$0\" --listen \"$@\""
+        return try ChildProcess(path: "/bin/sh", arguments: ["-c", command, wharfExecutablePath()] + arguments,
+                                environment: ["XDG_STATE_HOME": scratch.file("state")], passing: [3: listener])
+    }
+}
+
+func readFile(_ path: FilePath) throws -> [UInt8] {
+    try FileDescriptor.open(path, O_RDONLY).readToEnd()
+}
