@@ -132,8 +132,9 @@ def measure_once(driver: Path, peer: Peer, samples: Samples) -> None:
 IMPORTER_PARAMS = '{"allowedContentTypes":["public.item"]}'
 
 
-def dialog_workloads(work: Path, cycles: int) -> dict[str, tuple[str, list[str], list[str]]]:
-    """name → (driver mode, driver options, server arguments). Scripts answer every dialog."""
+def dialog_workloads(work: Path, cycles: int, daemon_clients: int, daemon_cycles: int) -> dict[str, tuple[str, list[str], list[str]]]:
+    """name → (driver mode, driver options, server arguments). Scripts answer every dialog, or
+    the driver does (frontend-cycles; the daemon's presenter connection)."""
     pick = work / "picked.txt"
     pick.write_text("picked\n")
     importer_script = work / "importer-script.json"
@@ -144,6 +145,9 @@ def dialog_workloads(work: Path, cycles: int) -> dict[str, tuple[str, list[str],
     exporter_params = json.dumps({"documents": [{"filename": "note", "writableContentTypes": ["public.plain-text"],
                                                  "contents": {"text": "hello\n"}}], "contentType": "public.plain-text"})
     state = lambda name: str(work / f"state-{name}")  # noqa: E731
+    url = "file://" + str(pick)
+    socket = lambda name: str(work / f"{name}.sock")  # noqa: E731
+    importer = ["-m", "presentImporter", "-p", IMPORTER_PARAMS]
     return {
         "open_dialogs": ("open-dialogs", ["-n", "10000", "-m", "presentImporter", "-p", IMPORTER_PARAMS],
                          ["--max-dialogs-per-client", "10000", "--state-dir", ":memory:"]),
@@ -155,11 +159,20 @@ def dialog_workloads(work: Path, cycles: int) -> dict[str, tuple[str, list[str],
                             ["--presenter", f"script:{importer_script}", "--state-dir", ":memory:"]),
         "exporter_w1": ("cycles", ["-n", str(cycles // 10), "-W", "1", "-m", "presentExporter", "-p", exporter_params],
                         ["--presenter", f"script:{exporter_script}", "--state-dir", state("export")]),
+        # The same importer cycle with a presenter answering over the protocol: the client
+        # itself over standard I/O, then the daemon's presenter connection for one client and
+        # for many at once (each cycle a client's own, one after the other).
+        "frontend_w1": ("frontend-cycles", ["-n", str(cycles // 4), "-u", url, *importer], ["--state-dir", state("frontend")]),
+        "daemon_1": ("daemon", ["-C", "1", "-n", str(cycles // 4), "-s", socket("daemon-1"), "-u", url, *importer],
+                     [f"--listen={socket('daemon-1')}", "--presenter", f"script:{importer_script}", "--state-dir", state("daemon-1")]),
+        "daemon_many": ("daemon", ["-C", str(daemon_clients), "-n", str(daemon_cycles), "-s", socket("daemon-many"), "-u", url, *importer],
+                        [f"--listen={socket('daemon-many')}", "--presenter", f"script:{importer_script}",
+                         "--state-dir", state("daemon-many")]),
     }
 
 
-def measure_dialogs(driver: Path, wharf: Path, work: Path, cycles: int, samples: Samples) -> None:
-    for name, (mode, options, arguments) in dialog_workloads(work, cycles).items():
+def measure_dialogs(driver: Path, wharf: Path, work: Path, cycles: int, samples: Samples, daemon_clients: int, daemon_cycles: int) -> None:
+    for name, (mode, options, arguments) in dialog_workloads(work, cycles, daemon_clients, daemon_cycles).items():
         for state in work.glob("state-*"):
             subprocess.run(["rm", "-rf", str(state)], check=False)
         peer = Peer("wharf", "Wharf", [str(wharf), *arguments], 0, 0, 0, 0)
@@ -175,6 +188,9 @@ def measure_dialogs(driver: Path, wharf: Path, work: Path, cycles: int, samples:
             samples.add("open_delta_kib", result["open_kib"] - result["idle_kib"])
         else:
             samples.add(f"{name}_per_s", result["per_second"])
+            for key in ("p50_us", "p99_us", "vmrss_kib", "threads"):
+                if key in result:
+                    samples.add(f"{name}_{key}", result[key])
 
 
 # MARK: - Instruction counts
@@ -526,6 +542,36 @@ def write_report(args, info, samples: dict[str, Samples], peers: list[Peer], cou
         "10,000 importers opened 64 at a time with the driver claiming to present them (so they stay open).")
     say("")
 
+    # The daemon
+    say("## The daemon")
+    say("")
+    say("The importer cycle of the table above, timed one cycle at a time (from the request written to its "
+        "`dialog/completed` read), with the dialog answered four ways, all in the same run: by the server's script; "
+        "by the client itself over standard I/O (`presentsDialogs`: `presenter/show`, `dialog/choose`); by the "
+        "daemon's presenter connection for one client over the socket; and by that connection for "
+        f"{args.daemon_clients} clients at once, each running {args.daemon_cycles} cycles one after the other "
+        "(every client checks that every ending it reads is its own dialog's, once; the presenter that it saw "
+        "every dialog, with the client it belongs to). Percentiles are over every cycle of a repetition; "
+        "each figure is their median over repetitions.")
+    say("")
+    say("| cycle | p50 (µs) | p99 (µs) | cycles/s |")
+    say("| --- | --- | --- | --- |")
+    for title, name in [
+        ("standard I/O, answered by `--presenter script:FILE`", "importer_w1"),
+        ("standard I/O, answered by the client (`presenter/show` → `dialog/choose`)", "frontend_w1"),
+        ("daemon, one client, answered by the presenter connection", "daemon_1"),
+        (f"daemon, {args.daemon_clients} clients at once, answered by the presenter connection", "daemon_many"),
+    ]:
+        say(f"| {title} | {figure(dialogs.get(f'{name}_p50_us'), 0)} | {figure(dialogs.get(f'{name}_p99_us'), 0)} | "
+            f"{figure(dialogs.get(f'{name}_per_s'), 0)} |")
+    say("")
+    rss_many = [kib / 1024 for kib in dialogs.get("daemon_many_vmrss_kib")]
+    say(f"With {args.daemon_clients} clients and the presenter connected, the daemon's resident memory was "
+        f"{figure(rss_many, 1, ' MiB')} and it ran {figure(dialogs.get('daemon_many_threads'), 0)} threads (one per "
+        "connection, idle while its client is, and the shared workers). Each run ends with SIGTERM while every client "
+        "is still connected; the daemon must exit 0.")
+    say("")
+
     # Instruction counts
     say("## Instruction counts (callgrind)")
     say("")
@@ -614,7 +660,10 @@ def write_report(args, info, samples: dict[str, Samples], peers: list[Peer], cou
     say("")
     say("`make bench` (all of the above; `BENCH_REPEAT=N` for more repetitions, `BENCH_QUICK=1` for a short run).")
     say("One figure by hand, e.g. `bench/out/wharf-load roundtrip -n 10000 -- .build/release/wharf`; "
-        "modes `roundtrip`, `throughput`, `startup`, `rss` (see bench/driver/wharf-load.c).")
+        "modes `roundtrip`, `throughput`, `startup`, `rss`, `cycles`, `frontend-cycles`, `daemon`, `open-dialogs` "
+        "(see bench/driver/wharf-load.c). The daemon under 200 clients: `bench/out/wharf-load daemon -C 200 -n 100 "
+        "-s /tmp/w.sock -u file:///etc/hostname -m presentImporter -p '{\"allowedContentTypes\":[\"public.item\"]}' -- "
+        ".build/release/wharf --listen=/tmp/w.sock`.")
     say("")
     args.output.write_text("\n".join(lines))
     return misses
@@ -637,6 +686,8 @@ def main() -> int:
     parser.add_argument("--skip-subs", action="store_true", help="skip bench/*/run.sh")
     parser.add_argument("--callgrind-pings", type=int, default=10_000)
     parser.add_argument("--dialog-cycles", type=int, default=20_000)
+    parser.add_argument("--daemon-clients", type=int, default=200, help="clients connected to the daemon at once")
+    parser.add_argument("--daemon-cycles", type=int, default=100, help="importer cycles each daemon client runs")
     parser.add_argument("--soak-cycles", type=int, default=3_000, help="cycles of the soak under valgrind")
     parser.add_argument("--no-soak", action="store_true", help="skip the soak under valgrind")
     args = parser.parse_args()
@@ -654,6 +705,8 @@ def main() -> int:
         args.callgrind_pings = 1_000
         args.dialog_cycles = 2_000
         args.soak_cycles = 500
+        args.daemon_clients = 20
+        args.daemon_cycles = 20
 
     # Every server gets a state directory of its own: a benchmark must not touch the grants of
     # the person running it.
@@ -670,7 +723,8 @@ def main() -> int:
                 print(f"• repetition {repetition}/{args.repeat}: {peer.title}", file=sys.stderr)
                 measure_once(args.driver, peer, samples[peer.key])
             print(f"• repetition {repetition}/{args.repeat}: dialogs", file=sys.stderr)
-            measure_dialogs(args.driver, args.wharf, Path(work), args.dialog_cycles, samples["dialogs"])
+            measure_dialogs(args.driver, args.wharf, Path(work), args.dialog_cycles, samples["dialogs"],
+                            args.daemon_clients, args.daemon_cycles)
 
     counts: dict = {}
     if not args.no_callgrind and subprocess.run(["which", "valgrind"], capture_output=True).returncode == 0:

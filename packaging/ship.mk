@@ -21,10 +21,11 @@ ZSHCOMPDIR := $(if $(filter /usr,$(PREFIX)),$(PREFIX)/share/zsh/vendor-completio
 FISHCOMPDIR := $(PREFIX)/share/fish/vendor_completions.d
 SYSTEMDUSERUNITDIR := $(PREFIX)/lib/systemd/user
 
-# The systemd user units the daemon will add (wharf.socket, wharf.service): list their source
-# files here and install and uninstall carry them to $(SYSTEMDUSERUNITDIR); also add them to
-# packaging/install-files.txt and packaging/deb-files.txt, which test-ship compares against.
-SYSTEMD_USER_UNITS :=
+# The daemon's systemd user units: install and uninstall carry them to $(SYSTEMDUSERUNITDIR)
+# (also listed in packaging/install-files.txt and packaging/deb-files.txt, which test-ship
+# compares against). A source ending in .in is installed without it, with @BINDIR@ replaced by
+# where the binary goes (wharf.service's ExecStart).
+SYSTEMD_USER_UNITS := packaging/systemd/wharf.socket packaging/systemd/wharf.service.in
 
 # The release build (the Makefile's `release`, which the soak test uses too) is what is
 # installed. wharf-docs is built with the same flags (SWIFT_RELEASE), so it shares every module
@@ -43,7 +44,7 @@ SHIP_FILES := \
 	README.md:$(DOCDIR)/README.md:0644 \
 	protocol/README.md:$(DOCDIR)/protocol/README.md:0644 \
 	protocol/wharf.schema.json:$(DOCDIR)/protocol/wharf.schema.json:0644 \
-	$(foreach unit,$(SYSTEMD_USER_UNITS),$(unit):$(SYSTEMDUSERUNITDIR)/$(notdir $(unit)):0644)
+	$(foreach unit,$(SYSTEMD_USER_UNITS),$(unit):$(SYSTEMDUSERUNITDIR)/$(notdir $(unit:.in=)):0644)
 
 .PHONY: ship-files install uninstall deb wheel npm-pack dist test-ship
 
@@ -64,7 +65,13 @@ install: $(if $(and $(SUDO_USER),$(wildcard $(RELEASE_BIN)),$(wildcard $(SHIP)/w
 	@set -e; for entry in $(SHIP_FILES); do \
 		source=$${entry%%:*}; rest=$${entry#*:}; target=$${rest%:*}; mode=$${rest##*:}; \
 		echo "install $$source $(DESTDIR)$$target"; \
-		install -D -m "$$mode" "$$source" "$(DESTDIR)$$target"; \
+		if [ "$${source%.in}" != "$$source" ]; then \
+			mkdir -p "$$(dirname "$(DESTDIR)$$target")"; \
+			sed 's|@BINDIR@|$(BINDIR)|g' "$$source" > "$(DESTDIR)$$target"; \
+			chmod "$$mode" "$(DESTDIR)$$target"; \
+		else \
+			install -D -m "$$mode" "$$source" "$(DESTDIR)$$target"; \
+		fi; \
 	done
 
 # Only Wharf's own directory is removed; shared ones (share/man/man1, …) stay.

@@ -107,6 +107,36 @@ check "the binary is 0755 and every other file 0644" modes
 check "the installed wharf runs" grep -q "^wharf $version " <("$tree/usr/local/bin/wharf" --version)
 static() { ! ldd "$tree/usr/local/bin/wharf" | grep -i swift; }
 check "the Swift runtime is linked in, not loaded" static
+check "wharf.service starts the installed wharf as the daemon" \
+    grep -qx "ExecStart=/usr/local/bin/wharf --listen --idle-timeout 300" "$tree/usr/local/lib/systemd/user/wharf.service"
+check "wharf.socket listens on the daemon's default socket, private to the user" \
+    bash -c 'grep -qx "ListenStream=%t/wharf/wharf.sock" "$1" && grep -qx "SocketMode=0600" "$1"' - "$tree/usr/local/lib/systemd/user/wharf.socket"
+# The units' contract, with systemd's own socket activation: systemd-socket-activate listens,
+# starts the installed wharf on the first connection with the socket as descriptor 3
+# (LISTEN_FDS), and the daemon answers over it.
+activated() {
+    command -v systemd-socket-activate >/dev/null || { echo "systemd-socket-activate is missing"; return 1; }
+    local socket=$scratch/activated.sock
+    systemd-socket-activate -l "$socket" env XDG_STATE_HOME="$scratch/state" \
+        "$tree/usr/local/bin/wharf" --listen --presenter kdialog --idle-timeout 1 2>/dev/null &
+    local activator=$!
+    for _ in $(seq 100); do [ -S "$socket" ] && break; sleep 0.05; done
+    python3 - "$socket" <<'PY'
+import json, socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.connect(sys.argv[1])
+f = s.makefile("rwb")
+for request in ({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}},
+                {"jsonrpc": "2.0", "id": 2, "method": "ping"}):
+    f.write((json.dumps(request) + "\n").encode()); f.flush()
+    answer = json.loads(f.readline())
+    assert "result" in answer, answer
+PY
+    local status=$?
+    kill "$activator" 2>/dev/null; wait "$activator" 2>/dev/null
+    return $status
+}
+check "the installed wharf serves a socket systemd passes it (systemd-socket-activate)" activated
 make --no-print-directory -s uninstall PREFIX=/usr/local DESTDIR="$tree" >/dev/null
 check "make uninstall removes every file install laid out" same /dev/null "$(cd "$tree" && find . ! -type d | sed 's/^\.//')"
 check "make uninstall removes share/doc/wharf" test ! -e "$tree/usr/local/share/doc/wharf"

@@ -20,7 +20,19 @@
  *               a pause: the resident memory of an idle server.
  *   cycles      N dialogs, each presented (-m presentImporter -p PARAMS), answered by the server's
  *               own presenter (`--presenter script:FILE`) and ended with `dialog/completed`; up
- *               to -W at once. Dialogs per second.
+ *               to -W at once. Dialogs per second; with -W 1 also each cycle's latency (p50,
+ *               p99: from the request written to its `dialog/completed` read).
+ *   frontend-cycles  N importer cycles one after the other, the driver presenting its own
+ *               dialogs (`presentsDialogs`): presentImporter, presenter/show, dialog/choose of -u
+ *               URL, dialog/completed. Per-cycle latency (p50, p99) and cycles per second: the
+ *               round trip of a presenter answering over the protocol, on one connection.
+ *   daemon      The server given is `wharf --listen=SOCKET …` (-s SOCKET): the driver connects a
+ *               presenter connection (`"role": "presenter"`, answering every presenter/show with
+ *               dialog/choose of -u URL) and -C clients, each on a thread of its own running N
+ *               importer cycles one after the other. Every ending must be the client's own
+ *               dialog's, once. Per-cycle latency over all clients (p50, p99), cycles per
+ *               second, the daemon's VmRSS and threads with every client connected; then
+ *               SIGTERM, and the daemon's exit status.
  *   open-dialogs  VmRSS idle, then with N dialogs open (the driver claims to present dialogs
  *               and never answers, so they stay open; the server needs
  *               `--max-dialogs-per-client N`).
@@ -41,6 +53,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/uio.h>
@@ -373,6 +387,9 @@ typedef struct {
     long count;
     long warmup;
     long window;
+    long clients;
+    const char *url;
+    const char *socket_path;
     bool quiet;
     const char *method;
     const char *params;
@@ -532,6 +549,28 @@ static void message_method(const char *body, size_t length, char *out, size_t si
     out[n] = 0;
 }
 
+/* A string member's value (`"name":"value"`, no escapes) copied into `out`; false if absent. */
+static bool string_member(const char *body, size_t length, const char *name, char *out, size_t size) {
+    char key[64];
+    int key_length = snprintf(key, sizeof key, "\"%s\"", name);
+    const char *found = memmem(body, length, key, (size_t)key_length);
+    if (!found) return false;
+    const char *p = found + key_length, *end = body + length;
+    while (p < end && (*p == ' ' || *p == ':')) p++;
+    if (p >= end || *p != '"') return false;
+    p++;
+    size_t n = 0;
+    while (p < end && *p != '"' && n + 1 < size) out[n++] = *p++;
+    out[n] = 0;
+    return p < end;
+}
+
+static void print_latencies(uint64_t *samples, size_t count) {
+    qsort(samples, count, sizeof(uint64_t), compare_u64);
+    printf("\"p50_us\":%.1f,\"p99_us\":%.1f,\"max_us\":%.1f", quantile(samples, count, 0.5) / 1e3,
+           quantile(samples, count, 0.99) / 1e3, samples[count - 1] / 1e3);
+}
+
 /* Importer (or exporter) cycles: request, its `{dialogId}` reply, and the dialog's ending.
  * Up to `window` dialogs are open at once (1: strictly one after the other). Every dialog
  * must end with `dialog/completed` carrying `urls`; anything else is a failure. The server's
@@ -542,9 +581,12 @@ static void mode_cycles(const Options *options) {
     initialize(&server, &reader);
     long long next_id = 1;
     long sent = 0, replied = 0, completed = 0;
+    uint64_t *latencies = calloc((size_t)options->count, sizeof(uint64_t));
+    uint64_t cycle_started = 0;
     uint64_t start = now_ns();
     while (completed < options->count) {
         while (sent < options->count && sent - completed < options->window) {
+            cycle_started = now_ns();
             send_params(&server, next_id++, options->method, options->params, options->params_length);
             sent++;
         }
@@ -558,6 +600,7 @@ static void mode_cycles(const Options *options) {
             replied++;
         } else if (strcmp(method, "dialog/completed") == 0) {
             if (!memmem(body, length, "\"urls\"", 6)) die("a dialog failed: %.*s", (int)(length > 300 ? 300 : length), body);
+            latencies[completed] = now_ns() - cycle_started;
             completed++;
         } else if (strcmp(method, "dialog/cancelled") == 0) {
             die("a dialog was cancelled: %.*s", (int)(length > 300 ? 300 : length), body);
@@ -575,8 +618,223 @@ static void mode_cycles(const Options *options) {
     }
     long rss = proc_status_kib(server.pid, "VmRSS");
     int status = finish(&server, &reader, next_id);
-    printf("{\"mode\":\"cycles\",\"count\":%ld,\"window\":%ld,\"seconds\":%.6f,\"per_second\":%.0f,\"vmrss_kib\":%ld,\"exit\":%d}\n",
-           options->count, options->window, elapsed / 1e9, (double)options->count / (elapsed / 1e9), rss, status);
+    printf("{\"mode\":\"cycles\",\"count\":%ld,\"window\":%ld,\"seconds\":%.6f,\"per_second\":%.0f,\"vmrss_kib\":%ld,",
+           options->count, options->window, elapsed / 1e9, (double)options->count / (elapsed / 1e9), rss);
+    /* One at a time, a cycle is the time from its request to its ending. */
+    if (options->window == 1) {
+        print_latencies(latencies, (size_t)options->count);
+        printf(",");
+    }
+    printf("\"exit\":%d}\n", status);
+    free(latencies);
+}
+
+/* The `method` of the next message that has one, skipping responses (checked to be results). */
+static const char *next_notification(FrameReader *reader, size_t *length, char *method, size_t size) {
+    for (;;) {
+        const char *body = reader_next(reader, length);
+        if (!body) return NULL;
+        message_method(body, *length, method, size);
+        if (method[0] != 0) return body;
+        if (!is_result(body, *length)) die("a request failed: %.*s", (int)(*length > 300 ? 300 : *length), body);
+    }
+}
+
+/* One importer cycle of a client whose dialogs another presents: present, its reply naming
+ * the dialog, and that dialog's ending (which must be `dialog/completed` with URLs, and must
+ * be its own). Returns the latency. */
+static uint64_t importer_cycle(int fd, FrameReader *reader, long long id, const Options *options) {
+    uint64_t start = now_ns();
+    char frame[4200];
+    size_t frame_length = frame_request(frame, id, options->method, options->params, options->params_length);
+    write_all(fd, frame, frame_length);
+    char dialog[64] = "";
+    for (;;) {
+        size_t length;
+        const char *body = reader_next(reader, &length);
+        if (!body) die("the server closed the connection during a cycle");
+        char method[64];
+        message_method(body, length, method, sizeof method);
+        if (method[0] == 0) {
+            if (reply_id(body, length) != id || !is_result(body, length) || !string_member(body, length, "dialogId", dialog, sizeof dialog))
+                die("an unexpected answer: %.*s", (int)(length > 300 ? 300 : length), body);
+            continue;
+        }
+        char about[64] = "";
+        string_member(body, length, "dialogId", about, sizeof about);
+        if (dialog[0] == 0 || strcmp(about, dialog) != 0) die("a notification about another dialog (%s, mine is %s): %.*s", about, dialog, (int)(length > 300 ? 300 : length), body);
+        if (strcmp(method, "dialog/completed") == 0) {
+            if (!memmem(body, length, "\"urls\"", 6)) die("a dialog failed: %.*s", (int)(length > 300 ? 300 : length), body);
+            return now_ns() - start;
+        }
+        if (strcmp(method, "dialog/cancelled") == 0) die("a dialog was cancelled: %.*s", (int)(length > 300 ? 300 : length), body);
+    }
+}
+
+/* Answers a `presenter/show` on `fd` with `dialog/choose` of `url` (request id `id`). */
+static void choose(int fd, const char *show, size_t length, long long id, const char *url) {
+    char dialog[64];
+    if (!string_member(show, length, "dialogId", dialog, sizeof dialog)) die("presenter/show without a dialogId");
+    char params[1024];
+    snprintf(params, sizeof params, "{\"dialogId\":\"%s\",\"urls\":[\"%s\"]}", dialog, url);
+    char frame[4200];
+    size_t frame_length = frame_request(frame, id, "dialog/choose", params, strlen(params));
+    write_all(fd, frame, frame_length);
+}
+
+static void mode_frontend_cycles(const Options *options) {
+    if (!options->url) die("frontend-cycles needs -u URL");
+    Server server = spawn_server(options->argv, options->quiet);
+    FrameReader reader = reader_make(server.from_server);
+    initialize_with(&server, &reader, frontend_initialize_params);
+    uint64_t *latencies = calloc((size_t)options->count, sizeof(uint64_t));
+    long long id = 1;
+    uint64_t start = now_ns();
+    for (long i = 0; i < options->count; i++) {
+        uint64_t cycle = now_ns();
+        send_params(&server, id++, options->method, options->params, options->params_length);
+        for (bool done = false; !done;) {
+            size_t length;
+            char method[64];
+            const char *body = next_notification(&reader, &length, method, sizeof method);
+            if (!body) die("the server closed its output during cycle %ld", i);
+            if (strcmp(method, "presenter/show") == 0) choose(server.to_server, body, length, id++, options->url);
+            else if (strcmp(method, "dialog/completed") == 0) done = true;
+            else if (strcmp(method, "dialog/cancelled") == 0) die("a dialog was cancelled");
+        }
+        latencies[i] = now_ns() - cycle;
+    }
+    uint64_t elapsed = now_ns() - start;
+    int status = finish(&server, &reader, id);
+    printf("{\"mode\":\"frontend-cycles\",\"count\":%ld,\"seconds\":%.6f,\"per_second\":%.0f,",
+           options->count, elapsed / 1e9, (double)options->count / (elapsed / 1e9));
+    print_latencies(latencies, (size_t)options->count);
+    printf(",\"exit\":%d}\n", status);
+    free(latencies);
+}
+
+/* MARK: - The daemon */
+
+static int connect_socket(const char *path) {
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) die("socket: %s", strerror(errno));
+    struct sockaddr_un address = {.sun_family = AF_UNIX};
+    if (strlen(path) >= sizeof address.sun_path) die("socket path too long: %s", path);
+    strcpy(address.sun_path, path);
+    if (connect(fd, (struct sockaddr *)&address, sizeof address) != 0) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+/* Initializes a connection with `params` and waits for the answer. */
+static void socket_initialize(int fd, FrameReader *reader, const char *params) {
+    char frame[4200];
+    size_t length = frame_request(frame, 0, "initialize", params, strlen(params));
+    write_all(fd, frame, length);
+    expect_response(reader, 0, true);
+}
+
+typedef struct {
+    const Options *options;
+    long index;
+    int fd;
+    FrameReader reader;
+    uint64_t *latencies; /* options->count of them */
+} DaemonClient;
+
+static void *daemon_client_thread(void *context) {
+    DaemonClient *client = context;
+    for (long i = 0; i < client->options->count; i++) {
+        client->latencies[i] = importer_cycle(client->fd, &client->reader, i + 1, client->options);
+    }
+    return NULL;
+}
+
+typedef struct {
+    int fd;
+    FrameReader reader;
+    const char *url;
+    long shown;
+} PresenterConnection;
+
+static void *presenter_thread(void *context) {
+    PresenterConnection *presenter = context;
+    long long id = 1;
+    for (;;) {
+        size_t length;
+        char method[64];
+        const char *body = next_notification(&presenter->reader, &length, method, sizeof method);
+        if (!body) return NULL; /* the daemon is gone */
+        if (strcmp(method, "presenter/show") != 0) continue;
+        if (!memmem(body, length, "\"client\"", 8)) die("presenter/show without the client it is for");
+        choose(presenter->fd, body, length, id++, presenter->url);
+        presenter->shown++;
+    }
+}
+
+static void mode_daemon(const Options *options) {
+    if (!options->url || !options->socket_path) die("daemon needs -u URL and -s SOCKET");
+    Server server = spawn_server(options->argv, options->quiet);
+    close(server.to_server);
+    server.to_server = -1;
+    int presenter_fd = -1;
+    for (int attempt = 0; attempt < 2000 && presenter_fd < 0; attempt++) {
+        presenter_fd = connect_socket(options->socket_path);
+        if (presenter_fd < 0) usleep(5000);
+    }
+    if (presenter_fd < 0) die("the daemon did not listen on %s", options->socket_path);
+    PresenterConnection presenter = {.fd = presenter_fd, .reader = reader_make(presenter_fd), .url = options->url};
+    socket_initialize(presenter_fd, &presenter.reader,
+                      "{\"clientInfo\":{\"name\":\"wharf-load-presenter\"},\"capabilities\":{},\"role\":\"presenter\"}");
+    long clients = options->clients;
+    DaemonClient *each = calloc((size_t)clients, sizeof(DaemonClient));
+    uint64_t *latencies = calloc((size_t)(clients * options->count), sizeof(uint64_t));
+    for (long c = 0; c < clients; c++) {
+        int fd = connect_socket(options->socket_path);
+        if (fd < 0) die("connecting client %ld failed: %s", c, strerror(errno));
+        each[c] = (DaemonClient){.options = options, .index = c, .fd = fd, .reader = reader_make(fd),
+                                 .latencies = latencies + c * options->count};
+        char params[256];
+        snprintf(params, sizeof params, "{\"clientInfo\":{\"name\":\"wharf-load-%ld\"},\"capabilities\":{}}", c);
+        socket_initialize(fd, &each[c].reader, params);
+    }
+    pthread_t presenting;
+    if (pthread_create(&presenting, NULL, presenter_thread, &presenter) != 0) die("pthread_create failed");
+    pthread_t *threads = calloc((size_t)clients, sizeof(pthread_t));
+    uint64_t start = now_ns();
+    for (long c = 0; c < clients; c++) {
+        if (pthread_create(&threads[c], NULL, daemon_client_thread, &each[c]) != 0) die("pthread_create failed");
+    }
+    for (long c = 0; c < clients; c++) pthread_join(threads[c], NULL);
+    uint64_t elapsed = now_ns() - start;
+    long rss = proc_status_kib(server.pid, "VmRSS");
+    long hwm = proc_status_kib(server.pid, "VmHWM");
+    long threads_now = proc_status_kib(server.pid, "Threads");
+    size_t total = (size_t)(clients * options->count);
+    if ((size_t)presenter.shown != total) die("the presenter saw %ld dialogs, not %zu", presenter.shown, total);
+    /* SIGTERM with every client still connected: each is owed the end of its connection. */
+    kill(server.pid, SIGTERM);
+    int status = 0;
+    while (waitpid(server.pid, &status, 0) < 0) {
+        if (errno != EINTR) die("waitpid: %s", strerror(errno));
+    }
+    for (long c = 0; c < clients; c++) {
+        size_t length;
+        while (reader_next(&each[c].reader, &length)) {}
+        close(each[c].fd);
+    }
+    pthread_join(presenting, NULL);
+    close(server.from_server);
+    printf("{\"mode\":\"daemon\",\"clients\":%ld,\"cycles\":%ld,\"seconds\":%.6f,\"per_second\":%.0f,\"vmrss_kib\":%ld,"
+           "\"vmhwm_kib\":%ld,\"threads\":%ld,",
+           clients, options->count, elapsed / 1e9, (double)total / (elapsed / 1e9), rss, hwm, threads_now);
+    print_latencies(latencies, total);
+    printf(",\"exit\":%d}\n", WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+    free(latencies);
+    free(threads);
+    free(each);
 }
 
 /* Resident memory with `count` dialogs open: the driver says it presents dialogs itself and
@@ -619,13 +877,17 @@ static void mode_open_dialogs(const Options *options) {
 
 static void usage(void) {
     fputs("usage: wharf-load MODE [-n COUNT] [-w WARMUP] [-W WINDOW] [-m METHOD] [-p PARAMS] [-q] -- SERVER [ARGS...]\n"
-          "  modes: roundtrip, throughput, startup, rss, cycles, open-dialogs (see the top of wharf-load.c)\n"
+          "  modes: roundtrip, throughput, startup, rss, cycles, frontend-cycles, daemon, open-dialogs\n"
+          "         (see the top of wharf-load.c)\n"
           "  -n COUNT   requests measured (roundtrip 10000, throughput 200000, rss 100, cycles 10000,\n"
           "             open-dialogs 10000)\n"
           "  -W WINDOW  dialogs open at once (cycles 1, open-dialogs 64)\n"
           "  -w WARMUP  requests sent before measuring (roundtrip only; default 1000)\n"
           "  -m METHOD  request method (default ping)\n"
           "  -p PARAMS  request params as JSON (default {}); @FILE reads them from FILE\n"
+          "  -C CLIENTS daemon: clients connected at once (default 200)\n"
+          "  -s SOCKET  daemon: the socket the server listens on\n"
+          "  -u URL     frontend-cycles, daemon: what the presenter chooses\n"
           "  -q         send the server's standard error to /dev/null\n",
           stderr);
     exit(2);
@@ -654,6 +916,9 @@ int main(int argc, char **argv) {
         else if (strcmp(argument, "-m") == 0) options.method = value;
         else if (strcmp(argument, "-p") == 0) options.params = params_argument(value, &options.params_length);
         else if (strcmp(argument, "-W") == 0) options.window = atol(value);
+        else if (strcmp(argument, "-C") == 0) options.clients = atol(value);
+        else if (strcmp(argument, "-s") == 0) options.socket_path = value;
+        else if (strcmp(argument, "-u") == 0) options.url = value;
         else usage();
     }
     if (index >= argc) usage();
@@ -674,6 +939,13 @@ int main(int argc, char **argv) {
         if (options.count < 0) options.count = 10000;
         if (options.window < 1) options.window = 1;
         mode_cycles(&options);
+    } else if (strcmp(mode, "frontend-cycles") == 0) {
+        if (options.count < 0) options.count = 10000;
+        mode_frontend_cycles(&options);
+    } else if (strcmp(mode, "daemon") == 0) {
+        if (options.count < 0) options.count = 100;
+        if (options.clients < 1) options.clients = 200;
+        mode_daemon(&options);
     } else if (strcmp(mode, "open-dialogs") == 0) {
         if (options.count < 0) options.count = 10000;
         mode_open_dialogs(&options);

@@ -117,8 +117,14 @@ extension ClientSession {
     /// Runs `work` on one of the session's queues; what it sends to the client leaves from
     /// that thread when it is done (``Connection/batchingWrites(_:)``).
     func run(on queue: WorkQueue, _ work: @escaping @Sendable () -> Void) {
+        run(on: self.queue(queue), work)
+    }
+
+    /// Runs `work` on `queue` (another session's, for a presenter connection answering its
+    /// dialogs); what it sends to this client leaves from that thread when it is done.
+    func run(on queue: SerialQueue, _ work: @escaping @Sendable () -> Void) {
         let connection = self.connection
-        self.queue(queue).run { connection.batchingWrites(work) }
+        queue.run { connection.batchingWrites(work) }
     }
 }
 

@@ -10,16 +10,22 @@ extension MethodTable {
     /// the app, with `cancel`.
     mutating func addPresenterMethods() {
         // About 300 bytes of answer per entry.
-        onWorker(ListDirectoryRequest.self, on: .dialogs, reserving: { 320 * min(Int($0.limit ?? 1000), 10_000) }) { session, request in
-            let listing = try session.responder(for: request.dialogId).list(
-                directory: request.directory, cursor: request.cursor, limit: request.limit.map { Int($0) })
-            return ListDirectoryResult(listing)
+        // About 300 bytes of answer per entry.
+        answeredLater(ListDirectoryRequest.self) { session, request, answer in
+            answer.reserve(bytes: 320 * min(Int(request.limit ?? 1000), 10_000))
+            let (responder, queue) = try session.route(for: request.dialogId)
+            session.run(on: queue) {
+                answer.run {
+                    ListDirectoryResult(try responder.list(directory: request.directory, cursor: request.cursor,
+                                                           limit: request.limit.map { Int($0) }))
+                }
+            }
         }
         // Each answer goes out when the engine accepts the input: before the dialog's
         // `dialog/presentationChanged` and its ending.
         answeredLater(ChooseRequest.self) { session, request, answer in
-            let responder = try session.responder(for: request.dialogId)
-            session.run(on: .dialogs) {
+            let (responder, queue) = try session.route(for: request.dialogId)
+            session.run(on: queue) {
                 do {
                     switch request.choice {
                     case .files(let urls):
@@ -33,8 +39,8 @@ extension MethodTable {
             }
         }
         answeredLater(DismissRequest.self) { session, request, answer in
-            let responder = try session.responder(for: request.dialogId)
-            session.run(on: .dialogs) {
+            let (responder, queue) = try session.route(for: request.dialogId)
+            session.run(on: queue) {
                 do {
                     try responder.dismiss { answer.succeed(Empty()) }
                 } catch {
@@ -43,8 +49,8 @@ extension MethodTable {
             }
         }
         answeredLater(FailDialogRequest.self) { session, request, answer in
-            let responder = try session.responder(for: request.dialogId)
-            session.run(on: .dialogs) {
+            let (responder, queue) = try session.route(for: request.dialogId)
+            session.run(on: queue) {
                 do {
                     try responder.fail("the presenter failed: \(request.message)") { answer.succeed(Empty()) }
                 } catch {
@@ -56,15 +62,19 @@ extension MethodTable {
 }
 
 extension ClientSession {
-    /// The way to answer `dialogId` as its presenter, which only a dialog this client shows
-    /// itself has: `notPresenter` when the dialog is the client's but another presenter shows
+    /// The way to answer `dialogId` as its presenter, and the queue to answer on, which only a
+    /// dialog this client shows itself has: `notPresenter` when the dialog is the client's but another presenter shows
     /// it, `dialogNotFound` or `dialogEnded` when it is not one of its open dialogs.
-    func responder(for dialogId: String) throws(DialogError) -> DialogResponder {
+    ///
+    /// The daemon's presenter connection answers the dialogs forwarded to it: their answers run
+    /// on the owning client's dialog queue (in that client's order, and beside other clients'),
+    /// its own dialogs' on its own.
+    func route(for dialogId: String) throws(DialogError) -> (DialogResponder, SerialQueue) {
         let id = DialogID(rawValue: dialogId)
         if isPresenterConnection, let forwarded = try server.hub.responder(for: id, presenter: self) {
             return forwarded
         }
-        return try server.engine.responder(client: dialogClient, id: id, for: frontend)
+        return (try server.engine.responder(client: dialogClient, id: id, for: frontend), dialogWork)
     }
 }
 

@@ -106,7 +106,8 @@ final class PresenterFactory: Sendable {
             if fallback == nil, let frontend {
                 chosen = frontend
             } else {
-                chosen = ConnectionPresenter(hub: session.server.hub, fallback: fallback, client: session.identityInfo)
+                chosen = ConnectionPresenter(hub: session.server.hub, fallback: fallback, client: session.identityInfo,
+                                             queue: session.dialogWork)
             }
         } else {
             chosen = candidates.first ?? frontend

@@ -26,6 +26,9 @@ final class PresenterHub: Sendable {
         let responder: DialogResponder
         /// The presenter connection's session id.
         let presenter: UInt64
+        /// The owning client's dialog queue: the presenter's answers for this dialog run there,
+        /// in order, and beside those for other clients' dialogs.
+        let queue: SerialQueue
     }
 
     private struct State {
@@ -79,10 +82,10 @@ final class PresenterHub: Sendable {
     }
 
     /// Forwards `dialog` to the presenter connection, if there is one (false otherwise).
-    func show(_ dialog: PresentedDialog, client: ClientIdentityInfo) -> Bool {
+    func show(_ dialog: PresentedDialog, client: ClientIdentityInfo, queue: SerialQueue) -> Bool {
         let presenter = state.withValue { state -> ClientSession? in
             guard let presenter = state.presenter else { return nil }
-            state.routes[dialog.id] = Route(responder: dialog.responder, presenter: presenter.id)
+            state.routes[dialog.id] = Route(responder: dialog.responder, presenter: presenter.id, queue: queue)
             return presenter
         }
         guard let presenter else { return false }
@@ -115,10 +118,10 @@ final class PresenterHub: Sendable {
     /// The way for `session` to answer dialog `id`, when it is the presenter connection it was
     /// forwarded to; nil when the dialog was never forwarded to it (the caller then looks among
     /// the session's own dialogs).
-    func responder(for id: DialogID, presenter session: ClientSession) throws(DialogError) -> DialogResponder? {
-        try state.withValue { state throws(DialogError) -> DialogResponder? in
+    func responder(for id: DialogID, presenter session: ClientSession) throws(DialogError) -> (DialogResponder, SerialQueue)? {
+        try state.withValue { state throws(DialogError) -> (DialogResponder, SerialQueue)? in
             if let route = state.routes[id] {
-                return route.presenter == session.id ? route.responder : nil
+                return route.presenter == session.id ? (route.responder, route.queue) : nil
             }
             if state.presenter === session && state.ended.contains(id) { throw .alreadyEnded(id) }
             return nil
@@ -144,11 +147,14 @@ final class ConnectionPresenter: DialogPresenter {
     let fallback: (any DialogPresenter)?
     /// Whose dialogs these are, for `presenter/show`.
     let client: ClientIdentityInfo
+    /// That client's dialog queue.
+    let queue: SerialQueue
 
-    init(hub: PresenterHub, fallback: (any DialogPresenter)?, client: ClientIdentityInfo) {
+    init(hub: PresenterHub, fallback: (any DialogPresenter)?, client: ClientIdentityInfo, queue: SerialQueue) {
         self.hub = hub
         self.fallback = fallback
         self.client = client
+        self.queue = queue
     }
 
     var name: String { hub.hasPresenter || fallback == nil ? "connection" : fallback!.name }
@@ -157,7 +163,7 @@ final class ConnectionPresenter: DialogPresenter {
     var isAvailable: Bool { hub.hasPresenter || fallback != nil }
 
     func show(_ dialog: PresentedDialog) {
-        if hub.show(dialog, client: client) { return }
+        if hub.show(dialog, client: client, queue: queue) { return }
         if let fallback {
             fallback.show(dialog)
         } else {
