@@ -26,6 +26,25 @@ public struct PeerCredentials: Sendable, Equatable, CustomStringConvertible {
 
     /// `SO_PEERCRED` from `<asm-generic/socket.h>` (x86-64 and arm64 alike).
     private static let peerCredentialsOption: Int32 = 17
+    /// `SO_PEERPIDFD` (Linux 6.5): a pidfd of the peer process as it was at `connect(2)`.
+    private static let peerProcessHandleOption: Int32 = 77
+
+    /// Whether the process that connected `socket` still runs, told by the kernel's handle on
+    /// that very process (`SO_PEERPIDFD`), which no later process given the same pid can pass
+    /// for: while it runs, `/proc/PID` is it. Nil when the kernel has no such handle (before
+    /// Linux 6.5).
+    public static func peerIsRunning(_ socket: FileDescriptor) -> Bool? {
+        var raw: Int32 = -1
+        var length = socklen_t(MemoryLayout<Int32>.size)
+        guard getsockopt(socket.raw, SOL_SOCKET, peerProcessHandleOption, &raw, &length) == 0, raw >= 0 else { return nil }
+        let handle = FileDescriptor(taking: raw)
+        // A pidfd becomes readable once its process has exited.
+        var poller = pollfd(fd: handle.raw, events: Int16(POLLIN), revents: 0)
+        while poll(&poller, 1, 0) < 0 {
+            if errno != EINTR { return nil }
+        }
+        return poller.revents == 0
+    }
 
     public var description: String { "pid \(pid), uid \(uid), gid \(gid)" }
 }

@@ -150,21 +150,50 @@ public struct ClientOrigin: Sendable {
     }
 }
 
+/// Who a daemon peer is, established from `/proc` as the connection is accepted (before the
+/// client says anything, so that a process cannot connect, hand the socket to a child, exit,
+/// and wait for its pid to be given to another program).
+struct Peer: Sendable {
+    let credentials: PeerCredentials
+    /// The peer's `/proc` entry, opened at once: reads through it fail once the process is
+    /// gone, instead of reading a newer one with the same pid.
+    let record: ProcessRecord
+    /// The peer's own app, or why it may not connect.
+    let own: PeerIdentification.Outcome
+    /// The peer runs this program (a `wharf --connect` bridge, when it greets as one).
+    let runsThisProgram: Bool
+    /// The peer's parent when it was accepted (a bridge's client).
+    let parentPID: Int32?
+
+    /// Establishes the peer of `socket`, or says why it cannot be (it is gone already).
+    static func accepted(_ socket: FileDescriptor, _ credentials: PeerCredentials) -> Result<Peer, PeerRefusal> {
+        guard let record = try? ProcessRecord(pid: credentials.pid) else {
+            return .failure(PeerRefusal(reason: "process \(credentials.pid) is gone"))
+        }
+        // The kernel's own handle on the peer, where there is one: it must still run, so that
+        // the entry opened above is the peer's and not a newer process's with its pid.
+        if PeerCredentials.peerIsRunning(socket) == false {
+            return .failure(PeerRefusal(reason: "process \(credentials.pid) exited as it connected"))
+        }
+        return .success(Peer(credentials: credentials, record: record, own: PeerIdentification.identify(record),
+                             runsThisProgram: PeerIdentification.runsThisProgram(record), parentPID: record.parentPID()))
+    }
+}
+
+struct PeerRefusal: Error {
+    var reason: String
+}
+
 /// Establishes who a daemon peer is, from `/proc`.
 enum PeerIdentification {
-    enum Outcome {
+    enum Outcome: Sendable {
         case app(VerifiedApp)
         /// The peer may not connect; the reason is logged.
         case refused(String)
     }
 
-    /// The app of the process `pid` (read through its `/proc` entry, opened first so that the
-    /// readings are of one process).
-    static func identify(pid: Int32) -> Outcome {
-        guard let record = try? ProcessRecord(pid: pid) else { return .refused("process \(pid) is gone") }
-        return identify(record)
-    }
-
+    /// The app of the process `record` is of (read through its `/proc` entry, opened first so
+    /// that the readings are of one process).
     static func identify(_ record: ProcessRecord) -> Outcome {
         if let info = record.fileInRoot(".flatpak-info") {
             guard let id = VerifiedApp.flatpakApp(fromInfo: info) else {

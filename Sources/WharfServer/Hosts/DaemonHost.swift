@@ -161,11 +161,18 @@ final class Daemon: @unchecked Sendable {
             logger.warning("refused a connection from another user (\(credentials)): only uid \(ProcessControl.userID) may connect")
             return
         }
+        let peer: Peer
+        switch Peer.accepted(socket, credentials) {
+        case .success(let accepted): peer = accepted
+        case .failure(let refusal):
+            logger.warning("refused a connection: \(refusal.reason)")
+            return
+        }
         guard let firstByte = waitForFirstByte(socket) else { return }
         if firstByte == 0 {
-            serveBridge(socket, credentials)
+            serveBridge(socket, peer)
         } else {
-            serveSocketClient(socket, credentials)
+            serveSocketClient(socket, peer)
         }
     }
 
@@ -200,8 +207,15 @@ final class Daemon: @unchecked Sendable {
     }
 
     /// A client speaking the protocol on the socket itself: its app is the peer's.
-    private func serveSocketClient(_ socket: FileDescriptor, _ credentials: PeerCredentials) {
-        guard case .app(let app) = identify(credentials.pid, connection: "a connection") else { return }
+    private func serveSocketClient(_ socket: FileDescriptor, _ peer: Peer) {
+        let credentials = peer.credentials
+        let app: VerifiedApp
+        switch peer.own {
+        case .app(let own): app = own
+        case .refused(let reason):
+            logger.warning("refused a connection: \(reason)")
+            return
+        }
         let output: FileDescriptor
         do {
             output = try socket.duplicate()
@@ -218,20 +232,14 @@ final class Daemon: @unchecked Sendable {
         logger.info("the connection of \(app) (pid \(credentials.pid)) ended with \(code)")
     }
 
-    /// The app of the peer, or nil (logged) when it may not connect.
-    private func identify(_ pid: Int32, connection what: String) -> PeerIdentification.Outcome {
-        let outcome = PeerIdentification.identify(pid: pid)
-        if case .refused(let reason) = outcome { logger.warning("refused \(what): \(reason)") }
-        return outcome
-    }
-
     // MARK: Bridges
 
     /// `wharf --connect`: a bridge started by a program that can only spawn a process hands
     /// over its standard input and output; the daemon serves the session on them directly and,
     /// when it ends, sends the bridge the session's exit status to exit with. The client's app
     /// is the bridge's parent: the program that started it.
-    private func serveBridge(_ socket: FileDescriptor, _ credentials: PeerCredentials) {
+    private func serveBridge(_ socket: FileDescriptor, _ peer: Peer) {
+        let credentials = peer.credentials
         var buffer = [UInt8](repeating: 0, count: 256)
         var passed: [FileDescriptor] = []
         var lost = false
@@ -242,7 +250,7 @@ final class Daemon: @unchecked Sendable {
             logger.warning("refused a bridge (pid \(credentials.pid)): its greeting was not understood")
             return
         }
-        guard let (app, clientPID) = bridgedApp(credentials.pid, greeting) else { return }
+        guard let (app, clientPID) = bridgedApp(peer, greeting) else { return }
         let input = Self.ownDescription(passed[0], O_RDONLY)
         let output = Self.ownDescription(passed[1], O_WRONLY)
         guard let input, let output else {
@@ -265,15 +273,15 @@ final class Daemon: @unchecked Sendable {
     /// The app a bridge serves: a sandboxed bridge is its sandbox's app; otherwise the bridge
     /// must be this very program, and the app is its parent's (the pid the bridge was started
     /// by, which must still be its parent).
-    private func bridgedApp(_ bridgePID: Int32, _ greeting: BridgeGreeting) -> (VerifiedApp, Int32)? {
-        guard let bridge = try? ProcessRecord(pid: bridgePID) else { return nil }
-        let own = PeerIdentification.identify(bridge)
-        if case .app(let app) = own, app.isSandboxed { return (app, bridgePID) }
-        guard PeerIdentification.runsThisProgram(bridge) else {
+    private func bridgedApp(_ peer: Peer, _ greeting: BridgeGreeting) -> (VerifiedApp, Int32)? {
+        let (bridge, bridgePID) = (peer.record, peer.credentials.pid)
+        if case .app(let app) = peer.own, app.isSandboxed { return (app, bridgePID) }
+        guard peer.runsThisProgram else {
             logger.warning("refused a bridge greeting from pid \(bridgePID), which does not run wharf")
             return nil
         }
-        guard bridge.parentPID() == greeting.parentPID, let parent = try? ProcessRecord(pid: greeting.parentPID) else {
+        guard peer.parentPID == greeting.parentPID, bridge.parentPID() == greeting.parentPID,
+              let parent = try? ProcessRecord(pid: greeting.parentPID) else {
             logger.warning("refused a bridge (pid \(bridgePID)): the process that started it (pid \(greeting.parentPID)) is gone")
             return nil
         }
