@@ -136,6 +136,9 @@ public enum CommandLineParser {
             case "--idle-timeout":
                 options.idleTimeoutSeconds = try number(value(for: argument), for: argument, in: 0...31_536_000)
             default:
+                if index > 0, let flag = ["--listen", "--connect"].first(where: { $0 == arguments[index - 1] }), !argument.hasPrefix("-") {
+                    throw UsageError(message: "unknown argument \(argument) (\(flag) takes its path as \(flag)=PATH)")
+                }
                 argument = argument.isEmpty ? "''" : argument
                 throw UsageError(message: "unknown argument \(argument)")
             }

@@ -24,6 +24,27 @@ import WharfServer
         #expect(parsed == .serve(expected))
     }
 
+    @Test func theDaemonAndItsBridge() throws {
+        var options = ServerOptions()
+        #expect(try CommandLineParser.parse(["--listen"]) == .listen(options, socket: nil))
+        options.idleTimeoutSeconds = 300
+        options.maxClients = 10
+        options.maxRequestsPerClient = 8
+        options.maxOutputBytesPerClient = 65536
+        #expect(try CommandLineParser.parse(["--listen=/run/w.sock", "--idle-timeout", "300", "--max-clients=10",
+                                             "--max-requests-per-client", "8", "--max-output-bytes-per-client", "65536"])
+                == .listen(options, socket: "/run/w.sock"))
+        #expect(try CommandLineParser.parse(["--connect"]) == .connect(socket: nil, daemonArguments: []))
+        // The other options are the daemon's, should the bridge start one.
+        #expect(try CommandLineParser.parse(["--presenter=script:/s.json", "--connect=/run/w.sock", "--idle-timeout", "5"])
+                == .connect(socket: "/run/w.sock", daemonArguments: ["--presenter", "script:/s.json", "--idle-timeout", "5"]))
+        let spaced = #expect(throws: UsageError.self) { try CommandLineParser.parse(["--listen", "/run/w.sock"]) }
+        #expect(spaced?.message.contains("--listen=PATH") == true)
+        #expect(throws: UsageError.self) { try CommandLineParser.parse(["--listen", "--connect"]) }
+        #expect(throws: UsageError.self) { try CommandLineParser.parse(["--stdio", "--listen"]) }
+        #expect(throws: UsageError.self) { try CommandLineParser.parse(["--connect", "--bogus"]) }
+    }
+
     @Test func presenterNamesTheDesktopDialogOrAuto() throws {
         var expected = ServerOptions()
         for (raw, setting) in [("auto", PresenterSetting.auto), ("portal", .desktop(.portal)), ("zenity", .desktop(.zenity)),

@@ -39,10 +39,12 @@ struct ExtensionTypes: ContentTypeOracle {
         }
         return false
     }
-    func identifyByName(_ name: String, isDirectory: Bool) -> String {
-        if isDirectory { return "public.folder" }
-        guard let dot = name.utf8.lastIndex(of: UInt8(ascii: ".")), dot != name.utf8.startIndex else { return "public.data" }
-        let ext = String(name[name.utf8.index(after: dot)...]).lowercased()
+    func identify(name: [UInt8], status: FileStatus, readHead: @escaping (UnsafeMutableRawBufferPointer) throws(SystemError) -> Int) -> String {
+        status.kind == .directory ? "public.folder" : type(forFilename: name)
+    }
+    func type(forFilename name: [UInt8]) -> String {
+        guard let dot = name.lastIndex(of: UInt8(ascii: ".")), dot != name.startIndex else { return "public.data" }
+        let ext = String(decoding: name[(dot + 1)...], as: UTF8.self).lowercased()
         return Self.byExtension[ext] ?? "public.data"
     }
     func preferredFilenameExtension(of identifier: String) -> String? { nil }
@@ -51,6 +53,7 @@ struct ExtensionTypes: ContentTypeOracle {
 }
 
 struct SilentPresenter: DialogPresenter {
+    var name: String { "bench" }
     func show(_ dialog: PresentedDialog) {}
     func hide(_ id: DialogID) {}
 }
@@ -74,7 +77,7 @@ let types = ExtensionTypes()
 for _ in 0..<runs {
     let id = try engine.present(
         client: 1, app: "bench",
-        request: ImporterRequest(allowedContentTypes: ["public.text"], options: DialogOptions(defaultDirectory: directory)),
+        request: ImporterRequest(allowedContentTypes: ["public.text"], options: DialogOptions(defaultDirectory: FilePath(directory))),
         presenter: SilentPresenter(), types: types)
     let start = seconds()
     var page = try engine.list(client: 1, id: id, directory: directory, limit: 10_000)
