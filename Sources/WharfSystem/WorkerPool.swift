@@ -14,8 +14,9 @@ public final class WorkerPool: @unchecked Sendable {
     private let lock = ConditionLock()
     private let maximumThreads: Int
     private let idleSeconds: Double
-    // Guarded by `lock`.
-    private var queue: [@Sendable () -> Void] = []
+    // Guarded by `lock`. A slot is emptied as its work is taken, so that what the work holds (a
+    // document's bytes, a session) goes when it is done, not when the queue is next compacted.
+    private var queue: [(@Sendable () -> Void)?] = []
     private var head = 0
     private var threads = 0
     private var idle = 0
@@ -45,7 +46,8 @@ public final class WorkerPool: @unchecked Sendable {
         lock.lock()
         while true {
             if head < queue.count {
-                let work = queue[head]
+                let work = queue[head]!
+                queue[head] = nil
                 head += 1
                 if head > 64 && head * 2 > queue.count {
                     queue.removeFirst(head)

@@ -28,7 +28,8 @@ import WharfTestSupport
         let source = scratch.write("elsewhere/source.txt", "bytes the client could read")
         let client = try daemon.client("writer")
         let file = try FileDescriptor.open(source, O_RDONLY)
-        _ = try file.read(into: UnsafeMutableRawBufferPointer.allocate(byteCount: 5, alignment: 1))  // its offset moves
+        var skipped = [UInt8](repeating: 0, count: 5)
+        _ = try skipped.withUnsafeMutableBytes { try file.read(into: $0) }  // its offset moves
         try client.send(exporter(["fd": 0]), passing: [file])
         let dialog = try #require(client.response(to: 77)?["result"]?["dialogId"]?.stringValue)
         let ending = try #require(client.ending(of: dialog))

@@ -67,13 +67,14 @@ final class PresenterLoop: @unchecked Sendable {
 }
 
 extension WireClient {
-    /// Presents an importer and returns its id (nil when refused).
-    func presentImporter(_ types: [String] = ["public.plain-text"]) -> String? {
-        call("presentImporter", ["allowedContentTypes": .array(types.map(JSON.string))])?["dialogId"]?.stringValue
+    /// Presents an importer and returns its id (nil when refused). The wait is a guard against
+    /// hanging, generous because the sanitizers' builds run these tests too.
+    func presentImporter(_ types: [String] = ["public.plain-text"], timeout: Double = 60) -> String? {
+        call("presentImporter", ["allowedContentTypes": .array(types.map(JSON.string))], timeout: timeout)?["dialogId"]?.stringValue
     }
 
     /// Waits for the dialog's ending (`dialog/completed` or `dialog/cancelled`).
-    func ending(of dialog: String, timeout: Double = 20) -> JSON? {
+    func ending(of dialog: String, timeout: Double = 60) -> JSON? {
         waitFor(timeout: timeout) {
             ($0["method"] == "dialog/completed" || $0["method"] == "dialog/cancelled") && $0["params"]?["dialogId"] == .string(dialog)
         }
