@@ -28,8 +28,10 @@ public final class Server: Sendable {
         self.logger = logger
         self.registry = .system
         do {
-            let (store, warnings) = try AccessStore.open(stateDirectory: options.stateDirectory)
+            // The database opens in the background: `initialize` is answered meanwhile.
+            let (store, warnings) = try AccessStore.open(stateDirectory: options.stateDirectory, waitForDatabase: false)
             for warning in warnings { logger.warning(warning) }
+            store.reportProblems { logger.error($0) }
             self.access = store
         } catch {
             throw StartupError(message: "cannot open the state store: \(error)")
@@ -42,7 +44,9 @@ public final class Server: Sendable {
             writer: RecordingExportWriter(store: access, logger: logger),
             sink: { client, event in sessions[client.rawValue]?.deliver(event) }
         )
-        removeOrphanedTemporaries()
+        // Reads the database: off the start-up path.
+        let (access, logger) = (self.access, logger)
+        WorkerPool.shared.run { Self.removeOrphanedTemporaries(access, logger) }
     }
 
     /// Serves one client on `connection` until its session ends, on the calling thread, and
@@ -84,7 +88,7 @@ public final class Server: Sendable {
     }
 
     /// Temporary files left in directories we wrote into by a process that crashed mid-write.
-    private func removeOrphanedTemporaries() {
+    private static func removeOrphanedTemporaries(_ access: AccessStore, _ logger: Logger) {
         guard let directories = try? access.writtenDirectories() else { return }
         for directory in directories {
             let removed = AtomicWriter.removeOrphans(in: directory)
