@@ -116,6 +116,6 @@ package.targets += [
     // Run by Tests/desktop/rig.sh inside the rig (and by the screenshots); measures and drives.
     .executableTarget(
         name: "wharf-desktop-rig",
-        dependencies: ["WharfDesktopDialogs", "WharfDBus", "WharfSystem", "WharfDesktopTestSupport", "CSystemBus"],
+        dependencies: ["WharfDesktopDialogs", "WharfDBus", "WharfSystem", "WharfDesktopTestSupport", "WharfServerTestSupport", "CSystemBus"],
         path: "Tests/desktop/RigTool"),
 ]
