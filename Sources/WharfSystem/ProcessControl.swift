@@ -71,6 +71,39 @@ public enum ProcessControl {
         return Array(FilePath(cString: value).bytes)
     }
 
+    /// This process's environment, entry by entry (`NAME=value`), as bytes (`environ`).
+    public static func environmentEntries() -> [[UInt8]] {
+        var entries: [[UInt8]] = []
+        var entry = environ
+        while let pointer = entry.pointee {
+            entries.append(Array(UnsafeRawBufferPointer(start: pointer, count: strlen(pointer))))
+            entry += 1
+        }
+        return entries
+    }
+
+    /// This process's environment with `added` set over it and the variables named in
+    /// `removing` left out: what a child started with changes to it gets.
+    public static func environmentEntries(adding added: [String: String], removing: Set<String> = []) -> [[UInt8]] {
+        let kept = environmentEntries().filter { entry in
+            let name = String(decoding: entry.prefix { $0 != UInt8(ascii: "=") }, as: UTF8.self)
+            return added[name] == nil && !removing.contains(name)
+        }
+        return kept + added.sorted { $0.key < $1.key }.map { Array("\($0.key)=\($0.value)".utf8) }
+    }
+
+    /// This process's environment as a dictionary, names and values read as UTF-8: for
+    /// variables that hold text (an address, a display, `PATH`), not for paths with bytes of
+    /// their own.
+    public static func environmentVariables() -> [String: String] {
+        var variables: [String: String] = [:]
+        for entry in environmentEntries() {
+            guard let equals = entry.firstIndex(of: UInt8(ascii: "=")) else { continue }
+            variables[String(decoding: entry[..<equals], as: UTF8.self)] = String(decoding: entry[(equals + 1)...], as: UTF8.self)
+        }
+        return variables
+    }
+
     /// This process's id.
     public static var processID: Int32 { getpid() }
 

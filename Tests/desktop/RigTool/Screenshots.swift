@@ -1,20 +1,16 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import WharfDesktopDialogs
 import WharfDesktopTestSupport
 import WharfSystem
+import WharfTestSupport
 
 /// docs/screenshots: each presenter's dialog as WharfDesktopDialogs opens it under the rig's
 /// Xvfb (with openbox drawing the title bar), over a folder of sample files.
 enum Screenshots {
     static func run(into directory: String) {
-        let home = String(cString: getenv("HOME"))
-        let samples = home + "/Pictures"
-        _ = mkdir(samples, 0o755)
-        let scratch = Scratch()
+        let samples = FilePath.home().appending("Pictures").description
+        try? Syscalls.makeDirectories(FilePath(samples)!, mode: 0o755)
         for name in ["beach.png", "harbour at dusk.jpg", "lighthouse.PNG", "notes.txt", "invoice.pdf"] {
-            scratch.touch(Array((samples + "/" + name).utf8))
+            writeFile(FilePath(samples)!.appending(name), "x")
         }
         let filters = [DesktopDialogFilter(name: "Images", patterns: [.glob("*.png"), .glob("*.jpg"), .mime("image/*")]),
                        DesktopDialogFilter(name: "All files", patterns: [.glob("*")])]
@@ -26,16 +22,16 @@ enum Screenshots {
             // xdg-desktop-portal-gtk 1.14 opens OpenFile in "Recent"; go to the samples as a person would.
             Desktop.gtkChoose(window, path: samples + "/")
         } && ok
-        if let zenity = ToolDialogPresenter.locate(.zenity, environment: BusAddress.processEnvironmentForRig()) {
+        if let zenity = ToolDialogPresenter.locate(.zenity, environment: ProcessControl.environmentVariables()) {
             ok = shoot(ToolDialogPresenter(kind: .zenity, program: zenity), request, to: directory + "/zenity-open.png") { _ in } && ok
         }
-        if let kdialog = ToolDialogPresenter.locate(.kdialog, environment: BusAddress.processEnvironmentForRig()) {
+        if let kdialog = ToolDialogPresenter.locate(.kdialog, environment: ProcessControl.environmentVariables()) {
             ok = shoot(ToolDialogPresenter(kind: .kdialog, program: kdialog), request, to: directory + "/kdialog-open.png") { _ in } && ok
         }
         let save = DesktopDialogRequest(kind: .save(currentName: Array("harbour.png".utf8), currentFile: nil), title: "Export image",
                                         filters: filters, currentFilter: 0, currentFolder: Array(samples.utf8))
         ok = shoot(PortalFileChooser(), save, to: directory + "/portal-gtk-save.png") { _ in } && ok
-        if !ok { exit(1) }
+        if !ok { ProcessControl.exit(1) }
     }
 
     /// Presents, waits for the window to be ready (and `arrange` done), photographs the screen,
@@ -55,9 +51,7 @@ enum Screenshots {
         var previous: [UInt8] = []
         for _ in 0..<40 {
             guard Desktop.screenshot(path) else { break }
-            let fd = open(path, O_RDONLY)
-            let bytes = fd >= 0 ? Spawn.readToEnd(fd) : []
-            if fd >= 0 { close(fd) }
+            let bytes = FilePath(path).flatMap(readFile) ?? []
             if bytes == previous { break }
             previous = bytes
             Desktop.pause(milliseconds: 250)
@@ -68,10 +62,4 @@ enum Screenshots {
         print("screenshots: \(path) (\(presenter.kind.rawValue); then \(String(describing: result)), window gone: \(gone))")
         return gone
     }
-}
-
-import WharfDBus
-
-extension BusAddress {
-    static func processEnvironmentForRig() -> [String: String] { processEnvironment() }
 }

@@ -174,9 +174,5 @@ public enum Desktop {
         print("rig: window \(window) never looked still in \(seconds) s (\(captures) captures)")
     }
 
-    public static func pause(milliseconds: Int) {
-        let lock = ConditionLock()
-        let deadline = Deadline(secondsFromNow: Double(milliseconds) / 1000)
-        lock.withLock { while !deadline.hasPassed { lock.wait(until: deadline) } }
-    }
+    public static func pause(milliseconds: Int) { ProcessControl.sleep(milliseconds: milliseconds) }
 }
