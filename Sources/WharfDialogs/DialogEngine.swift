@@ -332,10 +332,18 @@ public final class DialogEngine: @unchecked Sendable {
         if let given = options.defaultDirectory {
             let normalized = given.normalized
             if Self.isDirectory(normalized) { return normalized }
-            notice("options.defaultDirectory \(given) is not an existing folder; the dialog opens in the home "
-                + "folder, \(homeDirectory), instead")
+            notice("options.defaultDirectory \(Self.forTheLog(given)) is not an existing folder; the dialog opens in "
+                + "the home folder, \(homeDirectory), instead")
         }
         return homeDirectory
+    }
+
+    /// A path a client sent, for a log line: at most 256 bytes of it (a client may send 128 KiB,
+    /// and a log that fills up blocks whoever writes to it).
+    static func forTheLog(_ path: FilePath) -> String {
+        let limit = 256
+        guard path.bytes.count > limit else { return path.description }
+        return String(decoding: path.bytes.prefix(limit), as: UTF8.self) + "… (\(path.bytes.count) bytes)"
     }
 
     static func isDirectory(_ path: FilePath) -> Bool {
