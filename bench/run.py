@@ -329,7 +329,7 @@ OWN_FOLDERS = {"driver", "fuzz", "notes", "out", "peers", "sanitizers", "soak"}
 
 
 def sub_benchmarks() -> list[tuple[str, str, int, float]]:
-    """Runs every bench/<name>/run.sh (content types, export, dialog listing) and keeps its
+    """Runs every bench/<name>/run.sh (content types, export, dialog listing, floods) and keeps its
     output verbatim: each owns its own comparison and prints its own table."""
     results = []
     for script in sorted(BENCH.glob("*/run.sh")):
@@ -609,7 +609,7 @@ def write_report(args, info, samples: dict[str, Samples], peers: list[Peer], cou
     say("")
 
     # Others
-    say("## Content types, export and dialog listing")
+    say("## Content types, export, dialog listing and floods")
     say("")
     if subs:
         for name, text, status, seconds in subs:

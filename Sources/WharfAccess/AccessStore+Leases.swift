@@ -32,7 +32,7 @@ extension AccessStore {
         let normalized = path.normalized
         let isDirectory = !isSymlink && (try? FileStatus.of(normalized))?.kind == .directory
         let fingerprint = isSymlink
-            ? Fingerprint(identity: identity, birth: nil)
+            ? Fingerprint.recordedLink(identity, at: normalized)
             : Fingerprint.recorded(identity, at: normalized)
         let id = sessions.withValue { state in
             state.upsert(Grant(client: client, app: app, path: normalized, fingerprint: fingerprint,
