@@ -1,7 +1,9 @@
 #ifndef WHARF_CPROCESSSPAWN_SHIM_H
 #define WHARF_CPROCESSSPAWN_SHIM_H
-/* The Linux and GNU calls WharfSystem's Subprocess, Pipe and Poller need that Swift's Glibc
- * module cannot reach. Only WharfSystem imports this module. */
+/* The Linux and GNU calls WharfSystem needs (for Subprocess, Pipe and Poller, and the
+ * allocator's arena cap) that Swift's Glibc module cannot reach. Only WharfSystem imports
+ * this module. */
+#include <malloc.h>
 #include <spawn.h>
 #include <fcntl.h>
 #include <unistd.h>
