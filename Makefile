@@ -206,8 +206,8 @@ test: test-desktop
 ## The desktop rig (about 2 minutes warm): Xvfb, openbox and a private session bus with the real
 ## xdg-desktop-portal and xdg-desktop-portal-gtk, zenity and kdialog, driven with xdotool through
 ## WharfDesktopDialogs; then the bus-latency measurement. Installs what it needs (Tests/desktop/rig.sh).
-test-desktop: deps
-	SWIFT=$(SWIFT) Tests/desktop/rig.sh test
+test-desktop: deps $(NVIM_VENV)/.installed
+	SWIFT=$(SWIFT) NVIM=$(CURDIR)/$(NVIM) Tests/desktop/rig.sh test
 
 ## Regenerates docs/screenshots/*.png: the portal (GTK), zenity and kdialog dialogs as
 ## WharfDesktopDialogs opens them under the rig.

@@ -27,9 +27,12 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
+        // The C library's Linux and GNU calls Swift's Glibc module leaves out (pipe2, pidfd_open,
+        // closing inherited descriptors in a spawned child); only WharfSystem uses it.
+        .systemLibrary(name: "CProcessSpawn"),
 
         // MARK: Foundation layers
-        .target(name: "WharfSystem"),
+        .target(name: "WharfSystem", dependencies: ["CProcessSpawn"]),
         .testTarget(name: "WharfSystemTests", dependencies: ["WharfSystem", "WharfTestSupport"]),
         .target(name: "WharfJSON", dependencies: ["CJansson"]),
         .testTarget(name: "WharfJSONTests", dependencies: ["WharfJSON"]),
@@ -110,14 +113,15 @@ package.targets += [
         pkgConfig: "libsystemd",
         providers: [.apt(["libsystemd-dev"])]
     ),
-    .systemLibrary(name: "CProcessSpawn"),
     .target(name: "WharfDBus", dependencies: ["CSystemBus", "WharfSystem"]),
-    .target(name: "WharfDesktopTestSupport", dependencies: ["WharfDBus", "WharfSystem"], path: "Tests/desktop/Support"),
+    .target(
+        name: "WharfDesktopTestSupport", dependencies: ["WharfDBus", "WharfSystem", "WharfTestSupport"],
+        path: "Tests/desktop/Support"),
     .testTarget(name: "WharfDBusTests", dependencies: ["WharfDBus", "WharfSystem", "WharfDesktopTestSupport"]),
-    .target(name: "WharfDesktopDialogs", dependencies: ["WharfDBus", "WharfSystem", "CProcessSpawn"]),
+    .target(name: "WharfDesktopDialogs", dependencies: ["WharfDBus", "WharfSystem"]),
     .testTarget(
         name: "WharfDesktopDialogsTests",
-        dependencies: ["WharfDesktopDialogs", "WharfDBus", "WharfSystem", "WharfDesktopTestSupport"]),
+        dependencies: ["WharfDesktopDialogs", "WharfDBus", "WharfSystem", "WharfDesktopTestSupport", "WharfTestSupport"]),
     // The `wharf` binary with the real desktop dialogs: presenter choice, fallback, pick and save.
     .testTarget(
         name: "WharfDesktopServerTests",
@@ -125,6 +129,6 @@ package.targets += [
     // Run by Tests/desktop/rig.sh inside the rig (and by the screenshots); measures and drives.
     .executableTarget(
         name: "wharf-desktop-rig",
-        dependencies: ["WharfDesktopDialogs", "WharfDBus", "WharfSystem", "WharfDesktopTestSupport", "CSystemBus"],
+        dependencies: ["WharfDesktopDialogs", "WharfDBus", "WharfSystem", "WharfDesktopTestSupport", "WharfServerTestSupport", "WharfTestSupport", "CSystemBus"],
         path: "Tests/desktop/RigTool"),
 ]

@@ -18,10 +18,10 @@ if [ -n "$missing" ]; then
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $missing >/dev/null
 fi
 
-echo "• building wharf (release)" >&2
-swift build -c release --product wharf >&2
-echo "• building wharf (release, static Swift standard library, for comparison)" >&2
-swift build -c release --product wharf --static-swift-stdlib --scratch-path .build/static >&2
+echo "• building wharf (release, as make release builds and make deb ships it)" >&2
+make release >&2
+echo "• building wharf (release, shared Swift runtime, for comparison)" >&2
+swift build -c release --product wharf --scratch-path .build/shared >&2
 
 echo "• building the test suite (the soak runs under valgrind)" >&2
 swift build --build-tests >&2
@@ -45,7 +45,7 @@ quick=()
 # shellcheck disable=SC2086
 exec python3 bench/run.py \
     --wharf .build/release/wharf \
-    --wharf-static .build/static/release/wharf \
+    --wharf-shared .build/shared/release/wharf \
     --driver "$out/wharf-load" \
     --c-peer "$out/c-ping-server" \
     --python "$venv/bin/python" \

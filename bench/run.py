@@ -130,6 +130,8 @@ def measure_once(driver: Path, peer: Peer, samples: Samples) -> None:
 
 
 IMPORTER_PARAMS = '{"allowedContentTypes":["public.item"]}'
+# The types editors ask for: a text file picked for public.plain-text, a PNG for public.image.
+TYPED_IMPORTERS = {"text": ("public.plain-text", "picked.txt"), "image": ("public.image", "picked.png")}
 
 
 def dialog_workloads(work: Path, cycles: int, daemon_clients: int, daemon_cycles: int) -> dict[str, tuple[str, list[str], list[str]]]:
@@ -137,8 +139,13 @@ def dialog_workloads(work: Path, cycles: int, daemon_clients: int, daemon_cycles
     the driver does (frontend-cycles; the daemon's presenter connection)."""
     pick = work / "picked.txt"
     pick.write_text("picked\n")
+    (work / "picked.png").write_bytes(bytes.fromhex("89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c489"))
     importer_script = work / "importer-script.json"
     importer_script.write_text(json.dumps([{"choose": [str(pick)]}] * (cycles + 100)))
+    typed_scripts = {}
+    for key, (_, name) in TYPED_IMPORTERS.items():
+        typed_scripts[key] = work / f"importer-{key}.json"
+        typed_scripts[key].write_text(json.dumps([{"choose": [str(work / name)]}] * (cycles + 100)))
     exported = work / "exported.txt"
     exporter_script = work / "exporter-script.json"
     exporter_script.write_text(json.dumps([{"save": {"path": str(exported), "overwrite": True}}] * (cycles // 10 + 100)))
@@ -148,7 +155,14 @@ def dialog_workloads(work: Path, cycles: int, daemon_clients: int, daemon_cycles
     url = "file://" + str(pick)
     socket = lambda name: str(work / f"{name}.sock")  # noqa: E731
     importer = ["-m", "presentImporter", "-p", IMPORTER_PARAMS]
-    return {
+    typed = {}
+    for key, (identifier, _) in TYPED_IMPORTERS.items():
+        params = json.dumps({"allowedContentTypes": [identifier]})
+        for window in (1, 16):
+            typed[f"importer_{key}_w{window}"] = (
+                "cycles", ["-n", str(cycles), "-W", str(window), "-m", "presentImporter", "-p", params],
+                ["--presenter", f"script:{typed_scripts[key]}", "--state-dir", state(f"{key}-w{window}")])
+    return typed | {
         "open_dialogs": ("open-dialogs", ["-n", "10000", "-m", "presentImporter", "-p", IMPORTER_PARAMS],
                          ["--max-dialogs-per-client", "10000", "--state-dir", ":memory:"]),
         "importer_w1": ("cycles", ["-n", str(cycles), "-W", "1", "-m", "presentImporter", "-p", IMPORTER_PARAMS],
@@ -331,7 +345,7 @@ OWN_FOLDERS = {"driver", "fuzz", "notes", "out", "peers", "sanitizers", "soak"}
 
 
 def sub_benchmarks() -> list[tuple[str, str, int, float]]:
-    """Runs every bench/<name>/run.sh (content types, export, dialog listing) and keeps its
+    """Runs every bench/<name>/run.sh (content types, export, dialog listing, floods) and keeps its
     output verbatim: each owns its own comparison and prints its own table."""
     results = []
     for script in sorted(BENCH.glob("*/run.sh")):
@@ -432,21 +446,23 @@ def write_report(args, info, samples: dict[str, Samples], peers: list[Peer], cou
         if ok is False:
             misses.append(f"{name}: {value} (target {goal})")
 
-    target("sequential round trip, Wharf ÷ C floor", figure(rt_ratio, 2, "x"), "≤ 2x", median(rt_ratio) <= 2 if rt_ratio else None)
-    pipelined = wharf.get("pipelined_per_s")
-    target("pipelined pings per second", figure(pipelined, 0), "≥ 100,000", median(pipelined) >= 100_000 if pipelined else None)
+    target("sequential round trip, Wharf ÷ C floor", figure(rt_ratio, 2, "x"), "≤ 1.1x", median(rt_ratio) <= 1.1 if rt_ratio else None)
+    pipelined_ratio = ratios(wharf.get("pipelined_per_s"), samples["c"].get("pipelined_per_s"))
+    target("pipelined pings per second, Wharf ÷ C floor", figure(pipelined_ratio, 2, "x"), "≥ 0.9x",
+           median(pipelined_ratio) >= 0.9 if pipelined_ratio else None)
     init = wharf.get("initialize_ms")
-    target("spawn to `initialize` reply", figure(init, 2, " ms"), "≤ 15 ms (issue 2 asked ≤ 10 ms)", median(init) <= 15 if init else None)
+    target("spawn to `initialize` reply", figure(init, 2, " ms"), "≤ 3 ms", median(init) <= 3 if init else None)
     rss = [kib / 1024 for kib in wharf.get("vmrss_kib")]
-    target("idle resident memory (VmRSS)", figure(rss, 2, " MiB"), "< 12 MB (11.44 MiB)", median(rss) < 12e6 / 2**20 if rss else None)
+    target("idle resident memory (VmRSS)", figure(rss, 2, " MiB"), "≤ 8 MiB", median(rss) <= 8 if rss else None)
     dialogs = samples["dialogs"]
     delta = [kib / 1024 for kib in dialogs.get("open_delta_kib")]
     target("resident memory with 10,000 open dialogs, above idle", figure(delta, 1, " MiB"), "≤ 50 MB (47.7 MiB) more",
            median(delta) <= 50e6 / 2**20 if delta else None)
-    for key, title in [("importer_w1_per_s", "importer cycles per second, one at a time"),
-                       ("importer_w16_per_s", "importer cycles per second, 16 open at once")]:
-        cycles = dialogs.get(key)
-        target(title, figure(cycles, 0), "≥ 20,000", median(cycles) >= 20_000 if cycles else None)
+    for key, (identifier, _) in TYPED_IMPORTERS.items():
+        for window, goal in ((1, 20_000), (16, 40_000)):
+            cycles = dialogs.get(f"importer_{key}_w{window}_per_s")
+            title = f"importer cycles per second, `{identifier}`, " + ("one at a time" if window == 1 else "16 open at once")
+            target(title, figure(cycles, 0), f"≥ {goal:,}", median(cycles) >= goal if cycles else None)
 
     # The other benchmarks print their own target lines; judge those too.
     for name, text, status, _ in subs:
@@ -509,8 +525,10 @@ def write_report(args, info, samples: dict[str, Samples], peers: list[Peer], cou
         "is bench/peers/python/lsp_jsonrpc_ping.py (the JSON-RPC layer of python-lsp-server, handlers on the read thread); "
         "**pygls** is bench/peers/python/pygls_ping.py (a `LanguageServer` with a custom `ping` feature). "
         "All of them answer `initialize`, `ping`, `shutdown` and `exit`; the driver checks every reply's id and result. "
-        "**Wharf, static stdlib** is the same source built with `swift build -c release --static-swift-stdlib` "
-        "(no shared Swift runtime to map and bind at start-up), for comparison; the targets are judged on the default build.")
+        "**Wharf** is the binary `make release` builds and `make deb` ships (the Swift runtime linked in statically, "
+        "full RELRO); **Wharf, shared runtime** is the same source built with a plain `swift build -c release` "
+        "(the Swift runtime's shared libraries mapped and bound at start-up), for comparison. The targets are judged on "
+        "the shipped build.")
     say("")
     for peer in peers:
         for error in samples[peer.key].errors:
@@ -529,8 +547,12 @@ def write_report(args, info, samples: dict[str, Samples], peers: list[Peer], cou
     for title, key, digits, scale in [
         ("resident memory, idle (MiB)", "open_idle_kib", 1, 1 / 1024),
         ("resident memory with 10,000 open importers (MiB)", "open_kib", 1, 1 / 1024),
-        ("importer cycles/s, one at a time, state on disk", "importer_w1_per_s", 0, 1),
-        ("importer cycles/s, 16 open at once, state on disk", "importer_w16_per_s", 0, 1),
+        ("importer cycles/s, `public.item`, one at a time, state on disk", "importer_w1_per_s", 0, 1),
+        ("importer cycles/s, `public.item`, 16 open at once, state on disk", "importer_w16_per_s", 0, 1),
+        ("importer cycles/s, `public.plain-text`, one at a time, state on disk", "importer_text_w1_per_s", 0, 1),
+        ("importer cycles/s, `public.plain-text`, 16 open at once, state on disk", "importer_text_w16_per_s", 0, 1),
+        ("importer cycles/s, `public.image`, one at a time, state on disk", "importer_image_w1_per_s", 0, 1),
+        ("importer cycles/s, `public.image`, 16 open at once, state on disk", "importer_image_w16_per_s", 0, 1),
         ("importer cycles/s, 16 open at once, `--state-dir :memory:`", "importer_memory_per_s", 0, 1),
         ("exporter cycles/s, one at a time (one small text file written, fsynced, renamed)", "exporter_w1_per_s", 0, 1),
     ]:
@@ -633,7 +655,7 @@ def write_report(args, info, samples: dict[str, Samples], peers: list[Peer], cou
     say("")
 
     # Others
-    say("## Content types, export and dialog listing")
+    say("## Content types, export, dialog listing and floods")
     say("")
     if subs:
         for name, text, status, seconds in subs:
@@ -675,7 +697,7 @@ def write_report(args, info, samples: dict[str, Samples], peers: list[Peer], cou
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--wharf", type=Path, required=True)
-    parser.add_argument("--wharf-static", type=Path, help="the same, built with --static-swift-stdlib (an extra column)")
+    parser.add_argument("--wharf-shared", type=Path, help="the same, built with the shared Swift runtime (an extra column)")
     parser.add_argument("--driver", type=Path, required=True)
     parser.add_argument("--c-peer", type=Path, required=True)
     parser.add_argument("--python", type=Path, required=True, help="the virtual environment's python, with the peers' packages")
@@ -696,8 +718,8 @@ def main() -> int:
     peers = [
         Peer("c", "C floor (jansson)", [str(args.c_peer)], 10_000 // q, 1_000 // q, 200_000 // q, 20 // (2 if args.quick else 1)),
         Peer("wharf", "Wharf", [str(args.wharf)], 10_000 // q, 1_000 // q, 200_000 // q, 20 // (2 if args.quick else 1)),
-        *([Peer("wharf-static", "Wharf, static stdlib", [str(args.wharf_static)], 10_000 // q, 1_000 // q, 200_000 // q, 20 // (2 if args.quick else 1))]
-          if args.wharf_static else []),
+        *([Peer("wharf-shared", "Wharf, shared runtime", [str(args.wharf_shared)], 10_000 // q, 1_000 // q, 200_000 // q, 20 // (2 if args.quick else 1))]
+          if args.wharf_shared else []),
         Peer("pylsp", "python-lsp-jsonrpc", [str(args.python), str(BENCH / "peers/python/lsp_jsonrpc_ping.py")], 10_000 // q, 1_000 // q, 50_000 // q, 5),
         Peer("pygls", "pygls", [str(args.python), str(BENCH / "peers/python/pygls_ping.py")], 2_000 // q, 200 // q, 5_000 // q, 3),
     ]

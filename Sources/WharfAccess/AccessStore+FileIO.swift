@@ -77,14 +77,9 @@ extension AccessStore {
 
     /// Opens the lease's file and checks it is the file the lease was started on.
     private func open(_ lease: LeaseState, mode: AccessFileHandle.Mode) throws(AccessError) -> AccessFileHandle {
-        let handle = try GrantedFileOpener.open(target: lease.path, anchor: lease.anchor,
-                                                granted: lease.grantFingerprint, mode: mode)
-        let status: FileStatus
-        let fingerprint: Fingerprint
-        do {
-            status = try handle.status()
-            fingerprint = try Fingerprint.of(handle)
-        } catch { throw .io(error) }
+        let opened = try GrantedFileOpener.openAndDescribe(target: lease.path, anchor: lease.anchor,
+                                                           granted: lease.grantFingerprint, mode: mode)
+        let (handle, status, fingerprint) = (opened.handle, opened.status, opened.fingerprint)
         guard status.kind == .regular, fingerprint.matches(lease.fingerprint) else {
             throw .accessDenied("the file is no longer the one this access was started on (it was replaced); "
                 + "resolve it again")

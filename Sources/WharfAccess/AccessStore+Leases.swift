@@ -32,7 +32,7 @@ extension AccessStore {
         let normalized = path.normalized
         let isDirectory = !isSymlink && (try? FileStatus.of(normalized))?.kind == .directory
         let fingerprint = isSymlink
-            ? Fingerprint(identity: identity, birth: nil)
+            ? Fingerprint.recordedLink(identity, at: normalized)
             : Fingerprint.recorded(identity, at: normalized)
         let id = sessions.withValue { state in
             state.upsert(Grant(client: client, app: app, path: normalized, fingerprint: fingerprint,
@@ -84,13 +84,8 @@ extension AccessStore {
     /// editor's atomic save; resolving it again is how a client gets that.) A grant for a
     /// symbolic link itself (an unresolved alias) holds while that same link is there.
     private func authorizeExact(_ grant: Grant) throws(AccessError) -> Authorization {
-        let handle = try GrantedFileOpener.open(target: grant.path, anchor: nil, granted: nil, mode: .path)
-        let status: FileStatus
-        let current: Fingerprint
-        do {
-            status = try handle.status()
-            current = try Fingerprint.of(handle)
-        } catch { throw .io(error) }
+        let opened = try GrantedFileOpener.openAndDescribe(target: grant.path, anchor: nil, granted: nil, mode: .path)
+        let (status, current) = (opened.status, opened.fingerprint)
         let expected: FileStatus.Kind = grant.isSymlink ? .symlink : grant.isDirectory ? .directory : .regular
         guard status.kind == expected else {
             if status.kind == .symlink {
@@ -118,14 +113,9 @@ extension AccessStore {
         guard root.contains(target) else {
             throw .accessDenied("that URL leads outside the granted folder")
         }
-        let handle = try GrantedFileOpener.open(target: target, anchor: target == root ? nil : root,
-                                                granted: grant.fingerprint, mode: .path)
-        let status: FileStatus
-        let fingerprint: Fingerprint
-        do {
-            status = try handle.status()
-            fingerprint = try Fingerprint.of(handle)
-        } catch { throw .io(error) }
+        let opened = try GrantedFileOpener.openAndDescribe(target: target, anchor: target == root ? nil : root,
+                                                           granted: grant.fingerprint, mode: .path)
+        let (status, fingerprint) = (opened.status, opened.fingerprint)
         if target == root && !fingerprint.matches(grant.fingerprint) {
             throw .accessDenied("the granted folder is no longer the one that was granted")
         }

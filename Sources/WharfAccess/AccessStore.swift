@@ -54,13 +54,19 @@ public final class AccessStore: Sendable {
     let pending: WriteBehind
     /// The store's `data_version` when revocations were last looked for.
     let lastDataVersion = Locked<Int64>(-1)
-    /// Told about failures nobody waits for (a batch the store refused), to log them.
+    /// Told about failures nobody waits for (a batch the store refused), to log them; what
+    /// happens before it is set waits in `unreported`.
     let problems: Locked<(@Sendable (String) -> Void)?> = Locked(nil)
+    private let unreported = Locked<[String]>([])
+    /// The database is being opened (in the background, for a server: see `open`); statements
+    /// wait for it. Once opened, `failure` says whether it could be.
+    private let opening = ConditionLock()
+    private let opened = Locked<Result<Void, StoreFailure>?>(nil)
 
-    private init(writer: SQLiteConnection, reader: SQLiteConnection?, instance: String, databasePath: FilePath) {
-        let writing = Locked<SQLiteConnection?>(writer)
+    private init(instance: String, databasePath: FilePath, inMemory: Bool) {
+        let writing = Locked<SQLiteConnection?>(nil)
         self.writer = writing
-        self.reader = reader.map { Locked($0) } ?? writing
+        self.reader = inMemory ? writing : Locked(nil)
         self.instance = instance
         self.databasePath = databasePath
         self.pending = WriteBehind()
@@ -68,55 +74,105 @@ public final class AccessStore: Sendable {
 
     deinit { close() }
 
-    /// Where to report failures of writes nobody waits for (the server logs them).
+    /// Where to report failures nobody waits for (the server logs them): a batch the store
+    /// refused, a database moved aside or that could not be opened in the background.
     public func reportProblems(to handler: @escaping @Sendable (String) -> Void) {
-        problems.withValue { $0 = handler }
+        let waiting = problems.withValue { problems -> [String] in
+            problems = handler
+            return unreported.withValue { messages in defer { messages = [] }; return messages }
+        }
+        for message in waiting { handler(message) }
     }
 
     // MARK: Opening
 
-    /// Opens (creating if needed) the store in `stateDirectory` — nil for the default
+    /// Opens (creating if needed) the store in `stateDirectory`: nil for the default
     /// (`$XDG_STATE_HOME/wharf`, else `~/.local/state/wharf`), `:memory:` for a store that lives
     /// and dies with this object.
     ///
-    /// Answers the store and warnings worth logging: chiefly that a corrupted database was found,
-    /// moved aside (`state.sqlite3.corrupt-<timestamp>`) and replaced by a fresh one. Throws only
-    /// when no usable store can be had (the directory cannot be created, the database was written
-    /// by a newer Wharf, or a fresh database is corrupt too). This process's registration and the
-    /// sweep of dead processes' rows happen in the background: opening never waits for another
-    /// process's lock.
-    public static func open(stateDirectory: FilePath?) throws(AccessError) -> (AccessStore, [String]) {
+    /// The directory is made (mode 0700) at once, and an unusable one throws. The database
+    /// itself (connections, WAL, a `quick_check` of every page, migrations) is opened before
+    /// `open` returns when `waitForDatabase`, and otherwise on a thread of its own while the
+    /// caller goes on: a server answers `initialize` without waiting for it, and whatever needs
+    /// the database first waits then. A corrupted database is moved aside
+    /// (`state.sqlite3.corrupt-<timestamp>`) and replaced by a fresh one; that is a warning
+    /// (answered, or reported through `reportProblems` when opening in the background). A
+    /// database that cannot be opened at all (written by a newer Wharf; a fresh one corrupt
+    /// too) throws, or, in the background, fails every statement with the reason and is
+    /// reported. This process's registration and the sweep of dead processes' rows are the
+    /// first write-behind batch: opening never waits for another process's lock.
+    public static func open(stateDirectory: FilePath?, waitForDatabase: Bool = true) throws(AccessError) -> (AccessStore, [String]) {
         let instance: String
         do { instance = try RandomTokens.instanceId() } catch { throw .io(error) }
-
-        guard let directory = StateLocation.directory(explicit: stateDirectory) else {
-            let memory = FilePath(stringLiteral: StateLocation.memory)
-            switch openConfigured(path: memory) {
-            case .success(let connection):
-                return (finishOpening(writer: connection, reader: nil, instance: instance, path: memory), [])
-            case .failure(let error):
-                throw .store(StoreFailure(error, doing: "open an in-memory state store"))
-            }
+        var warnings: [String] = []
+        let path: FilePath
+        if let directory = StateLocation.directory(explicit: stateDirectory) {
+            do { warnings = try StateLocation.prepareDirectory(directory) } catch { throw .io(error) }
+            path = directory.appending(StateLocation.databaseName)
+        } else {
+            path = FilePath(stringLiteral: StateLocation.memory)
         }
+        let store = AccessStore(instance: instance, databasePath: path, inMemory: stateDirectory?.description == StateLocation.memory)
+        guard waitForDatabase else {
+            startThread {
+                do throws(AccessError) {
+                    for warning in try store.openDatabase() { store.report(warning) }
+                } catch {
+                    store.report("the state store \(path) cannot be used: \(error)")
+                }
+            }
+            return (store, warnings)
+        }
+        warnings += try store.openDatabase()
+        return (store, warnings)
+    }
 
-        var warnings: [String]
-        do { warnings = try StateLocation.prepareDirectory(directory) } catch { throw .io(error) }
-        let path = directory.appending(StateLocation.databaseName)
+    /// Opens the database's connections; answers warnings worth logging. Every statement
+    /// waiting for it goes on once this returns.
+    private func openDatabase() throws(AccessError) -> [String] {
+        var warnings: [String] = []
+        let result: Result<Void, AccessError> = Result { () throws(AccessError) in
+            guard databasePath.description != StateLocation.memory else {
+                switch Self.openConfigured(path: databasePath) {
+                case .success(let connection): writer.withValue { $0 = connection }
+                case .failure(let error): throw .store(StoreFailure(error, doing: "open an in-memory state store"))
+                }
+                return
+            }
+            try openFile(warnings: &warnings)
+        }
+        opening.withLock {
+            opened.withValue { $0 = result.mapError { error in
+                if case .store(let failure) = error { return failure }
+                return StoreFailure(kind: .other, message: "\(error)")
+            } }
+            opening.broadcast()
+        }
+        try result.get()
+        pending.registerInstance()
+        scheduleFlush()
+        return warnings
+    }
 
-        // One retry: a corrupted file is moved aside and a fresh one made in its place.
+    /// The file store's two connections; one retry: a corrupted file is moved aside and a fresh
+    /// one made in its place.
+    private func openFile(warnings: inout [String]) throws(AccessError) {
+        let path = databasePath
         for attempt in 0..<2 {
             let judged: FileIdentity
             do { judged = try StateLocation.prepareDatabaseFile(path) } catch { throw .io(error) }
-            switch openConfigured(path: path) {
+            switch Self.openConfigured(path: path) {
             case .success(let connection):
-                let reader: SQLiteConnection
+                let second: SQLiteConnection
                 do {
-                    reader = try SQLiteConnection(path: path)
-                    try reader.setBusyTimeout(milliseconds: busyTimeoutMilliseconds)
+                    second = try SQLiteConnection(path: path)
+                    try second.setBusyTimeout(milliseconds: Self.busyTimeoutMilliseconds)
                 } catch {
                     throw .store(StoreFailure(error, doing: "open the state store \(path) for reading"))
                 }
-                return (finishOpening(writer: connection, reader: reader, instance: instance, path: path), warnings)
+                writer.withValue { $0 = connection }
+                reader.withValue { $0 = second }
+                return
             case .failure(let error) where error.isCorruption && attempt == 0:
                 let movedTo: FilePath?
                 do { movedTo = try StateLocation.moveAside(database: path, judged: judged) } catch { throw .io(error) }
@@ -133,6 +189,17 @@ public final class AccessStore: Sendable {
             }
         }
         throw .store(StoreFailure(kind: .other, message: "cannot open the state store \(path)"))
+    }
+
+    /// Waits until the database is open; throws why it could not be.
+    private func awaitDatabase() throws(AccessError) {
+        let result = opening.withLock { () -> Result<Void, StoreFailure> in
+            while true {
+                if let result = opened.withValue({ $0 }) { return result }
+                opening.wait()
+            }
+        }
+        if case .failure(let failure) = result { throw .store(failure) }
     }
 
     /// Opens and configures a connection, reading the schema so that a file that is not a
@@ -217,20 +284,11 @@ public final class AccessStore: Sendable {
         }
     }
 
-    /// The store, with this process's registration (and the sweep of processes that died
-    /// without cleaning up) as its first write-behind batch.
-    private static func finishOpening(writer: SQLiteConnection, reader: SQLiteConnection?, instance: String,
-                                      path: FilePath) -> AccessStore {
-        let store = AccessStore(writer: writer, reader: reader, instance: instance, databasePath: path)
-        store.pending.registerInstance()
-        store.scheduleFlush()
-        return store
-    }
-
     /// Writes what is pending, then ends this process's instance: its sessions' grants and
     /// leases are removed from the shared store (bookmarks stay), and the connections closed.
     /// Later calls fail with a `.store` error. Called by `deinit` too; safe to call twice.
     public func close() {
+        guard (try? awaitDatabase()) != nil else { return }
         flush()
         writer.withValue { connection in
             guard let db = connection else { return }
@@ -249,7 +307,8 @@ public final class AccessStore: Sendable {
     /// Runs `body` with the reading connection, outside any explicit transaction (single
     /// statements are atomic on their own). Errors become `AccessError`.
     func read<T>(_ body: (SQLiteConnection) throws -> T) throws(AccessError) -> T {
-        try Self.translatingErrors(doing: "read the state store") {
+        try awaitDatabase()
+        return try Self.translatingErrors(doing: "read the state store") {
             try reader.withValue { connection in
                 guard let db = connection else { throw AccessError.store(.closed) }
                 return try body(db)
@@ -262,7 +321,8 @@ public final class AccessStore: Sendable {
     /// process's lock).
     @discardableResult
     func write<T>(_ body: (SQLiteConnection) throws -> T) throws(AccessError) -> T {
-        try Self.translatingErrors(doing: "write the state store") {
+        try awaitDatabase()
+        return try Self.translatingErrors(doing: "write the state store") {
             try writer.withValue { connection in
                 guard let db = connection else { throw AccessError.store(.closed) }
                 return try db.writeTransaction { try body(db) }
@@ -287,6 +347,11 @@ public final class AccessStore: Sendable {
 
     /// Reports a failure nobody waits for.
     func report(_ message: String) {
-        if let handler = problems.withValue({ $0 }) { handler(message) }
+        // Kept for later, under the same lock the handler is set under, when there is none yet.
+        let handler = problems.withValue { handler -> (@Sendable (String) -> Void)? in
+            if handler == nil { unreported.withValue { $0.append(message) } }
+            return handler
+        }
+        handler?(message)
     }
 }

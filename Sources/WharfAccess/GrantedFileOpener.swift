@@ -38,6 +38,25 @@ enum GrantedFileOpener {
         }
     }
 
+    /// What was opened, as it is now: the handle, its status and its fingerprint (which every
+    /// caller checks against what the grant or the lease recorded).
+    struct Opened {
+        var handle: AccessFileHandle
+        var status: FileStatus
+        var fingerprint: Fingerprint
+    }
+
+    /// ``open(target:anchor:granted:mode:)``, then the status and fingerprint of what it opened.
+    static func openAndDescribe(target: FilePath, anchor: FilePath?, granted: Fingerprint?,
+                                mode: AccessFileHandle.Mode) throws(AccessError) -> Opened {
+        let handle = try open(target: target, anchor: anchor, granted: granted, mode: mode)
+        do {
+            return Opened(handle: handle, status: try handle.status(), fingerprint: try Fingerprint.of(handle))
+        } catch {
+            throw .io(error)
+        }
+    }
+
     /// Failures that mean "what is there now is not what was granted" become denials without a
     /// path; anything else is an I/O error about the client's own file.
     static func denial(for error: SystemError) -> AccessError {

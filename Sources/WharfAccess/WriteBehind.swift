@@ -138,11 +138,16 @@ extension AccessStore {
         var rowIds: [Int: Int64] = [:]
         var revoked: [Int] = []
         try write { db in
-            if changes.registerInstance {
+            // Grant and lease rows hang off this process's instance row: make sure it exists
+            // in the batch that writes them (a batch taken before the database finished
+            // opening carries no registration of its own). Dead processes are swept once.
+            if changes.registerInstance || !grants.isEmpty || !leases.isEmpty {
                 let me = ProcessIdentity.current()
                 try db.run("INSERT OR IGNORE INTO instances (id, pid, process_start, started) VALUES (?, ?, ?, ?)",
                            [.text(instance), .integer(Int64(me.pid)), .integer(Int64(me.startTime)),
                             .real(StateLocation.now())])
+            }
+            if changes.registerInstance {
                 try Self.deleteDeadInstances(db, except: instance)
             }
             for row in changes.deletedGrants {

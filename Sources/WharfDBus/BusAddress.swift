@@ -31,18 +31,7 @@ public enum BusAddress {
 
     /// This process's environment as a dictionary (names and values decoded as UTF-8; invalid
     /// bytes only matter for paths, and the bus address is not one).
-    public static func processEnvironment() -> [String: String] {
-        var result: [String: String] = [:]
-        var entry = environ
-        while let pointer = entry.pointee {
-            let pair = String(cString: pointer)
-            if let equals = pair.firstIndex(of: "=") {
-                result[String(pair[..<equals])] = String(pair[pair.index(after: equals)...])
-            }
-            entry += 1
-        }
-        return result
-    }
+    public static func processEnvironment() -> [String: String] { ProcessControl.environmentVariables() }
 
     /// D-Bus address escaping: everything but `[-0-9A-Za-z_/.\]` as `%XX`.
     public static func escape(_ value: String) -> String {

@@ -56,7 +56,7 @@ public final class BusConnection: Sendable {
     /// ``open(address:description:timeoutMs:onDisconnect:completion:)``, waiting for the answer.
     /// For tools and tests: never call it holding a lock that a callback might want.
     public static func openAndWait(address: String, description: String = "wharf", timeoutMs: Int) -> Result<BusConnection, BusError> {
-        let answer = Answer<Result<BusConnection, BusError>>()
+        let answer = OneShot<Result<BusConnection, BusError>>()
         open(address: address, description: description, timeoutMs: timeoutMs) { answer.set($0) }
         return answer.wait()
     }
@@ -94,7 +94,7 @@ public final class BusConnection: Sendable {
     public func callAndWait(
         destination: String?, path: String, interface: String, member: String, body: [BusValue] = [], timeoutMs: Int
     ) -> Result<BusMessage, BusError> {
-        let answer = Answer<Result<BusMessage, BusError>>()
+        let answer = OneShot<Result<BusMessage, BusError>>()
         call(destination: destination, path: path, interface: interface, member: member, body: body,
              timeoutMs: timeoutMs) { answer.set($0) }
         return answer.wait()
@@ -158,22 +158,3 @@ public struct BusSubscription: Sendable, Hashable {
     static func next() -> UInt64 { counter.withValue { $0 += 1; return $0 } }
 }
 
-/// One answer, waited for by one thread (the blocking conveniences).
-final class Answer<Value: Sendable>: @unchecked Sendable {
-    private let lock = ConditionLock()
-    private var value: Value?
-
-    func set(_ newValue: Value) {
-        lock.withLock {
-            if value == nil { value = newValue }
-            lock.broadcast()
-        }
-    }
-
-    func wait() -> Value {
-        lock.withLock {
-            while value == nil { lock.wait() }
-            return value!
-        }
-    }
-}

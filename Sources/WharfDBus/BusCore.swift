@@ -1,8 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 import CSystemBus
 import WharfSystem
 
@@ -11,9 +6,9 @@ import WharfSystem
 /// sd-bus is not thread-safe: the `sd_bus` object, its messages and slots are used here and
 /// nowhere else. Other threads hand work in through ``enqueue(_:)`` (a queue and a wake-up
 /// pipe) and never wait for it; what comes back goes out through the ``CallbackQueue``.
-/// The loop is sd-bus's documented external-loop pattern: `poll` on the bus descriptor with
-/// the events and deadline sd-bus asks for, plus the wake-up pipe, then `sd_bus_process`
-/// until it has nothing left to do.
+/// The loop is sd-bus's documented external-loop pattern: a ``Poller`` wait on the bus
+/// descriptor with the events and deadline sd-bus asks for, plus the ``WakeupPipe``, then
+/// `sd_bus_process` until it has nothing left to do.
 ///
 /// `@unchecked Sendable`: the fields under "bus thread only" are touched only by the loop
 /// thread; `inbox` is guarded by its lock.
@@ -28,8 +23,7 @@ final class BusCore: @unchecked Sendable {
 
     let delivery = CallbackQueue()
     private let inbox = Locked(Inbox())
-    private let wakeRead: Int32
-    private let wakeWrite: Int32
+    private let wakeup: WakeupPipe
 
     // MARK: Bus thread only
     private(set) var bus: OpaquePointer?
@@ -47,18 +41,10 @@ final class BusCore: @unchecked Sendable {
 
     init() throws(BusError) {
         do {
-            let ends = try makePipe()
-            (wakeRead, wakeWrite) = (ends.read, ends.write)
+            wakeup = try WakeupPipe()
         } catch {
             throw BusError(name: BusError.Names.failed, message: "cannot make the bus thread's wake-up pipe: \(error)")
         }
-        _ = fcntl(wakeRead, F_SETFL, O_NONBLOCK)
-        _ = fcntl(wakeWrite, F_SETFL, O_NONBLOCK)
-    }
-
-    deinit {
-        close(wakeRead)
-        close(wakeWrite)
     }
 
     // MARK: Any thread
@@ -72,7 +58,7 @@ final class BusCore: @unchecked Sendable {
             inbox.jobs.append(job)
             return true
         }
-        if accepted { wake() }
+        if accepted { wakeup.wake() }
         return accepted
     }
 
@@ -82,15 +68,10 @@ final class BusCore: @unchecked Sendable {
             defer { inbox.closing = true }
             return !inbox.closing
         }
-        if first { wake() }
+        if first { wakeup.wake() }
     }
 
     var isClosed: Bool { inbox.withValue { $0.closing } }
-
-    private func wake() {
-        var byte: UInt8 = 1
-        _ = write(wakeWrite, &byte, 1)
-    }
 
     // MARK: Starting
 
@@ -115,13 +96,13 @@ final class BusCore: @unchecked Sendable {
         guard r >= 0, let created else { return .local("sd_bus_new", r) }
         bus = created
         r = address.withCString { sd_bus_set_address(created, $0) }
-        if r < 0 { return BusError(name: BusError.Names.failed, message: "the session bus address \(address) is not one sd-bus can use: \(String(cString: strerror(-r)))") }
+        if r < 0 { return BusError(name: BusError.Names.failed, message: "the session bus address \(address) is not one sd-bus can use: \(SystemError.reason(for: -r))") }
         _ = description.withCString { sd_bus_set_description(created, $0) }
         _ = sd_bus_set_bus_client(created, 1)
         r = sd_bus_start(created)
         if r < 0 {
             return BusError(name: BusError.Names.failed,
-                            message: "cannot connect to the D-Bus session bus at \(address): \(String(cString: strerror(-r)))")
+                            message: "cannot connect to the D-Bus session bus at \(address): \(SystemError.reason(for: -r))")
         }
         return nil
     }
@@ -151,7 +132,7 @@ final class BusCore: @unchecked Sendable {
                 let r = sd_bus_process(bus, nil)
                 if r < 0 {
                     failure = BusError(name: BusError.Names.disconnected,
-                                       message: "the D-Bus session bus connection was lost: \(String(cString: strerror(-r)))")
+                                       message: "the D-Bus session bus connection was lost: \(SystemError.reason(for: -r))")
                     break
                 }
                 if r == 0 { break }
@@ -179,27 +160,22 @@ final class BusCore: @unchecked Sendable {
         teardown(failure!)
     }
 
-    /// Sleeps in `poll` until the bus or the wake-up pipe has something, or sd-bus's (or the
-    /// opening) deadline comes.
+    /// Sleeps until the bus or the wake-up pipe has something, or sd-bus's (or the opening)
+    /// deadline comes.
     private func waitForWork() {
-        var fds = [
-            pollfd(fd: sd_bus_get_fd(bus), events: Int16(truncatingIfNeeded: sd_bus_get_events(bus)), revents: 0),
-            pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0),
-        ]
-        var timeoutMs: Int32 = -1
+        let busWatch = Poller.Watch(borrowing: sd_bus_get_fd(bus),
+                                    for: Poller.Events(rawValue: Int16(truncatingIfNeeded: sd_bus_get_events(bus))))
+        var timeoutMs: Int?
         var until: UInt64 = 0
+        // sd-bus's deadline is in microseconds of CLOCK_MONOTONIC.
         if sd_bus_get_timeout(bus, &until) >= 0 && until != UInt64.max {
-            var now = timespec()
-            clock_gettime(CLOCK_MONOTONIC, &now)
-            let nowMicros = UInt64(now.tv_sec) * 1_000_000 + UInt64(now.tv_nsec) / 1000
-            timeoutMs = until <= nowMicros ? 0 : Int32(min((until - nowMicros + 999) / 1000, 60_000))
+            let nowMicros = monotonicNanoseconds() / 1000
+            timeoutMs = until <= nowMicros ? 0 : Int(min((until - nowMicros + 999) / 1000, 60_000))
         }
-        if openDeadline != nil { timeoutMs = timeoutMs < 0 ? 20 : min(timeoutMs, 20) }
-        _ = poll(&fds, 2, timeoutMs)
-        if fds[1].revents != 0 {
-            var buffer = [UInt8](repeating: 0, count: 64)
-            while read(wakeRead, &buffer, buffer.count) > 0 {}
-        }
+        if openDeadline != nil { timeoutMs = min(timeoutMs ?? 20, 20) }
+        // A failed poll (it cannot fail on two valid descriptors) only means another turn.
+        let ready = (try? Poller.wait([busWatch, wakeup.watch], timeoutMilliseconds: timeoutMs)) ?? []
+        if ready.count == 2 && !ready[1].isEmpty { wakeup.drain() }
     }
 
     /// Fails every pending call, forgets every slot, closes the bus and stops delivery.

@@ -1,3 +1,5 @@
+import WharfSystem
+
 /// A D-Bus failure: an error reply (name and message, as the peer sent them), a timeout or a
 /// vanished peer (sd-bus answers those with synthetic error replies of the standard names), or a
 /// local failure (an errno from sd-bus, told with the operation that failed).
@@ -14,7 +16,7 @@ public struct BusError: Error, Sendable, Equatable, CustomStringConvertible {
 
     /// A failed sd-bus call: `result` is its negative errno.
     static func local(_ operation: String, _ result: Int32) -> BusError {
-        BusError(name: Names.failed, message: "\(operation): \(String(cString: strerror(-result)))")
+        BusError(name: Names.failed, message: SystemError(code: -result, operation: operation).description)
     }
 
     public var description: String { "\(message) (\(name))" }
@@ -41,9 +43,3 @@ public struct BusError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Nothing owns the destination and nothing can be activated for it.
     public var isNoSuchService: Bool { name == Names.serviceUnknown || name == Names.nameHasNoOwner }
 }
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
+import WharfSystem
 
 /// The environment a dialog program runs in: this process's, as bytes, with what could hang
 /// it, redirect it or change what it prints taken out.
@@ -57,15 +53,7 @@ public enum ChildEnvironment {
     }
 
     /// This process's environment, entry by entry, as bytes.
-    public static func current() -> [[UInt8]] {
-        var entries: [[UInt8]] = []
-        var entry = environ
-        while let pointer = entry.pointee {
-            entries.append(Array(UnsafeRawBufferPointer(start: pointer, count: strlen(pointer))))
-            entry += 1
-        }
-        return entries
-    }
+    public static func current() -> [[UInt8]] { ProcessControl.environmentEntries() }
 
     private static func split(_ entry: [UInt8]) -> (String, [UInt8])? {
         guard let equals = entry.firstIndex(of: UInt8(ascii: "=")), equals > 0 else { return nil }

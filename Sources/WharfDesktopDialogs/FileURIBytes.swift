@@ -1,3 +1,5 @@
+import WharfSystem
+
 /// `file://` URIs → the exact bytes of the path they name.
 ///
 /// The portal returns every choice as a `file://` URI in which each byte outside the
@@ -6,48 +8,20 @@
 /// (empty or `localhost` authority) are paths; a `?query` or `#fragment` is not part of one.
 public enum FileURIBytes {
     public static func path(fromURI uri: String) -> [UInt8]? {
-        let bytes = Array(uri.utf8)
-        let scheme = Array("file://".utf8)
-        guard bytes.count > scheme.count,
-              bytes.prefix(scheme.count).map(asciiLower).elementsEqual(scheme) else { return nil }
-        var rest = bytes[scheme.count...]
-        if rest.first != UInt8(ascii: "/") {
-            let host = Array("localhost".utf8)
-            guard rest.count > host.count, rest.prefix(host.count).map(asciiLower).elementsEqual(host),
-                  rest[rest.startIndex + host.count] == UInt8(ascii: "/") else { return nil }
-            rest = rest.dropFirst(host.count)
+        // The scheme and the host are case-insensitive (RFC 3986); FileURL reads them in
+        // lower case, and decodes the rest.
+        var bytes = Array(uri.utf8)
+        let scheme = Array("file://".utf8), host = Array("localhost".utf8)
+        guard bytes.count > scheme.count, bytes.prefix(scheme.count).map(asciiLower).elementsEqual(scheme) else { return nil }
+        bytes.replaceSubrange(..<scheme.count, with: scheme)
+        let hostEnd = scheme.count + host.count
+        if bytes.count > hostEnd, bytes[scheme.count..<hostEnd].map(asciiLower).elementsEqual(host) {
+            bytes.replaceSubrange(scheme.count..<hostEnd, with: host)
         }
-        if let end = rest.firstIndex(where: { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }) {
-            rest = rest[..<end]
-        }
-        var path: [UInt8] = []
-        path.reserveCapacity(rest.count)
-        var index = rest.startIndex
-        while index < rest.endIndex {
-            let byte = rest[index]
-            if byte == UInt8(ascii: "%") {
-                guard index + 2 < rest.endIndex, let high = hexValue(rest[index + 1]), let low = hexValue(rest[index + 2]) else { return nil }
-                path.append(high << 4 | low)
-                index += 3
-            } else {
-                path.append(byte)
-                index += 1
-            }
-        }
-        guard path.first == UInt8(ascii: "/"), !path.contains(0) else { return nil }
-        return path
+        return FileURL.path(from: String(decoding: bytes, as: UTF8.self))?.bytes
     }
 
     private static func asciiLower(_ byte: UInt8) -> UInt8 {
         (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte + 32 : byte
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - 48
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - 87
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - 55
-        default: return nil
-        }
     }
 }

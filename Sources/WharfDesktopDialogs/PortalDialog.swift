@@ -109,7 +109,7 @@ final class PortalDialog: Sendable {
             // not hold the cancel up until the call's own timeout.
             let wait = closeTimeoutMs
             startThread { [self] in
-                Timer.sleep(milliseconds: wait)
+                ProcessControl.sleep(milliseconds: wait)
                 finish(.cancelled(.caller))
             }
         }

@@ -66,7 +66,7 @@ public final class PortalFileChooser: DesktopPresenter {
     /// is reported). `completion` runs on a thread of the presenter's.
     public func probe(timeoutMs: Int, completion userCompletion: @escaping @Sendable (DesktopPresenterProbe) -> Void) {
         let deadline = Deadline(secondsFromNow: Double(timeoutMs) / 1000)
-        let started = MonotonicClock.milliseconds()
+        let started = monotonicNanoseconds()
         // Whatever is slow (a connection another caller is still opening, a bus that accepts
         // and never answers), the answer comes by the deadline.
         let answered = Locked(false)
@@ -78,7 +78,7 @@ public final class PortalFileChooser: DesktopPresenter {
             if first { userCompletion(probe) }
         }
         startThread {
-            Timer.sleep(milliseconds: timeoutMs + 50)
+            ProcessControl.sleep(milliseconds: timeoutMs + 50)
             completion(DesktopPresenterProbe(kind: .portal, problem: "the desktop portal did not answer within \(timeoutMs) ms (the session bus or xdg-desktop-portal hangs)"))
         }
         withLink(timeoutMs: timeoutMs) { result in
@@ -87,7 +87,7 @@ public final class PortalFileChooser: DesktopPresenter {
             case .failure(let failure): return completion(DesktopPresenterProbe(kind: .portal, problem: failure.reason))
             case .success(let opened): link = opened
             }
-            let remaining = max(timeoutMs - (MonotonicClock.milliseconds() - started), 1)
+            let remaining = max(timeoutMs - Int((monotonicNanoseconds() - started) / 1_000_000), 1)
             if deadline.hasPassed {
                 return completion(DesktopPresenterProbe(
                     kind: .portal, problem: "the D-Bus session bus did not answer within \(timeoutMs) ms"))
@@ -103,18 +103,9 @@ public final class PortalFileChooser: DesktopPresenter {
 
     /// ``probe(timeoutMs:completion:)``, waiting for the answer (never with a lock held).
     public func probeAndWait(timeoutMs: Int) -> DesktopPresenterProbe {
-        let answer = Locked<DesktopPresenterProbe?>(nil)
-        let done = ConditionLock()
-        probe(timeoutMs: timeoutMs) { result in
-            done.withLock {
-                answer.withValue { $0 = result }
-                done.broadcast()
-            }
-        }
-        return done.withLock {
-            while answer.withValue({ $0 }) == nil { done.wait() }
-            return answer.withValue { $0! }
-        }
+        let answer = OneShot<DesktopPresenterProbe>()
+        probe(timeoutMs: timeoutMs) { answer.set($0) }
+        return answer.wait()
     }
 
     static func probeResult(_ reply: Result<BusMessage, BusError>, timeoutMs: Int) -> DesktopPresenterProbe {

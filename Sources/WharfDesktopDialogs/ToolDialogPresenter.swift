@@ -1,10 +1,13 @@
+import Glibc
 import WharfSystem
 
 /// File dialogs through zenity or kdialog, the fallbacks where the portal is missing or broken.
 ///
-/// Each dialog is a child process in a group of its own (``ChildProcess``) with an environment
-/// that cannot hang it (``ChildEnvironment``), watched by a thread of its own that reads its
-/// output and waits for it, so nothing blocks the caller and no lock is held while reading.
+/// Each dialog is a child process in a group of its own (WharfSystem's `Subprocess`: byte
+/// arguments, signals at their defaults, nothing inherited but its standard streams) with an
+/// environment that cannot hang it (``ChildEnvironment``), watched by a thread of its own that
+/// reads its output and waits for it, so nothing blocks the caller and no lock is held while
+/// reading.
 /// `cancel` kills the whole group (SIGTERM, then SIGKILL after a grace period) and the result
 /// is `.cancelled(reason)` once the process is gone, so the window is gone too.
 public final class ToolDialogPresenter: DesktopPresenter {
@@ -34,34 +37,37 @@ public final class ToolDialogPresenter: DesktopPresenter {
 
     public func present(_ request: DesktopDialogRequest, completion: @escaping @Sendable (DesktopDialogResult) -> Void) -> DesktopDialogSession {
         let session = DesktopDialogSession(completion: completion)
-        let child = Locked<ChildProcess?>(nil)
+        let child = Locked<Subprocess?>(nil)
         let grace = killGraceSeconds
         session.onCancel { _ in
             // Caller's thread: signal and leave; the watcher thread delivers the result.
             guard let process = child.withValue({ $0 }) else { return }
-            process.terminateGroup()
+            process.signal(SIGTERM)
             startThread {
-                let deadline = Deadline(secondsFromNow: grace)
-                let idle = ConditionLock()
-                idle.withLock { while !deadline.hasPassed { idle.wait(until: deadline) } }
-                process.killGroup()
+                ProcessControl.sleep(milliseconds: Int(grace * 1000))
+                process.signal(SIGKILL)
             }
         }
         let arguments = arguments(for: request)
         let kind = kind, program = program, environment = environment
         startThread {
             if session.cancelRequested != nil { session.finish(.cancelled(.caller)); return }
-            let process: ChildProcess
+            let process: Subprocess
             do {
-                process = try ChildProcess.spawn(program: program, arguments: arguments, environment: environment)
+                process = try Subprocess.spawn(program, arguments: arguments, environment: environment, newProcessGroup: true,
+                                               standardInput: .null, standardOutput: .pipe, standardError: .pipe)
             } catch {
                 session.finish(.failed("cannot start \(kind.rawValue): \(error)"))
                 return
             }
             child.withValue { $0 = process }
             // A cancel that came while spawning found no process to signal.
-            if session.cancelRequested != nil { process.terminateGroup() }
-            let (status, stdout, stderr) = process.collect()
+            if session.cancelRequested != nil { process.signal(SIGTERM) }
+            // Its output until it exits; then whatever it left running in its group goes with
+            // it (the group id is still ours: the leader is not reaped until after the kill).
+            let (stdout, stderr) = process.readUntilExit(errorLimit: 8192)
+            process.signal(SIGKILL)
+            let status = process.wait()
             session.finish(ToolExit.result(kind: kind, status: status, stdout: stdout, stderr: stderr, request: request))
         }
         return session
@@ -73,8 +79,8 @@ public final class ToolDialogPresenter: DesktopPresenter {
     public static func locate(_ kind: DesktopPresenterKind, environment: [String: String]) -> [UInt8]? {
         let path = environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
         for directory in path.split(separator: ":", omittingEmptySubsequences: true) where directory.hasPrefix("/") {
-            let candidate = Array((directory.hasSuffix("/") ? directory + kind.rawValue : directory + "/" + kind.rawValue).utf8)
-            if BytePath.isExecutableFile(candidate) { return candidate }
+            let candidate = FilePath(String(directory)).map { $0.appending(kind.rawValue) }
+            if let candidate, candidate.isExecutableFile { return candidate.bytes }
         }
         return nil
     }

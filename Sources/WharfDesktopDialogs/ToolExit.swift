@@ -1,3 +1,5 @@
+import WharfSystem
+
 /// A dialog program's end as a dialog result.
 ///
 /// Exit status: 0 chosen (with output), 1 the human cancelled (Cancel, Escape, closing the
@@ -6,14 +8,11 @@
 /// cancel is reported by the session as the caller's cancellation, whatever its status.
 public enum ToolExit {
     /// How a child ended, as `waitpid` tells it.
-    public enum Status: Sendable, Equatable {
-        case exited(Int32)
-        case killed(signal: Int32)
-    }
+    public typealias Status = Subprocess.Ending
 
     public static func result(
         kind: DesktopPresenterKind, status: Status, stdout: [UInt8], stderr: [UInt8], request: DesktopDialogRequest,
-        exists: ([UInt8]) -> Bool = BytePath.exists
+        exists: ([UInt8]) -> Bool = { path in FilePath(bytes: path).map { (try? FileStatus.ofLink($0)) != nil } ?? false }
     ) -> DesktopDialogResult {
         let name = kind.rawValue
         switch status {

@@ -30,6 +30,9 @@ public final class DialogEngine: @unchecked Sendable {
     let scheduler: any DialogScheduler
     let homeDirectory: FilePath
     let sink: EventSink
+    /// Told what a client asked for that could not be honoured but did not fail the request
+    /// (a `defaultDirectory` that is not a folder), for the server's log.
+    let notice: @Sendable (String) -> Void
 
     /// Guards `state`; also the condition ``waitForWrites(client:)`` waits on.
     let lock = ConditionLock()
@@ -41,6 +44,7 @@ public final class DialogEngine: @unchecked Sendable {
     ///   - writer: writes exported files (``AtomicExportWriter`` unless a test injects one).
     ///   - scheduler: time for timeouts and the progress rate.
     ///   - homeDirectory: where dialogs open when nothing better is known.
+    ///   - notice: hears of requests honoured otherwise than asked (see ``notice``).
     ///   - sink: see the type's documentation.
     public init(
         maxDialogsPerClient: Int = 64,
@@ -49,6 +53,7 @@ public final class DialogEngine: @unchecked Sendable {
         writer: any ExportWriting = AtomicExportWriter(),
         scheduler: any DialogScheduler = TimerScheduler(),
         homeDirectory: FilePath = FilePath.home(),
+        notice: @escaping @Sendable (String) -> Void = { _ in },
         sink: @escaping EventSink
     ) {
         self.maxDialogsPerClient = maxDialogsPerClient
@@ -57,6 +62,7 @@ public final class DialogEngine: @unchecked Sendable {
         self.writer = writer
         self.scheduler = scheduler
         self.homeDirectory = homeDirectory
+        self.notice = notice
         self.sink = sink
     }
 
@@ -313,8 +319,10 @@ public final class DialogEngine: @unchecked Sendable {
     }
 
     /// Where a new dialog opens: the directory remembered for its customization id (if it is
-    /// still a directory), else its default directory (likewise), else home. Touches the disk
-    /// and the memory: call it without the lock.
+    /// still a directory), else its default directory (likewise), else home. A default
+    /// directory that is not there is no error — a dialog should open somewhere, as SwiftUI's
+    /// does — but it is told to ``notice`` with the folder used instead. Touches the disk and
+    /// the memory: call it without the lock.
     func initialDirectory(app: String, options: DialogOptions) -> FilePath {
         if let customizationId = options.customizationId, let memory,
            let remembered = memory.rememberedDirectory(app: app, customizationId: customizationId),
@@ -324,8 +332,18 @@ public final class DialogEngine: @unchecked Sendable {
         if let given = options.defaultDirectory {
             let normalized = given.normalized
             if Self.isDirectory(normalized) { return normalized }
+            notice("options.defaultDirectory \(Self.forTheLog(given)) is not an existing folder; the dialog opens in "
+                + "the home folder, \(homeDirectory), instead")
         }
         return homeDirectory
+    }
+
+    /// A path a client sent, for a log line: at most 256 bytes of it (a client may send 128 KiB,
+    /// and a log that fills up blocks whoever writes to it).
+    static func forTheLog(_ path: FilePath) -> String {
+        let limit = 256
+        guard path.bytes.count > limit else { return path.description }
+        return String(decoding: path.bytes.prefix(limit), as: UTF8.self) + "… (\(path.bytes.count) bytes)"
     }
 
     static func isDirectory(_ path: FilePath) -> Bool {

@@ -82,6 +82,9 @@ final class MessageWriter: @unchecked Sendable {
         queue.append(frame)
         queuedBytes += frame.count
         if busy || corked || drainScheduled || batchers.contains(where: { $0.isCurrent() }) {
+            // The read loop may be waiting in `reserve` while corked: it must hear that there is
+            // now something to write (or room given back), or neither of us ever writes it.
+            lock.broadcast()
             lock.unlock()
             return
         }

@@ -15,7 +15,7 @@ public enum Command: Sendable, Equatable {
     case version
     /// `wharf types identify FILE…` (and `--no-sniff`), `describe ID…`, `conforms ID TO`.
     case types(TypesCommand)
-    /// `wharf access list` / `wharf access revoke ID`.
+    /// `wharf access list [--json]` / `wharf access revoke ID`.
     case access(AccessCommand, stateDirectory: FilePath?)
     /// `wharf pick …`: ask a person for files through a dialog, print their paths.
     case pick(PickCommand)
@@ -32,7 +32,8 @@ public enum TypesCommand: Sendable, Equatable {
 }
 
 public enum AccessCommand: Sendable, Equatable {
-    case list
+    /// `list`, or with `--json` one JSON document instead of the table.
+    case list(json: Bool)
     case revoke(String)
 }
 
@@ -198,20 +199,25 @@ public enum CommandLineParser {
     private static func parseAccess(_ arguments: [String]) throws(UsageError) -> Command {
         var words: [String] = []
         var stateDirectory: FilePath?
+        var json = false
         var index = 0
         while index < arguments.count {
             if arguments[index] == "--state-dir" {
                 guard index + 1 < arguments.count else { throw UsageError(message: "--state-dir needs a value") }
                 stateDirectory = try path(arguments[index + 1], for: "--state-dir")
                 index += 2
+            } else if arguments[index] == "--json" {
+                json = true
+                index += 1
             } else {
                 words.append(arguments[index])
                 index += 1
             }
         }
+        if json && words.first != "list" { throw UsageError(message: "access: --json is an option of `list` only") }
         switch words.first {
         case "list" where words.count == 1:
-            return .access(.list, stateDirectory: stateDirectory)
+            return .access(.list(json: json), stateDirectory: stateDirectory)
         case "revoke" where words.count == 2:
             return .access(.revoke(words[1]), stateDirectory: stateDirectory)
         default:

@@ -30,11 +30,16 @@ public final class Server: Sendable {
         self.logger = logger
         self.registry = .system
         do {
-            let (store, warnings) = try AccessStore.open(stateDirectory: options.stateDirectory)
+            // The database opens in the background: `initialize` is answered meanwhile.
+            let (store, warnings) = try AccessStore.open(stateDirectory: options.stateDirectory, waitForDatabase: false)
             for warning in warnings { logger.warning(warning) }
+            // Writes nobody waits for (grants, leases, remembered folders written behind) fail
+            // only here: in the log, saying what failed (a full disk, a read-only store, …).
+            store.reportProblems { logger.error($0) }
             self.access = store
         } catch {
-            throw StartupError(message: "cannot open the state store: \(error)")
+            let place = options.stateDirectory.map { "--state-dir \($0)" } ?? "the default state directory"
+            throw StartupError(message: "cannot use \(place) for grants and bookmarks: \(error)", exitStatus: 1)
         }
         self.presenters = try PresenterFactory(setting: options.presenter, logger: logger)
         self.hub = PresenterHub(logger: logger)
@@ -43,9 +48,12 @@ public final class Server: Sendable {
             maxDialogsPerClient: options.maxDialogsPerClient,
             memory: StoreDirectoryMemory(store: access, logger: logger),
             writer: RecordingExportWriter(store: access, logger: logger),
+            notice: { logger.warning($0) },
             sink: { client, event in sessions[client.rawValue]?.deliver(event) }
         )
-        removeOrphanedTemporaries()
+        // Reads the database: off the start-up path.
+        let (access, logger) = (self.access, logger)
+        WorkerPool.shared.run { Self.removeOrphanedTemporaries(access, logger) }
     }
 
     /// Serves one client on `connection` until its session ends, on the calling thread, and
@@ -91,7 +99,7 @@ public final class Server: Sendable {
     }
 
     /// Temporary files left in directories we wrote into by a process that crashed mid-write.
-    private func removeOrphanedTemporaries() {
+    private static func removeOrphanedTemporaries(_ access: AccessStore, _ logger: Logger) {
         guard let directories = try? access.writtenDirectories() else { return }
         for directory in directories {
             let removed = AtomicWriter.removeOrphans(in: directory)
@@ -136,5 +144,14 @@ final class SessionDirectory: Sendable {
 /// Why the server could not start (bad script file, unusable state directory).
 public struct StartupError: Error, Sendable, CustomStringConvertible {
     public var message: String
+    /// What the process exits with: 2 for what the command line named wrongly (a script that
+    /// cannot be read), 1 for a place it named that cannot be used now (the state directory:
+    /// unwritable, full, a file where a directory should be), as for any other failure.
+    public var exitStatus: Int32 = 2
     public var description: String { message }
+
+    public init(message: String, exitStatus: Int32 = 2) {
+        self.message = message
+        self.exitStatus = exitStatus
+    }
 }

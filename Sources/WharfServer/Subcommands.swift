@@ -1,9 +1,8 @@
-import WharfAccess
 import WharfContentTypes
 import WharfSystem
 
-/// The commands for people and scripts: `wharf types …` and `wharf access …`. Each prints to
-/// standard output and returns the exit status.
+/// The commands for people and scripts: `wharf types …` here, `wharf access …` in
+/// Commands/AccessCommands.swift. Each prints to standard output and returns the exit status.
 public enum Subcommands {
     public static func run(_ command: TypesCommand) -> Int32 {
         let types = ContentTypeScope(registry: .system)
@@ -61,41 +60,7 @@ public enum Subcommands {
         }
     }
 
-    public static func run(_ command: AccessCommand, stateDirectory: FilePath?) -> Int32 {
-        let store: AccessStore
-        do {
-            let (opened, warnings) = try AccessStore.open(stateDirectory: stateDirectory)
-            for warning in warnings { printError(warning) }
-            store = opened
-        } catch {
-            printError("cannot open the state store: \(error)")
-            return 1
-        }
-        do {
-            switch command {
-            case .list:
-                let entries = try store.allEntries()
-                if entries.isEmpty {
-                    print("No app holds access to anything.")
-                    return 0
-                }
-                print("ID\tKIND\tAPP\tACCESS\tLEASES\tCREATED\tPATH")
-                for entry in entries {
-                    let mode = entry.readOnly ? "read" : "read-write"
-                    print("\(entry.id)\t\(entry.kind.rawValue)\t\(entry.app)\t\(mode)\t\(entry.activeLeases)\t\(ISO8601.format(entry.created))\t\(entry.path)")
-                }
-            case .revoke(let id):
-                try store.revoke(id: id)
-                print("Revoked \(id).")
-            }
-            return 0
-        } catch {
-            printError("\(error)")
-            return 1
-        }
-    }
-
-    private static func printError(_ message: String) {
+    static func printError(_ message: String) {
         Logger(level: .error).error(message)
     }
 }

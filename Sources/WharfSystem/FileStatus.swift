@@ -70,6 +70,16 @@ public struct FileStatus: Sendable, Equatable {
     }
 }
 
+extension FilePath {
+    /// Whether this names a regular file (symlinks followed) that this process may run:
+    /// `stat(2)`, then `access(2)` with `X_OK`, which is what a search of `PATH` asks of each
+    /// candidate.
+    public var isExecutableFile: Bool {
+        guard (try? FileStatus.of(self))?.kind == .regular else { return false }
+        return withCString { access($0, X_OK) } == 0
+    }
+}
+
 /// Who a file is, independent of where it is: the inode within a file system.
 ///
 /// The device number alone is not enough to name a file system across reboots (it changes on

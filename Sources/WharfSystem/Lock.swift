@@ -63,6 +63,15 @@ public struct Deadline: Sendable {
         time = timespec(tv_sec: now.tv_sec + nanoseconds / 1_000_000_000, tv_nsec: nanoseconds % 1_000_000_000)
     }
 
+    /// Whole milliseconds until the deadline (rounded up), 0 once it has passed: a timeout
+    /// for a call that takes one (`poll`).
+    public var millisecondsLeft: Int {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        let left = (Int(time.tv_sec) - Int(now.tv_sec)) * 1_000_000_000 + (Int(time.tv_nsec) - Int(now.tv_nsec))
+        return left <= 0 ? 0 : (left + 999_999) / 1_000_000
+    }
+
     public var hasPassed: Bool {
         var now = timespec()
         clock_gettime(CLOCK_MONOTONIC, &now)
@@ -89,5 +98,38 @@ public final class Locked<Value>: @unchecked Sendable {
     @inline(__always)
     public func withValue<T, E: Error>(_ body: (inout Value) throws(E) -> T) throws(E) -> T {
         try lock.withLock { () throws(E) -> T in try body(&value) }
+    }
+}
+
+/// One value, set once by one thread and waited for by others: an answer that arrives on a
+/// callback, for the blocking conveniences of tools and tests. The first ``set(_:)`` wins;
+/// later ones are ignored.
+public final class OneShot<Value: Sendable>: @unchecked Sendable {
+    private let lock = ConditionLock()
+    private var value: Value?
+
+    public init() {}
+
+    public func set(_ newValue: Value) {
+        lock.withLock {
+            if value == nil { value = newValue }
+            lock.broadcast()
+        }
+    }
+
+    /// Waits until the value is set.
+    public func wait() -> Value {
+        lock.withLock {
+            while value == nil { lock.wait() }
+            return value!
+        }
+    }
+
+    /// Waits until the value is set or `deadline` comes; nil then.
+    public func wait(until deadline: Deadline) -> Value? {
+        lock.withLock {
+            while value == nil && !deadline.hasPassed { lock.wait(until: deadline) }
+            return value
+        }
     }
 }

@@ -1,25 +1,29 @@
+import CProcessSpawn
 import Glibc
 
-/// `pipe(2)` with both ends close-on-exec. Returns (read end, write end).
-///
-/// Swift's Glibc module leaves out `pipe2` (it needs `_GNU_SOURCE`), so the flag is set in a
-/// second step, and a process spawned by another thread in between would inherit both ends.
-/// An inherited write end keeps the pipe open after its owner closed it: the reader waits for
-/// an end of file that only comes when that unrelated child exits (a test saw a 28 s stall).
-/// So making a pipe and spawning a process exclude each other: spawn with `Spawn.start`.
-public func makePipe() throws(SystemError) -> (read: Int32, write: Int32) {
-    var ends: [Int32] = [0, 0]
-    let made = DescriptorInheritance.lock.withLock { () -> Bool in
-        guard pipe(&ends) == 0 else { return false }
-        _ = fcntl(ends[0], F_SETFD, FD_CLOEXEC)
-        _ = fcntl(ends[1], F_SETFD, FD_CLOEXEC)
-        return true
+extension FileDescriptor {
+    /// `pipe2(2)` with both ends close-on-exec from the start (`O_CLOEXEC` set atomically), and
+    /// non-blocking when `nonBlocking`. Returns (read end, write end).
+    ///
+    /// An end a child inherited would keep the pipe open after its owner closed it: the reader
+    /// waits for an end of file that only comes when that unrelated child exits (a test once
+    /// saw a 28 s stall). Made in one step, no spawn on another thread can catch it half made;
+    /// and every child ``Subprocess`` starts closes what it inherited beyond its standard
+    /// streams anyway.
+    public static func pipe(nonBlocking: Bool = false) throws(SystemError) -> (read: FileDescriptor, write: FileDescriptor) {
+        let ends = try makePipe(flags: nonBlocking ? O_NONBLOCK : 0)
+        return (FileDescriptor(taking: ends.read), FileDescriptor(taking: ends.write))
     }
-    guard made else { throw .current("pipe") }
-    return (ends[0], ends[1])
 }
 
-/// Held while a pipe is half made and while a process is spawned (`Spawn.start`).
-enum DescriptorInheritance {
-    static let lock = ConditionLock()
+/// ``FileDescriptor/pipe(nonBlocking:)`` as two raw descriptors the caller must close: for
+/// code that hands the numbers on (a connection's reader and writer).
+public func makePipe() throws(SystemError) -> (read: Int32, write: Int32) {
+    try makePipe(flags: 0)
+}
+
+private func makePipe(flags: Int32) throws(SystemError) -> (read: Int32, write: Int32) {
+    var ends: [Int32] = [-1, -1]
+    guard wharf_pipe_cloexec(&ends, flags) == 0 else { throw .current("pipe2") }
+    return (ends[0], ends[1])
 }

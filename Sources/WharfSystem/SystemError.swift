@@ -34,7 +34,11 @@ public struct SystemError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     /// The C library's own wording for `code` (`strerror`).
-    public var reason: String { String(cString: strerror(code)) }
+    public var reason: String { Self.reason(for: code) }
+
+    /// The C library's own wording for the `errno` value `code` (`strerror`): for libraries
+    /// that report failures as (negated) `errno` values, such as sd-bus.
+    public static func reason(for code: Int32) -> String { String(cString: strerror(code)) }
 
     public var description: String {
         if let path { return "\(operation) \(path): \(reason)" }

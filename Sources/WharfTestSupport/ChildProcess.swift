@@ -1,55 +1,52 @@
 import Glibc
 import WharfSystem
 
-/// A child process with pipes on its standard streams: the one way tests start programs.
+/// A child process with pipes on its standard streams: the one way tests start programs,
+/// over WharfSystem's `Subprocess` (so a child inherits nothing but those streams, and starts
+/// with its signals at their defaults whatever the test runner blocked).
 ///
 /// `stdin`, `stdout` and `stderr` are our ends (we write the child's input, read its output),
 /// owned by this object and closed exactly once: by `close…`, or when it goes away (which also
 /// kills a child still running).
 public final class ChildProcess: @unchecked Sendable {
-    public let pid: pid_t
+    /// The running program.
+    public let process: Subprocess
+    public var pid: pid_t { process.pid }
     private let input: FileDescriptor
     private let output: FileDescriptor
-    private let errors: FileDescriptor
-    private let exit = Locked<Int32?>(nil)
+    /// Nil when standard error goes to the standard output pipe.
+    private let errors: FileDescriptor?
     /// Bytes of standard output read past the last line `waitForLine` returned.
     private let pending = Locked<[UInt8]>([])
     /// Something that must live as long as the child (its scratch state directory).
     public var keepAlive: AnyObject?
 
     /// Starts `path` with `arguments`; `environment` entries are added to ours, and those named
-    /// in `removing` left out. With
-    /// `searchPath`, `path` is looked up on `PATH`. With `mergeErrors`, standard error goes to
-    /// the standard output pipe. `passing` gives the child more descriptors, by number.
+    /// in `removing` left out. With `searchPath`, `path` is looked up on `PATH`. With
+    /// `mergeErrors`, standard error goes to the standard output pipe. `passing` gives the
+    /// child more descriptors, by number (systemd's activation hands a socket over as 3).
     public init(
         path: String, arguments: [String], environment: [String: String] = [:], removing: Set<String> = [],
         searchPath: Bool = false, mergeErrors: Bool = false, passing inherited: [Int32: FileDescriptor] = [:]
     ) throws(SystemError) {
         // Writing to a child that has exited must be an error to handle, not death by SIGPIPE.
-        signal(SIGPIPE, SIG_IGN)
-        let inputPipe = try makePipe(), outputPipe = try makePipe(), errorPipe = try makePipe()
-        let ours = (FileDescriptor(taking: inputPipe.write), FileDescriptor(taking: outputPipe.read),
-                    FileDescriptor(taking: errorPipe.read))
-        let theirs = [FileDescriptor(taking: inputPipe.read), FileDescriptor(taking: outputPipe.write),
-                      FileDescriptor(taking: errorPipe.write)]
-        pid = try Spawn.start(path, arguments, environment: environment, removing: removing, searchPath: searchPath) { actions in
-            posix_spawn_file_actions_adddup2(&actions, theirs[0].raw, 0)
-            posix_spawn_file_actions_adddup2(&actions, theirs[1].raw, 1)
-            posix_spawn_file_actions_adddup2(&actions, mergeErrors ? theirs[1].raw : theirs[2].raw, 2)
-            // `passing`: descriptors the child gets as these numbers (systemd's activation
-            // hands a socket over as descriptor 3 this way).
-            for (number, descriptor) in inherited { posix_spawn_file_actions_adddup2(&actions, descriptor.raw, number) }
-        }
-        for end in theirs { end.close() }
-        (input, output, errors) = ours
+        ProcessControl.ignoreBrokenPipes()
+        process = try Subprocess.spawn(
+            path, arguments: arguments, environment: ProcessControl.environmentEntries(adding: environment, removing: removing),
+            searchPath: searchPath,
+            standardInput: .pipe, standardOutput: .pipe, standardError: mergeErrors ? .standardOutput : .pipe,
+            passing: inherited)
+        input = process.standardInput!
+        output = process.standardOutput!
+        errors = process.standardError
     }
 
     /// Our end of the child's standard input.
     public var stdin: Int32 { input.raw }
     /// Our end of the child's standard output.
     public var stdout: Int32 { output.raw }
-    /// Our end of the child's standard error.
-    public var stderr: Int32 { errors.raw }
+    /// Our end of the child's standard error; -1 when it was merged into standard output.
+    public var stderr: Int32 { errors?.raw ?? -1 }
 
     public func closeStdin() { input.close() }
     public func closeStdout() { output.close() }
@@ -65,17 +62,15 @@ public final class ChildProcess: @unchecked Sendable {
     public func readOutputText() -> String { String(decoding: readOutput(), as: UTF8.self) }
 
     /// Everything the child writes to standard error until it closes it.
-    public func readErrors() -> String { String(decoding: (try? errors.readToEnd()) ?? [], as: UTF8.self) }
+    public func readErrors() -> String { String(decoding: (try? errors?.readToEnd()) ?? [], as: UTF8.self) }
 
     /// What the child has written to standard error so far, without waiting for more.
     public func errorsSoFar() -> String {
-        let flags = fcntl(errors.raw, F_GETFL)
-        _ = fcntl(errors.raw, F_SETFL, flags | O_NONBLOCK)
-        defer { _ = fcntl(errors.raw, F_SETFL, flags) }
+        guard let errors else { return "" }
         var bytes: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { (try? errors.read(into: $0)) ?? -1 }
+        while (try? Poller.wait([Poller.Watch(errors)], timeoutMilliseconds: 0))?.first?.isEmpty == false {
+            let count = buffer.withUnsafeMutableBytes { (try? errors.read(into: $0)) ?? 0 }
             if count <= 0 { break }
             bytes += buffer[..<count]
         }
@@ -98,9 +93,9 @@ public final class ChildProcess: @unchecked Sendable {
                 return nil
             }
             if let found { return found }
-            var poller = pollfd(fd: output.raw, events: Int16(POLLIN), revents: 0)
-            guard poll(&poller, 1, 100) >= 0 || errno == EINTR else { return nil }
-            if poller.revents == 0 { continue }
+            guard let ready = try? Poller.wait([Poller.Watch(output)], timeoutMilliseconds: min(deadline.millisecondsLeft, 100))
+            else { return nil }
+            if ready[0].isEmpty { continue }
             let count = buffer.withUnsafeMutableBytes { (try? output.read(into: $0)) ?? 0 }
             if count == 0 { return nil }
             pending.withValue { $0 += buffer[..<count] }
@@ -108,44 +103,37 @@ public final class ChildProcess: @unchecked Sendable {
         return nil
     }
 
+    /// Closes its standard input, reads its standard output and standard error until it exits
+    /// (both at once, so neither pipe can fill and stall it), and waits for it: its exit status
+    /// (128 + the signal when a signal ended it) and what it wrote.
+    public func finish() -> (status: Int32, output: [UInt8], errors: [UInt8]) {
+        closeStdin()
+        let (output, errors) = process.readUntilExit()
+        return (wait(), pending.withValue { $0 } + output, errors)
+    }
+
     /// Waits up to `seconds` for the child to exit; its exit status, or nil if it has not.
     /// A child killed by a signal reports 128 + the signal number, as shells do.
     public func waitForExit(seconds: Double) -> Int32? {
-        if let code = exit.withValue({ $0 }) { return code }
-        let deadline = Deadline(secondsFromNow: seconds)
-        repeat {
-            var status: Int32 = 0
-            if waitpid(pid, &status, WNOHANG) == pid {
-                let code = Spawn.exitCode(fromWaitStatus: status)
-                exit.withValue { $0 = code }
-                return code
-            }
-            usleep(2_000)
-        } while !deadline.hasPassed
-        return nil
+        process.wait(until: Deadline(secondsFromNow: seconds))?.code
     }
 
     /// Waits for the child to exit, however long it takes.
     @discardableResult
-    public func wait() -> Int32 {
-        if let code = exit.withValue({ $0 }) { return code }
-        let code = Spawn.wait(pid)
-        exit.withValue { $0 = code }
-        return code
-    }
+    public func wait() -> Int32 { process.wait().code }
 
-    public func kill(_ signal: Int32 = SIGKILL) { _ = Glibc.kill(pid, signal) }
+    /// Sends `signal` to the child; nothing once it has been waited for.
+    public func kill(_ signal: Int32 = SIGKILL) { process.signal(signal) }
 
     deinit {
-        if exit.withValue({ $0 }) == nil {
-            _ = Glibc.kill(pid, SIGKILL)
-            _ = waitForExit(seconds: 2)
-        }
+        // A child nobody waited for: killed (nothing happens to one already reaped) and reaped.
+        process.signal(SIGKILL)
+        _ = waitForExit(seconds: 2)
     }
 }
 
 /// Runs a program to its end with no input; its exit status and output (standard error
-/// merged into standard output unless `separateErrors`). Status 127 when it could not start.
+/// merged into standard output). Status 127 when it could not start.
 @discardableResult
 public func run(
     _ program: String, _ arguments: [String], environment: [String: String] = [:], searchPath: Bool = false
@@ -153,7 +141,6 @@ public func run(
     guard let child = try? ChildProcess(
         path: program, arguments: arguments, environment: environment, searchPath: searchPath, mergeErrors: true)
     else { return (127, "") }
-    child.closeStdin()
-    let output = child.readOutputText()
-    return (child.wait(), output)
+    let (status, output, _) = child.finish()
+    return (status, String(decoding: output, as: UTF8.self))
 }

@@ -13,12 +13,14 @@ public final class ScratchDirectory: @unchecked Sendable {
     private var mounts: [FilePath] = []
 
     /// A new directory `label-XXXXXX` in `base` (/tmp by default; /dev/shm for tests that
-    /// fsync thousands of files and need memory, not a disk, under them).
-    public init(_ label: String = "wharf-test", in base: String = "/tmp") {
+    /// fsync thousands of files and need memory, not a disk, under them), holding a small
+    /// file for each of `files` (for tests that only need names to pick from).
+    public init(_ label: String = "wharf-test", in base: String = "/tmp", files: [String] = []) {
         var template = Array("\(base)/\(label)-XXXXXX".utf8CString)
         let created = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
         precondition(created != nil, "mkdtemp failed: \(SystemError.current("mkdtemp"))")
         path = try! FilePath(cString: created!).resolved()
+        for name in files { write(name, "x") }
     }
 
     deinit {

@@ -2,6 +2,7 @@ import WharfServer
 import WharfSystem
 
 // The `wharf` executable: parse the command line, then serve or run a subcommand.
+ProcessControl.limitAllocatorArenas(to: 2)
 do {
     switch try CommandLineParser.parse(Array(CommandLine.arguments.dropFirst())) {
     case .help:

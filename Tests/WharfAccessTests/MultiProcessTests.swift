@@ -16,7 +16,7 @@ import WharfTestSupport
         // The bundle may be a directory (`….xctest/…`) on some set-ups: climb to the build folder.
         for _ in 0..<4 {
             let candidate = directory.appending("wharf-access-stress")
-            if candidate.withCString({ access($0, X_OK) }) == 0 { return candidate.description }
+            if candidate.isExecutableFile { return candidate.description }
             directory = directory.directory
         }
         throw AccessError.invalidArgument("wharf-access-stress was not built next to \(bundle); run `swift build --build-tests`")
@@ -29,12 +29,14 @@ import WharfTestSupport
         // Every worker opens the store, then waits for the go file, so their operations overlap.
         let go = state.file("go")
         let workers = try (0..<8).map { worker in
-            try SpawnedProcess(tool, [state.path.description, files.path.description, "1000", String(worker), go.description])
+            try ChildProcess(path: tool, arguments: [state.path.description, files.path.description, "1000", String(worker), go.description],
+                             mergeErrors: true)
         }
         writeFile(go, "")
         var reports: [String] = []
         for worker in workers {
-            let (status, output) = worker.wait()
+            let (status, bytes, _) = worker.finish()
+            let output = String(decoding: bytes, as: UTF8.self)
             reports.append(output)
             #expect(status == 0, "worker failed: \(output)")
         }
@@ -51,36 +53,5 @@ import WharfTestSupport
         #expect(entries.allSatisfy { $0.kind == .bookmark && $0.activeLeases == 0 })
         #expect(!entries.isEmpty)
         #expect(try store.rememberedDirectory(app: "stress-0", customizationId: "c1") == files.path)
-    }
-}
-
-/// A child process with its standard output captured (`posix_spawn`), small enough for tests.
-final class SpawnedProcess {
-    let pid: pid_t
-    private let output: Int32
-
-    init(_ executable: String, _ arguments: [String]) throws {
-        let pipe = try makePipe()
-        let spawned = Result { () throws(SystemError) in
-            try Spawn.start(executable, arguments) { actions in
-                posix_spawn_file_actions_adddup2(&actions, pipe.write, 1)
-                posix_spawn_file_actions_adddup2(&actions, pipe.write, 2)
-            }
-        }
-        close(pipe.write)
-        do {
-            pid = try spawned.get()
-        } catch {
-            close(pipe.read)
-            throw error
-        }
-        output = pipe.read
-    }
-
-    /// Reads everything the child printed, then reaps it: (exit status, output).
-    func wait() -> (Int32, String) {
-        let bytes = Spawn.readToEnd(output)
-        close(output)
-        return (Spawn.wait(pid), String(decoding: bytes, as: UTF8.self))
     }
 }

@@ -155,6 +155,38 @@ import WharfTestSupport
         #expect(leases == 0)
     }
 
+    @Test func grantsMadeWhileTheDatabaseOpensInTheBackgroundAreWrittenAndKept() throws {
+        let file = directory.file("a.txt")
+        writeFile(file, "a")
+        // A server's store: the database opens on a thread of its own; grants come at once.
+        let (store, _) = try AccessStore.open(stateDirectory: state.path, waitForDatabase: false)
+        try grant(store, file)
+        store.flush()
+        _ = try store.resolve(app: "editor", client: "c1", url: url(file))
+        let (watcher, _) = try AccessStore.open(stateDirectory: state.path)
+        #expect(try watcher.allEntries().map(\.kind) == [.grant], "the grant reached the store, under this process's instance")
+        store.close()
+    }
+
+    @Test func aDatabaseThatCannotOpenInTheBackgroundFailsItsStatementsAndIsReported() throws {
+        let (first, _) = try AccessStore.open(stateDirectory: state.path)
+        try first.write { db in try db.run("PRAGMA user_version = 999") }
+        first.close()
+        let (store, warnings) = try AccessStore.open(stateDirectory: state.path, waitForDatabase: false)
+        #expect(warnings.isEmpty)
+        let reported = Locked<[String]>([])
+        store.reportProblems { message in reported.withValue { $0.append(message) } }
+        let error = accessError { () throws(AccessError) in try store.list(app: "editor", client: "c1") }
+        guard case .store(let failure)? = error else {
+            Issue.record("expected a store failure, got \(String(describing: error))")
+            return
+        }
+        #expect(failure.message.contains("newer Wharf"))
+        let deadline = Deadline(secondsFromNow: 5)
+        while reported.withValue({ $0.isEmpty }) && !deadline.hasPassed { ProcessControl.sleep(milliseconds: 5) }
+        #expect(reported.withValue { $0.first?.contains("newer Wharf") } == true, "the failure is logged")
+    }
+
     @Test func closingTheStoreEndsItsSessionsGrantsButKeepsBookmarks() throws {
         let file = directory.file("a.txt")
         writeFile(file, "a")

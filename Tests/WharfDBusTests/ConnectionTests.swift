@@ -55,7 +55,7 @@ import WharfSystem
         let service = try bus.connect()
         try EchoService.serve(on: service)
         let client = try bus.connect()
-        let left = Answer<[BusValue]>()
+        let left = OneShot<[BusValue]>()
         client.subscribe(.nameOwnerChanged(EchoService.name)) { message in
             if message.body.count == 3, message.body[2] == .string("") { left.set(message.body) }
         }
@@ -63,7 +63,7 @@ import WharfSystem
         _ = client.callAndWait(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
                                interface: "org.freedesktop.DBus", member: "GetId", timeoutMs: 5000)
         service.close()
-        let body = left.wait(seconds: 5)
+        let body = left.wait(until: Deadline(secondsFromNow: 5))
         #expect(body?.first == .string(EchoService.name))
         #expect(body?[1] == .string(service.uniqueName))
     }
@@ -73,13 +73,13 @@ import WharfSystem
         let service = try bus.connect()
         try EchoService.serve(on: service)
         let client = try bus.connect()
-        let answer = Answer<Result<BusMessage, BusError>>()
+        let answer = OneShot<Result<BusMessage, BusError>>()
         client.call(destination: EchoService.name, path: EchoService.path, interface: EchoService.interface,
                     member: "Hang", timeoutMs: 60_000) { answer.set($0) }
         _ = client.callAndWait(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
                                interface: "org.freedesktop.DBus", member: "GetId", timeoutMs: 5000)
         client.close()
-        let result = answer.wait(seconds: 5)
+        let result = answer.wait(until: Deadline(secondsFromNow: 5))
         #expect(result?.failure?.name == BusError.Names.disconnected)
         #expect(!client.isOpen)
         // And a call after closing fails rather than hanging.
@@ -91,20 +91,20 @@ import WharfSystem
         let bus = try PrivateBus()
         let service = try bus.connect()
         try EchoService.serve(on: service)
-        let lost = Answer<BusError>()
+        let lost = OneShot<BusError>()
         let client = try BusConnection.openAndWait(address: bus.address, timeoutMs: 5000).get()
         _ = client
-        let watched = Answer<Result<BusConnection, BusError>>()
+        let watched = OneShot<Result<BusConnection, BusError>>()
         BusConnection.open(address: bus.address, timeoutMs: 5000, onDisconnect: { lost.set($0) }) { watched.set($0) }
-        let connection = try #require(watched.wait(seconds: 5)).get()
-        let answer = Answer<Result<BusMessage, BusError>>()
+        let connection = try #require(watched.wait(until: Deadline(secondsFromNow: 5))).get()
+        let answer = OneShot<Result<BusMessage, BusError>>()
         connection.call(destination: EchoService.name, path: EchoService.path, interface: EchoService.interface,
                         member: "Hang", timeoutMs: 60_000) { answer.set($0) }
         _ = connection.callAndWait(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
                                    interface: "org.freedesktop.DBus", member: "GetId", timeoutMs: 5000)
         bus.stop()
-        #expect(answer.wait(seconds: 5)?.failure != nil)
-        #expect(lost.wait(seconds: 5) != nil)
+        #expect(answer.wait(until: Deadline(secondsFromNow: 5))?.failure != nil)
+        #expect(lost.wait(until: Deadline(secondsFromNow: 5)) != nil)
     }
 
     @Test func nothingListeningIsAnImmediateReason() throws {
@@ -124,27 +124,6 @@ import WharfSystem
     @Test func matchRulesQuoteTheirValues() {
         #expect(BusMatchRule(path: "/a", interface: "i.j", member: "M").description == "type='signal',path='/a',interface='i.j',member='M'")
         #expect(BusMatchRule(arg0: "it's").description == "type='signal',arg0='it'\\''s'")
-    }
-}
-
-/// One value, waited for with a timeout.
-final class Answer<Value: Sendable>: @unchecked Sendable {
-    private let lock = ConditionLock()
-    private var value: Value?
-
-    func set(_ newValue: Value) {
-        lock.withLock {
-            if value == nil { value = newValue }
-            lock.broadcast()
-        }
-    }
-
-    func wait(seconds: Double) -> Value? {
-        let deadline = Deadline(secondsFromNow: seconds)
-        return lock.withLock {
-            while value == nil && !deadline.hasPassed { lock.wait(until: deadline) }
-            return value
-        }
     }
 }
 

@@ -91,8 +91,8 @@ import WharfSystem
         let result = run(chooser(bus), open()) { session in
             // Wait until the portal has the dialog, then cancel.
             let deadline = Deadline(secondsFromNow: 5)
-            while portal.calls.isEmpty && !deadline.hasPassed { usleepMs(5) }
-            usleepMs(20)
+            while portal.calls.isEmpty && !deadline.hasPassed { ProcessControl.sleep(milliseconds: 5) }
+            ProcessControl.sleep(milliseconds: 20)
             session.cancel()
             session.cancel(.timedOut)   // a second cancel changes nothing
         }
@@ -108,7 +108,7 @@ import WharfSystem
         #expect(result == .cancelled(.timedOut))
         // Either nothing reached the portal, or what did was closed.
         let deadline = Deadline(secondsFromNow: 2)
-        while portal.closes.count < portal.calls.count && !deadline.hasPassed { usleepMs(5) }
+        while portal.closes.count < portal.calls.count && !deadline.hasPassed { ProcessControl.sleep(milliseconds: 5) }
         #expect(portal.closes.count == portal.calls.count)
     }
 
@@ -117,8 +117,8 @@ import WharfSystem
         let portal = try FakePortal(bus: bus, dialogs: .hold)
         let result = run(chooser(bus), open()) { _ in
             let deadline = Deadline(secondsFromNow: 5)
-            while portal.calls.isEmpty && !deadline.hasPassed { usleepMs(5) }
-            usleepMs(20)
+            while portal.calls.isEmpty && !deadline.hasPassed { ProcessControl.sleep(milliseconds: 5) }
+            ProcessControl.sleep(milliseconds: 20)
             portal.connection.close()
         }
         let reason = try #require(result?.failure)
@@ -149,9 +149,9 @@ import WharfSystem
     @Test func probeOfAHangingPortalGivesUpWithinItsTimeout() throws {
         let bus = try PrivateBus()
         _ = try FakePortal(bus: bus, dialogs: .hang)
-        let started = MonotonicMs.now()
+        let started = monotonicNanoseconds()
         let probe = chooser(bus).probeAndWait(timeoutMs: 400)
-        let elapsed = MonotonicMs.now() - started
+        let elapsed = millisecondsSince(started)
         #expect(probe.problem == "xdg-desktop-portal did not answer within 400 ms (it is installed but hangs, as it does on some bare window managers without a working portal backend)")
         #expect(elapsed >= 350 && elapsed < 1500, "took \(elapsed) ms")
     }
@@ -174,23 +174,8 @@ import WharfSystem
     }
 }
 
-func usleepMs(_ ms: Int) {
-    let lock = ConditionLock()
-    let deadline = Deadline(secondsFromNow: Double(ms) / 1000)
-    lock.withLock { while !deadline.hasPassed { lock.wait(until: deadline) } }
-}
-
-enum MonotonicMs {
-    static func now() -> Int {
-        var t = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &t)
-        return Int(t.tv_sec) * 1000 + Int(t.tv_nsec) / 1_000_000
-    }
-}
-
-#if canImport(Glibc)
 import Glibc
-#endif
+import WharfTestSupport
 
 /// Cancel and probe deadlines hold even against a portal that never answers.
 @Suite struct HangingPortalTests {
@@ -198,20 +183,19 @@ import Glibc
         let bus = try PrivateBus()
         _ = try FakePortal(bus: bus, dialogs: .hang)
         let chooser = PortalFileChooser(environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address], closeTimeoutMs: 300)
-        let started = MonotonicMs.now()
+        let started = monotonicNanoseconds()
         let result = run(chooser, open()) { session in
-            usleepMs(100)
+            ProcessControl.sleep(milliseconds: 100)
             session.cancel()
         }
         #expect(result == .cancelled(.caller))
-        #expect(MonotonicMs.now() - started < 3000)
+        #expect(millisecondsSince(started) < 3000)
     }
 
     @Test func aBusThatAcceptsButNeverAnswersIsGivenUpOnTime() throws {
         // A listening socket nobody serves: the connection never completes its handshake.
-        var template = Array("/tmp/wharf-mute-XXXXXX".utf8CString)
-        let dir = String(cString: mkdtemp(&template)!)
-        defer { unlink(dir + "/bus"); rmdir(dir) }
+        let scratch = ScratchDirectory("wharf-mute")
+        let dir = scratch.path.description
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(fd) }
         var address = sockaddr_un()
@@ -222,9 +206,9 @@ import Glibc
             bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
         #expect(bound == 0)
         listen(fd, 8)
-        let started = MonotonicMs.now()
+        let started = monotonicNanoseconds()
         let probe = PortalFileChooser(environment: ["DBUS_SESSION_BUS_ADDRESS": "unix:path=" + dir + "/bus"]).probeAndWait(timeoutMs: 400)
         #expect(probe.problem?.contains("did not answer within 400 ms") == true, "\(probe)")
-        #expect(MonotonicMs.now() - started < 2000)
+        #expect(millisecondsSince(started) < 2000)
     }
 }

@@ -9,9 +9,7 @@ func run(_ presenter: any DesktopPresenter, _ request: DesktopDialogRequest, sec
     body(session)
     let result = session.waitForResult(seconds: seconds)
     // Exactly once: nothing more arrives after the first result.
-    let idle = ConditionLock()
-    let settle = Deadline(secondsFromNow: 0.05)
-    idle.withLock { while !settle.hasPassed { idle.wait(until: settle) } }
+    ProcessControl.sleep(milliseconds: 50)
     precondition(results.withValue { $0.count } <= 1, "a dialog ended more than once")
     return result
 }
@@ -34,3 +32,6 @@ extension DesktopDialogResult {
         return nil
     }
 }
+
+/// Milliseconds since `start` (a `monotonicNanoseconds()` reading).
+func millisecondsSince(_ start: UInt64) -> Int { Int((monotonicNanoseconds() - start) / 1_000_000) }

@@ -1,36 +1,20 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Testing
 import WharfDesktopDialogs
 import WharfSystem
+import WharfTestSupport
 
 /// The zenity/kdialog runner against stand-in programs (shell scripts named like the real
 /// ones): argument bytes, environment, output, exit codes, and cancel killing the group.
 @Suite struct ToolPresenterTests {
     /// A directory with an executable `zenity` that runs `script`.
     final class FakeTool {
-        let directory: String
-        var program: [UInt8] { Array((directory + "/zenity").utf8) }
-        init(_ script: String) throws {
-            var template = Array("/tmp/wharf-tool-XXXXXX".utf8CString)
-            directory = String(cString: mkdtemp(&template)!)
-            let path = directory + "/zenity"
-            let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o755)
-            let text = Array(("#!/bin/sh\n" + script + "\n").utf8)
-            _ = text.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-            close(fd)
+        let directory = ScratchDirectory("wharf-tool")
+        var program: [UInt8] { directory.path("zenity").bytes }
+        init(_ script: String) {
+            directory.write("zenity", "#!/bin/sh\n" + script + "\n", mode: 0o755)
         }
-        func read(_ name: String) -> [UInt8] {
-            let fd = open(directory + "/" + name, O_RDONLY)
-            guard fd >= 0 else { return [] }
-            defer { close(fd) }
-            return Spawn.readToEnd(fd)
-        }
-        deinit {
-            for name in ["zenity", "args", "env", "pid"] { unlink(directory + "/" + name) }
-            rmdir(directory)
-        }
+        /// What the script left in `name`; empty until it wrote it.
+        func read(_ name: String) -> [UInt8] { directory.read(name) ?? [] }
     }
 
     func presenter(_ tool: FakeTool, environment: [String] = ["PATH=/usr/bin:/bin", "ZENITY_CANCEL=0"]) -> ToolDialogPresenter {
@@ -38,7 +22,7 @@ import WharfSystem
     }
 
     @Test func argumentsArriveAsBytesAndTheOutputComesBack() throws {
-        let tool = try FakeTool(#"""
+        let tool = FakeTool(#"""
             for a in "$@"; do printf '%s\0' "$a"; done > "$(dirname "$0")/args"
             env > "$(dirname "$0")/env"
             printf '/tmp//usr\n'
@@ -55,33 +39,33 @@ import WharfSystem
     }
 
     @Test func exitStatusesBecomeResults() throws {
-        let cancel = try FakeTool("exit 1")
+        let cancel = FakeTool("exit 1")
         #expect(run(presenter(cancel), open()) == .cancelled(.user))
-        let broken = try FakeTool("echo 'cannot open display' >&2; exit 255")
+        let broken = FakeTool("echo 'cannot open display' >&2; exit 255")
         #expect(run(presenter(broken), open()) == .failed("zenity exited with status 255: cannot open display"))
-        let crash = try FakeTool("kill -SEGV $$")
+        let crash = FakeTool("kill -SEGV $$")
         #expect(run(presenter(crash), open()) == .failed("zenity was killed by signal 11"))
     }
 
     @Test func cancelKillsTheWholeProcessGroupAndEndsCancelledOnce() throws {
-        let tool = try FakeTool(#"""
+        let tool = FakeTool(#"""
             sleep 300 &
             echo $! > "$(dirname "$0")/pid"
             trap '' TERM
             wait
             """#)
-        let started = MonotonicMs.now()
+        let started = monotonicNanoseconds()
         let result = run(presenter(tool), open()) { session in
             let deadline = Deadline(secondsFromNow: 10)
-            while tool.read("pid").isEmpty && !deadline.hasPassed { usleepMs(10) }
+            while tool.read("pid").isEmpty && !deadline.hasPassed { ProcessControl.sleep(milliseconds: 10) }
             session.cancel()
         }
         #expect(result == .cancelled(.caller))
-        #expect(MonotonicMs.now() - started < 8000)
+        #expect(millisecondsSince(started) < 8000)
         let grandchild = Int32(String(decoding: tool.read("pid").filter { $0 != 10 }, as: UTF8.self)) ?? 0
         #expect(grandchild > 0)
         let deadline = Deadline(secondsFromNow: 5)
-        while ProcessIdentity(pid: grandchild, startTime: 0).isRunning && !deadline.hasPassed { usleepMs(10) }
+        while ProcessIdentity(pid: grandchild, startTime: 0).isRunning && !deadline.hasPassed { ProcessControl.sleep(milliseconds: 10) }
         #expect(!ProcessIdentity(pid: grandchild, startTime: 0).isRunning, "the dialog's own child died with it")
     }
 

@@ -159,6 +159,51 @@ struct ServerRigTests {
         #expect(pick.readOutput().isEmpty)
     }
 
+    /// The Neovim plugin with `presenter = "auto"`: the desktop's dialog, not Neovim's own,
+    /// because the rig has one; the pick reaches the plugin's callback. (Needs the Neovim of
+    /// `make test-nvim`, named by `NVIM`; the rig's make target provides it.)
+    @Test func theNeovimPluginUsesTheDesktopsDialog() throws {
+        let nvim = try #require(ProcessControl.environment("NVIM").map { String(decoding: $0, as: UTF8.self) }, "NVIM names Neovim")
+        let title = unique("Rig nvim open")
+        let output = scratch.path("result.txt").description
+        let script = scratch.write("pick.lua", """
+            vim.opt.rtp:prepend(\(luaString(ProtocolSchema.repositoryRoot + "/clients/nvim")))
+            local wharf = require('wharf')
+            wharf.setup({ cmd = { \(luaString(try wharfExecutablePath())), '--state-dir', ':memory:' }, presenter = 'auto' })
+            local done = false
+            wharf.import({ types = { 'public.plain-text' }, title = \(luaString(title)),
+                           default_directory = \(luaString(scratch.path.description)) }, function(result)
+              local file = io.open(\(luaString(output)), 'w')
+              file:write(result.status, '\\n', table.concat(result.paths or {}, '\\n'))
+              file:close()
+              done = true
+            end)
+            -- `nvim -l` ends with the script: wait here for the dialog's end, as a session would.
+            vim.wait(60000, function() return done end, 50)
+            """)
+        let editor = try ChildProcess(path: nvim, arguments: ["--clean", "--headless", "-l", script.description])
+        defer { editor.kill() }
+        let window = try #require(Desktop.waitForWindow("^" + title), "the desktop's dialog, not Neovim's")
+        Desktop.waitUntilReady(window)
+        Desktop.gtkChoose(window, path: file("notes.txt"))
+        #expect(editor.waitForExit(seconds: 30) == 0)
+        #expect(scratch.text("result.txt") == "completed\n" + file("notes.txt"))
+    }
+
+    /// A Lua string literal holding `text` (decimal escapes for anything but plain characters).
+    private func luaString(_ text: String) -> String {
+        var literal = "'"
+        for byte in text.utf8 {
+            if byte >= 0x20 && byte < 0x7F && byte != UInt8(ascii: "'") && byte != UInt8(ascii: "\\") {
+                literal.append(Character(Unicode.Scalar(byte)))
+            } else {
+                let digits = String(byte)
+                literal += "\\" + String(repeating: "0", count: 3 - digits.count) + digits
+            }
+        }
+        return literal + "'"
+    }
+
     @Test func wharfSaveWritesStandardInputWhereThePersonChose() throws {
         let title = unique("Rig wharf save command")
         let save = try ChildProcess(path: wharfExecutablePath(), arguments: ["save", "--name", "report.txt", "--title", title,

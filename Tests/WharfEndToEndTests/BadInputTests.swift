@@ -289,8 +289,11 @@ import WharfTestSupport
     }
 }
 
+/// Everything `descriptor` (a child's pipe, or a file a test opened) yields until its end.
 func readAll(_ descriptor: Int32) -> String {
-    String(decoding: Spawn.readToEnd(descriptor), as: UTF8.self)
+    let borrowed = FileDescriptor(taking: descriptor)
+    defer { borrowed.relinquish() }  // its owner closes it
+    return String(decoding: (try? borrowed.readToEnd()) ?? [], as: UTF8.self)
 }
 
 /// VmRSS of a process, in KiB.

@@ -68,7 +68,7 @@ import WharfServer
         #expect(try CommandLineParser.parse(["types", "identify", "--no-sniff", "a", "b"]) == .types(.identify(paths: ["a", "b"], sniff: false)))
         #expect(try CommandLineParser.parse(["types", "describe", "public.png"]) == .types(.describe(["public.png"])))
         #expect(try CommandLineParser.parse(["types", "conforms", "a", "b"]) == .types(.conforms("a", to: "b")))
-        #expect(try CommandLineParser.parse(["access", "list", "--state-dir", "/s"]) == .access(.list, stateDirectory: "/s"))
+        #expect(try CommandLineParser.parse(["access", "list", "--state-dir", "/s"]) == .access(.list(json: false), stateDirectory: "/s"))
         #expect(try CommandLineParser.parse(["access", "revoke", "g1"]) == .access(.revoke("g1"), stateDirectory: nil))
         #expect(try CommandLineParser.parse(["--help"]) == .help)
         #expect(try CommandLineParser.parse(["--version"]) == .version)

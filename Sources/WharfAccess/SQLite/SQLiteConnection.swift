@@ -42,11 +42,12 @@ final class SQLiteConnection {
     private var statements: [String: OpaquePointer] = [:]
     let path: FilePath
 
-    /// `sqlite3_open_v2` with read-write + create. `path` may be `":memory:"`.
-    init(path: FilePath) throws(SQLiteError) {
+    /// `sqlite3_open_v2` with read-write + create, or, with `readOnly`, reading an existing
+    /// database only (nothing is created; SQLite refuses every write). `path` may be `":memory:"`.
+    init(path: FilePath, readOnly: Bool = false) throws(SQLiteError) {
         self.path = path
         var db: OpaquePointer?
-        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        let flags = (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) | SQLITE_OPEN_NOMUTEX
         let status = path.withCString { sqlite3_open_v2($0, &db, flags, nil) }
         guard status == SQLITE_OK, let db else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"

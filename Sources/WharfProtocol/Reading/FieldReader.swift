@@ -209,11 +209,20 @@ public struct UnknownField: Sendable, Equatable, CustomStringConvertible {
         return "unknown field \(path) was ignored"
     }
 
-    /// The known name closest to `name`: the same but for case, or within a few edits (a third
-    /// of the name's length, at least two).
+    /// The known name closest to `name`: the same but for case; else one it abbreviates or
+    /// that it extends (`defaultDir` for `defaultDirectory`, `timeoutMsec` for `timeoutMs`;
+    /// four letters at least, the nearest in length); else one within a few edits (a third of
+    /// the name's length, at least two).
     static func closest(to name: String, among known: Set<String>) -> String? {
         let lower = name.lowercased()
         if let sameLetters = known.first(where: { $0.lowercased() == lower }) { return sameLetters }
+        let extensions = known.filter { candidate in
+            let other = candidate.lowercased()
+            return min(other.count, lower.count) >= 4 && (other.hasPrefix(lower) || lower.hasPrefix(other))
+        }
+        if let nearest = extensions.min(by: { (abs($0.count - name.count), $0) < (abs($1.count - name.count), $1) }) {
+            return nearest
+        }
         let limit = max(2, name.count / 3)
         let scored = known.map { ($0, editDistance(lower, $0.lowercased())) }.filter { $0.1 <= limit }
         return scored.min { ($0.1, $0.0) < ($1.1, $1.0) }?.0

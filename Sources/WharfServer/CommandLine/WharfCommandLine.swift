@@ -41,8 +41,8 @@ extension CommandLineReference {
                 "Ask a person where to save FILE (standard input when it is missing or `-`) with the desktop's own dialog, write it there atomically, and print its path. Exit with 0 when it was written, 1 when the person cancelled, 2 when no dialog could be shown or writing failed (with a message)."
             ),
             Subcommand(
-                ["access", "list"], options: [stateDirectory],
-                "List every grant and bookmark every app holds, with the ID to revoke it by."
+                ["access", "list"], options: [stateDirectory, json],
+                "List every grant and bookmark every app holds, with the ID to revoke it by: one tab-separated row each. App names and paths are printed escaped, so that no name can forge a row or send the terminal a command: `\\\\` for a backslash, `\\t`, `\\n` and `\\r`, `\\xHH` for any other control character and for each byte that is not UTF-8, `\\u{202E}` for the characters that reorder text. Only reads the state store, and creates none where there is none."
             ),
             Subcommand(
                 ["access", "revoke"], options: [stateDirectory], operands: [Operand("ID", .text(example: "g1"))],
@@ -51,8 +51,8 @@ extension CommandLineReference {
         ],
         exitStatuses: [
             Entry("0", "The client sent `shutdown` and then `exit`; or a command succeeded; or the daemon (`--listen`) ended on SIGTERM or SIGINT, or after `--idle-timeout`. With `--connect`, the status of the session the daemon served."),
-            Entry("1", "The input ended, SIGTERM or SIGINT arrived, or the process named in `initialize` died, without `shutdown` first; or the input ended inside a message; or a command failed; or `--connect` found no daemon and could not start one."),
-            Entry("2", "The command line could not be understood, or the daemon could not take its socket."),
+            Entry("1", "The input ended, SIGTERM or SIGINT arrived, or the process named in `initialize` died, without `shutdown` first; or the input ended inside a message; or the state directory could not be used; or a command failed; or `--connect` found no daemon and could not start one."),
+            Entry("2", "The command line could not be understood (including a `--presenter` script that cannot be read), or the daemon could not take its socket."),
         ],
         environment: [
             Entry("XDG_STATE_HOME", "Where the state directory is when `--state-dir` is not given: `$XDG_STATE_HOME/wharf`. Unset, empty or relative, it is `~/.local/state`."),
@@ -157,6 +157,11 @@ extension CommandLineReference {
     static let maxDialogsPerClient = CommandLineOption(
         ["--max-dialogs-per-client"], OptionValue("N", .integer(1...100_000), default: "64"),
         "How many dialogs one client may have open at once."
+    )
+
+    static let json = CommandLineOption(
+        ["--json"],
+        "Print one JSON document instead of the table: `{\"entries\": [...]}`, each with `id`, `kind`, `app`, `url` (the path's exact bytes, percent-encoded), `path` (for reading), `readOnly`, `isDirectory`, `activeLeases`, `created` and, for a grant, `holder`."
     )
 
     static let noSniff = CommandLineOption(["--no-sniff"], "Decide by the name alone, without reading the file's first bytes.")

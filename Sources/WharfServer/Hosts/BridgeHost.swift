@@ -101,13 +101,19 @@ public enum BridgeHost {
         } catch {
             fail(howToStart(path, error.message))
         }
-        var arguments = ["--listen=\(path)"] + daemonArguments
+        // The socket's path goes over as its bytes: it need not be UTF-8.
+        var arguments = [Array("--listen=".utf8) + path.bytes] + daemonArguments.map { Array($0.utf8) }
         if !daemonArguments.contains(where: { $0.hasPrefix("--idle-timeout") }) {
-            arguments.append("--idle-timeout=\(startedDaemonIdleSeconds)")
+            arguments.append(Array("--idle-timeout=\(startedDaemonIdleSeconds)".utf8))
         }
         let log = path.directory.appending("wharf.log")
         do {
-            _ = try Spawn.startDetached(executable.description, arguments, logFile: log)
+            // A service of its own: its own session, none of our pipes (an editor waiting for
+            // end of file on our output must not wait for the daemon), its errors in the log.
+            // Nobody waits for it; it outlives us.
+            let logFile = try FileDescriptor.open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, mode: 0o600)
+            _ = try Subprocess.spawn(executable.bytes, arguments: arguments, newSession: true,
+                                     standardInput: .null, standardOutput: .null, standardError: .file(logFile))
         } catch {
             fail(howToStart(path, "starting one failed: \(error)"))
         }

@@ -23,7 +23,7 @@ public enum StdioHost {
         do {
             server = try Server(options: options, logger: logger)
         } catch {
-            fail(error.message)
+            fail(error.message, status: error.exitStatus)
         }
         let connection = Connection(
             input: ProcessControl.takeStandardInput(),
@@ -76,8 +76,8 @@ public enum StdioHost {
         }
     }
 
-    static func fail(_ message: String) -> Never {
+    static func fail(_ message: String, status: Int32 = 2) -> Never {
         Logger(level: .error).error(message)
-        ProcessControl.exit(2)
+        ProcessControl.exit(status)
     }
 }

@@ -19,7 +19,10 @@ extension ResponseError {
         case let error as ResponseError: self = error
         case let error as ProtocolError: self = .invalidParams(error.message)
         case let error as DialogError: self = error.response
-        case let error as AccessError: self = error.response
+        case let error as AccessError:
+            // The client is told what failed; the person running Wharf must hear of it too.
+            if case .store(let failure) = error { logger.error("state store (\(failure.kind.rawValue)): \(failure.message)") }
+            self = error.response
         case let error as ContentTypeError: self = .invalidParams(error.description)
         default:
             logger.error("internal error: \(error)")

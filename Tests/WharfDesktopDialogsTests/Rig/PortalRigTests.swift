@@ -6,6 +6,7 @@ import WharfDBus
 import WharfDesktopDialogs
 import WharfDesktopTestSupport
 import WharfSystem
+import WharfTestSupport
 
 /// The real xdg-desktop-portal with xdg-desktop-portal-gtk, on the rig's private session bus
 /// under Xvfb, driven through WharfDesktopDialogs like a person would: xdotool types a path
@@ -22,76 +23,77 @@ struct PortalRigTests {
     }
 
     @Test func openOneFile() {
-        let dir = Scratch(files: ["report.txt", "photo.PNG"])
+        let dir = ScratchDirectory("wharf-rig", files: ["report.txt", "photo.PNG"])
         let request = DesktopDialogRequest(kind: .open(multiple: false, directory: false), title: "Rig open one",
                                            filters: [DesktopDialogFilter(name: "Images", patterns: [.glob("*.png"), .mime("image/png")])],
-                                           currentFolder: Array(dir.path.utf8))
-        let (result, title) = dialog(request) { window, _ in Desktop.gtkChoose(window, path: dir.at("photo.PNG")) }
-        #expect(result == .chosen(DesktopDialogChoice(paths: [dir.bytes("photo.PNG")], selectedFilter: 0)))
+                                           currentFolder: dir.path.bytes)
+        let (result, title) = dialog(request) { window, _ in Desktop.gtkChoose(window, path: dir.path("photo.PNG").description) }
+        #expect(result == .chosen(DesktopDialogChoice(paths: [dir.path("photo.PNG").bytes], selectedFilter: 0)))
         #expect(Desktop.waitUntilGone("^" + title))
     }
 
     @Test func aNameTheFilterHidesCanStillBeTyped() {
-        let dir = Scratch(files: ["notes.txt"])
+        let dir = ScratchDirectory("wharf-rig", files: ["notes.txt"])
         let request = DesktopDialogRequest(kind: .open(multiple: false, directory: false), title: "Rig typed past the filter",
                                            filters: [DesktopDialogFilter(name: "Images", patterns: [.glob("*.png")])])
-        let (result, _) = dialog(request) { window, _ in Desktop.gtkChoose(window, path: dir.at("notes.txt")) }
-        #expect(result?.paths == [dir.bytes("notes.txt")], "portal filters are advisory: the caller must check")
+        let (result, _) = dialog(request) { window, _ in Desktop.gtkChoose(window, path: dir.path("notes.txt").description) }
+        #expect(result?.paths == [dir.path("notes.txt").bytes], "portal filters are advisory: the caller must check")
     }
 
     @Test func openSeveralFilesIncludingANameThatIsNotUTF8() {
         let latin1: [UInt8] = Array("caf".utf8) + [0xE9] + Array(".txt".utf8)
-        let dir = Scratch(files: ["a.txt", "b c.txt"], rawNames: [latin1])
+        let dir = ScratchDirectory("wharf-rig", files: ["a.txt", "b c.txt"])
+        writeFile(dir.path(bytes: latin1), "x")
         let request = DesktopDialogRequest(kind: .open(multiple: true, directory: false), title: "Rig open several",
-                                           currentFolder: Array(dir.path.utf8))
-        let (result, _) = dialog(request) { window, _ in Desktop.gtkChooseAll(window, in: dir.path) }
+                                           currentFolder: dir.path.bytes)
+        let (result, _) = dialog(request) { window, _ in Desktop.gtkChooseAll(window, in: dir.path.description) }
         let paths = Set(result?.paths ?? [])
-        #expect(paths == [dir.bytes("a.txt"), dir.bytes("b c.txt"), Array((dir.path + "/").utf8) + latin1],
+        #expect(paths == [dir.path("a.txt").bytes, dir.path("b c.txt").bytes, dir.path(bytes: latin1).bytes],
                 "\(String(describing: result))")
     }
 
     @Test func openAFolder() {
-        let dir = Scratch()
-        dir.mkdir("inner")
+        let dir = ScratchDirectory("wharf-rig")
+        dir.makeDirectory("inner")
         let request = DesktopDialogRequest(kind: .open(multiple: false, directory: true), title: "Rig open folder",
                                            acceptLabel: "_Use this folder")
-        let (result, _) = dialog(request) { window, _ in Desktop.gtkChooseFolder(window, path: dir.at("inner"), acceptKey: "alt+u") }
-        #expect(result?.paths == [dir.bytes("inner")], "\(String(describing: result))")
+        let (result, _) = dialog(request) { window, _ in Desktop.gtkChooseFolder(window, path: dir.path("inner").description, acceptKey: "alt+u") }
+        #expect(result?.paths == [dir.path("inner").bytes], "\(String(describing: result))")
     }
 
     @Test func saveOne() {
-        let dir = Scratch()
+        let dir = ScratchDirectory("wharf-rig")
         let request = DesktopDialogRequest(kind: .save(currentName: Array("draft.txt".utf8), currentFile: nil),
-                                           title: "Rig save one", currentFolder: Array(dir.path.utf8))
-        let (result, _) = dialog(request) { window, _ in Desktop.gtkChoose(window, path: dir.at("final.txt")) }
-        #expect(result == .chosen(DesktopDialogChoice(paths: [dir.bytes("final.txt")], overwriteConfirmed: true)))
+                                           title: "Rig save one", currentFolder: dir.path.bytes)
+        let (result, _) = dialog(request) { window, _ in Desktop.gtkChoose(window, path: dir.path("final.txt").description) }
+        #expect(result == .chosen(DesktopDialogChoice(paths: [dir.path("final.txt").bytes], overwriteConfirmed: true)))
     }
 
     @Test func overwriteIsConfirmedByGTKsOwnReplaceQuestion() {
-        let dir = Scratch(files: ["exists.txt"])
+        let dir = ScratchDirectory("wharf-rig", files: ["exists.txt"])
         let request = DesktopDialogRequest(kind: .save(currentName: Array("x.txt".utf8), currentFile: nil),
-                                           title: "Rig overwrite", currentFolder: Array(dir.path.utf8))
+                                           title: "Rig overwrite", currentFolder: dir.path.bytes)
         let (result, _) = dialog(request, retries: 1) { window, _ in
-            Desktop.gtkChoose(window, path: dir.at("exists.txt"))
+            Desktop.gtkChoose(window, path: dir.path("exists.txt").description)
             // GTK asks "A file named “exists.txt” already exists. Do you want to replace it?"
             // in a window of its own, which becomes the active one; Replace has the mnemonic R.
             guard let question = Desktop.waitForActiveWindow(otherThan: window) else { return }
             Desktop.waitUntilReady(question)
             Desktop.key(question, "alt+r")
         }
-        #expect(result == .chosen(DesktopDialogChoice(paths: [dir.bytes("exists.txt")], overwriteConfirmed: true)))
+        #expect(result == .chosen(DesktopDialogChoice(paths: [dir.path("exists.txt").bytes], overwriteConfirmed: true)))
     }
 
     @Test func saveSeveralIntoAFolderAndThePortalRenamesWhatExists() {
-        let dir = Scratch(files: ["b.txt"])
+        let dir = ScratchDirectory("wharf-rig", files: ["b.txt"])
         let files = [Array("a.txt".utf8), Array("b.txt".utf8)]
         let request = DesktopDialogRequest(kind: .saveFiles(files: files), title: "Rig save several", acceptLabel: "_Keep here")
-        let (result, _) = dialog(request) { window, _ in Desktop.gtkChooseFolder(window, path: dir.path, acceptKey: "alt+k") }
+        let (result, _) = dialog(request) { window, _ in Desktop.gtkChooseFolder(window, path: dir.path.description, acceptKey: "alt+k") }
         guard case .chosen(let choice)? = result else { Issue.record("\(String(describing: result))"); return }
-        #expect(choice.folder == Array(dir.path.utf8))
-        #expect(choice.paths.first == dir.bytes("a.txt"))
+        #expect(choice.folder == dir.path.bytes)
+        #expect(choice.paths.first == dir.path("a.txt").bytes)
         // xdg-desktop-portal-gtk 1.14 makes "b.txt" unique as "b(1)txt" (it drops the dot).
-        #expect(choice.paths.count == 2 && choice.paths[1] != dir.bytes("b.txt"), "\(choice.paths.map { String(decoding: $0, as: UTF8.self) })")
+        #expect(choice.paths.count == 2 && choice.paths[1] != dir.path("b.txt").bytes, "\(choice.paths.map { String(decoding: $0, as: UTF8.self) })")
         #expect(!choice.overwriteConfirmed)
         print("rig: SaveFiles of a.txt, b.txt into a folder holding b.txt returned \(choice.paths.map { String(decoding: $0, as: UTF8.self) })")
     }

@@ -1,38 +1,26 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import WharfSystem
+import WharfTestSupport
 
 /// `dbus-monitor --profile` on the session bus, watching FileChooser.OpenFile calls: each line
 /// carries the time (gettimeofday, µs) at which the monitor received the message from the bus.
 final class BusMonitor: @unchecked Sendable {
     struct Sighting { var micros: Int64; var member: String; var sender: String }
 
-    private let pid: pid_t
+    private let monitor: ChildProcess
     private let lock = ConditionLock()
     private var seen: [Sighting] = []
 
     init() throws {
-        let output = try makePipe()
-        pid = try Spawn.start("dbus-monitor", ["--session", "--profile",
-                                               "type='method_call',interface='org.freedesktop.portal.FileChooser',member='OpenFile'",
-                                               "type='method_call',interface='org.wharf.Rig',member='MonitorReady'"],
-                              searchPath: true) { actions in
-            posix_spawn_file_actions_adddup2(&actions, output.write, 1)
-        }
-        close(output.write)
-        let reader = output.read
+        monitor = try ChildProcess(path: "dbus-monitor", arguments: [
+            "--session", "--profile",
+            "type='method_call',interface='org.freedesktop.portal.FileChooser',member='OpenFile'",
+            "type='method_call',interface='org.wharf.Rig',member='MonitorReady'",
+        ], searchPath: true)
+        monitor.closeStdin()
+        let monitor = self.monitor
         startThread { [self] in
-            var line: [UInt8] = []
-            var buffer = [UInt8](repeating: 0, count: 4096)
-            while true {
-                let count = buffer.withUnsafeMutableBytes { read(reader, $0.baseAddress, $0.count) }
-                if count <= 0 { break }
-                for byte in buffer[..<count] {
-                    if byte == 10 { take(String(decoding: line, as: UTF8.self)); line.removeAll() } else { line.append(byte) }
-                }
-            }
-            close(reader)
+            // Until dbus-monitor ends (stop): a day is no limit for a measurement.
+            while let line = monitor.waitForLine(startingWith: "mc\t", timeout: 86_400) { take(line) }
         }
     }
 
@@ -60,15 +48,12 @@ final class BusMonitor: @unchecked Sendable {
     }
 
     func stop() {
-        kill(pid, SIGKILL)
-        _ = Spawn.wait(pid)
+        monitor.kill()
+        monitor.wait()
     }
 }
 
+/// Wall-clock microseconds, the clock dbus-monitor stamps its lines with.
 enum RealClock {
-    static func micros() -> Int64 {
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        return Int64(now.tv_sec) * 1_000_000 + Int64(now.tv_nsec) / 1000
-    }
+    static func micros() -> Int64 { Int64((ProcessControl.wallClockSeconds() * 1_000_000).rounded()) }
 }

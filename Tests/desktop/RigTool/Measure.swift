@@ -1,10 +1,12 @@
 import WharfDBus
+import WharfServerTestSupport
 import WharfDesktopDialogs
 import WharfDesktopTestSupport
 import WharfSystem
 
-/// The cost from a call into WharfDesktopDialogs to its OpenFile appearing on the bus, beside
-/// a direct sd-bus OpenFile from this same process, both seen by the same `dbus-monitor`.
+/// The cost from a call into WharfDesktopDialogs to its OpenFile appearing on the bus, and from
+/// a `presentImporter` written to the `wharf` binary's standard input to the OpenFile it makes,
+/// beside a direct sd-bus OpenFile from this same process, all seen by the same `dbus-monitor`.
 ///
 /// "first" connects first (a new PortalFileChooser, a new sd-bus connection), "warm" reuses the
 /// connection. Every dialog the portal opens is closed, and its window awaited gone, before the
@@ -34,6 +36,9 @@ enum Measure {
         _ = warmChooser.probeAndWait(timeoutMs: 20_000)
         let warmDirect = DirectClient()
         _ = warmDirect.connect()
+        // A `wharf` whose client draws no dialogs: the portal shows them.
+        guard let server = try? WireClient.spawn(["--state-dir", ":memory:"]) else { return print("measure: cannot start wharf") }
+        server.initialize(["clientInfo": ["name": "measure"]])
         var sightings = monitor.count
 
         func seen(after start: Int64) -> Double? {
@@ -43,6 +48,7 @@ enum Measure {
         }
 
         var wharfFirst: [Double] = [], wharfWarm: [Double] = [], directFirst: [Double] = [], directWarm: [Double] = []
+        var serverFirst: [Double] = [], serverWarm: [Double] = []
         // Interleaved, so that drift in machine load hits both sides alike.
         for round in 0..<(firstRuns + warmRuns) {
             let first = round < firstRuns
@@ -67,7 +73,17 @@ enum Measure {
             if let handle { client.close(handle) }
             Desktop.waitUntilGone("^" + directTitle)
             if first { client.disconnect() }
+            // The server, warm (its portal connection opened by the first dialog).
+            let serverTitle = "Measure server \(round)"
+            let serverStart = RealClock.micros()
+            let id = server.call("presentImporter", ["allowedContentTypes": ["public.item"], "options": ["title": .string(serverTitle)]])?["dialogId"]
+            // The first dialog of the server (its portal connection was opened by the probe at start).
+            if let ms = seen(after: serverStart) { round == 0 ? serverFirst.append(ms) : serverWarm.append(ms) }
+            _ = Desktop.waitForWindow("^" + serverTitle, seconds: 20)
+            if let id { _ = server.call("cancel", ["dialogId": id]) }
+            Desktop.waitUntilGone("^" + serverTitle)
         }
+        _ = server.shutdownAndExit()
         warmDirect.disconnect()
         func row(_ name: String, _ first: [Double], _ warm: [Double]) -> String {
             "| \(name) | \(format(median(first))) | \(format(median(warm))) | \(format(warm.min() ?? .nan))–\(format(warm.max() ?? .nan)) |"
@@ -78,7 +94,9 @@ enum Measure {
             | --- | --- | --- | --- |
             \(row("WharfDesktopDialogs PortalFileChooser.present", wharfFirst, wharfWarm))
             \(row("direct sd-bus OpenFile (same process)", directFirst, directWarm))
+            \(row("the wharf binary: presentImporter on its stdin → OpenFile", serverFirst, serverWarm))
             measure: Wharf adds \(format(median(wharfWarm) - median(directWarm))) ms warm, \(format(median(wharfFirst) - median(directFirst))) ms first
+            measure: the wharf server, presentImporter to OpenFile, warm: \(format(median(serverWarm))) ms, \(format(median(serverWarm) - median(directWarm))) ms above the direct call (target < 2)
             """)
     }
 

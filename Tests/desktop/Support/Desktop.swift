@@ -106,15 +106,34 @@ public enum Desktop {
 
     /// A GTK chooser for several files: leave "Recent" (Alt+Home), go into `folder` through
     /// the location field, select every file of the list (Ctrl+A), accept (Return).
+    ///
+    /// Ctrl+A selects all only while the file list has the keyboard; after the location field
+    /// took the folder, whether focus has moved to the list depends on how soon the folder
+    /// loaded (on a loaded machine it had not, and only the first file came back). So the rig
+    /// clicks an empty part of the list first, as a person would.
     public static func gtkChooseAll(_ window: String, in folder: String) {
         key(window, "alt+Home")
         settleTyping()
         gtkChoose(window, path: folder.hasSuffix("/") ? folder : folder + "/")
         settleTyping()
+        clickListArea(window)
+        settleTyping()
         key(window, "ctrl+a")
         settleTyping()
         key(window, "Return")
         debugShot("after-select-all")
+    }
+
+    /// Clicks well below the rows of a file chooser's list (60% across, 70% down: right of the
+    /// places sidebar, below a handful of rows), which gives the list the keyboard.
+    static func clickListArea(_ window: String) {
+        let geometry = Command.run(["xdotool", "getwindowgeometry", "--shell", window]).lines
+        func value(_ name: String) -> Int? {
+            geometry.first { $0.hasPrefix(name + "=") }.flatMap { Int($0.dropFirst(name.count + 1)) }
+        }
+        guard let width = value("WIDTH"), let height = value("HEIGHT") else { return }
+        focus(window)
+        Command.run(["xdotool", "mousemove", "--window", window, String(width * 6 / 10), String(height * 7 / 10), "click", "1"])
     }
 
     /// With WHARF_RIG_SHOTS=DIR, a numbered screenshot of each step (for debugging the rig).
@@ -174,9 +193,5 @@ public enum Desktop {
         print("rig: window \(window) never looked still in \(seconds) s (\(captures) captures)")
     }
 
-    public static func pause(milliseconds: Int) {
-        let lock = ConditionLock()
-        let deadline = Deadline(secondsFromNow: Double(milliseconds) / 1000)
-        lock.withLock { while !deadline.hasPassed { lock.wait(until: deadline) } }
-    }
+    public static func pause(milliseconds: Int) { ProcessControl.sleep(milliseconds: milliseconds) }
 }

@@ -1,0 +1,74 @@
+import Testing
+import WharfJSON
+import WharfSystem
+import WharfServerTestSupport
+import WharfTestSupport
+
+/// What a client gets wrong, and what it gets at the edges (issue 12, class 5), over the
+/// binary: mistakes that do not fail a request are logged saying what was meant or what was
+/// done instead; mistakes that do fail it say how to put them right.
+@Suite struct RequestEdgesOverTheWire {
+    let scratch = ScratchDirectory()
+
+    /// A frontend client of a server whose home folder is `home`, and the server process.
+    func client(home: ScratchDirectory) throws -> (WireClient, ChildProcess) {
+        let client = try WireClient.spawn(environment: ["HOME": home.directory])
+        client.initialize(["clientInfo": ["name": "edges"], "capabilities": ["presentsDialogs": true]])
+        return (client, try #require(client.process))
+    }
+
+    @Test func aDefaultDirectoryThatDoesNotExistIsLoggedAndTheDialogOpensAtHome() throws {
+        let home = ScratchDirectory("wharf-home")
+        let (client, process) = try client(home: home)
+        let missing = scratch.path("no/such/folder")
+        let id = try #require(client.present(["allowedContentTypes": ["public.item"], "options": ["defaultDirectory": .string(missing.url)]]))
+        let show = try #require(client.notification("presenter/show")?["params"])
+        #expect(show["dialogId"] == .string(id))
+        #expect(show["directory"] == .string(home.path.url), "the documented fallback: the home folder")
+        let log = process.errorsSoFar()
+        #expect(log.contains("defaultDirectory \(missing)") && log.contains("home folder, \(home.path)"), "\(log)")
+
+        // A file is not a folder either.
+        scratch.write("file.txt", "x")
+        let other = try #require(client.present(["allowedContentTypes": ["public.item"], "options": ["defaultDirectory": .string(scratch.file("file.txt"))]]))
+        #expect(client.notification("presenter/show") { $0["params"]?["dialogId"] == .string(other) }?["params"]?["directory"] == .string(home.path.url))
+    }
+
+    @Test func anUnknownFieldIsLoggedWithTheFieldItMostLikelyMeant() throws {
+        let (client, process) = try client(home: scratch)
+        let id = try #require(client.present(["allowedContentTypes": ["public.item"], "allowsMultipleSelections": true,
+                                              "options": ["defaultDir": .string(scratch.directory)]]))
+        #expect(!id.isEmpty, "unknown fields are ignored, not refused")
+        let log = process.errorsSoFar()
+        #expect(log.contains("options.defaultDir (did you mean options.defaultDirectory?)"), "\(log)")
+        #expect(log.contains("allowsMultipleSelections (did you mean allowsMultipleSelection?)"), "\(log)")
+    }
+
+    @Test func aMIMETypeGivenAsAContentTypeIsAnsweredWithTheIdentifierItStandsFor() throws {
+        let (client, _) = try client(home: scratch)
+        let refused = try #require(client.request("presentImporter", ["allowedContentTypes": ["image/png"]]))
+        #expect(refused["error"]?["code"] == -32602)
+        let message = try #require(refused["error"]?["message"]?.stringValue)
+        #expect(message.contains("image/png") && message.contains("public.png"), "\(message)")
+    }
+
+    @Test func readingPastTheEndAnswersNothingAndEndOfFile() throws {
+        scratch.write("short.txt", "12345")
+        let (client, _) = try client(home: scratch)
+        let id = try #require(client.present(["allowedContentTypes": ["public.item"]]))
+        #expect(client.call("dialog/choose", ["dialogId": .string(id), "urls": [.string(scratch.url("short.txt"))]]) == [:])
+        let url = try #require(client.ending(of: id)?["params"]?["urls"]?.arrayValue?.first)
+        let lease = try #require(client.call("resolveAccess", ["url": url])?["accessId"])
+        for offset: JSON in [5, 6, 1_099_511_627_776] {
+            let read = client.call("readFile", ["accessId": lease, "offset": offset, "length": 4])
+            #expect(read?["base64"] == "" && read?["eof"] == true, "offset \(offset): \(String(describing: read))")
+        }
+        #expect(client.call("readFile", ["accessId": lease, "offset": 3, "length": 4]) == ["base64": .string(Base64.encode(Array("45".utf8))), "eof": true])
+    }
+
+    @Test func nullParamsAreReadAsAbsent() throws {
+        let (client, _) = try client(home: scratch)
+        #expect(client.request("ping", .null)?["result"] == [:])
+        #expect(client.request("listAccess", .null)?["result"]?["entries"] == [])
+    }
+}
