@@ -56,6 +56,9 @@ import WharfTestSupport
         let small = try scratch.tmpfs("small", size: 2 << 20)
         scratch.write("picked.txt", "picked")
         let client = try frontend(["--state-dir", small.appending("state").description], name: "full-disk")
+        // The store opens in the background; listing access waits for it. Filling the disk
+        // before it opened would leave no usable store at all: a different case.
+        #expect(client.call("listAccess", [:]) != nil)
         try fill(small)
         let url = try pick(client, "picked.txt")
         #expect(client.call("resolveAccess", ["url": url])?["accessId"] != nil, "grants are checked in memory")
