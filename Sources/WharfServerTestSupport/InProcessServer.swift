@@ -32,7 +32,11 @@ public final class InProcessServer: @unchecked Sendable {
         )
         let (exitCode, started) = (self.exitCode, self.started)
         startThread {
-            let code = server.serve(connection, events: SessionEvents(started: { session in started.withValue { $0 = session } }))
+            // The session keeps its events, so this one holds `started` weakly: `started` holds
+            // the session, and a strong reference would make the two a cycle that outlives the
+            // test (LeakSanitizer found it).
+            let events = SessionEvents(started: { [weak started] session in started?.withValue { $0 = session } })
+            let code = server.serve(connection, events: events)
             exitCode.withValue { $0 = code }
         }
     }
