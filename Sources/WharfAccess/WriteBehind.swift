@@ -70,6 +70,12 @@ extension AccessStore {
     /// then it stays pending, and the failure is reported). For the end of a session and for
     /// tests; request handlers never wait for it.
     public func flush() {
+        // A batch being written already took only what was pending when it started: wait for
+        // it, then write what came since. (Writing first returned at once while another batch
+        // was under way, and a lease started just before was left unwritten.)
+        pending.lock.withLock {
+            while pending.writing { pending.lock.wait() }
+        }
         writePending()
         pending.lock.withLock {
             while pending.writing { pending.lock.wait() }
