@@ -47,6 +47,9 @@ public enum CommandLineParser {
     /// `wharf --help`: rendered from `CommandLineReference.wharf`, where the options are described.
     public static let usage = HelpText.render(.wharf)
 
+    /// Reads the arguments after the program's name. They are ``ArgumentText`` (what
+    /// `ProcessControl.arguments()` gives): words compare as text, and paths are made from the
+    /// bytes each argument had.
     public static func parse(_ arguments: [String]) throws(UsageError) -> Command {
         switch arguments.first {
         case "types": return try parseTypes(Array(arguments.dropFirst()))
@@ -165,9 +168,10 @@ public enum CommandLineParser {
         return value
     }
 
-    /// A path argument: anything but empty or containing NUL.
+    /// A path argument: anything but empty, made from the bytes the argument had
+    /// (``ArgumentText``), not from its text.
     static func path(_ value: String, for flag: String) throws(UsageError) -> FilePath {
-        guard let path = FilePath(value) else { throw UsageError(message: "\(flag): expected a path, got an empty one") }
+        guard let path = FilePath(bytes: ArgumentText.bytes(value)) else { throw UsageError(message: "\(flag): expected a path, got an empty one") }
         return path
     }
 

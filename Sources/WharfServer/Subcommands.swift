@@ -14,7 +14,9 @@ public enum Subcommands {
             for path in paths {
                 switch types.identify(path: path, sniff: sniff, followSymlinks: true) {
                 case .success(let found):
-                    output += "\(path)\t\(found.identifier)\t\(found.mimeType)\t\(found.source.rawValue)\n"
+                    // Escaped as `wharf access list` escapes paths: a tab or newline in a name
+                    // would forge a column or a line, and the bytes need not be UTF-8.
+                    output += "\(TerminalText.escape(bytes: path.bytes))\t\(found.identifier)\t\(found.mimeType)\t\(found.source.rawValue)\n"
                 case .failure(let error):
                     printError("\(error)")
                     status = 1

@@ -83,6 +83,14 @@ public enum ProcessControl {
         return Array(FilePath(cString: value).bytes)
     }
 
+    /// This process's arguments after the program's name, as ``ArgumentText``: text to parse
+    /// that still holds every byte (`CommandLine.arguments` replaces what is not UTF-8).
+    public static func arguments() -> [String] {
+        (1..<Int(CommandLine.argc)).compactMap { index in
+            CommandLine.unsafeArgv[index].map { ArgumentText.text(UnsafeRawBufferPointer(start: $0, count: strlen($0))) }
+        }
+    }
+
     /// This process's environment, entry by entry (`NAME=value`), as bytes (`environ`).
     public static func environmentEntries() -> [[UInt8]] {
         var entries: [[UInt8]] = []

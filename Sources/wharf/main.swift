@@ -4,7 +4,7 @@ import WharfSystem
 // The `wharf` executable: parse the command line, then serve or run a subcommand.
 ProcessControl.limitAllocatorArenas(to: 2)
 do {
-    switch try CommandLineParser.parse(Array(CommandLine.arguments.dropFirst())) {
+    switch try CommandLineParser.parse(ProcessControl.arguments()) {
     case .help:
         print(CommandLineParser.usage)
     case .version:

@@ -183,3 +183,23 @@ import WharfTestSupport
         #expect(client.call("ping", [:]) == [:])
     }
 }
+
+/// A path given on `wharf`'s command line is its bytes: `CommandLine.arguments` would have
+/// turned the 0xFF byte into U+FFFD, and so named the look-alike file beside it.
+@Suite struct BytePathsOnTheCommandLine {
+    @Test func typesIdentifyNamesTheFileWhoseBytesWereGiven() throws {
+        let scratch = ScratchDirectory()
+        let invalid = scratch.path(bytes: BytePathsOverTheWire.invalidByte)
+        let lookAlike = scratch.path(bytes: BytePathsOverTheWire.replacement)
+        writeFile(invalid, Array("plain text\n".utf8))
+        writeFile(lookAlike, Array("{\"a\": 1}\n".utf8))
+        let child = try Subprocess.spawn(Array(wharfExecutablePath().utf8), arguments: [Array("types".utf8), Array("identify".utf8), invalid.bytes],
+                                         standardOutput: .pipe, standardError: .pipe)
+        let output = try child.standardOutput!.readToEnd()
+        #expect(child.wait() == .exited(0), "\(String(decoding: (try? child.standardError!.readToEnd()) ?? [], as: UTF8.self))")
+        // The line names exactly the path given, its 0xFF escaped as `\xFF` (a tab in a name
+        // would be `\t`); the look-alike would print as `name\u{FFFD}.txt`.
+        let line = String(decoding: output, as: UTF8.self)
+        #expect(line.hasPrefix(scratch.path.description + "/name\\xFF.txt\tpublic.plain-text\t"), "\(line)")
+    }
+}

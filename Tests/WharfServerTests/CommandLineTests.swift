@@ -1,6 +1,7 @@
 import Testing
 import WharfJSONRPC
 import WharfServer
+import WharfSystem
 
 @Suite struct CommandLineParsing {
     @Test func noArgumentsServesOverStdioWithDefaults() throws {
@@ -72,5 +73,22 @@ import WharfServer
         #expect(try CommandLineParser.parse(["access", "revoke", "g1"]) == .access(.revoke("g1"), stateDirectory: nil))
         #expect(try CommandLineParser.parse(["--help"]) == .help)
         #expect(try CommandLineParser.parse(["--version"]) == .version)
+    }
+
+    /// Paths are made from the bytes the arguments had (`ArgumentText`), wherever they appear.
+    @Test func pathArgumentsKeepBytesThatAreNotUTF8() throws {
+        let bytes: [UInt8] = Array("/tmp/caf".utf8) + [0xE9]   // Latin-1 é: not UTF-8
+        let text = ArgumentText.text(bytes)
+        let path = try #require(FilePath(bytes: bytes))
+        #expect(try CommandLineParser.parse(["access", "list", "--state-dir", text]) == .access(.list(json: false), stateDirectory: path))
+        #expect(try CommandLineParser.parse(["types", "identify", text]) == .types(.identify(paths: [path], sniff: true)))
+        var expected = ServerOptions()
+        expected.stateDirectory = path
+        expected.logFile = path
+        #expect(try CommandLineParser.parse(["--state-dir=\(text)", "--log-file", text]) == .serve(expected))
+        #expect(try CommandLineParser.parse(["--listen=\(text)"]) == .listen(ServerOptions(), socket: path))
+        var save = SaveCommand()
+        save.file = path
+        #expect(try CommandLineParser.parse(["save", text]) == .save(save))
     }
 }

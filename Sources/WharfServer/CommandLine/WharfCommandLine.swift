@@ -21,7 +21,7 @@ extension CommandLineReference {
         commands: [
             Subcommand(
                 ["types", "identify"], options: [noSniff], operands: [Operand("FILE", .file, repeats: true)],
-                "Print each file's content type, one line per file: the path, the identifier, the MIME type, and how it was decided (`extension`, `magic`, `fallback` or `fileSystem`)."
+                "Print each file's content type, one line per file: the path (escaped as `wharf access list` escapes paths), the identifier, the MIME type, and how it was decided (`extension`, `magic`, `fallback` or `fileSystem`)."
             ),
             Subcommand(
                 ["types", "describe"], operands: [Operand("IDENTIFIER", .contentType, repeats: true)],

@@ -102,7 +102,7 @@ public enum BridgeHost {
             fail(howToStart(path, error.message))
         }
         // The socket's path goes over as its bytes: it need not be UTF-8.
-        var arguments = [Array("--listen=".utf8) + path.bytes] + daemonArguments.map { Array($0.utf8) }
+        var arguments = [Array("--listen=".utf8) + path.bytes] + daemonArguments.map { ArgumentText.bytes($0) }
         if !daemonArguments.contains(where: { $0.hasPrefix("--idle-timeout") }) {
             arguments.append(Array("--idle-timeout=\(startedDaemonIdleSeconds)".utf8))
         }
