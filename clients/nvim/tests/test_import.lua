@@ -283,19 +283,19 @@ H.test('import: a name filter sees every page', {
 end)
 
 H.test('import: names are decoded byte for byte', { dialogs = 1 }, function(c)
-  -- (A name that is not UTF-8 is left out: dialog/list gives its URL with U+FFFD in place of
-  -- the byte today; see NOTES-for-lead.md. url.to_path decodes %FF to the byte: test_url.lua.)
-  local names = { 'a b%20#?.txt', 'été.txt', 'tab\there.txt' }
+  -- A name that is not UTF-8 too: dialog/list percent-encodes its bytes in the URL (its `name`
+  -- shows U+FFFD), and url.to_path decodes %FF back to the byte.
+  local names = { 'a b%20#?.txt', 'été.txt', 'tab\there.txt', 'x\255y.txt' }
   for _, name in ipairs(names) do
     H.write(c.docs .. '/odd/' .. name, 'odd')
   end
   import(c, 'odd', { multiple = true, default_directory = c.docs .. '/odd' })
   local p = c:wait_picker()
-  eq(4, #p.lines, 'the action line and three names')
-  for line = 2, 4 do
+  eq(5, #p.lines, 'the action line and four names')
+  for line = 2, 5 do
     c:input(line .. 'G<Tab>')
   end
-  c:wait_picker(function(q) return q.lines[1] == '» Open 3 marked' end, 'three marks')
+  c:wait_picker(function(q) return q.lines[1] == '» Open 4 marked' end, 'four marks')
   c:input('gg<CR>')
   local r = c:wait_done('odd')
   eq('completed', r.status, 'status')
