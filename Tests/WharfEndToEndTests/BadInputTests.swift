@@ -99,20 +99,26 @@ import WharfTestSupport
     @Test func aHugeDeclaredLengthIsDiscardedWithoutBuffering() throws {
         let client = try initialized(["--max-message-bytes", "1024"])
         let child = try #require(client.process)
+        // Measured as growth, not as a total: the sanitizers' builds run this test too, and their
+        // shadow memory is part of the total.
+        let before = residentKilobytes(child.pid)
         let size = 64 * 1024 * 1024
         client.sendRaw("Content-Length: \(size)\r\n\r\n")
         let chunk = [UInt8](repeating: 0x20, count: 1 << 20)
         for _ in 0..<64 { client.sendRaw(chunk) }
         #expect(client.nextMessage()?["error"]?["code"] == -32600)
         expectAlive(client)
-        #expect(residentKilobytes(child.pid) < 40_000, "the discarded body must not be held in memory")
+        let grown = residentKilobytes(child.pid) - before
+        #expect(grown < 16 * 1024, "the discarded 64 MiB body must not be held in memory (grew \(grown) KiB)")
     }
 
     @Test func aTruncatedBodyAtEndOfInputExitsNonZeroPromptly() throws {
         let client = try initialized()
         client.sendRaw("Content-Length: 100\r\n\r\n{\"jsonrpc\":")
         client.closeInput()
-        let code = client.waitForExit(timeout: 1)
+        // A guard against waiting for the rest of the body, not a timing: generous for the
+        // sanitizers' builds, which take longer to exit.
+        let code = client.waitForExit(timeout: 10)
         #expect(code != nil && code != 0)
         #expect(client.standardError().contains("middle of a message"))
     }
