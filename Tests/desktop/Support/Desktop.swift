@@ -110,18 +110,36 @@ public enum Desktop {
     /// Ctrl+A selects all only while the file list has the keyboard; after the location field
     /// took the folder, whether focus has moved to the list depends on how soon the folder
     /// loaded (on a loaded machine it had not, and only the first file came back). So the rig
-    /// clicks an empty part of the list first, as a person would.
+    /// clicks an empty part of the list first, as a person would, and gives the folder time to
+    /// fill in. If the dialog is still open after Return (under CI's load the keys came before
+    /// the list had its rows, and nothing was selected), it does it again, as a person would:
+    /// selecting all and accepting twice is the same as once.
     public static func gtkChooseAll(_ window: String, in folder: String) {
         key(window, "alt+Home")
         settleTyping()
         gtkChoose(window, path: folder.hasSuffix("/") ? folder : folder + "/")
-        settleTyping()
-        clickListArea(window)
-        settleTyping()
-        key(window, "ctrl+a")
-        settleTyping()
-        key(window, "Return")
-        debugShot("after-select-all")
+        for _ in 0..<3 {
+            settleTyping()
+            pause(milliseconds: 300)
+            settleTyping()
+            clickListArea(window)
+            settleTyping()
+            key(window, "ctrl+a")
+            settleTyping()
+            key(window, "Return")
+            debugShot("after-select-all")
+            if waitUntilClosed(window, seconds: 5) { return }
+        }
+    }
+
+    /// Waits until `window` is no longer viewable (closed, or unmapped); whether it is.
+    static func waitUntilClosed(_ window: String, seconds: Double) -> Bool {
+        let deadline = Deadline(secondsFromNow: seconds)
+        while !deadline.hasPassed {
+            if !Command.run(["xwininfo", "-id", window], timeoutSeconds: 5).stdout.contains("IsViewable") { return true }
+            pause(milliseconds: 100)
+        }
+        return false
     }
 
     /// Clicks well below the rows of a file chooser's list (60% across, 70% down: right of the
