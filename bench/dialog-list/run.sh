@@ -24,14 +24,16 @@ command -v gio >/dev/null || { echo "gio is not installed (apt-get install libgl
 echo "building WharfDialogs (release)…"
 (cd "$root" && swift build -c release --target WharfDialogs >/dev/null)
 release="$root/.build/release"
-swiftc -O -parse-as-library -module-name ListBench -I "$release/Modules" \
-    "$root/bench/dialog-list/main.swift" \
-    "$release"/WharfSystem.build/*.o "$release"/WharfFileWriting.build/*.o "$release"/WharfDialogs.build/*.o \
-    -o "$out/list-bench" 2>/dev/null || \
-swiftc -O -module-name ListBench -I "$release/Modules" \
-    "$root/bench/dialog-list/main.swift" \
-    "$release"/WharfSystem.build/*.o "$release"/WharfFileWriting.build/*.o "$release"/WharfDialogs.build/*.o \
-    -o "$out/list-bench"
+# The objects of each module's current sources only: a deleted source's object lingers in the
+# build folder and would be linked in too.
+objects=()
+for module in WharfSystem WharfFileWriting WharfDialogs; do
+    for source in "$root/Sources/$module"/*.swift; do objects+=("$release/$module.build/$(basename "$source").o"); done
+done
+swiftc -O -parse-as-library -module-name ListBench -I "$release/Modules" -I "$root/Sources/CProcessSpawn" \
+    "$root/bench/dialog-list/main.swift" "${objects[@]}" -o "$out/list-bench" 2>/dev/null || \
+swiftc -O -module-name ListBench -I "$release/Modules" -I "$root/Sources/CProcessSpawn" \
+    "$root/bench/dialog-list/main.swift" "${objects[@]}" -o "$out/list-bench"
 
 work=$(mktemp -d /tmp/wharf-bench-list-XXXXXX)
 trap 'rm -rf "$work"' EXIT
