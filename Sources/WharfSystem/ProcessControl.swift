@@ -86,7 +86,9 @@ public enum ProcessControl {
     /// This process's arguments after the program's name, as ``ArgumentText``: text to parse
     /// that still holds every byte (`CommandLine.arguments` replaces what is not UTF-8).
     public static func arguments() -> [String] {
-        (1..<Int(CommandLine.argc)).compactMap { index in
+        // A program can be started with no arguments at all, not even its name (argc 0).
+        guard CommandLine.argc > 1 else { return [] }
+        return (1..<Int(CommandLine.argc)).compactMap { index in
             CommandLine.unsafeArgv[index].map { ArgumentText.text(UnsafeRawBufferPointer(start: $0, count: strlen($0))) }
         }
     }

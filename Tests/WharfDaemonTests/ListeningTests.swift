@@ -15,8 +15,16 @@ import WharfTestSupport
                                      environment: ["XDG_RUNTIME_DIR": runtime.description, "XDG_STATE_HOME": scratch.file("state")])
         defer { child.kill(SIGTERM) }
         let socket = runtime.appending("wharf").appending("wharf.sock")
+        // Waits until it listens: the socket exists from `bind`, and takes its mode before
+        // `listen`, so only then are both the mode and a connection sure.
         let deadline = Deadline(secondsFromNow: 20)
-        while (try? FileStatus.ofLink(socket)) == nil && !deadline.hasPassed { ProcessControl.sleep(milliseconds: 5) }
+        while !deadline.hasPassed {
+            if let probe = try? UnixSocket.connect(to: socket) {
+                probe.close()
+                break
+            }
+            ProcessControl.sleep(milliseconds: 5)
+        }
         #expect(try FileStatus.ofLink(socket.directory).mode & 0o777 == 0o700)
         #expect(try FileStatus.ofLink(socket).mode & 0o777 == 0o600)
         let client = try WireClient.connect(to: socket)

@@ -52,12 +52,7 @@ import WharfTestSupport
     }
 
     @Test func stopReadingInterruptsANonBlockingReadLoopWaitingForInput() throws {
-        let (ours, theirs) = try UnixSocket.pair()
-        try ours.setNonBlocking()
-        var options = Connection.Options()
-        options.nonBlocking = true
-        options.passesDescriptors = true
-        let connection = Connection(input: ours, output: try ours.duplicate(), options: options)
+        let (connection, theirs) = try socketConnection()
         let ended = Locked<Connection.EndReason?>(nil)
         connection.start(HoldingHandler().handler, onEnd: { reason in ended.withValue { $0 = reason } })
         ProcessControl.sleep(milliseconds: 20)
@@ -67,12 +62,7 @@ import WharfTestSupport
     }
 
     @Test func descriptorsPassedOverTheSocketAreClaimedByNumberOnce() throws {
-        let (ours, theirs) = try UnixSocket.pair()
-        try ours.setNonBlocking()
-        var options = Connection.Options()
-        options.nonBlocking = true
-        options.passesDescriptors = true
-        let connection = Connection(input: ours, output: try ours.duplicate(), options: options)
+        let (connection, theirs) = try socketConnection()
         connection.start(Connection.Handler(request: { request, reply in
             let number = Int(request.params?["fd"]?.intValue ?? -1)
             let descriptor = connection.descriptors?.take(number)
@@ -108,6 +98,17 @@ import WharfTestSupport
 }
 
 /// True once `condition` holds, checked every 5 ms for up to `seconds`.
+/// A connection over one end of a socket pair, as the daemon makes them (non-blocking, taking
+/// passed descriptors); the other end is the peer's.
+private func socketConnection() throws -> (Connection, FileDescriptor) {
+    let (ours, theirs) = try UnixSocket.pair()
+    try ours.setNonBlocking()
+    var options = Connection.Options()
+    options.nonBlocking = true
+    options.passesDescriptors = true
+    return (Connection(input: ours, output: try ours.duplicate(), options: options), theirs)
+}
+
 private func eventually(seconds: Double = 10, _ condition: () -> Bool) -> Bool {
     let deadline = Deadline(secondsFromNow: seconds)
     while true {
