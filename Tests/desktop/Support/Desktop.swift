@@ -10,10 +10,21 @@ public enum Desktop {
     public static var isRig: Bool { getenv("WHARF_DESKTOP_RIG").map { String(cString: $0) == "1" } ?? false }
 
     /// Waits for a visible window whose name matches `title` (an xdotool regex); its id.
+    ///
+    /// xdotool's search fails outright (BadWindow) when another window goes away while it walks
+    /// the tree, as the previous dialog's may; it is then asked again.
     public static func waitForWindow(_ title: String, seconds: Int = 60) -> String? {
-        let found = Command.run(["xdotool", "search", "--sync", "--onlyvisible", "--name", title], timeoutSeconds: seconds)
-        if found.lines.isEmpty { print("rig: xdotool search for \(title) ended with \(found.status): \(found.stderr)") }
-        return found.lines.last
+        let deadline = Deadline(secondsFromNow: Double(seconds))
+        while true {
+            let remaining = max((deadline.millisecondsLeft + 999) / 1000, 1)
+            let found = Command.run(["xdotool", "search", "--sync", "--onlyvisible", "--name", title], timeoutSeconds: remaining)
+            if let window = found.lines.last { return window }
+            if deadline.hasPassed || !found.stderr.contains("BadWindow") {
+                print("rig: xdotool search for \(title) ended with \(found.status): \(found.stderr)")
+                return nil
+            }
+            pause(milliseconds: 50)
+        }
     }
 
     /// Visible windows whose name matches `title`.
@@ -77,17 +88,25 @@ public enum Desktop {
     }
 
     /// A GTK file chooser: Ctrl+L opens the location field; type `path`, press Return.
+    ///
+    /// For a file (not a folder to go into), a window still open and still in front five
+    /// seconds later means the Return did not take (the location field's completion was seen
+    /// to swallow it under load): the person types it again, up to three times. A question
+    /// in front ("Replace?") or the window gone means it took.
     public static func gtkChoose(_ window: String, path: String) {
-        key(window, "ctrl+l")
-        waitForLocationField()
-        debugShot("after-ctrl-l")
-        key(window, "ctrl+a")
-        type(window, path)
-        settleTyping()
-        debugShot("after-typing")
-        key(window, "Return")
-        settleTyping()
-        debugShot("after-return")
+        for _ in 0..<3 {
+            key(window, "ctrl+l")
+            waitForLocationField()
+            debugShot("after-ctrl-l")
+            key(window, "ctrl+a")
+            type(window, path)
+            settleTyping()
+            debugShot("after-typing")
+            key(window, "Return")
+            settleTyping()
+            debugShot("after-return")
+            if path.hasSuffix("/") || waitUntilClosed(window, seconds: 5) || activeWindow() != window { return }
+        }
     }
 
     /// A GTK folder chooser: leave "Recent" (where xdg-desktop-portal-gtk 1.14 opens, and where
@@ -111,14 +130,15 @@ public enum Desktop {
     /// took the folder, whether focus has moved to the list depends on how soon the folder
     /// loaded (on a loaded machine it had not, and only the first file came back). So the rig
     /// clicks an empty part of the list first, as a person would, and gives the folder time to
-    /// fill in. If the dialog is still open after Return (under CI's load the keys came before
-    /// the list had its rows, and nothing was selected), it does it again, as a person would:
-    /// selecting all and accepting twice is the same as once.
+    /// fill in. If the dialog is still open after Return, it goes to the folder and does it all
+    /// again, as a person would: the Return that should have gone into the folder was seen
+    /// taken by the location field's completion (the list still showed the empty home folder),
+    /// and selecting all and accepting twice is the same as once.
     public static func gtkChooseAll(_ window: String, in folder: String) {
         key(window, "alt+Home")
         settleTyping()
-        gtkChoose(window, path: folder.hasSuffix("/") ? folder : folder + "/")
         for _ in 0..<3 {
+            gtkChoose(window, path: folder.hasSuffix("/") ? folder : folder + "/")
             settleTyping()
             pause(milliseconds: 300)
             settleTyping()
