@@ -13,8 +13,10 @@ import WharfSystem
 /// nothing.
 ///
 /// A dialog shown when no other is being served takes its steps at once, in `show` (which the
-/// engine calls through the client's outbox, never under its lock); every later turn, and every
-/// step after a `delay`, runs on the scheduler: `delay` schedules instead of sleeping.
+/// engine calls through the client's outbox, never under its lock), and when it is answered the
+/// dialogs waiting behind it take theirs on the same thread, one after the other: no thread hop
+/// per dialog. A step after a `delay`, and a turn that begins because a dialog was hidden, run
+/// on the scheduler: `delay` schedules instead of sleeping.
 public final class ScriptPresenter: DialogPresenter {
     public var name: String { "script" }
     private struct State {
@@ -97,8 +99,15 @@ public final class ScriptPresenter: DialogPresenter {
         scheduler.after(milliseconds: milliseconds) { [self] in run(turn) }
     }
 
-    /// Takes steps for the dialog of `turn` until one must wait (a delay) or answers it.
+    /// Serves the dialog of `turn`, then each dialog whose turn comes when the one before ends.
     private func run(_ turn: Int) {
+        var next: Int? = turn
+        while let turn = next { next = serve(turn) }
+    }
+
+    /// Takes steps for the dialog of `turn` until one must wait (a delay) or answers it; returns
+    /// the turn that begins when it ends.
+    private func serve(_ turn: Int) -> Int? {
         while true {
             var dialog: PresentedDialog?
             let action: Action = state.withValue { state in
@@ -124,10 +133,10 @@ public final class ScriptPresenter: DialogPresenter {
                     return .answer(step)
                 }
             }
-            guard let dialog else { return }
+            guard let dialog else { return nil }
             switch action {
             case .none:
-                return
+                return nil
             case .expect(let expectation):
                 if let mismatch = expectation.mismatch(in: dialog) {
                     // Skip this dialog's remaining steps, unless the app ended it meanwhile
@@ -135,18 +144,15 @@ public final class ScriptPresenter: DialogPresenter {
                     state.withValue { state in
                         if state.turn == turn && !state.answered { skipRestOfDialog(&state) }
                     }
-                    finish(turn, dialog, failure: "the presenter script's expectation did not hold for dialog \(dialog.id): \(mismatch)")
-                    return
+                    return finish(turn, dialog, failure: "the presenter script's expectation did not hold for dialog \(dialog.id): \(mismatch)")
                 }
             case .delay(let milliseconds):
                 schedule(turn, after: milliseconds)
-                return
+                return nil
             case .fail(let message):
-                finish(turn, dialog, failure: message)
-                return
+                return finish(turn, dialog, failure: message)
             case .answer(let step):
-                finish(turn, dialog, failure: answer(dialog, with: step))
-                return
+                return finish(turn, dialog, failure: answer(dialog, with: step))
             }
         }
     }
@@ -177,15 +183,15 @@ public final class ScriptPresenter: DialogPresenter {
         }
     }
 
-    /// Ends the turn: reports a failure to the engine if there is one, then serves the next dialog.
-    private func finish(_ turn: Int, _ dialog: PresentedDialog, failure: String?) {
+    /// Ends the turn: reports a failure to the engine if there is one; returns the next dialog's
+    /// turn, if one is waiting, for the caller to serve.
+    private func finish(_ turn: Int, _ dialog: PresentedDialog, failure: String?) -> Int? {
         if let failure { try? dialog.responder.fail(failure) }
-        let next: Int? = state.withValue { state in
+        return state.withValue { state in
             guard state.turn == turn else { return nil }
             state.active = nil
             return beginNextTurn(&state)
         }
-        if let next { schedule(next, after: 0) }
     }
 
     /// Script paths may be relative to the directory the dialog opened in.

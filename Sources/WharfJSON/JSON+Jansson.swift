@@ -1,7 +1,7 @@
 import Glibc
 import CJansson
 
-// The only file in Wharf that calls jansson.
+// The only file in Wharf that calls jansson: parsing. (Encoding is JSON+Encoding.swift.)
 
 /// A valid pointer for empty inputs, whose buffers may have no base address.
 /// Never written after initialisation.
@@ -10,12 +10,6 @@ nonisolated(unsafe) private let emptyCString: UnsafePointer<CChar> = {
     pointer.initialize(to: 0)
     return UnsafePointer(pointer)
 }()
-
-/// UTF-8 bytes as the `const char *` jansson takes (with an explicit length: NUL-safe).
-private func cChars(_ bytes: UnsafeBufferPointer<UInt8>) -> UnsafePointer<CChar> {
-    guard let base = bytes.baseAddress else { return emptyCString }
-    return UnsafeRawPointer(base).assumingMemoryBound(to: CChar.self)
-}
 
 /// Why bytes could not be read as JSON, with jansson's own position and wording.
 public struct JSONParseError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -110,65 +104,6 @@ extension JSON {
             self = .bool(false)
         default:
             self = .null
-        }
-    }
-}
-
-extension JSON {
-    /// Compact output, any value at the top level. Non-finite doubles, which JSON cannot
-    /// express, are written as `null`.
-    private static let encodeFlags = Int(JSON_COMPACT | JSON_ENCODE_ANY)
-
-    /// Serialises to compact JSON text, appending to `output`.
-    public func serialize(into output: inout [UInt8]) {
-        let root = makeJansson()
-        defer { json_decref(root) }
-        withUnsafeMutablePointer(to: &output) { pointer in
-            _ = json_dump_callback(root, { buffer, size, context in
-                let output = context!.assumingMemoryBound(to: [UInt8].self)
-                output.pointee.append(contentsOf: UnsafeRawBufferPointer(start: buffer, count: size))
-                return 0
-            }, pointer, Self.encodeFlags)
-        }
-    }
-
-    /// Serialises to compact JSON text.
-    public func serialized() -> [UInt8] {
-        var output: [UInt8] = []
-        output.reserveCapacity(128)
-        serialize(into: &output)
-        return output
-    }
-
-    /// Compact JSON text as a `String`.
-    public var jsonText: String { String(decoding: serialized(), as: UTF8.self) }
-
-    private func makeJansson() -> UnsafeMutablePointer<json_t> {
-        switch self {
-        case .null:
-            return json_null()
-        case .bool(let value):
-            return value ? json_true() : json_false()
-        case .int(let value):
-            return json_integer(json_int_t(value))
-        case .double(let value):
-            return json_real(value) ?? json_null()
-        case .string(let value):
-            var value = value
-            return value.withUTF8 { json_stringn_nocheck(cChars($0), $0.count) }
-        case .array(let elements):
-            let array = json_array()!
-            for element in elements { json_array_append_new(array, element.makeJansson()) }
-            return array
-        case .object(let object):
-            let result = json_object()!
-            for member in object.members {
-                var key = member.key
-                key.withUTF8 { bytes in
-                    _ = json_object_setn_new_nocheck(result, cChars(bytes), bytes.count, member.value.makeJansson())
-                }
-            }
-            return result
         }
     }
 }

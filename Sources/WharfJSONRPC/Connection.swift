@@ -262,7 +262,7 @@ public final class Connection: @unchecked Sendable {
             return
         }
         let batch = BatchCollector { [weak self] responses in
-            self?.write(.array(responses))
+            self?.write(OutgoingMessage.batch(responses))
         }
         for element in elements {
             dispatch(IncomingMessage(element), handler, into: batch)
@@ -283,7 +283,7 @@ public final class Connection: @unchecked Sendable {
                 guard let self else { return }
                 self.requestAnswered()
                 self.state.withValue { _ = $0.incoming.removeValue(forKey: request.id) }
-                let response: JSON
+                let response: [UInt8]
                 switch result {
                 case .success(let value): response = OutgoingMessage.response(id: request.id, result: value)
                 case .failure(let error): response = OutgoingMessage.response(id: request.id, error: error)
@@ -341,8 +341,8 @@ public final class Connection: @unchecked Sendable {
 
     // MARK: Writing
 
-    private func write(_ message: JSON, releasing reservation: Int = 0) {
-        writer.write(message.serialized(), releasing: reservation)
+    private func write(_ message: [UInt8], releasing reservation: Int = 0) {
+        writer.write(message, releasing: reservation)
     }
 
     /// Runs `body` with this connection's writes held back, then sends them together from the
@@ -437,19 +437,19 @@ public final class Connection: @unchecked Sendable {
 final class BatchCollector: Sendable {
     private struct State {
         var expected = 0
-        var responses: [JSON] = []
+        var responses: [[UInt8]] = []
         var sealed = false
         var sent = false
     }
 
     private let state = Locked(State())
-    private let send: @Sendable ([JSON]) -> Void
+    private let send: @Sendable ([[UInt8]]) -> Void
 
-    init(send: @escaping @Sendable ([JSON]) -> Void) { self.send = send }
+    init(send: @escaping @Sendable ([[UInt8]]) -> Void) { self.send = send }
 
     func expect() { state.withValue { $0.expected += 1 } }
 
-    func add(_ response: JSON) {
+    func add(_ response: [UInt8]) {
         state.withValue { $0.responses.append(response) }
         sendIfComplete()
     }
@@ -461,7 +461,7 @@ final class BatchCollector: Sendable {
     }
 
     private func sendIfComplete() {
-        let ready: [JSON]? = state.withValue { state in
+        let ready: [[UInt8]]? = state.withValue { state in
             guard state.sealed, !state.sent, state.responses.count == state.expected else { return nil }
             state.sent = true
             return state.expected == 0 ? nil : state.responses

@@ -126,25 +126,78 @@ enum IncomingMessage {
     }
 }
 
-/// Builders for what we send. Member order follows the specification's examples.
+/// What we send, encoded. The envelope's keys are fixed, so it is written as bytes around the
+/// values the encoder writes: no `JSONObject` is built for it. Member order follows the
+/// specification's examples.
 enum OutgoingMessage {
-    static func response(id: RequestID, result: JSON) -> JSON {
-        .object(JSONObject([(key: "jsonrpc", value: "2.0"), (key: "id", value: id.json), (key: "result", value: result)]))
+    static func response(id: RequestID, result: JSON) -> [UInt8] {
+        var bytes = start(id: id)
+        bytes.append(contentsOf: resultKey)
+        result.serialize(into: &bytes)
+        bytes.append(closingBrace)
+        return bytes
     }
 
-    static func response(id: RequestID, error: ResponseError) -> JSON {
-        .object(JSONObject([(key: "jsonrpc", value: "2.0"), (key: "id", value: id.json), (key: "error", value: error.json)]))
+    static func response(id: RequestID, error: ResponseError) -> [UInt8] {
+        var bytes = start(id: id)
+        bytes.append(contentsOf: errorKey)
+        error.json.serialize(into: &bytes)
+        bytes.append(closingBrace)
+        return bytes
     }
 
-    static func request(id: RequestID, method: String, params: JSON?) -> JSON {
-        var members: [(key: String, value: JSON)] = [(key: "jsonrpc", value: "2.0"), (key: "id", value: id.json), (key: "method", value: .string(method))]
-        if let params { members.append((key: "params", value: params)) }
-        return .object(JSONObject(members))
+    static func request(id: RequestID, method: String, params: JSON?) -> [UInt8] {
+        var bytes = start(id: id)
+        bytes.append(contentsOf: methodKey)
+        JSON.string(method).serialize(into: &bytes)
+        return finish(bytes, params: params)
     }
 
-    static func notification(method: String, params: JSON?) -> JSON {
-        var members: [(key: String, value: JSON)] = [(key: "jsonrpc", value: "2.0"), (key: "method", value: .string(method))]
-        if let params { members.append((key: "params", value: params)) }
-        return .object(JSONObject(members))
+    static func notification(method: String, params: JSON?) -> [UInt8] {
+        var bytes = start(id: nil)
+        JSON.string(method).serialize(into: &bytes)
+        return finish(bytes, params: params)
     }
+
+    /// The responses of one batch, as one array.
+    static func batch(_ responses: [[UInt8]]) -> [UInt8] {
+        var bytes: [UInt8] = [UInt8(ascii: "[")]
+        for (index, response) in responses.enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            bytes.append(contentsOf: response)
+        }
+        bytes.append(UInt8(ascii: "]"))
+        return bytes
+    }
+
+    /// `{"jsonrpc":"2.0","id":ID` with an id, `{"jsonrpc":"2.0","method":` without.
+    private static func start(id: RequestID?) -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(128)
+        guard let id else {
+            bytes.append(contentsOf: notificationStart)
+            return bytes
+        }
+        bytes.append(contentsOf: idStart)
+        id.json.serialize(into: &bytes)
+        return bytes
+    }
+
+    private static func finish(_ bytes: [UInt8], params: JSON?) -> [UInt8] {
+        var bytes = bytes
+        if let params {
+            bytes.append(contentsOf: paramsKey)
+            params.serialize(into: &bytes)
+        }
+        bytes.append(closingBrace)
+        return bytes
+    }
+
+    private static let idStart = Array(#"{"jsonrpc":"2.0","id":"#.utf8)
+    private static let notificationStart = Array(#"{"jsonrpc":"2.0","method":"#.utf8)
+    private static let resultKey = Array(#","result":"#.utf8)
+    private static let errorKey = Array(#","error":"#.utf8)
+    private static let methodKey = Array(#","method":"#.utf8)
+    private static let paramsKey = Array(#","params":"#.utf8)
+    private static let closingBrace = UInt8(ascii: "}")
 }

@@ -10,9 +10,9 @@ import WharfSystem
 public final class Reply: Sendable {
     public let id: RequestID
     public let method: String
-    private let answered = Locked(false)
-    /// Output budget promised to this answer (`reserve`), given back when it is written.
-    private let reserved = Locked(0)
+    /// Whether it was answered, and the output budget promised to the answer (`reserve`),
+    /// given back when it is written. One lock for both: a reply is made per request.
+    private let state = Locked((answered: false, reserved: 0))
     private let deliver: @Sendable (Result<JSON, ResponseError>, _ releasing: Int) -> Void
     private let promise: @Sendable (Int) -> Void
 
@@ -30,11 +30,11 @@ public final class Reply: Sendable {
     /// read from. Once per request.
     public func reserve(bytes: Int) {
         promise(bytes)
-        reserved.withValue { $0 += bytes }
+        state.withValue { $0.reserved += bytes }
     }
 
     /// True once an answer has gone out (or been claimed by cancellation).
-    public var isAnswered: Bool { answered.withValue { $0 } }
+    public var isAnswered: Bool { state.withValue { $0.answered } }
 
     public func succeed(_ result: JSON) { answer(.success(result)) }
     public func fail(_ error: ResponseError) { answer(.failure(error)) }
@@ -42,12 +42,12 @@ public final class Reply: Sendable {
     /// Sends `result` unless the request was already answered; returns whether it was sent.
     @discardableResult
     public func answer(_ result: Result<JSON, ResponseError>) -> Bool {
-        let first = answered.withValue { answered -> Bool in
-            if answered { return false }
-            answered = true
-            return true
+        let reserved = state.withValue { state -> Int? in
+            if state.answered { return nil }
+            state.answered = true
+            return state.reserved
         }
-        if first { deliver(result, reserved.withValue { $0 }) }
-        return first
+        if let reserved { deliver(result, reserved) }
+        return reserved != nil
     }
 }

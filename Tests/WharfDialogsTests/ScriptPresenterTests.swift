@@ -30,6 +30,26 @@ import WharfTestSupport
         #expect(presenter.remainingSteps == 0)
     }
 
+    @Test func dialogsWaitingBehindOneAreServedOnItsThreadWhenItEnds() throws {
+        let h = Harness()
+        h.dir.file("a.txt")
+        let presenter = script(h, [.delay(milliseconds: 10), .choose(["a.txt"]), .choose(["a.txt"]), .dismiss])
+        let first = try h.importer(presenter: presenter)
+        let second = try h.importer(presenter: presenter)
+        let third = try h.importer(presenter: presenter)
+        #expect(h.scheduler.scheduledCount == 1, "only the delay waits on the scheduler")
+        h.scheduler.advance(milliseconds: 10)
+        for id in [first, second] {
+            guard case .completed(_, .importer, _, _)? = h.events.events(id).last else {
+                Issue.record("expected \(id) completed, got \(h.events.events(id))")
+                continue
+            }
+        }
+        #expect(h.events.events(third).last == .cancelled(third, .importer, reason: .user))
+        #expect(h.scheduler.scheduledCount == 1, "the dialogs behind the first took no turn through the scheduler")
+        #expect(presenter.remainingSteps == 0)
+    }
+
     @Test func dismissCancelsWithReasonUser() throws {
         let h = Harness()
         let id = try h.importer(presenter: script(h, [.dismiss]))

@@ -38,6 +38,9 @@ final class ManualScheduler: DialogScheduler {
     /// How many pieces of work are waiting for their time.
     var pendingCount: Int { state.withValue { $0.pending.count } }
 
+    /// How many pieces of work were ever scheduled.
+    var scheduledCount: Int { state.withValue { $0.sequence } }
+
     /// Moves the clock forward, running everything that falls due, including work scheduled by
     /// that work, until nothing more is due. Work runs without the scheduler's lock held.
     func advance(milliseconds: Int = 0) {

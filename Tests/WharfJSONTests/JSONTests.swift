@@ -111,3 +111,45 @@ import WharfJSON
         #expect(try JSON.parse(" [ 1 , 2 ] ").jsonText == "[1,2]")
     }
 }
+
+/// The encoder is Wharf's own (jansson only parses): its text must be what jansson reads back
+/// as the same value, and what jansson itself wrote where the protocol's tests compare text.
+@Suite struct JSONEncoding {
+    @Test func stringsEscapeQuotesBackslashesAndEveryControlCharacter() throws {
+        let controls = String(decoding: (0..<0x20).map { UInt8($0) }, as: UTF8.self)
+        let value = JSON.string("q\"b\\s/ é😀\u{7F}" + controls)
+        let text = value.jsonText
+        #expect(text.hasPrefix(#""q\"b\\s/ é😀"#))
+        #expect(text.hasSuffix(#"\u0000\u0001\u0002\u0003\u0004\u0005\u0006\u0007\b\t\n\u000B\f\r\u000E\u000F\u0010\u0011\u0012\u0013\u0014\u0015\u0016\u0017\u0018\u0019\u001A\u001B\u001C\u001D\u001E\u001F""#))
+        #expect(!text.utf8.contains(where: { $0 < 0x20 }), "a raw control character was written")
+        #expect(try JSON.parse(text) == value)
+    }
+
+    @Test func integersAtBothEndsAndDoublesReadBackExactly() throws {
+        let integers: [Int64] = [0, 1, -1, 42, Int64.max, Int64.min, 1_000_000_007]
+        for integer in integers {
+            #expect(JSON.int(integer).jsonText == String(integer))
+        }
+        let doubles: [Double] = [0.0, -0.0, 1.0, 0.1, -2.5, 1e-5, 1e16, 1.7976931348623157e308, 5e-324, 123456.789]
+        for double in doubles {
+            let text = JSON.double(double).jsonText
+            #expect(text.contains(".") || text.contains("e"), "\(text) would read back as an integer")
+            let back = try JSON.parse(text)
+            #expect(back == .double(double), "\(double) was written \(text), read back \(back)")
+            #expect(back.numberValue?.sign == double.sign)
+        }
+    }
+
+    @Test func nestedValuesKeepTheirOrderAndReadBackEqual() throws {
+        let value: JSON = [
+            "jsonrpc": "2.0", "id": 7,
+            "result": ["z\n": [1, 2.5, nil, true, false, [], [:]], "a": ["": "", "k\"": ["deep": [[[]]]]]],
+        ]
+        let text = value.jsonText
+        #expect(text == #"{"jsonrpc":"2.0","id":7,"result":{"z\n":[1,2.5,null,true,false,[],{}],"a":{"":"","k\"":{"deep":[[[]]]}}}}"#)
+        #expect(try JSON.parse(text) == value)
+        var appended: [UInt8] = Array("prefix:".utf8)
+        value.serialize(into: &appended)
+        #expect(appended == Array("prefix:".utf8) + Array(text.utf8))
+    }
+}
