@@ -195,8 +195,8 @@ nvim-screenshot: build $(NVIM_VENV)/.installed
 include packaging/ship.mk
 
 # MARK: Desktop dialogs (issue 14): the portal, zenity and kdialog presenters' modules and rig.
-# libsystemd-dev: WharfDBus links sd-bus. dbus-daemon: WharfDBusTests and WharfDesktopDialogsTests
-# start private buses of their own.
+# libsystemd-dev: sd-bus's headers (WharfDBus loads libsystemd when it first connects).
+# dbus-daemon: WharfDBusTests and WharfDesktopDialogsTests start private buses of their own.
 APT_PACKAGES += libsystemd-dev dbus-daemon
 
 .PHONY: test-desktop screenshots

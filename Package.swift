@@ -104,20 +104,21 @@ let package = Package(
 )
 
 // MARK: Desktop dialogs (issue 14): xdg-desktop-portal's FileChooser over D-Bus, zenity, kdialog
-// CSystemBus is sd-bus (libsystemd); WharfDBus is the one module that speaks D-Bus (see its
-// WharfDBus.swift for why sd-bus); WharfDesktopDialogs turns a dialog request into a portal call
-// or a zenity/kdialog child. Both are domain modules: WharfSystem below them, no JSON.
+// CSystemBus is sd-bus (libsystemd), loaded with dlopen on first use, not linked: libsystemd and
+// the libraries it pulls in would cost every process start-up time and memory, though only one
+// that connects to a bus needs them; it builds against libsystemd-dev's headers. WharfDBus is the one module that speaks D-Bus
+// (see its WharfDBus.swift for why sd-bus); WharfDesktopDialogs turns a dialog request into a
+// portal call or a zenity/kdialog child. Both are domain modules: WharfSystem below them, no JSON.
 package.targets += [
-    .systemLibrary(
-        name: "CSystemBus",
-        pkgConfig: "libsystemd",
-        providers: [.apt(["libsystemd-dev"])]
-    ),
+    // dlopen is in libc since glibc 2.34; -ldl is for older ones (and adds nothing here).
+    .target(name: "CSystemBus", linkerSettings: [.linkedLibrary("dl")]),
     .target(name: "WharfDBus", dependencies: ["CSystemBus", "WharfSystem"]),
     .target(
         name: "WharfDesktopTestSupport", dependencies: ["WharfDBus", "WharfSystem", "WharfTestSupport"],
         path: "Tests/desktop/Support"),
-    .testTarget(name: "WharfDBusTests", dependencies: ["WharfDBus", "WharfSystem", "WharfDesktopTestSupport"]),
+    .testTarget(
+        name: "WharfDBusTests",
+        dependencies: ["WharfDBus", "WharfSystem", "WharfDesktopTestSupport", "WharfServerTestSupport", "WharfTestSupport", "WharfJSON"]),
     .target(name: "WharfDesktopDialogs", dependencies: ["WharfDBus", "WharfSystem"]),
     .testTarget(
         name: "WharfDesktopDialogsTests",

@@ -91,15 +91,19 @@ final class BusCore: @unchecked Sendable {
     }
 
     private func connect(address: String, description: String) -> BusError? {
+        // The first connection of the process loads libsystemd (see CSystemBus), here, on this thread.
+        if let failure = wharf_sd_bus_load_error() {
+            return BusError(name: BusError.Names.failed, message: "cannot speak D-Bus: \(String(cString: failure))")
+        }
         var created: OpaquePointer?
-        var r = sd_bus_new(&created)
+        var r = wharf_sd_bus_new(&created)
         guard r >= 0, let created else { return .local("sd_bus_new", r) }
         bus = created
-        r = address.withCString { sd_bus_set_address(created, $0) }
+        r = address.withCString { wharf_sd_bus_set_address(created, $0) }
         if r < 0 { return BusError(name: BusError.Names.failed, message: "the session bus address \(address) is not one sd-bus can use: \(SystemError.reason(for: -r))") }
-        _ = description.withCString { sd_bus_set_description(created, $0) }
-        _ = sd_bus_set_bus_client(created, 1)
-        r = sd_bus_start(created)
+        _ = description.withCString { wharf_sd_bus_set_description(created, $0) }
+        _ = wharf_sd_bus_set_bus_client(created, 1)
+        r = wharf_sd_bus_start(created)
         if r < 0 {
             return BusError(name: BusError.Names.failed,
                             message: "cannot connect to the D-Bus session bus at \(address): \(SystemError.reason(for: -r))")
@@ -129,7 +133,7 @@ final class BusCore: @unchecked Sendable {
                 break
             }
             while true {
-                let r = sd_bus_process(bus, nil)
+                let r = wharf_sd_bus_process(bus, nil)
                 if r < 0 {
                     failure = BusError(name: BusError.Names.disconnected,
                                        message: "the D-Bus session bus connection was lost: \(SystemError.reason(for: -r))")
@@ -139,14 +143,14 @@ final class BusCore: @unchecked Sendable {
             }
             releaseFinished()
             if failure != nil { break }
-            if sd_bus_is_open(bus) <= 0 {
+            if wharf_sd_bus_is_open(bus) <= 0 {
                 failure = BusError(name: BusError.Names.disconnected, message: "the D-Bus session bus closed the connection")
                 break
             }
-            if !ready && sd_bus_is_ready(bus) > 0 {
+            if !ready && wharf_sd_bus_is_ready(bus) > 0 {
                 ready = true
                 var unique: UnsafePointer<CChar>?
-                _ = sd_bus_get_unique_name(bus, &unique)
+                _ = wharf_sd_bus_get_unique_name(bus, &unique)
                 finishOpening(.success(unique.map { String(cString: $0) } ?? ""))
                 continue
             }
@@ -163,12 +167,12 @@ final class BusCore: @unchecked Sendable {
     /// Sleeps until the bus or the wake-up pipe has something, or sd-bus's (or the opening)
     /// deadline comes.
     private func waitForWork() {
-        let busWatch = Poller.Watch(borrowing: sd_bus_get_fd(bus),
-                                    for: Poller.Events(rawValue: Int16(truncatingIfNeeded: sd_bus_get_events(bus))))
+        let busWatch = Poller.Watch(borrowing: wharf_sd_bus_get_fd(bus),
+                                    for: Poller.Events(rawValue: Int16(truncatingIfNeeded: wharf_sd_bus_get_events(bus))))
         var timeoutMs: Int?
         var until: UInt64 = 0
         // sd-bus's deadline is in microseconds of CLOCK_MONOTONIC.
-        if sd_bus_get_timeout(bus, &until) >= 0 && until != UInt64.max {
+        if wharf_sd_bus_get_timeout(bus, &until) >= 0 && until != UInt64.max {
             let nowMicros = monotonicNanoseconds() / 1000
             timeoutMs = until <= nowMicros ? 0 : Int(min((until - nowMicros + 999) / 1000, 60_000))
         }
@@ -183,14 +187,14 @@ final class BusCore: @unchecked Sendable {
         inbox.withValue { $0.closing = true; $0.jobs.removeAll() }
         finishOpening(.failure(reason))
         for (_, call) in calls {
-            sd_bus_slot_unref(call.slot)
+            wharf_sd_bus_slot_unref(call.slot)
             let box = call.box
             delivery.async { box.failed(reason) }
         }
         calls.removeAll()
-        for (_, entry) in slots { sd_bus_slot_unref(entry.slot) }
+        for (_, entry) in slots { wharf_sd_bus_slot_unref(entry.slot) }
         slots.removeAll()
-        if let bus { sd_bus_flush_close_unref(bus) }
+        if let bus { wharf_sd_bus_flush_close_unref(bus) }
         bus = nil
         if let onDisconnect { delivery.async { onDisconnect(reason) } }
         delivery.stop()
@@ -199,7 +203,7 @@ final class BusCore: @unchecked Sendable {
 
     private func releaseFinished() {
         for id in finished {
-            if let call = calls.removeValue(forKey: id) { sd_bus_slot_unref(call.slot) }
+            if let call = calls.removeValue(forKey: id) { wharf_sd_bus_slot_unref(call.slot) }
         }
         finished.removeAll()
     }
@@ -218,13 +222,13 @@ final class BusCore: @unchecked Sendable {
         guard let bus else { return delivery.async { reply(.failure(.closed)) } }
         var message: OpaquePointer?
         var r = request.destination.withOptionalCString { destination in
-            sd_bus_message_new_method_call(bus, &message, destination, request.path, request.interface, request.member)
+            wharf_sd_bus_message_new_method_call(bus, &message, destination, request.path, request.interface, request.member)
         }
         guard r >= 0, let message else {
             let error = BusError.local("sd_bus_message_new_method_call(\(request.member))", r)
             return delivery.async { reply(.failure(error)) }
         }
-        defer { sd_bus_message_unref(message) }
+        defer { wharf_sd_bus_message_unref(message) }
         do {
             try MessageWriter.append(request.body, to: message)
         } catch {
@@ -233,7 +237,7 @@ final class BusCore: @unchecked Sendable {
         let id = newID()
         let box = SlotBox(core: self, id: id, kind: .reply(reply))
         var slot: OpaquePointer?
-        r = sd_bus_call_async(bus, &slot, message, slotHandler, Unmanaged.passUnretained(box).toOpaque(),
+        r = wharf_sd_bus_call_async(bus, &slot, message, slotHandler, Unmanaged.passUnretained(box).toOpaque(),
                               UInt64(max(request.timeoutMs, 1)) * 1000)
         if r < 0 {
             let error = BusError.local("sd_bus_call_async(\(request.member))", r)
@@ -252,7 +256,7 @@ final class BusCore: @unchecked Sendable {
         var slot: OpaquePointer?
         let opaque = Unmanaged.passUnretained(box).toOpaque()
         let r = rule.description.withCString {
-            sd_bus_add_match_async(bus, &slot, $0, slotHandler, installed == nil ? nil : installHandler, opaque)
+            wharf_sd_bus_add_match_async(bus, &slot, $0, slotHandler, installed == nil ? nil : installHandler, opaque)
         }
         if r < 0 {
             let error = BusError.local("sd_bus_add_match_async", r)
@@ -267,7 +271,7 @@ final class BusCore: @unchecked Sendable {
         guard let bus else { return .closed }
         let box = SlotBox(core: self, id: id, kind: .object(handler))
         var slot: OpaquePointer?
-        let r = path.withCString { sd_bus_add_object(bus, &slot, $0, slotHandler, Unmanaged.passUnretained(box).toOpaque()) }
+        let r = path.withCString { wharf_sd_bus_add_object(bus, &slot, $0, slotHandler, Unmanaged.passUnretained(box).toOpaque()) }
         if r < 0 { return .local("sd_bus_add_object(\(path))", r) }
         slots[id] = (slot, box)
         return nil
@@ -277,21 +281,21 @@ final class BusCore: @unchecked Sendable {
     func emit(_ signal: BusSignal) -> BusError? {
         guard let bus else { return .closed }
         var message: OpaquePointer?
-        let r = sd_bus_message_new_signal(bus, &message, signal.path, signal.interface, signal.member)
+        let r = wharf_sd_bus_message_new_signal(bus, &message, signal.path, signal.interface, signal.member)
         guard r >= 0, let message else { return .local("sd_bus_message_new_signal", r) }
-        defer { sd_bus_message_unref(message) }
+        defer { wharf_sd_bus_message_unref(message) }
         do {
             try MessageWriter.append(signal.body, to: message)
         } catch {
             return error
         }
-        let sent = sd_bus_send(bus, message, nil)
+        let sent = wharf_sd_bus_send(bus, message, nil)
         return sent < 0 ? .local("sd_bus_send", sent) : nil
     }
 
     /// Forgets a subscription or an exported object (no callback runs for it afterwards).
     func remove(id: UInt64) {
-        if let entry = slots.removeValue(forKey: id) { sd_bus_slot_unref(entry.slot) }
+        if let entry = slots.removeValue(forKey: id) { wharf_sd_bus_slot_unref(entry.slot) }
     }
 
     // MARK: Bus thread: callbacks from sd-bus
@@ -324,11 +328,11 @@ final class BusCore: @unchecked Sendable {
                 return handle(SlotBox(core: self, id: box.id, kind: .object({ _ in .reply(body) })), message)
             case .reply(let body):
                 var reply: OpaquePointer?
-                guard sd_bus_message_new_method_return(message, &reply) >= 0, let reply else { return 1 }
-                defer { sd_bus_message_unref(reply) }
+                guard wharf_sd_bus_message_new_method_return(message, &reply) >= 0, let reply else { return 1 }
+                defer { wharf_sd_bus_message_unref(reply) }
                 do {
                     try MessageWriter.append(body, to: reply)
-                    _ = sd_bus_send(bus, reply, nil)
+                    _ = wharf_sd_bus_send(bus, reply, nil)
                 } catch {
                     _ = wharf_bus_reply_error(message, error.name, error.message)
                 }

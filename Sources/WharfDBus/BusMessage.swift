@@ -25,11 +25,11 @@ public struct BusMessage: Sendable, Equatable {
     /// Copies `message` (header fields and the whole body). Bus thread only.
     init(copying message: OpaquePointer) {
         func text(_ pointer: UnsafePointer<CChar>?) -> String? { pointer.map { String(cString: $0) } }
-        sender = text(sd_bus_message_get_sender(message))
-        path = text(sd_bus_message_get_path(message))
-        interface = text(sd_bus_message_get_interface(message))
-        member = text(sd_bus_message_get_member(message))
-        if let error = sd_bus_message_get_error(message), error.pointee.name != nil {
+        sender = text(wharf_sd_bus_message_get_sender(message))
+        path = text(wharf_sd_bus_message_get_path(message))
+        interface = text(wharf_sd_bus_message_get_interface(message))
+        member = text(wharf_sd_bus_message_get_member(message))
+        if let error = wharf_sd_bus_message_get_error(message), error.pointee.name != nil {
             self.error = BusError(name: text(error.pointee.name) ?? BusError.Names.failed,
                                   message: text(error.pointee.message) ?? "")
         }
@@ -49,7 +49,7 @@ enum MessageReader {
     static func next(_ message: OpaquePointer) throws(BusError) -> BusValue? {
         var type: CChar = 0
         var contents: UnsafePointer<CChar>? = nil
-        let peeked = sd_bus_message_peek_type(message, &type, &contents)
+        let peeked = wharf_sd_bus_message_peek_type(message, &type, &contents)
         if peeked < 0 { throw .local("sd_bus_message_peek_type", peeked) }
         if peeked == 0 { return nil }
         let inner = contents.map { String(cString: $0) } ?? ""
@@ -59,7 +59,7 @@ enum MessageReader {
     private static func read(_ message: OpaquePointer, type: UInt8, contents: String) throws(BusError) -> BusValue {
         func basic<T>(_ initial: T) throws(BusError) -> T {
             var value = initial
-            let r = withUnsafeMutablePointer(to: &value) { sd_bus_message_read_basic(message, CChar(bitPattern: type), $0) }
+            let r = withUnsafeMutablePointer(to: &value) { wharf_sd_bus_message_read_basic(message, CChar(bitPattern: type), $0) }
             if r < 0 { throw .local("sd_bus_message_read_basic", r) }
             return value
         }
@@ -70,10 +70,10 @@ enum MessageReader {
             return pointer.map { String(cString: $0) } ?? ""
         }
         func container<T>(_ kind: UInt8, _ body: () throws(BusError) -> T) throws(BusError) -> T {
-            var r = contents.withCString { sd_bus_message_enter_container(message, CChar(bitPattern: kind), $0) }
+            var r = contents.withCString { wharf_sd_bus_message_enter_container(message, CChar(bitPattern: kind), $0) }
             if r < 0 { throw .local("sd_bus_message_enter_container", r) }
             let value = try body()
-            r = sd_bus_message_exit_container(message)
+            r = wharf_sd_bus_message_exit_container(message)
             if r < 0 { throw .local("sd_bus_message_exit_container", r) }
             return value
         }
@@ -94,7 +94,7 @@ enum MessageReader {
         case UInt8(ascii: "a") where contents == "y":
             var pointer: UnsafeRawPointer? = nil
             var size = 0
-            let r = sd_bus_message_read_array(message, CChar(bitPattern: UInt8(ascii: "y")), &pointer, &size)
+            let r = wharf_sd_bus_message_read_array(message, CChar(bitPattern: UInt8(ascii: "y")), &pointer, &size)
             if r < 0 { throw .local("sd_bus_message_read_array", r) }
             guard let pointer, size > 0 else { return .bytes([]) }
             return .bytes(Array(UnsafeRawBufferPointer(start: pointer, count: size)))
@@ -142,21 +142,21 @@ enum MessageWriter {
         }
         func basic<T>(_ type: Character, _ value: T) throws(BusError) {
             var copy = value
-            let r = withUnsafePointer(to: &copy) { sd_bus_message_append_basic(message, CChar(type.asciiValue!), $0) }
+            let r = withUnsafePointer(to: &copy) { wharf_sd_bus_message_append_basic(message, CChar(type.asciiValue!), $0) }
             try check(r, "sd_bus_message_append_basic")
         }
         func text(_ type: Character, _ value: String) throws(BusError) {
             guard !value.utf8.contains(0) else {
                 throw BusError(name: BusError.Names.invalidArgs, message: "a D-Bus string cannot contain a NUL character")
             }
-            let r = value.withCString { sd_bus_message_append_basic(message, CChar(type.asciiValue!), $0) }
+            let r = value.withCString { wharf_sd_bus_message_append_basic(message, CChar(type.asciiValue!), $0) }
             try check(r, "sd_bus_message_append_basic")
         }
         func container(_ type: Character, _ contents: String, _ body: () throws(BusError) -> Void) throws(BusError) {
-            try check(contents.withCString { sd_bus_message_open_container(message, CChar(type.asciiValue!), $0) },
+            try check(contents.withCString { wharf_sd_bus_message_open_container(message, CChar(type.asciiValue!), $0) },
                       "sd_bus_message_open_container")
             try body()
-            try check(sd_bus_message_close_container(message), "sd_bus_message_close_container")
+            try check(wharf_sd_bus_message_close_container(message), "sd_bus_message_close_container")
         }
         switch value {
         case .byte(let v): try basic("y", v)
@@ -172,7 +172,7 @@ enum MessageWriter {
         case .objectPath(let v): try text("o", v)
         case .signature(let v): try text("g", v)
         case .bytes(let bytes):
-            let r = bytes.withUnsafeBytes { sd_bus_message_append_array(message, CChar(UInt8(ascii: "y")), $0.baseAddress, $0.count) }
+            let r = bytes.withUnsafeBytes { wharf_sd_bus_message_append_array(message, CChar(UInt8(ascii: "y")), $0.baseAddress, $0.count) }
             try check(r, "sd_bus_message_append_array")
         case .array(let element, let items):
             for item in items where item.signature != element {

@@ -17,9 +17,13 @@
 /// - *Non-variadic marshalling.* `append_basic`, `open_container`, `read_basic`, `peek_type`
 ///   map one-to-one onto ``BusValue``; the shim needs only three helpers.
 ///
-/// What it costs: libsystemd is linked (`libsystemd0` is on every systemd machine, desktop or
-/// not), and a non-systemd distribution would need elogind's `libelogind`, which ships the same
-/// API. Nothing in this module uses systemd itself, only its bus library.
+/// What it costs: libsystemd (`libsystemd0` is on every systemd machine, desktop or not; a
+/// non-systemd distribution would need elogind's `libelogind`, which ships the same API). It is
+/// loaded by the first connection, not linked (see CSystemBus), so that a `wharf` that never
+/// connects (no session bus, a presenter other than the portal) does not pay the start-up time
+/// and memory of it and the libraries it pulls in. Without it a connection fails
+/// saying why, and the portal is unusable. Nothing in this module uses systemd itself, only its
+/// bus library.
 ///
 /// The module knows nothing of portals: it offers a connection (``BusConnection``), values
 /// (``BusValue``), incoming messages (``BusMessage``), match rules (``BusMatchRule``), exported

@@ -22,7 +22,7 @@ modules=$(ls -d Sources/*/ | sed 's|Sources/||; s|/$||' | grep -v -x \
 
 # What a module may call: memory, arithmetic, pattern matching, the stack protector, the Swift
 # runtime's own entry points, and the libraries it exists to wrap.
-allowed='^(memcpy|memmove|memset|memcmp|memchr|strlen|malloc|calloc|realloc|free|malloc_usable_size|posix_memalign|ceil|floor|rint|round|trunc|fmod|pow|log|exp|sqrt|fnmatch|__stack_chk_fail|_swiftEmptyArrayStorage|_swiftEmptyDictionarySingleton|_swiftEmptySetSingleton|json_.*|sqlite3_.*|sd_bus_.*)$'
+allowed='^(memcpy|memmove|memset|memcmp|memchr|strlen|malloc|calloc|realloc|free|malloc_usable_size|posix_memalign|ceil|floor|rint|round|trunc|fmod|pow|log|exp|sqrt|fnmatch|__stack_chk_fail|_swiftEmptyArrayStorage|_swiftEmptyDictionarySingleton|_swiftEmptySetSingleton|json_.*|sqlite3_.*|wharf_sd_bus_.*)$'
 
 status=0
 for module in $modules; do
