@@ -355,8 +355,9 @@ def sub_benchmarks() -> list[tuple[str, str, int, float]]:
         print(f"• {name}: {script.relative_to(ROOT)}", file=sys.stderr)
         started = time.monotonic()
         try:
-            # The export benchmark measures the real server when told how to drive it.
-            environment = dict(os.environ, WHARF_EXPORT_CMD=str(BENCH / "driver" / "wharf-export.sh"))
+            # The export benchmark measures the real server when told how to drive it; every one
+            # measures the binary the rest of the run measured (the shipped build).
+            environment = dict(os.environ, WHARF_EXPORT_CMD=str(BENCH / "driver" / "wharf-export.sh"), WHARF=str(wharf))
             completed = subprocess.run(["bash", str(script)], cwd=ROOT, capture_output=True, text=True, timeout=3600, env=environment)
             text = completed.stdout.strip() or completed.stderr.strip()[-2000:]
             status = completed.returncode

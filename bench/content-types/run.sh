@@ -24,15 +24,16 @@ for tool in gio file python3; do
 done
 
 if [[ "${WHARF:-}" == standin ]]; then
-    echo "building the stand-in (swift build -c release, WharfContentTypes) …" >&2
-    (cd "$root" && swift build -c release --target WharfContentTypes >/dev/null)
-    release="$root/.build/release"
+    echo "building the stand-in (swift build -c release, WharfContentTypes, in .build/bench) …" >&2
+    # A scratch folder of its own: the shipped build's (make release) has other flags.
+    (cd "$root" && swift build -c release --target WharfContentTypes --scratch-path .build/bench >/dev/null)
+    release="$root/.build/bench/release"
     swiftc -O -I "$release/Modules" -o "$work/wharf-standalone" "$here/standalone.swift" \
         "$release"/WharfSystem.build/*.o "$release"/WharfContentTypes.build/*.o
     WHARF="$work/wharf-standalone"
 elif [[ -z "${WHARF:-}" ]]; then
-    echo "building wharf (swift build -c release) …" >&2
-    (cd "$root" && swift build -c release --product wharf >/dev/null)
+    echo "building wharf (make release) …" >&2
+    make -C "$root" --no-print-directory release >/dev/null
     WHARF="$root/.build/release/wharf"
 fi
 

@@ -5,5 +5,6 @@
 # rig (Xvfb, a private session bus, the real xdg-desktop-portal-gtk). See Tests/desktop/README.md.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-[ -x .build/release/wharf ] || make release >&2
-WHARF="$PWD/.build/release/wharf" Tests/desktop/rig.sh measure 2>&1 | grep -E '^(measure:|\|)'
+wharf=${WHARF:-$PWD/.build/release/wharf}
+[ -x "$wharf" ] || make release >&2
+WHARF="$wharf" Tests/desktop/rig.sh measure 2>&1 | grep -E '^(measure:|\|)'

@@ -48,5 +48,5 @@ fi
 limit=$(( $(stat -c %s "$params_file") + 4096 ))
 [ "$limit" -lt 67108864 ] && limit=67108864
 "$here/bench/out/wharf-load" cycles -q -n 1 -m presentExporter -p "@$params_file" -- \
-    "$here/.build/release/wharf" --presenter "script:$work/script.json" --state-dir "$work/state" \
+    "${WHARF:-$here/.build/release/wharf}" --presenter "script:$work/script.json" --state-dir "$work/state" \
     --max-message-bytes "$limit" >/dev/null

@@ -42,8 +42,9 @@ work=${BENCH_DIR:-/tmp/wharf-export-bench}
 mkdir -p "$work"
 
 if [[ -z "${WHARF_EXPORT_CMD:-}" ]]; then
-    (cd "$root" && swift build -c release --product wharf-write-probe >/dev/null)
-    probe="$root/.build/release/wharf-write-probe"
+    # A scratch folder of its own: the shipped build's (make release) has other flags.
+    (cd "$root" && swift build -c release --product wharf-write-probe --scratch-path .build/bench >/dev/null)
+    probe="$root/.build/bench/release/wharf-write-probe"
     export_with_probe() {
         local form=$1 destination=$2 source=$3
         case $form in

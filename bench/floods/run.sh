@@ -23,7 +23,7 @@ runs=${1:-5}
 root=$(cd "$(dirname "$0")/../.." && pwd)
 wharf=${WHARF:-$root/.build/release/wharf}
 if [[ ! -x $wharf ]]; then
-    (cd "$root" && swift build -c release --product wharf >/dev/null)
+    make -C "$root" --no-print-directory release >/dev/null
 fi
 
 work=$(mktemp -d /tmp/wharf-bench-floods-XXXXXX)
