@@ -386,19 +386,16 @@ final class ClientRecord {
     /// `presentationId` → the open dialog presented with it.
     var presentations: [String: DialogID] = [:]
     /// Recently ended dialogs, so late input can be told "already ended" rather than "unknown".
-    private var ended: Set<DialogID> = []
-    private var endedOrder: [DialogID] = []
+    private var ended = RecentlyEnded()
     var isDisconnected = false
 
     /// How many ended ids are remembered per client; older ones count as unknown.
-    static let endedMemory = 4096
+    static var endedMemory: Int { RecentlyEnded().capacity }
 
     func close(_ id: DialogID, presentationId: String?) {
         open.removeAll { $0 == id }
         if let presentationId, presentations[presentationId] == id { presentations[presentationId] = nil }
         ended.insert(id)
-        endedOrder.append(id)
-        if endedOrder.count > Self.endedMemory { ended.remove(endedOrder.removeFirst()) }
     }
 
     func hasEnded(_ id: DialogID) -> Bool { ended.contains(id) }

@@ -15,11 +15,15 @@ public struct ProcessIdentity: Sendable, Hashable {
         self.startTime = startTime
     }
 
-    /// This process.
-    public static func current() -> ProcessIdentity {
+    /// This process. Read from `/proc` once: neither its pid nor its start time changes (Wharf
+    /// never forks; a child is spawned, `posix_spawn`), and the state store asks with every
+    /// batch of grants it writes.
+    public static func current() -> ProcessIdentity { this }
+
+    private static let this: ProcessIdentity = {
         let pid = getpid()
         return ProcessIdentity(pid: pid, startTime: startTime(of: pid) ?? 0)
-    }
+    }()
 
     /// Whether the process this identity names is still running (a zombie counts as gone).
     /// A start time of 0 means it was unknown when recorded; then only the pid is checked.

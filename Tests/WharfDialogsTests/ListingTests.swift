@@ -7,8 +7,7 @@ import WharfTestSupport
 @Suite struct ListingTests {
     func entries(_ h: Harness, _ id: DialogID, _ path: FilePath? = nil) throws -> [DirectoryEntry] {
         let directory = path?.description
-        return
-        try h.engine.list(client: h.client, id: id, directory: directory, limit: 10_000).entries
+        return try h.engine.list(client: h.client, id: id, directory: directory, limit: 10_000).entries
     }
 
     @Test func directoriesComeFirstThenNamesInNaturalCaseInsensitiveOrder() throws {

@@ -57,3 +57,17 @@ import WharfTestSupport
         #expect(dialogError { _ = try h.engine.cancel(client: h.client, id: first) } == .unknownDialog(first))
     }
 }
+
+@Suite struct RecentlyEndedTests {
+    @Test func theOldestIsForgottenOnceTheRingIsFullAndTheRestStay() {
+        var ended = RecentlyEnded(capacity: 3)
+        let ids = (1...5).map { DialogID(rawValue: "d\($0)") }
+        for id in ids { ended.insert(id) }
+        #expect(ids.map { ended.contains($0) } == [false, false, true, true, true])
+        // Inserting one already remembered neither forgets another nor takes a second slot.
+        ended.insert(ids[3])
+        #expect(ids.map { ended.contains($0) } == [false, false, true, true, true])
+        ended.insert(ids[0])
+        #expect(ids.map { ended.contains($0) } == [true, false, false, true, true])
+    }
+}

@@ -36,8 +36,7 @@ final class PresenterHub: Sendable {
         var routes: [DialogID: Route] = [:]
         /// Dialogs that ended after they were forwarded, so late input is told
         /// `dialogEnded` rather than `dialogNotFound`; bounded.
-        var ended: Set<DialogID> = []
-        var endedOrder: [DialogID] = []
+        var ended = RecentlyEnded()
     }
 
     private let state = Locked(State())
@@ -99,7 +98,7 @@ final class PresenterHub: Sendable {
     func hide(_ id: DialogID) -> Bool {
         let presenter = state.withValue { state -> ClientSession? in
             guard let route = state.routes.removeValue(forKey: id) else { return nil }
-            remember(id, in: &state)
+            state.ended.insert(id)
             return state.presenter?.id == route.presenter ? state.presenter : nil
         }
         guard let presenter else { return false }
@@ -111,7 +110,7 @@ final class PresenterHub: Sendable {
     func ended(_ id: DialogID) {
         state.withValue { state in
             guard state.routes.removeValue(forKey: id) != nil else { return }
-            remember(id, in: &state)
+            state.ended.insert(id)
         }
     }
 
@@ -126,14 +125,6 @@ final class PresenterHub: Sendable {
             if state.presenter === session && state.ended.contains(id) { throw .alreadyEnded(id) }
             return nil
         }
-    }
-
-    private static let endedMemory = 4096
-
-    private func remember(_ id: DialogID, in state: inout State) {
-        state.ended.insert(id)
-        state.endedOrder.append(id)
-        if state.endedOrder.count > Self.endedMemory { state.ended.remove(state.endedOrder.removeFirst()) }
     }
 }
 
