@@ -27,8 +27,11 @@ final class DesktopPresenters: Sendable {
     init(kinds: [DesktopPresenterKind], environment: [String: String] = BusAddress.processEnvironment()) {
         self.kinds = kinds
         portal = kinds.contains(.portal) ? PortalFileChooser(environment: environment) : nil
-        let tools = kinds.filter { $0 != .portal }.map { ToolDialogPresenter.probe($0, environment: environment) }
-        record(tools)
+        // Looking the tools up searches PATH: on a worker, not on the way to `initialize`.
+        let tools = kinds.filter { $0 != .portal }
+        if !tools.isEmpty {
+            WorkerPool.shared.run { [self] in record(tools.map { ToolDialogPresenter.probe($0, environment: environment) }) }
+        }
         portal?.probe(timeoutMs: Self.probeTimeoutMilliseconds) { [self] probe in record([probe]) }
     }
 
