@@ -344,7 +344,7 @@ def load_average() -> str:
 OWN_FOLDERS = {"driver", "fuzz", "notes", "out", "peers", "sanitizers", "soak"}
 
 
-def sub_benchmarks() -> list[tuple[str, str, int, float]]:
+def sub_benchmarks(wharf: Path) -> list[tuple[str, str, int, float]]:
     """Runs every bench/<name>/run.sh (content types, export, dialog listing, floods) and keeps its
     output verbatim: each owns its own comparison and prints its own table."""
     results = []
@@ -357,7 +357,7 @@ def sub_benchmarks() -> list[tuple[str, str, int, float]]:
         try:
             # The export benchmark measures the real server when told how to drive it; every one
             # measures the binary the rest of the run measured (the shipped build).
-            environment = dict(os.environ, WHARF_EXPORT_CMD=str(BENCH / "driver" / "wharf-export.sh"), WHARF=str(wharf))
+            environment = dict(os.environ, WHARF_EXPORT_CMD=str(BENCH / "driver" / "wharf-export.sh"), WHARF=str(wharf.resolve()))
             completed = subprocess.run(["bash", str(script)], cwd=ROOT, capture_output=True, text=True, timeout=3600, env=environment)
             text = completed.stdout.strip() or completed.stderr.strip()[-2000:]
             status = completed.returncode
@@ -767,7 +767,7 @@ def main() -> int:
     if not args.no_soak and subprocess.run(["which", "valgrind"], capture_output=True).returncode == 0:
         print("• soak under valgrind", file=sys.stderr)
         soak = soak_under_valgrind(args.soak_cycles)
-    subs = [] if args.skip_subs else sub_benchmarks()
+    subs = [] if args.skip_subs else sub_benchmarks(args.wharf)
     loads.append(load_average())
     finished = datetime.datetime.now(datetime.timezone.utc)
     misses = write_report(args, info, samples, peers, counts, soak, subs, started, finished, loads)
