@@ -53,7 +53,7 @@ build: deps
 ## (each function in its own section, in the order packaging/wharf.order lists; `make
 ## link-order` writes it). And no symbol of ours exported (`--no-export-dynamic`; nothing links
 ## against the executable): 8 KB of dynamic symbols instead of 650 KB for the loader to search.
-## Idle memory 11.0 -> 8.7 MiB with libsystemd loaded on first use (bench/README.md).
+## With libsystemd loaded on first use, idle memory went from 12.0 to 8.5 MiB (bench/README.md).
 LINK_ORDER := packaging/wharf.order
 SWIFT_RELEASE := $(SWIFT) build -c release --static-swift-stdlib -Xswiftc -Xfrontend -Xswiftc -function-sections \
 	-Xswiftc -use-ld=lld -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now -Xlinker -z -Xlinker pack-relative-relocs \
