@@ -1,7 +1,8 @@
 // libsystemd's sd-bus, loaded with dlopen on the first call (see include/shim.h for why).
 //
-// The wrappers have names of our own: `wharf` exports its symbols dynamically, so an sd_bus_*
-// of ours would interpose libsystemd's own. One pthread_once resolves every function, or none:
+// The wrappers have names of our own: a `wharf` that exports its symbols dynamically (a debug
+// build does; the release build does not) would have an sd_bus_* of ours interpose
+// libsystemd's own. One pthread_once resolves every function, or none:
 // a library lacking one (an old systemd) counts as not loaded. It is never unloaded.
 #include <dlfcn.h>
 #include <errno.h>
