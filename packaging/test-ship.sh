@@ -107,6 +107,37 @@ check "the binary is 0755 and every other file 0644" modes
 check "the installed wharf runs" grep -q "^wharf $version " <("$tree/usr/local/bin/wharf" --version)
 static() { ! ldd "$tree/usr/local/bin/wharf" | grep -i swift; }
 check "the Swift runtime is linked in, not loaded" static
+# How make release links (Makefile, packaging/README.md): full RELRO and PIE, the relocations
+# packed, libsystemd loaded on first use rather than linked, and packaging/wharf.order's
+# functions first in the code.
+linked() {
+    local dynamic
+    dynamic=$(readelf -d "$tree/usr/local/bin/wharf")
+    grep -q "(RELR)" <<<"$dynamic" || { echo "no packed relocations (RELR)"; return 1; }
+    grep -q "(FLAGS).*BIND_NOW" <<<"$dynamic" || { echo "not bound at start (BIND_NOW)"; return 1; }
+    grep -q "(FLAGS_1).*PIE" <<<"$dynamic" || { echo "not PIE"; return 1; }
+    ! grep -q "libsystemd" <<<"$dynamic" || { echo "libsystemd is linked"; return 1; }
+}
+check "the binary is linked as make release means it: RELRO, PIE, relocations packed, no libsystemd" linked
+# The first 20 functions of the order that the binary has lie within the first 256 KiB of its
+# code (laid out as compiled, they are spread over megabytes).
+ordered() {
+    nm --defined-only .build/release/wharf | python3 -c '
+import sys
+text = {}
+for line in sys.stdin:
+    fields = line.split()
+    if len(fields) == 3 and fields[1] in "tTwW":
+        text.setdefault(fields[2], int(fields[0], 16))
+start = min(text.values())
+listed = [name for name in open("packaging/wharf.order").read().split() if name in text][:20]
+if len(listed) < 20:
+    sys.exit(f"only {len(listed)} of the order'"'"'s functions are in the binary")
+far = [f"{name} is {text[name] - start} bytes into the code" for name in listed if text[name] - start > 262144]
+sys.exit("\n".join(far) or None)
+'
+}
+check "the functions packaging/wharf.order lists come first in the release binary's code" ordered
 check "wharf.service starts the installed wharf as the daemon" \
     grep -qx "ExecStart=/usr/local/bin/wharf --listen --idle-timeout 300" "$tree/usr/local/lib/systemd/user/wharf.service"
 check "wharf.socket listens on the daemon's default socket, private to the user" \

@@ -389,9 +389,6 @@ final class ClientRecord {
     private var ended = RecentlyEnded()
     var isDisconnected = false
 
-    /// How many ended ids are remembered per client; older ones count as unknown.
-    static var endedMemory: Int { RecentlyEnded().capacity }
-
     func close(_ id: DialogID, presentationId: String?) {
         open.removeAll { $0 == id }
         if let presentationId, presentations[presentationId] == id { presentations[presentationId] = nil }

@@ -6,12 +6,14 @@
 public struct RecentlyEnded: Sendable {
     /// How many ids are remembered; older ones count as unknown.
     public let capacity: Int
+    /// What the engine and the presenter hub remember per client.
+    public static let defaultCapacity = 4096
     private var members: Set<DialogID> = []
     private var order: [DialogID] = []
     /// Once the ring is full: the slot of the oldest id, the next to be replaced.
     private var oldest = 0
 
-    public init(capacity: Int = 4096) {
+    public init(capacity: Int = defaultCapacity) {
         precondition(capacity > 0, "a ring of no ids remembers nothing")
         self.capacity = capacity
     }

@@ -57,24 +57,17 @@ extension JSON {
     private static let falseText: [UInt8] = Array("false".utf8)
     private static let hexDigits: [UInt8] = Array("0123456789ABCDEF".utf8)
 
+    /// The decimal digits, most significant first (the magnitude as unsigned, so `Int64.min`
+    /// has one too).
     private static func appendDecimal(_ value: Int64, to output: inout [UInt8]) {
-        if value == 0 {
-            output.append(UInt8(ascii: "0"))
-            return
-        }
-        // The magnitude as unsigned, so Int64.min has one too.
-        var magnitude = value.magnitude
-        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes: room for 20 digits
-        var count = 0
-        withUnsafeMutableBytes(of: &digits) { buffer in
-            while magnitude > 0 {
-                buffer[23 - count] = UInt8(ascii: "0") + UInt8(magnitude % 10)
-                magnitude /= 10
-                count += 1
-            }
-            if value < 0 { output.append(UInt8(ascii: "-")) }
-            output.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[(24 - count)...]))
-        }
+        if value < 0 { output.append(UInt8(ascii: "-")) }
+        let magnitude = value.magnitude
+        var divisor: UInt64 = 1
+        while divisor <= magnitude / 10 { divisor *= 10 }
+        repeat {
+            output.append(UInt8(ascii: "0") + UInt8(truncatingIfNeeded: magnitude / divisor % 10))
+            divisor /= 10
+        } while divisor > 0
     }
 
     private static func appendDouble(_ value: Double, to output: inout [UInt8]) {

@@ -1,3 +1,4 @@
+import WharfJSON
 import WharfSystem
 
 /// How messages are delimited on the byte stream.
@@ -292,13 +293,8 @@ package struct FrameDecoder {
         var header: [UInt8] = []
         header.reserveCapacity(40)
         header.append(contentsOf: headerPrefix)
-        // The decimal digits, most significant first.
-        var divisor = 1
-        while divisor <= bodyLength / 10 { divisor *= 10 }
-        repeat {
-            header.append(0x30 + UInt8(truncatingIfNeeded: bodyLength / divisor % 10))
-            divisor /= 10
-        } while divisor > 0
+        // The length in decimal, as JSON writes an integer.
+        JSON.int(Int64(bodyLength)).serialize(into: &header)
         header.append(contentsOf: [0x0D, 0x0A, 0x0D, 0x0A])
         return header
     }

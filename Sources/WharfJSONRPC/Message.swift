@@ -148,15 +148,14 @@ enum OutgoingMessage {
 
     static func request(id: RequestID, method: String, params: JSON?) -> [UInt8] {
         var bytes = start(id: id)
-        bytes.append(contentsOf: methodKey)
-        JSON.string(method).serialize(into: &bytes)
-        return finish(bytes, params: params)
+        appendCall(method, params, to: &bytes)
+        return bytes
     }
 
     static func notification(method: String, params: JSON?) -> [UInt8] {
         var bytes = start(id: nil)
-        JSON.string(method).serialize(into: &bytes)
-        return finish(bytes, params: params)
+        appendCall(method, params, to: &bytes)
+        return bytes
     }
 
     /// The responses of one batch, as one array.
@@ -170,31 +169,31 @@ enum OutgoingMessage {
         return bytes
     }
 
-    /// `{"jsonrpc":"2.0","id":ID` with an id, `{"jsonrpc":"2.0","method":` without.
+    /// `{"jsonrpc":"2.0"`, then `,"id":ID` when there is one.
     private static func start(id: RequestID?) -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(128)
-        guard let id else {
-            bytes.append(contentsOf: notificationStart)
-            return bytes
+        bytes.append(contentsOf: envelopeStart)
+        if let id {
+            bytes.append(contentsOf: idKey)
+            id.json.serialize(into: &bytes)
         }
-        bytes.append(contentsOf: idStart)
-        id.json.serialize(into: &bytes)
         return bytes
     }
 
-    private static func finish(_ bytes: [UInt8], params: JSON?) -> [UInt8] {
-        var bytes = bytes
+    /// `,"method":M`, then `,"params":P` when there are params, and the closing brace.
+    private static func appendCall(_ method: String, _ params: JSON?, to bytes: inout [UInt8]) {
+        bytes.append(contentsOf: methodKey)
+        JSON.string(method).serialize(into: &bytes)
         if let params {
             bytes.append(contentsOf: paramsKey)
             params.serialize(into: &bytes)
         }
         bytes.append(closingBrace)
-        return bytes
     }
 
-    private static let idStart = Array(#"{"jsonrpc":"2.0","id":"#.utf8)
-    private static let notificationStart = Array(#"{"jsonrpc":"2.0","method":"#.utf8)
+    private static let envelopeStart = Array(#"{"jsonrpc":"2.0""#.utf8)
+    private static let idKey = Array(#","id":"#.utf8)
     private static let resultKey = Array(#","result":"#.utf8)
     private static let errorKey = Array(#","error":"#.utf8)
     private static let methodKey = Array(#","method":"#.utf8)

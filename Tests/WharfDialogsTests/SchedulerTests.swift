@@ -51,7 +51,7 @@ import WharfTestSupport
         let h = Harness()
         let first = try h.importer()
         try h.engine.dismiss(client: h.client, id: first)
-        for _ in 0..<ClientRecord.endedMemory {
+        for _ in 0..<RecentlyEnded.defaultCapacity {
             try h.engine.dismiss(client: h.client, id: h.importer())
         }
         #expect(dialogError { _ = try h.engine.cancel(client: h.client, id: first) } == .unknownDialog(first))
