@@ -58,13 +58,17 @@ public final class AccessStore: Sendable {
     /// happens before it is set waits in `unreported`.
     let problems: Locked<(@Sendable (String) -> Void)?> = Locked(nil)
     private let unreported = Locked<[String]>([])
-    /// The database is being opened (in the background, for a server: see `open`); statements
-    /// wait for it. Once opened, `failure` says whether it could be.
+    /// Where the database stands (see `open`): statements wait while it is being opened.
     private let opening = ConditionLock()
-    private let opened = Locked<Result<Void, StoreFailure>?>(nil)
+    private let database = Locked(DatabaseState.notOpened)
+    /// This process's `running/` marker while the database is open (none for `:memory:`).
+    private let marker = Locked<InUseMarker?>(nil)
+    /// The state directory; nil for `:memory:`.
+    private let stateDirectory: FilePath?
 
-    private init(instance: String, databasePath: FilePath, inMemory: Bool) {
+    private init(instance: String, stateDirectory: FilePath?, databasePath: FilePath, inMemory: Bool) {
         let writing = Locked<SQLiteConnection?>(nil)
+        self.stateDirectory = stateDirectory
         self.writer = writing
         self.reader = inMemory ? writing : Locked(nil)
         self.instance = instance
@@ -75,7 +79,7 @@ public final class AccessStore: Sendable {
     deinit { close() }
 
     /// Where to report failures nobody waits for (the server logs them): a batch the store
-    /// refused, a database moved aside or that could not be opened in the background.
+    /// refused, a database moved aside or that could not be opened when first needed.
     public func reportProblems(to handler: @escaping @Sendable (String) -> Void) {
         let waiting = problems.withValue { problems -> [String] in
             problems = handler
@@ -86,45 +90,63 @@ public final class AccessStore: Sendable {
 
     // MARK: Opening
 
+    /// When `open` opens the database itself.
+    public enum Opening: Sendable {
+        /// Before `open` returns (tools, tests).
+        case now
+        /// When a statement first needs it: a server whose sessions never open a dialog or
+        /// resolve a bookmark never touches SQLite. (A server still sweeps at start what a
+        /// crashed process left, when ``crashLeftovers`` says there is some.)
+        case whenNeeded
+    }
+
     /// Opens (creating if needed) the store in `stateDirectory`: nil for the default
     /// (`$XDG_STATE_HOME/wharf`, else `~/.local/state/wharf`), `:memory:` for a store that lives
     /// and dies with this object.
     ///
     /// The directory is made (mode 0700) at once, and an unusable one throws. The database
-    /// itself (connections, WAL, a `quick_check` of every page, migrations) is opened before
-    /// `open` returns when `waitForDatabase`, and otherwise on a thread of its own while the
-    /// caller goes on: a server answers `initialize` without waiting for it, and whatever needs
-    /// the database first waits then. A corrupted database is moved aside
+    /// itself (connections, WAL, a `quick_check` of every page, migrations) is opened as
+    /// `opening` says; whatever needs it first waits for it. A corrupted database is moved aside
     /// (`state.sqlite3.corrupt-<timestamp>`) and replaced by a fresh one; that is a warning
-    /// (answered, or reported through `reportProblems` when opening in the background). A
-    /// database that cannot be opened at all (written by a newer Wharf; a fresh one corrupt
-    /// too) throws, or, in the background, fails every statement with the reason and is
-    /// reported. This process's registration and the sweep of dead processes' rows are the
-    /// first write-behind batch: opening never waits for another process's lock.
-    public static func open(stateDirectory: FilePath?, waitForDatabase: Bool = true) throws(AccessError) -> (AccessStore, [String]) {
+    /// (answered, or reported through `reportProblems` when opened later). A database that
+    /// cannot be opened at all (written by a newer Wharf; a fresh one corrupt too) throws, or,
+    /// opened later, fails every statement with the reason and is reported. This process's
+    /// registration and the sweep of dead processes' rows are the first write-behind batch:
+    /// opening never waits for another process's lock.
+    public static func open(stateDirectory: FilePath?, opening: Opening = .now) throws(AccessError) -> (AccessStore, [String]) {
         let instance: String
         do { instance = try RandomTokens.instanceId() } catch { throw .io(error) }
         var warnings: [String] = []
         let path: FilePath
-        if let directory = StateLocation.directory(explicit: stateDirectory) {
+        let directory = StateLocation.directory(explicit: stateDirectory)
+        if let directory {
             do { warnings = try StateLocation.prepareDirectory(directory) } catch { throw .io(error) }
             path = directory.appending(StateLocation.databaseName)
         } else {
             path = FilePath(stringLiteral: StateLocation.memory)
         }
-        let store = AccessStore(instance: instance, databasePath: path, inMemory: stateDirectory?.description == StateLocation.memory)
-        guard waitForDatabase else {
-            startThread {
-                do throws(AccessError) {
-                    for warning in try store.openDatabase() { store.report(warning) }
-                } catch {
-                    store.report("the state store \(path) cannot be used: \(error)")
-                }
-            }
-            return (store, warnings)
+        let store = AccessStore(instance: instance, stateDirectory: directory, databasePath: path,
+                                inMemory: stateDirectory?.description == StateLocation.memory)
+        switch opening {
+        case .now:
+            warnings += try store.openDatabase()
+        case .whenNeeded:
+            break
         }
-        warnings += try store.openDatabase()
         return (store, warnings)
+    }
+
+    /// Whether a process that used this store ended without closing it (see ``InUseMarker``).
+    /// Its rows are swept in the first batch written after the database opens; the temporary
+    /// files it left in ``writtenDirectories()`` are for the caller to remove.
+    public var crashLeftovers: Bool {
+        stateDirectory.map { InUseMarker.crashLeftovers(in: $0) } ?? false
+    }
+
+    /// The markers of processes that ended without closing the store, removed once what they
+    /// left is swept.
+    public func forgetCrashLeftovers() {
+        if let stateDirectory { InUseMarker.removeAbandoned(in: stateDirectory) }
     }
 
     /// Opens the database's connections; answers warnings worth logging. Every statement
@@ -139,13 +161,22 @@ public final class AccessStore: Sendable {
                 }
                 return
             }
+            if let stateDirectory {
+                do {
+                    let created = try InUseMarker.create(in: stateDirectory, instance: instance)
+                    marker.withValue { $0 = created }
+                } catch {
+                    warnings.append("cannot mark the state store as in use (\(error)): if this process crashes, "
+                        + "the next Wharf will not know to sweep what it left")
+                }
+            }
             try openFile(warnings: &warnings)
         }
         opening.withLock {
-            opened.withValue { $0 = result.mapError { error in
+            database.withValue { $0 = .opened(result.mapError { error in
                 if case .store(let failure) = error { return failure }
                 return StoreFailure(kind: .other, message: "\(error)")
-            } }
+            }) }
             opening.broadcast()
         }
         try result.get()
@@ -191,13 +222,28 @@ public final class AccessStore: Sendable {
         throw .store(StoreFailure(kind: .other, message: "cannot open the state store \(path)"))
     }
 
-    /// Waits until the database is open; throws why it could not be.
+    /// Waits until the database is open, opening it on this thread if nothing has yet; throws
+    /// why it could not be.
     private func awaitDatabase() throws(AccessError) {
-        let result = opening.withLock { () -> Result<Void, StoreFailure> in
+        let result = opening.withLock { () -> Result<Void, StoreFailure>? in
             while true {
-                if let result = opened.withValue({ $0 }) { return result }
-                opening.wait()
+                switch database.withValue({ $0 }) {
+                case .opened(let result): return result
+                case .notOpened:
+                    database.withValue { $0 = .opening }
+                    return nil
+                case .opening: opening.wait()
+                }
             }
+        }
+        guard let result else {
+            do {
+                for warning in try openDatabase() { report(warning) }
+            } catch {
+                report("the state store \(databasePath) cannot be used: \(error)")
+                throw error
+            }
+            return
         }
         if case .failure(let failure) = result { throw .store(failure) }
     }
@@ -288,7 +334,13 @@ public final class AccessStore: Sendable {
     /// leases are removed from the shared store (bookmarks stay), and the connections closed.
     /// Later calls fail with a `.store` error. Called by `deinit` too; safe to call twice.
     public func close() {
-        guard (try? awaitDatabase()) != nil else { return }
+        // A store never opened, with nothing to write, stays unopened: it is closed from now on.
+        let unopened = opening.withLock { () -> Bool in
+            guard case .notOpened = database.withValue({ $0 }), pending.isEmpty else { return false }
+            database.withValue { $0 = .opened(.failure(.closed)) }
+            return true
+        }
+        guard !unopened, (try? awaitDatabase()) != nil else { return }
         flush()
         writer.withValue { connection in
             guard let db = connection else { return }
@@ -299,6 +351,10 @@ public final class AccessStore: Sendable {
         reader.withValue { connection in
             connection?.close()
             connection = nil
+        }
+        marker.withValue { marker in
+            marker?.remove()
+            marker = nil
         }
     }
 
@@ -354,4 +410,11 @@ public final class AccessStore: Sendable {
         }
         handler?(message)
     }
+}
+
+/// Where a store's database stands.
+private enum DatabaseState {
+    case notOpened
+    case opening
+    case opened(Result<Void, StoreFailure>)
 }

@@ -11,6 +11,9 @@ extension AccessStore {
     func dropRevokedGrants() throws(AccessError) {
         // Grants written up to now must show in what is read after this.
         let written = sessions.withValue { $0.batchesWritten }
+        // Nothing written yet: none of this process's grants has a row to be deleted. (And a
+        // session's first access check does not wait for the database to open.)
+        guard written > 0 else { return }
         let changed = try read { db -> Bool in
             let version = try db.first("PRAGMA data_version") { $0.int(0) } ?? 0
             return lastDataVersion.withValue { last -> Bool in

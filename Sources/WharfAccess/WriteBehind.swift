@@ -41,6 +41,11 @@ final class WriteBehind: @unchecked Sendable {
     /// How long a change waits for company before its batch is written.
     static let gatherMilliseconds = 5
 
+    /// Nothing is waiting to be written, nor being written.
+    var isEmpty: Bool {
+        lock.withLock { changes.isEmpty && !scheduled && !writing }
+    }
+
     func registerInstance() {
         lock.withLock { changes.registerInstance = true }
     }

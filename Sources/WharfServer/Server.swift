@@ -30,8 +30,8 @@ public final class Server: Sendable {
         self.logger = logger
         self.registry = .system
         do {
-            // The database opens in the background: `initialize` is answered meanwhile.
-            let (store, warnings) = try AccessStore.open(stateDirectory: options.stateDirectory, waitForDatabase: false)
+            // The database opens when a session first needs it, off the read loop.
+            let (store, warnings) = try AccessStore.open(stateDirectory: options.stateDirectory, opening: .whenNeeded)
             for warning in warnings { logger.warning(warning) }
             // Writes nobody waits for (grants, leases, remembered folders written behind) fail
             // only here: in the log, saying what failed (a full disk, a read-only store, …).
@@ -51,9 +51,11 @@ public final class Server: Sendable {
             notice: { logger.warning($0) },
             sink: { client, event in sessions[client.rawValue]?.deliver(event) }
         )
-        // Reads the database: off the start-up path.
-        let (access, logger) = (self.access, logger)
-        WorkerPool.shared.run { Self.removeOrphanedTemporaries(access, logger) }
+        // Opens the database: off the start-up path, and only after a crash.
+        if access.crashLeftovers {
+            let (access, logger) = (self.access, logger)
+            WorkerPool.shared.run { Self.sweepCrashLeftovers(access, logger) }
+        }
     }
 
     /// Serves one client on `connection` until its session ends, on the calling thread, and
@@ -98,13 +100,16 @@ public final class Server: Sendable {
         }
     }
 
-    /// Temporary files left in directories we wrote into by a process that crashed mid-write.
-    private static func removeOrphanedTemporaries(_ access: AccessStore, _ logger: Logger) {
+    /// What a process that crashed left: temporary files in the directories Wharf wrote into
+    /// (a crash mid-write), and its rows in the store (swept by the first batch written).
+    private static func sweepCrashLeftovers(_ access: AccessStore, _ logger: Logger) {
         guard let directories = try? access.writtenDirectories() else { return }
         for directory in directories {
             let removed = AtomicWriter.removeOrphans(in: directory)
             for path in removed { logger.info("removed orphaned temporary file \(path)") }
         }
+        access.flush()
+        access.forgetCrashLeftovers()
     }
 }
 

@@ -155,11 +155,12 @@ import WharfTestSupport
         #expect(leases == 0)
     }
 
-    @Test func grantsMadeWhileTheDatabaseOpensInTheBackgroundAreWrittenAndKept() throws {
+    @Test func grantsMadeBeforeTheDatabaseOpensAreWrittenAndKept() throws {
         let file = directory.file("a.txt")
         writeFile(file, "a")
-        // A server's store: the database opens on a thread of its own; grants come at once.
-        let (store, _) = try AccessStore.open(stateDirectory: state.path, waitForDatabase: false)
+        // A server's store: the database opens when first needed (here, by the batch the grant
+        // is written in); grants come at once.
+        let (store, _) = try AccessStore.open(stateDirectory: state.path, opening: .whenNeeded)
         try grant(store, file)
         store.flush()
         _ = try store.resolve(app: "editor", client: "c1", url: url(file))
@@ -168,11 +169,11 @@ import WharfTestSupport
         store.close()
     }
 
-    @Test func aDatabaseThatCannotOpenInTheBackgroundFailsItsStatementsAndIsReported() throws {
+    @Test func aDatabaseThatCannotOpenWhenNeededFailsItsStatementsAndIsReported() throws {
         let (first, _) = try AccessStore.open(stateDirectory: state.path)
         try first.write { db in try db.run("PRAGMA user_version = 999") }
         first.close()
-        let (store, warnings) = try AccessStore.open(stateDirectory: state.path, waitForDatabase: false)
+        let (store, warnings) = try AccessStore.open(stateDirectory: state.path, opening: .whenNeeded)
         #expect(warnings.isEmpty)
         let reported = Locked<[String]>([])
         store.reportProblems { message in reported.withValue { $0.append(message) } }

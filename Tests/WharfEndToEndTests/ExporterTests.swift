@@ -222,6 +222,8 @@ import WharfTestSupport
         var tries = 0
         while !scratch.contents().contains(where: { $0.hasPrefix(".wharf-tmp") }) && tries < 500 { usleep(10_000); tries += 1 }
         #expect(scratch.contents().contains { $0.hasPrefix(".wharf-tmp") }, "the write was under way")
+        // The store is open, so it is marked in use: that marker tells the next server to sweep.
+        let marker = try #require(state.contents("running").first)
         let child = try #require(client.process)
         child.kill(SIGKILL)
         close(writer)
@@ -233,6 +235,9 @@ import WharfTestSupport
         let deadline = Deadline(secondsFromNow: 10)
         while scratch.contents().contains(where: { $0.hasPrefix(".wharf-tmp") }) && !deadline.hasPassed { usleep(10_000) }
         #expect(scratch.contents().allSatisfy { !$0.hasPrefix(".wharf-tmp") }, "the orphan is removed at the next start: \(scratch.contents())")
+        // Once swept, the dead server's marker goes (the sweeping server has its own now).
+        while state.contents("running").contains(marker) && !deadline.hasPassed { usleep(10_000) }
+        #expect(!state.contents("running").contains(marker), "\(state.contents("running"))")
         #expect(restarted.shutdownAndExit() == 0)
     }
 }

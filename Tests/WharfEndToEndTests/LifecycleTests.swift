@@ -3,6 +3,7 @@ import Testing
 import WharfJSON
 import WharfServer
 import WharfServerTestSupport
+import WharfSystem
 import WharfTestSupport
 
 /// The LSP lifecycle, over real pipes to the built `wharf` binary.
@@ -117,6 +118,32 @@ import WharfTestSupport
         parent.kill()
         _ = parent.waitForExit(seconds: 5)
         #expect(client.waitForExit(timeout: 5) == 1)
+    }
+
+    @Test func aSessionThatOpensNoDialogNeverOpensTheStateStore() throws {
+        let state = ScratchDirectory("wharf-state")
+        let client = try WireClient.spawn(["--state-dir", state.path.description])
+        client.initialize()
+        #expect(client.call("ping", [:]) == [:])
+        #expect(state.contents().isEmpty, "no database and no in-use marker: \(state.contents())")
+        #expect(client.shutdownAndExit() == 0)
+        #expect(state.contents().isEmpty)
+    }
+
+    @Test func aSessionThatGrantsAFileOpensTheStoreAndClosesItProperly() throws {
+        let scratch = ScratchDirectory(files: ["notes.txt"])
+        let state = ScratchDirectory("wharf-state")
+        let client = try scripted([["choose": [.string(scratch.file("notes.txt"))]]], in: scratch,
+                                  arguments: ["--state-dir", state.path.description])
+        let id = try #require(client.present(["allowedContentTypes": ["public.item"]]))
+        #expect(client.ending(of: id)?["method"] == "dialog/completed")
+        // The grant is written behind, within milliseconds; the store is marked in use meanwhile.
+        let deadline = Deadline(secondsFromNow: 10)
+        while state.contents("running").count != 1 && !deadline.hasPassed { usleep(5_000) }
+        #expect(state.contents("running").count == 1)
+        #expect(client.shutdownAndExit() == 0)
+        #expect(state.exists("state.sqlite3"))
+        #expect(state.contents("running").isEmpty, "a process that closes the store removes its marker")
     }
 
     @Test func pingAnswersAnEmptyObject() throws {
