@@ -123,12 +123,7 @@ final class BusCore: @unchecked Sendable {
     private func loop() {
         var failure: BusError?
         while failure == nil {
-            let (jobs, closing) = inbox.withValue { inbox -> ([Job], Bool) in
-                defer { inbox.jobs.removeAll() }
-                return (inbox.jobs, inbox.closing)
-            }
-            for job in jobs { job(self) }
-            if closing {
+            if runJobs() {
                 failure = BusError(name: BusError.Names.disconnected, message: "the D-Bus connection was closed")
                 break
             }
@@ -162,6 +157,18 @@ final class BusCore: @unchecked Sendable {
             waitForWork()
         }
         teardown(failure!)
+    }
+
+    /// Runs the jobs enqueued so far; answers whether the connection is closing. A function of
+    /// its own so that the jobs, and what they captured (a call's body, its request), are
+    /// released before the thread sleeps rather than kept until its next turn.
+    private func runJobs() -> Bool {
+        let (jobs, closing) = inbox.withValue { inbox -> ([Job], Bool) in
+            defer { inbox.jobs.removeAll() }
+            return (inbox.jobs, inbox.closing)
+        }
+        for job in jobs { job(self) }
+        return closing
     }
 
     /// Sleeps until the bus or the wake-up pipe has something, or sd-bus's (or the opening)
