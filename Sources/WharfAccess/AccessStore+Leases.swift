@@ -23,21 +23,20 @@ extension AccessStore {
     // MARK: Grants
 
     /// Records that `client` (of app identity `app`) was given `path` by a dialog: read-only for
-    /// the importer, read-write for files the exporter wrote. `identity` is what the dialog saw
-    /// when the human chose it (of the link itself when `isSymlink`: an importer's unresolved
-    /// alias is granted as the link). Granting the same path again refreshes the identity, and
-    /// keeps the wider rights of the two. In memory at once, in the store shortly after.
-    public func grant(app: String, client: ClientID, path: FilePath, identity: FileIdentity,
-                      readOnly: Bool, isSymlink: Bool = false) {
+    /// the importer, read-write for files the exporter wrote. `identity`, `birth` and
+    /// `isDirectory` are what the dialog read from the file the human chose, through the
+    /// descriptor it opened (of the link itself when `isSymlink`: an importer's unresolved alias
+    /// is granted as the link), so the store looks at nothing on disk here. Granting the same
+    /// path again refreshes the identity, and keeps the wider rights of the two. In memory at
+    /// once, in the store shortly after.
+    public func grant(app: String, client: ClientID, path: FilePath, identity: FileIdentity, birth: Int64?,
+                      isDirectory: Bool, readOnly: Bool, isSymlink: Bool = false) {
         let normalized = path.normalized
-        let isDirectory = !isSymlink && (try? FileStatus.of(normalized))?.kind == .directory
-        let fingerprint = isSymlink
-            ? Fingerprint.recordedLink(identity, at: normalized)
-            : Fingerprint.recorded(identity, at: normalized)
+        let fingerprint = Fingerprint(identity: identity, birth: birth)
         let id = sessions.withValue { state in
             state.upsert(Grant(client: client, app: app, path: normalized, fingerprint: fingerprint,
-                               isDirectory: isDirectory, isSymlink: isSymlink, readOnly: readOnly, bookmarkId: nil,
-                               created: StateLocation.now()))
+                               isDirectory: isDirectory && !isSymlink, isSymlink: isSymlink, readOnly: readOnly,
+                               bookmarkId: nil, created: StateLocation.now()))
         }
         pending.change { $0.grants.insert(id) }
         scheduleFlush()

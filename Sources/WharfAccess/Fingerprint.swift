@@ -36,24 +36,4 @@ struct Fingerprint: Equatable {
         else { return (try? FileIdentity.of(path)).map { Fingerprint(identity: $0, birth: nil) } }
         return Fingerprint(identity: identity, birth: born.birth)
     }
-
-    /// What a dialog reported for a symbolic link granted as itself (`identity`, the link's
-    /// own), completed with the link's birth time if `path` is still that link. Without it, a
-    /// link deleted and made again — which ext4 gives the same inode number at once — would
-    /// pass for the granted one wherever it points.
-    static func recordedLink(_ identity: FileIdentity, at path: FilePath) -> Fingerprint {
-        guard let born = FileBirth.of(path, followSymlinks: false), born.inode == identity.inode else {
-            return Fingerprint(identity: identity, birth: nil)
-        }
-        return Fingerprint(identity: identity, birth: born.birth)
-    }
-
-    /// What a dialog reported (`identity`), completed with the birth time of `path` if `path` is
-    /// still that file.
-    static func recorded(_ identity: FileIdentity, at path: FilePath) -> Fingerprint {
-        guard let current = of(path: path), current.identity.sameFile(as: identity) else {
-            return Fingerprint(identity: identity, birth: nil)
-        }
-        return Fingerprint(identity: identity, birth: current.birth)
-    }
 }

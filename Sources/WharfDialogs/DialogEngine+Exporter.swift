@@ -147,8 +147,7 @@ extension DialogEngine {
             var vanished: (FilePath, SystemError)?
             for destination in job.destinations {
                 do {
-                    let identity = try FileIdentity.of(destination, followSymlinks: false)
-                    files.append(ChosenFile(path: destination, identity: identity, forWriting: true))
+                    files.append(try ChosenFile.unfollowed(at: destination, forWriting: true, isSymlink: false))
                 } catch {
                     vanished = (destination, error)
                     break

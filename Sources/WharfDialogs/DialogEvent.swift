@@ -49,17 +49,36 @@ public struct ChosenFile: Sendable, Equatable {
     public var path: FilePath
     /// Who the file was when it was chosen or written, so a later swap of the path is noticed.
     public var identity: FileIdentity
+    /// When that same file was created (nanoseconds since the epoch), read with `identity`;
+    /// nil when the file system does not say.
+    public var birth: Int64?
+    /// A folder: what is inside comes with it.
+    public var isDirectory: Bool
     /// The grant is for writing (exported files) rather than reading (imported files).
     public var forWriting: Bool
     /// The file is a symbolic link returned as itself (`importsUnresolvedAliases`); `identity`
     /// is the link's.
     public var isSymlink: Bool
 
-    public init(path: FilePath, identity: FileIdentity, forWriting: Bool, isSymlink: Bool = false) {
+    public init(path: FilePath, identity: FileIdentity, birth: Int64?, isDirectory: Bool,
+                forWriting: Bool, isSymlink: Bool = false) {
         self.path = path
         self.identity = identity
+        self.birth = birth
+        self.isDirectory = isDirectory
         self.forWriting = forWriting
         self.isSymlink = isSymlink
+    }
+
+    /// The file at `path` itself, a symbolic link not followed, as it is now: what an exporter
+    /// reports for a file it wrote, and an importer for a link it returns as itself.
+    static func unfollowed(at path: FilePath, forWriting: Bool, isSymlink: Bool) throws(SystemError) -> ChosenFile {
+        let status = try FileStatus.ofLink(path)
+        let identity = try FileIdentity.of(path, followSymlinks: false)
+        let born = FileBirth.of(path, followSymlinks: false)
+        return ChosenFile(path: path, identity: identity, birth: born?.inode == identity.inode ? born?.birth : nil,
+                          isDirectory: !isSymlink && status.kind == .directory, forWriting: forWriting,
+                          isSymlink: isSymlink)
     }
 
     /// The `file:` URL the client receives.

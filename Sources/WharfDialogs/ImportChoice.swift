@@ -75,16 +75,21 @@ struct ImportChoice: Sendable {
         if importsUnresolvedAliases && facts.isSymlink {
             // The link itself is returned; only the directories above it are resolved.
             let linkPath = try resolving(url) { () throws(SystemError) in try path.directory.resolved().appending(path.lastComponent) }
-            let identity = try resolving(url) { () throws(SystemError) in try FileIdentity.of(linkPath, followSymlinks: false) }
-            return (ChosenFile(path: linkPath, identity: identity, forWriting: false, isSymlink: true), path)
+            let link = try resolving(url) { () throws(SystemError) in
+                try ChosenFile.unfollowed(at: linkPath, forWriting: false, isSymlink: true)
+            }
+            return (link, path)
         }
+        // Everything recorded below is read from the descriptor: the file actually opened.
         let opened = try resolving(url) { () throws(SystemError) in try file.status() }
         guard !opened.isSpecial else {
             throw .rejectedChoice(url: url, reason: "it is \(opened.specialKindDescription), which is never a document")
         }
-        let resolved = try resolving(url) { () throws(SystemError) in try path.resolved() }
-        let identity = try resolving(url) { () throws(SystemError) in try file.identity() }
-        return (ChosenFile(path: resolved, identity: identity, forWriting: false), path)
+        let resolved = try resolving(url) { () throws(SystemError) in try file.resolvedPath(status: opened) }
+        let identity = try resolving(url) { () throws(SystemError) in try file.identity(status: opened) }
+        let chosen = ChosenFile(path: resolved, identity: identity, birth: file.birth(),
+                                isDirectory: opened.kind == .directory, forWriting: false)
+        return (chosen, path)
     }
 
     /// A system call on the way to the chosen file failed: the choice is rejected, saying why.

@@ -210,10 +210,42 @@ public final class FileDescriptor: @unchecked Sendable {
 
     /// The identity of the open file (`fstat(2)` + `fstatvfs(3)`), immune to its path changing.
     public func identity() throws(SystemError) -> FileIdentity {
-        let status = try status()
+        try identity(status: try status())
+    }
+
+    /// The identity of the open file whose `status()` the caller already has: one system call
+    /// (`fstatvfs(3)`, for the file system id) instead of two.
+    public func identity(status: FileStatus) throws(SystemError) -> FileIdentity {
         var fs = statvfs()
         guard fstatvfs(raw, &fs) == 0 else { throw failure("fstatvfs") }
         return FileIdentity(device: status.device, inode: status.inode, fileSystem: UInt64(fs.f_fsid))
+    }
+
+    /// Where the descriptor leads, as `/proc/self/fd/N` says: a path, or a name such as
+    /// `pipe:[1234]`.
+    public func linkTarget() -> FilePath? {
+        var buffer = [UInt8](repeating: 0, count: 4097)
+        let count = buffer.withUnsafeMutableBytes { raw in
+            readlink("/proc/self/fd/\(self.raw)", raw.baseAddress!.assumingMemoryBound(to: CChar.self), raw.count - 1)
+        }
+        guard count > 0 else { return nil }
+        return FilePath(bytes: buffer[..<count])
+    }
+
+    /// Where the open file is now, every symbolic link resolved: the kernel's own name for it
+    /// (`/proc/self/fd/N`). That is the name of the file actually opened, not of whatever its
+    /// path leads to by now, and costs one system call where `realpath(3)` makes one per
+    /// component. The name is checked (`lstat`) to lead to this very file (`status`, from
+    /// ``status()``); a file deleted or moved meanwhile, or a system without /proc, gets
+    /// `realpath` of the path it was opened by.
+    public func resolvedPath(status: FileStatus) throws(SystemError) -> FilePath {
+        if let target = linkTarget(), target.isAbsolute,
+           let now = try? FileStatus.ofLink(target),
+           now.kind == status.kind, now.device == status.device, now.inode == status.inode {
+            return target
+        }
+        guard let path else { throw failure("realpath", code: ENOENT) }
+        return try path.resolved()
     }
 
     /// When the open file was created (see ``FileBirth``); nil when the file system does not say.

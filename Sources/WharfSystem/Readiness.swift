@@ -202,16 +202,3 @@ public final class ReadinessWatcher: @unchecked Sendable {
         }
     }
 }
-
-extension FileDescriptor {
-    /// Where the descriptor leads, as `/proc/self/fd/N` says (for messages): a path, or a name
-    /// such as `pipe:[1234]`.
-    public func linkTarget() -> FilePath? {
-        var buffer = [UInt8](repeating: 0, count: 4097)
-        let count = buffer.withUnsafeMutableBytes { raw in
-            readlink("/proc/self/fd/\(self.raw)", raw.baseAddress!.assumingMemoryBound(to: CChar.self), raw.count - 1)
-        }
-        guard count > 0 else { return nil }
-        return FilePath(bytes: buffer[..<count])
-    }
-}

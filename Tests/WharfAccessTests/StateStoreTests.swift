@@ -19,7 +19,7 @@ import WharfTestSupport
         #expect(try FileStatus.of(state.file("xdg")).mode & 0o777 == 0o700)
         #expect(try FileStatus.of(store.databasePath).mode & 0o777 == 0o600)
         // Writes happen in WAL mode; the companion files take the database's mode.
-        try store.rememberDirectory(app: "a", customizationId: "c", directory: "/tmp")
+        store.rememberDirectory(app: "a", customizationId: "c", directory: "/tmp")
         #expect(try FileStatus.of(store.databasePath + "-wal").mode & 0o777 == 0o600)
     }
 
@@ -43,7 +43,7 @@ import WharfTestSupport
 
     @Test func anInMemoryStoreLeavesNothingBehind() throws {
         let (store, _) = try AccessStore.open(stateDirectory: ":memory:")
-        try store.rememberDirectory(app: "a", customizationId: "c", directory: "/tmp")
+        store.rememberDirectory(app: "a", customizationId: "c", directory: "/tmp")
         #expect(try store.rememberedDirectory(app: "a", customizationId: "c") == "/tmp")
         let (other, _) = try AccessStore.open(stateDirectory: ":memory:")
         #expect(try other.rememberedDirectory(app: "a", customizationId: "c") == nil)
@@ -80,7 +80,7 @@ import WharfTestSupport
     @Test func aDatabaseDamagedInsideIsMovedAsideToo() throws {
         let (store, _) = try AccessStore.open(stateDirectory: state.path)
         for index in 0..<200 {
-            try store.rememberDirectory(app: "a", customizationId: "c\(index)",
+            store.rememberDirectory(app: "a", customizationId: "c\(index)",
                                         directory: FilePath("/" + String(repeating: "d", count: 200))!)
         }
         store.close()
@@ -254,9 +254,9 @@ import WharfTestSupport
     @Test func rememberedFoldersAreKeptPerAppAndCustomizationAcrossRestarts() throws {
         let (store, _) = try AccessStore.open(stateDirectory: state.path)
         let memory: any DialogMemory = store
-        try memory.rememberDirectory(app: "editor", customizationId: "templates", directory: "/srv/t1")
-        try memory.rememberDirectory(app: "editor", customizationId: "templates", directory: "/srv/t2")
-        try memory.rememberDirectory(app: "viewer", customizationId: "templates", directory: "/srv/v")
+        memory.rememberDirectory(app: "editor", customizationId: "templates", directory: "/srv/t1")
+        memory.rememberDirectory(app: "editor", customizationId: "templates", directory: "/srv/t2")
+        memory.rememberDirectory(app: "viewer", customizationId: "templates", directory: "/srv/v")
         store.close()
 
         let (reopened, _) = try AccessStore.open(stateDirectory: state.path)

@@ -33,7 +33,10 @@ func memoryStore() throws -> AccessStore {
 /// A store with `path` granted to `client` of `app`, the way a completed dialog does it.
 func grant(_ store: AccessStore, _ path: FilePath, app: String = "editor", client: ClientID = "c1",
            readOnly: Bool = true) throws {
-    try store.grant(app: app, client: client, path: path, identity: identity(path), readOnly: readOnly)
+    let status = try FileStatus.of(path)
+    store.grant(app: app, client: client, path: path, identity: identity(path),
+                birth: FileBirth.of(path, followSymlinks: true)?.birth,
+                isDirectory: status.kind == .directory, readOnly: readOnly)
 }
 
 func url(_ path: FilePath) -> String { path.url }

@@ -169,7 +169,7 @@ struct ServerRigTests {
         let script = scratch.write("pick.lua", """
             vim.opt.rtp:prepend(\(luaString(ProtocolSchema.repositoryRoot + "/clients/nvim")))
             local wharf = require('wharf')
-            wharf.setup({ cmd = { \(luaString(try wharfExecutablePath())), '--state-dir', ':memory:' }, presenter = 'auto' })
+            wharf.setup({ cmd = { \(luaString(wharfExecutablePath())), '--state-dir', ':memory:' }, presenter = 'auto' })
             local done = false
             wharf.import({ types = { 'public.plain-text' }, title = \(luaString(title)),
                            default_directory = \(luaString(scratch.path.description)) }, function(result)

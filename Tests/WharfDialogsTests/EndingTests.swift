@@ -81,7 +81,8 @@ import WharfTestSupport
         try h.engine.choose(client: h.client, id: id, urls: [FileURL.from(path: file)])
         let identity = try FileIdentity.of(file)
         #expect(h.events.events(id) == ending(id, .completed(
-            id, .importer, files: [ChosenFile(path: file, identity: identity, forWriting: false)], contentTypes: nil)))
+            id, .importer, files: [ChosenFile(path: file, identity: identity, birth: FileBirth.of(file, followSymlinks: true)?.birth,
+                                               isDirectory: false, forWriting: false)], contentTypes: nil)))
     }
 
     @Test func rejectedChoiceKeepsTheDialogOpenAndEmitsNothing() throws {

@@ -137,7 +137,8 @@ enum TerminalEscapes {
             case 0x09: output += "\\t"
             case 0x0A: output += "\\n"
             case 0x0D: output += "\\r"
-            case 0x00...0x1F, 0x7F, 0x80...0xFF where !(byte >= 0xC2 && continuesAsUTF8(bytes, index)):
+            case 0x00...0x1F, 0x7F,
+                 0x80...0xFF where !(byte >= 0xC2 && continuesAsUTF8(bytes, index)):
                 output += "\\x" + String(byte, radix: 16, uppercase: true).leftPadded
             default:
                 // ASCII, or a lead byte of valid UTF-8 (the corpus holds no C1 or bidi characters).

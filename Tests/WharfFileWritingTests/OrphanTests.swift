@@ -134,7 +134,6 @@ struct OrphanTests {
 
     /// The pid of a process that has ended (and been reaped).
     private func endedProcessID() throws -> pid_t {
-        let scratch = ScratchDirectory("wharf-fw")
         let child = try ChildProcess(path: "/bin/true", arguments: [], mergeErrors: true)
         child.wait()
         return child.pid

@@ -18,6 +18,7 @@ extension ClientSession {
             let app = appIdentity
             for file in files {
                 server.access.grant(app: app, client: accessClient, path: file.path, identity: file.identity,
+                                    birth: file.birth, isDirectory: file.isDirectory,
                                     readOnly: !file.forWriting, isSymlink: file.isSymlink)
             }
             send(DialogCompletedNotification(dialogId: id.rawValue, kind: kind.rawValue,

@@ -74,7 +74,9 @@ while done < operations {
     case 0:
         guard let identity = try? FileIdentity.of(path) else { otherFailures += 1; done += 1; break }
         _ = attempt { () throws(AccessError) in
-            try store.grant(app: app, client: client, path: path, identity: identity, readOnly: round % 2 == 0)
+            store.grant(app: app, client: client, path: path, identity: identity,
+                        birth: FileBirth.of(path, followSymlinks: true)?.birth, isDirectory: false,
+                        readOnly: round % 2 == 0)
         }
     case 1:
         if let lease = attempt({ () throws(AccessError) in try store.resolve(app: app, client: client, url: url) }) {
@@ -101,7 +103,7 @@ while done < operations {
         _ = attempt { () throws(AccessError) in try store.list(app: app, client: client) }
     case 7:
         _ = attempt { () throws(AccessError) in
-            try store.rememberDirectory(app: app, customizationId: "c\(round % 3)", directory: filesDirectory)
+            store.rememberDirectory(app: app, customizationId: "c\(round % 3)", directory: filesDirectory)
         }
     default:
         _ = attempt { () throws(AccessError) in try store.rememberedDirectory(app: app, customizationId: "c\(round % 3)") }

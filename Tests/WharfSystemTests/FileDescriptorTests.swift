@@ -1,0 +1,51 @@
+import Glibc
+import Testing
+import WharfSystem
+import WharfTestSupport
+
+/// What an open descriptor says about the file behind it: the dialogs record these facts of the
+/// file actually opened, not of whatever its path names a moment later.
+@Suite struct OpenFileFacts {
+    @Test func theResolvedPathFollowsEverySymbolicLinkLikeRealpath() throws {
+        let scratch = ScratchDirectory()
+        _ = scratch.makeDirectory("real")
+        let file = scratch.write("real/a.txt", "a")
+        _ = scratch.symlink("via", to: "real")
+        let opened = try FileDescriptor.open(scratch.path("via/a.txt"), O_RDONLY)
+        #expect(try opened.resolvedPath(status: try opened.status()) == file.resolved())
+    }
+
+    @Test func theResolvedPathIsWhereTheOpenedFileIsNowNotWhatItsPathNames() throws {
+        let scratch = ScratchDirectory()
+        let first = scratch.write("a.txt", "first")
+        let opened = try FileDescriptor.open(first, O_RDONLY)
+        let status = try opened.status()
+        move(first, to: scratch.path("moved.txt"))
+        scratch.write("a.txt", "an impostor")
+        #expect(try opened.resolvedPath(status: status) == scratch.path("moved.txt").resolved())
+    }
+
+    @Test func aDeletedFileHasNoPath() throws {
+        let scratch = ScratchDirectory()
+        let file = scratch.write("gone.txt", "x")
+        let opened = try FileDescriptor.open(file, O_RDONLY)
+        let status = try opened.status()
+        #expect(removeFile(file))
+        #expect(throws: SystemError.self) { try opened.resolvedPath(status: status) }
+    }
+
+    @Test func namesWithBytesThatAreNotUTF8SurviveTheKernelsAnswer() throws {
+        let scratch = ScratchDirectory()
+        let name: [UInt8] = [0x61, 0xFF, 0x0A, 0x62]
+        let path = scratch.path(bytes: name)
+        _ = try FileDescriptor.open(path, O_WRONLY | O_CREAT)
+        let opened = try FileDescriptor.open(path, O_RDONLY)
+        #expect(try opened.resolvedPath(status: try opened.status()) == scratch.path.resolved().appending(name))
+    }
+
+    @Test func identityFromAKnownStatusIsTheFullIdentity() throws {
+        let scratch = ScratchDirectory()
+        let opened = try FileDescriptor.open(scratch.write("a.txt", "a"), O_RDONLY)
+        #expect(try opened.identity(status: try opened.status()) == opened.identity())
+    }
+}
