@@ -27,6 +27,13 @@ export declare class RequestError extends WharfError {
   readonly codeName: string;
 }
 
+/**
+ * A wait ran out of time: a request got no answer within the client's requestTimeoutMs (it is
+ * then cancelled with `$/cancelRequest`), or a dialog did not end within the `timeoutMs` given to
+ * result() / finalEvent() (the dialog stays open).
+ */
+export declare class WharfTimeout extends WharfError {}
+
 /** The server went away while something waited on it. */
 export declare class ConnectionLost extends WharfError {}
 
@@ -375,6 +382,12 @@ export interface ExportDocument {
 
 // Objects
 
+/** How long to wait for a dialog to end. */
+export interface WaitOptions {
+  /** Milliseconds; default, 0 or Infinity: no limit (dialogs wait on humans). */
+  timeoutMs?: number;
+}
+
 export declare class Dialog extends EventEmitter implements AsyncIterable<DialogEvent> {
   readonly id: string;
   readonly kind: DialogKind;
@@ -383,9 +396,13 @@ export declare class Dialog extends EventEmitter implements AsyncIterable<Dialog
   readonly events: DialogEvent[];
   /** For a completed exporter: the type each document was written as. */
   readonly contentTypes: ContentTypeIdentifier[] | undefined;
-  /** The URLs; rejects with DialogCancelled, DialogFailed or ConnectionLost. */
-  result(): Promise<FileURL[]>;
-  finalEvent(): Promise<DialogEvent>;
+  /**
+   * The URLs; rejects with DialogCancelled, DialogFailed or ConnectionLost, or with WharfTimeout
+   * once `timeoutMs` has passed (the dialog stays open; cancel() ends it).
+   */
+  result(options?: WaitOptions): Promise<FileURL[]>;
+  /** The final event; rejects with WharfTimeout once `timeoutMs` has passed (the dialog stays open). */
+  finalEvent(options?: WaitOptions): Promise<DialogEvent>;
   /** Ends the dialog from the app side (reason `client`); false if it had already ended. */
   cancel(): Promise<boolean>;
   [Symbol.asyncIterator](): AsyncIterator<DialogEvent>;
@@ -436,6 +453,8 @@ export interface SpawnOptions {
   framing?: Framing;
   env?: Record<string, string>;
   initialize?: boolean;
+  /** How long each request waits for its answer (default DEFAULT_REQUEST_TIMEOUT_MS; 0 or Infinity: no limit). */
+  requestTimeoutMs?: number;
 }
 
 export interface PresentOptions extends DialogOptions {
@@ -444,6 +463,8 @@ export interface PresentOptions extends DialogOptions {
   signal?: AbortSignal;
 }
 
+/** How long a request waits for its answer by default (60 000 ms) before rejecting with WharfTimeout: a guard against a wedged server. */
+export declare const DEFAULT_REQUEST_TIMEOUT_MS: number;
 /** Where an installed wharf is looked for after $WHARF and PATH: /usr/local/bin/wharf, /usr/bin/wharf. */
 export declare const INSTALLED_LOCATIONS: readonly string[];
 /** What dialog/fail says for a dialog shown while no onPresent handler is registered. */
@@ -453,12 +474,18 @@ export declare function findWharf(path?: string, options?: { locations?: readonl
 export declare function contentsJSON(value: DocumentContents): { text: string } | { base64: string } | { path: string };
 
 export declare class WharfClient extends EventEmitter {
-  constructor(readable: Readable, writable: Writable, options?: { framing?: Framing; child?: ChildProcess | null });
+  constructor(readable: Readable, writable: Writable, options?: { framing?: Framing; child?: ChildProcess | null; requestTimeoutMs?: number });
   static spawn(options?: SpawnOptions): Promise<WharfClient>;
   readonly child: ChildProcess | null;
   initializeResult: InitializeResult | null;
   /** Why the connection ended, once it has. */
   readonly closedReason: string | null;
+
+  /**
+   * How long each request waits for its answer, in milliseconds (0 or Infinity: no limit); then it
+   * rejects with WharfTimeout and the server is sent `$/cancelRequest`. Applies to requests sent after it is set.
+   */
+  requestTimeoutMs: number;
 
   /** Typed by method (see RequestMap); a method the map does not know takes and gives `unknown`. */
   request<M extends string>(method: M, ...params: ParamsArgument<RequestParams<M>>): Promise<RequestResult<M>>;

@@ -8,7 +8,7 @@ import { EventEmitter } from 'node:events';
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
 
-import { ConnectionLost, DialogCancelled, DialogFailed, RequestError, WharfError } from './errors.js';
+import { ConnectionLost, DialogCancelled, DialogFailed, RequestError, WharfError, WharfTimeout } from './errors.js';
 import { FrameDecoder, LSP, encode } from './framing.js';
 
 /** Where an installed wharf is looked for after `$WHARF` and `PATH`. */
@@ -48,9 +48,33 @@ export const NO_HANDLER_MESSAGE = 'this client said presentsDialogs but register
 const FINAL = new Set(['completed', 'cancelled', 'disconnected']);
 
 /**
+ * How long a request waits for its answer by default before rejecting with WharfTimeout: a
+ * guard against a wedged server. Dialogs wait on humans: `dialog.result({timeoutMs})` takes its own.
+ */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
+
+// setTimeout's longest delay (about 24.8 days); a longer one would fire at once.
+const LONGEST_DELAY = 2 ** 31 - 1;
+
+/** A wait's limit in milliseconds: a positive number, or 0, Infinity or undefined for none (null). */
+function limit(ms, what) {
+  if (ms === undefined || ms === 0 || ms === Infinity) return null;
+  if (typeof ms !== 'number' || !(ms > 0)) throw new RangeError(`${what} must be a positive number of milliseconds, or 0 or Infinity for no limit; got ${ms}`);
+  return ms;
+}
+
+/** Calls `expire` after `ms` milliseconds without keeping the process alive for it. */
+function startTimer(ms, expire) {
+  const timer = setTimeout(expire, Math.min(ms, LONGEST_DELAY));
+  timer.unref();
+  return timer;
+}
+
+/**
  * A presented importer or exporter. `await dialog.result()` gives the URLs (rejects with
- * DialogCancelled, DialogFailed or ConnectionLost); `for await (const event of dialog)` streams
- * every event until the final one; it is also an EventEmitter of `event`.
+ * DialogCancelled, DialogFailed or ConnectionLost, and with WharfTimeout if a `timeoutMs` given
+ * to it runs out first); `for await (const event of dialog)` streams every event until the final
+ * one; it is also an EventEmitter of `event`.
  */
 export class Dialog extends EventEmitter {
   #client;
@@ -90,14 +114,26 @@ export class Dialog extends EventEmitter {
     return [...this.#events];
   }
 
-  /** The final event, when it comes. */
-  finalEvent() {
-    return this.#final;
+  /**
+   * The final event, when it comes. Dialogs wait on humans, so there is no limit unless
+   * `timeoutMs` is given (0 or Infinity: none); if it runs out first, rejects with WharfTimeout.
+   * Running out does not end the dialog: it stays open, and `cancel()` ends it.
+   */
+  finalEvent({ timeoutMs } = {}) {
+    const ms = limit(timeoutMs, 'timeoutMs');
+    if (ms === null || this.done) return this.#final;
+    return new Promise((resolve, reject) => {
+      const timer = startTimer(ms, () => reject(new WharfTimeout(`dialog ${this.id} has not ended within ${ms / 1000} s`)));
+      this.#final.then((event) => {
+        clearTimeout(timer);
+        resolve(event);
+      });
+    });
   }
 
-  /** The URLs the dialog ended with. */
-  async result() {
-    return outcomeURLs(this.id, await this.#final);
+  /** The URLs the dialog ended with; `timeoutMs` as for finalEvent (the dialog stays open if it runs out). */
+  async result({ timeoutMs } = {}) {
+    return outcomeURLs(this.id, await this.finalEvent({ timeoutMs }));
   }
 
   /** For a completed exporter: the content type each document was written as. */
@@ -231,8 +267,11 @@ export function contentsJSON(value) {
 
 /**
  * A session with one wharf server. Make one with `WharfClient.spawn()` (starts and initializes
- * wharf) or `new WharfClient(readable, writable)`. Emits `notification` (method, params),
- * `traffic` (direction, message) and `close` (ConnectionLost).
+ * wharf) or `new WharfClient(readable, writable)`. Every request waits at most
+ * `requestTimeoutMs` (default DEFAULT_REQUEST_TIMEOUT_MS; 0 or Infinity: no limit) for its
+ * answer: then it rejects with WharfTimeout, the server is told with `$/cancelRequest`, and a
+ * late answer is ignored. Emits `notification` (method, params), `traffic` (direction, message)
+ * and `close` (ConnectionLost).
  */
 export class WharfClient extends EventEmitter {
   #writable;
@@ -246,9 +285,11 @@ export class WharfClient extends EventEmitter {
   #presentHandler = null;
   #closed = null;
   #stderr = '';
+  #requestTimeoutMs;
 
-  constructor(readable, writable, { framing = LSP, child = null } = {}) {
+  constructor(readable, writable, { framing = LSP, child = null, requestTimeoutMs = DEFAULT_REQUEST_TIMEOUT_MS } = {}) {
     super();
+    this.requestTimeoutMs = requestTimeoutMs;
     this.child = child;
     this.#writable = writable;
     this.#framing = framing;
@@ -274,7 +315,7 @@ export class WharfClient extends EventEmitter {
    * Starts wharf (see findWharf) with `args` and, unless `initialize` is false, initializes the
    * session as app identity `app`.
    */
-  static async spawn({ wharf, args = [], app = 'node', presentsDialogs = false, prefersDesktopDialogs = false, onPresent, framing = LSP, env, initialize = true } = {}) {
+  static async spawn({ wharf, args = [], app = 'node', presentsDialogs = false, prefersDesktopDialogs = false, onPresent, framing = LSP, env, initialize = true, requestTimeoutMs } = {}) {
     const command = findWharf(wharf);
     const child = spawnProcess(command, framing === LSP ? args : [...args, '--framing', framing], {
       stdio: ['pipe', 'pipe', 'pipe'],
@@ -284,7 +325,7 @@ export class WharfClient extends EventEmitter {
       child.once('spawn', resolve);
       child.once('error', (error) => reject(new WharfError(`cannot start ${command}: ${error.message}`)));
     });
-    const client = new WharfClient(child.stdout, child.stdin, { framing, child });
+    const client = new WharfClient(child.stdout, child.stdin, { framing, child, requestTimeoutMs });
     if (onPresent) client.onPresent(onPresent);
     if (initialize) {
       try {
@@ -299,16 +340,37 @@ export class WharfClient extends EventEmitter {
 
   // The wire
 
-  /** Sends a request; resolves with its result, rejects with RequestError or ConnectionLost. */
+  /** How long each request waits for its answer, in milliseconds (0 or Infinity: no limit); applies to requests sent after it is set. */
+  get requestTimeoutMs() {
+    return this.#requestTimeoutMs;
+  }
+
+  set requestTimeoutMs(ms) {
+    limit(ms, 'requestTimeoutMs');
+    this.#requestTimeoutMs = ms ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  }
+
+  /** Sends a request; resolves with its result, rejects with RequestError, ConnectionLost or WharfTimeout. */
   request(method, params, onResult) {
     if (this.#closed) return Promise.reject(new ConnectionLost(`${method} cannot be sent: ${this.#closed}`));
     const id = this.#nextId++;
     const message = { jsonrpc: '2.0', id, method };
     if (params !== undefined) message.params = params;
+    const ms = limit(this.#requestTimeoutMs, 'requestTimeoutMs');
     return new Promise((resolve, reject) => {
-      this.#pending.set(id, { method, resolve, reject, onResult });
+      const timer = ms === null ? null : startTimer(ms, () => this.#expire(id, ms));
+      this.#pending.set(id, { method, resolve, reject, onResult, timer });
       this.#write(message);
     });
+  }
+
+  /** A request got no answer in time: forgotten (a late answer is ignored), and the server told to drop it. */
+  #expire(id, ms) {
+    const entry = this.#pending.get(id);
+    if (!entry) return;
+    this.#pending.delete(id);
+    if (!this.#closed) this.notify('$/cancelRequest', { id });
+    entry.reject(new WharfTimeout(`${entry.method} got no answer within ${ms / 1000} s`));
   }
 
   notify(method, params) {
@@ -354,6 +416,7 @@ export class WharfClient extends EventEmitter {
     const entry = this.#pending.get(message.id);
     if (!entry) return;
     this.#pending.delete(message.id);
+    clearTimeout(entry.timer);
     if (message.error) {
       entry.reject(new RequestError(entry.method, message.error.code, message.error.message, message.error.data));
       return;
@@ -453,7 +516,10 @@ export class WharfClient extends EventEmitter {
     if (this.#closed) return;
     this.#closed = reason;
     const error = new ConnectionLost(reason);
-    for (const { method, reject } of this.#pending.values()) reject(new ConnectionLost(`${method} got no answer: ${reason}`));
+    for (const { method, reject, timer } of this.#pending.values()) {
+      clearTimeout(timer);
+      reject(new ConnectionLost(`${method} got no answer: ${reason}`));
+    }
     this.#pending.clear();
     for (const dialog of this.#dialogs.values()) dialog._push(makeEvent('disconnected', { dialogId: dialog.id, message: reason }));
     for (const presentation of this.#presentations.values()) presentation._hide();

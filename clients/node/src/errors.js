@@ -50,6 +50,13 @@ export class RequestError extends WharfError {
   }
 }
 
+/**
+ * A wait ran out of time: a request got no answer within the client's `requestTimeoutMs` (the
+ * request is then cancelled with `$/cancelRequest`), or a dialog did not end within the
+ * `timeoutMs` given to `result()` / `finalEvent()` (the dialog stays open).
+ */
+export class WharfTimeout extends WharfError {}
+
 /** The server went away while something waited on it; every pending call and open dialog fails with it. */
 export class ConnectionLost extends WharfError {}
 

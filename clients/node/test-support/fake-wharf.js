@@ -3,7 +3,9 @@
 //   dies-mid-dialog  answers initialize and presentImporter, then exits with status 3 at the
 //                    next request without answering it;
 //   early-events     sends a dialog's notifications before the presentImporter answer;
-//   slow             answers every ping after one second.
+//   slow             answers every ping after one second;
+//   wedged           never answers a ping; on `$/cancelRequest` {id} it says so (notification
+//                    `fake/cancelRequest` {id}) and then answers that request anyway, late.
 import { FrameDecoder, encode } from '../src/framing.js';
 
 const mode = process.argv[2];
@@ -17,6 +19,10 @@ process.stdin.on('data', (chunk) => {
     const request = JSON.parse(body.toString());
     if (!('id' in request)) {
       if (request.method === 'exit') process.exit(0);
+      if (request.method === '$/cancelRequest' && mode === 'wedged') {
+        notify('fake/cancelRequest', request.params);
+        answer(request.params, {});
+      }
       continue;
     }
     switch (request.method) {
@@ -38,6 +44,7 @@ process.stdin.on('data', (chunk) => {
           process.stderr.write('fake wharf: dying on purpose\n', () => process.exit(3));
           return;
         }
+        if (request.method === 'ping' && mode === 'wedged') break;
         if (request.method === 'ping') setTimeout(() => answer(request, {}), mode === 'slow' ? 1000 : 0);
         else send({ jsonrpc: '2.0', id: request.id, error: { code: -32601, message: `no ${request.method}` } });
     }

@@ -8,7 +8,12 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 
-import { ConnectionLost, DialogCancelled, DialogFailed, INSTALLED_LOCATIONS, NO_HANDLER_MESSAGE, RequestError, WharfClient, findWharf } from '../src/index.js';
+import { PassThrough } from 'node:stream';
+
+import {
+  ConnectionLost, DEFAULT_REQUEST_TIMEOUT_MS, DialogCancelled, DialogFailed, INSTALLED_LOCATIONS, NO_HANDLER_MESSAGE, RequestError,
+  WharfClient, WharfError, WharfTimeout, findWharf,
+} from '../src/index.js';
 import { scratch, wharfPath } from '../test-support/support.js';
 
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
@@ -34,11 +39,11 @@ async function spawn(t, options) {
   return client;
 }
 
-function fake(t, mode) {
+function fake(t, mode, options = {}) {
   const launcher = join(scratch(t), `fake-${mode}.sh`);
   writeFileSync(launcher, `#!/bin/sh\nexec ${process.execPath} ${fileURLToPath(new URL('../test-support/fake-wharf.js', import.meta.url))} ${mode}\n`);
   chmodSync(launcher, 0o755);
-  return spawn(t, { wharf: launcher });
+  return spawn(t, { wharf: launcher, ...options });
 }
 
 test('an importer with the script presenter resolves to URLs and streams its events', async (t) => {
@@ -158,6 +163,49 @@ test('waiting on a slow server does not spin', async (t) => {
   const used = process.cpuUsage(before);
   // A busy wait would burn about the whole second; waiting on events burns almost nothing.
   assert.ok(used.user + used.system < 500_000, `waiting one second cost ${(used.user + used.system) / 1e6} s of CPU`);
+});
+
+test('a request the server never answers times out, is cancelled, and its late answer is ignored', { timeout: 5000 }, async (t) => {
+  const client = await fake(t, 'wedged', { requestTimeoutMs: 200 });
+  const sent = [];
+  client.on('traffic', (direction, message) => { if (direction === 'send') sent.push(message); });
+  const cancelled = new Promise((resolve) => client.on('notification', (method, params) => { if (method === 'fake/cancelRequest') resolve(params.id); }));
+  const started = performance.now();
+  await assert.rejects(client.ping(), (error) => error instanceof WharfTimeout && error instanceof WharfError
+    && error.message === 'ping got no answer within 0.2 s');
+  const waited = performance.now() - started;
+  assert.ok(waited >= 190, `timed out after ${waited} ms, before the 200 ms asked for`);
+  const { id } = sent.find((message) => message.method === 'ping');
+  assert.deepEqual(sent.at(-1), { jsonrpc: '2.0', method: '$/cancelRequest', params: { id } });
+  assert.equal(await cancelled, id, 'the server heard $/cancelRequest for the ping');
+  // The fake answered the ping after that; the next answer comes after it, and the client is fine.
+  await assert.rejects(client.request('x/next'), (error) => error instanceof RequestError && error.code === -32601);
+  assert.equal(client.closedReason, null);
+});
+
+test('requests wait 60 s by default, and a pending one does not keep the process alive', async () => {
+  assert.equal(DEFAULT_REQUEST_TIMEOUT_MS, 60_000);
+  assert.equal(new WharfClient(new PassThrough(), new PassThrough()).requestTimeoutMs, 60_000);
+  assert.throws(() => new WharfClient(new PassThrough(), new PassThrough(), { requestTimeoutMs: -1 }), RangeError);
+  // A client over streams nothing answers on: the process ends at once, not after the timeout.
+  const module = new URL('../src/index.js', import.meta.url).href;
+  const code = `import { PassThrough } from 'node:stream';
+    const { WharfClient } = await import(${JSON.stringify(module)});
+    new WharfClient(new PassThrough(), new PassThrough()).ping().catch(() => {});`;
+  await promisify(execFile)(process.execPath, ['--input-type=module', '--eval', code], { timeout: 5000 });
+});
+
+test('a dialog wait with timeoutMs rejects with WharfTimeout and leaves the dialog open', { timeout: 5000 }, async (t) => {
+  // A frontend that draws nothing: the dialog stays open until cancelled.
+  const client = await spawn(t, { args: ['--state-dir', ':memory:'], presentsDialogs: true, onPresent: () => {} });
+  const dialog = await client.presentImporter(['public.item']);
+  await assert.rejects(dialog.result({ timeoutMs: 100 }), (error) => error instanceof WharfTimeout
+    && error.message === `dialog ${dialog.id} has not ended within 0.1 s`);
+  await assert.rejects(dialog.finalEvent({ timeoutMs: 100 }), WharfTimeout);
+  assert.equal(dialog.done, false);
+  assert.equal(await dialog.cancel(), true, 'the dialog was still open');
+  await assert.rejects(dialog.result({ timeoutMs: 300 }), (error) => error instanceof DialogCancelled && error.reason === 'client');
+  assert.equal((await dialog.finalEvent({ timeoutMs: 300 })).kind, 'cancelled');
 });
 
 test('notifications between a request and its response are routed', async (t) => {

@@ -3,6 +3,7 @@
 // mistake is rejected: if it ever compiles, tsc fails on the unused directive.
 import {
   WharfClient, Dialog, DialogEvent, Presentation, RequestResult, DirectoryListing, InitializeResult, PresenterKind,
+  WharfTimeout, WharfError, DEFAULT_REQUEST_TIMEOUT_MS,
 } from '../../index.js';
 
 declare const client: WharfClient;
@@ -93,6 +94,13 @@ function presentations(): void {
 
 async function dialogs(): Promise<void> {
   const urls: string[] = await dialog.result();
+  const waited: string[] = await dialog.result({ timeoutMs: 5_000 });
+  const final: DialogEvent = await dialog.finalEvent({ timeoutMs: Infinity });
+  // @ts-expect-error: timeoutMs is a number of milliseconds
+  await dialog.result({ timeoutMs: '5s' });
+  // @ts-expect-error: the options are an object
+  await dialog.finalEvent(5_000);
+  void [waited, final];
   for await (const event of dialog) {
     if (event.kind === 'completed' && 'contentTypes' in event.params) void event.params.contentTypes;
   }
@@ -100,4 +108,19 @@ async function dialogs(): Promise<void> {
   void urls;
 }
 
-void [requests, events, presentations, dialogs];
+async function timeouts(): Promise<void> {
+  const spawned = await WharfClient.spawn({ requestTimeoutMs: 10_000 });
+  spawned.requestTimeoutMs = DEFAULT_REQUEST_TIMEOUT_MS;
+  try {
+    await spawned.ping();
+  } catch (error) {
+    if (error instanceof WharfTimeout) {
+      const base: WharfError = error;
+      void base;
+    }
+  }
+  // @ts-expect-error: requestTimeoutMs is a number of milliseconds
+  await WharfClient.spawn({ requestTimeoutMs: '10s' });
+}
+
+void [requests, events, presentations, dialogs, timeouts];
