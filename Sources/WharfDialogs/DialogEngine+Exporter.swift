@@ -8,7 +8,7 @@ extension DialogEngine {
     public func present(
         client: ClientID, app: String, request: ExporterRequest,
         presenter: any DialogPresenter, types: any ContentTypeOracle,
-        announce: @escaping @Sendable (DialogID) -> Void = { _ in }
+        announce: @escaping @Sendable (DialogID) -> Bool = { _ in true }
     ) throws(DialogError) -> DialogID {
         try RequestValidation.validate(request, types: types)
         let options = request.options

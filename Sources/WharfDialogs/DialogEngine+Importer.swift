@@ -7,15 +7,17 @@ extension DialogEngine {
     /// then the dialog is registered, `announce` is delivered with its id, the presenter is
     /// shown and the timeout armed. `announce` is the client's first delivery for the dialog: a
     /// server that writes its `{dialogId}` response there guarantees the client learns the id
-    /// before any notification about it. Reads the disk and the directory memory: call it off
-    /// the read loop.
+    /// before any notification about it. It returns whether the client was told; false (the
+    /// request was cancelled meanwhile, and answered so) withdraws the dialog: it is never shown
+    /// and no event names it. Reads the disk and the directory memory: call it off the read
+    /// loop.
     ///
     /// - Throws: a validation error naming the field, ``DialogError/alreadyPresented(presentationId:dialog:)``
     ///   or ``DialogError/tooManyDialogs(limit:)``.
     public func present(
         client: ClientID, app: String, request: ImporterRequest,
         presenter: any DialogPresenter, types: any ContentTypeOracle,
-        announce: @escaping @Sendable (DialogID) -> Void = { _ in }
+        announce: @escaping @Sendable (DialogID) -> Bool = { _ in true }
     ) throws(DialogError) -> DialogID {
         try RequestValidation.validate(request, types: types)
         let options = request.options

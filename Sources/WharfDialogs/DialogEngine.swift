@@ -201,12 +201,14 @@ public final class DialogEngine: @unchecked Sendable {
 
     /// Registers a validated dialog, shows it and arms its timeout. `announce` (the client's
     /// answer to its request) is delivered first, then the presenter's `show`: no event of the
-    /// dialog can reach the client before it knows the dialog's id.
+    /// dialog can reach the client before it knows the dialog's id. When `announce` says the
+    /// client can no longer be told (its request was cancelled meanwhile), the dialog is
+    /// withdrawn instead of shown.
     func register(
         client: ClientID, app: String, kind: DialogKind, presentationId: String?, options: DialogOptions,
         directory: FilePath, presenter: any DialogPresenter, types: any ContentTypeOracle,
         rules: SelectionRules, exporter: ExporterPlan?, allowsMultipleSelection: Bool,
-        announce: @escaping @Sendable (DialogID) -> Void,
+        announce: @escaping @Sendable (DialogID) -> Bool,
         presented: (DialogID, DialogResponder) -> PresentedDialog
     ) throws(DialogError) -> DialogID {
         try changing(client) { () throws(DialogError) -> DialogID in
@@ -232,13 +234,31 @@ public final class DialogEngine: @unchecked Sendable {
             if let presentationId { clientRecord.presentations[presentationId] = id }
             clientRecord.isDisconnected = false
 
-            post(client) { announce(id) }
             let dialog = presented(id, DialogResponder(engine: self, client: client, id: id))
-            post(client) { presenter.show(dialog) }
+            post(client) { [weak self] in
+                if announce(id) { presenter.show(dialog) } else { self?.withdraw(client: client, id: id) }
+            }
             if let timeout = options.timeoutMs {
                 scheduler.after(milliseconds: timeout) { [weak self] in self?.expire(client: client, id: id) }
             }
             return id
+        }
+    }
+
+    /// Removes a dialog the client was never told of (the request that asked for it was
+    /// cancelled before its answer went out), as if it had never been presented: no presenter
+    /// saw it and no event names it, since nobody could ever address it. Call without the lock.
+    func withdraw(client: ClientID, id: DialogID) {
+        changing(client) {
+            guard let record = state.dialogs[id], record.client == client else { return }
+            state.dialogs[id] = nil
+            dropListings(of: record)
+            record.isShowing = false
+            if let clientRecord = state.clients[client] {
+                clientRecord.close(id, presentationId: record.presentationId)
+                if clientRecord.isDisconnected && clientRecord.open.isEmpty { state.clients[client] = nil }
+            }
+            lock.broadcast()
         }
     }
 

@@ -136,17 +136,30 @@ import WharfTestSupport
     @Test func announceRunsBeforeTheDialogIsShown() throws {
         let h = Harness()
         let order = Locked<[String]>([])
-        final class OrderPresenter: DialogPresenter {
-            var name: String { "order" }
-            let order: Locked<[String]>
-            init(_ order: Locked<[String]>) { self.order = order }
-            func show(_ dialog: PresentedDialog) { order.withValue { $0.append("show \(dialog.id)") } }
-            func hide(_ id: DialogID) {}
-        }
         let id = try h.engine.present(
             client: h.client, app: "a", request: ImporterRequest(allowedContentTypes: ["public.item"]),
-            presenter: OrderPresenter(order), types: h.types, announce: { id in order.withValue { $0.append("announce \(id)") } })
+            presenter: OrderPresenter(order), types: h.types, announce: { id in
+                order.withValue { $0.append("announce \(id)") }
+                return true
+            })
         #expect(order.withValue { $0 } == ["announce \(id)", "show \(id)"])
+    }
+
+    /// The client could not be told of the dialog (its request was cancelled): nothing shows
+    /// it, nothing names it, and it takes no place among the client's open dialogs.
+    @Test func aDialogTheClientCannotBeToldOfIsWithdrawnUnseen() throws {
+        let h = Harness(maxDialogsPerClient: 1)
+        let order = Locked<[String]>([])
+        let id = try h.engine.present(
+            client: h.client, app: "a", request: ImporterRequest(allowedContentTypes: ["public.item"]),
+            presenter: OrderPresenter(order), types: h.types, announce: { _ in false })
+        #expect(order.withValue { $0 }.isEmpty, "the presenter was never shown the withdrawn dialog")
+        #expect(h.events.events(id).isEmpty)
+        #expect(try h.engine.cancel(client: h.client, id: id) == false)
+        let next = try h.importer()
+        #expect(next != id)
+        try h.engine.dismiss(client: h.client, id: next)
+        #expect(order.withValue { $0 }.isEmpty)
     }
 
     @Test func dialogIdsAreNeverReused() throws {
@@ -158,4 +171,13 @@ import WharfTestSupport
             try h.engine.dismiss(client: h.client, id: id)
         }
     }
+}
+
+/// Records the order in which a dialog is announced and shown.
+private final class OrderPresenter: DialogPresenter {
+    var name: String { "order" }
+    let order: Locked<[String]>
+    init(_ order: Locked<[String]>) { self.order = order }
+    func show(_ dialog: PresentedDialog) { order.withValue { $0.append("show \(dialog.id)") } }
+    func hide(_ id: DialogID) { order.withValue { $0.append("hide \(id)") } }
 }

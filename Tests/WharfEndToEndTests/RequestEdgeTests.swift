@@ -72,3 +72,48 @@ import WharfTestSupport
         #expect(client.request("listAccess", .null)?["result"]?["entries"] == [])
     }
 }
+
+/// `$/cancelRequest` for a `presentImporter` not answered yet, over the binary.
+@Suite struct CancelledPresentOverTheWire {
+    /// The request is answered `-32800` and nothing is presented: no `presenter/show`, and no
+    /// notification names a dialog the client was never told of. Sent in the same write as
+    /// the request, the cancel is nearly always read before the client's dialog queue reaches
+    /// the request; a request answered first is a dialog like any other.
+    @Test func aPresentCancelledBeforeItsAnswerPresentsNothing() throws {
+        let client = try frontend(name: "cancelled-present")
+        var told: Set<String> = []
+        var cancelled = 0
+        for round in 0..<20 {
+            let id = JSON.string("race-\(round)")
+            let present: JSON = ["jsonrpc": "2.0", "id": id, "method": "presentImporter",
+                                 "params": ["allowedContentTypes": ["public.item"]]]
+            let cancel: JSON = ["jsonrpc": "2.0", "method": "$/cancelRequest", "params": ["id": id]]
+            client.sendRaw(Self.framed(present) + Self.framed(cancel))
+            let response = try #require(client.response(to: id))
+            if let dialog = response["result"]?["dialogId"]?.stringValue {
+                told.insert(dialog)
+            } else {
+                #expect(response["error"]?["code"] == -32800, "\(response)")
+                cancelled += 1
+            }
+        }
+        // The dialog queue takes a client's requests in order: once this one is shown, every
+        // request before it has been dealt with.
+        let last = try #require(client.present(["allowedContentTypes": ["public.item"]]))
+        told.insert(last)
+        #expect(client.notification("presenter/show") { $0["params"]?["dialogId"] == .string(last) } != nil)
+        let strays = client.messages.filter { message in
+            guard let dialog = message["params"]?["dialogId"]?.stringValue else { return false }
+            return !told.contains(dialog)
+        }
+        let named = strays.map { "\($0["method"]?.stringValue ?? "?") \($0["params"]?["dialogId"]?.stringValue ?? "?")" }
+        #expect(strays.isEmpty, "messages about dialogs the client was never told of: \(named)")
+        #expect(cancelled > 0, "no cancel arrived before its request was answered: nothing was tested")
+        #expect(client.shutdownAndExit() == 0)
+    }
+
+    private static func framed(_ message: JSON) -> [UInt8] {
+        let body = message.serialized()
+        return Array("Content-Length: \(body.count)\r\n\r\n".utf8) + body
+    }
+}

@@ -31,21 +31,26 @@ extension MethodTable {
 
 extension ClientSession {
     typealias Present<Request> = @Sendable (
-        DialogEngine, any DialogPresenter, Request, any ContentTypeOracle, @escaping @Sendable (DialogID) -> Void
+        DialogEngine, any DialogPresenter, Request, any ContentTypeOracle, @escaping @Sendable (DialogID) -> Bool
     ) throws -> Void
 
     /// Presents a dialog with this client's presenter, on the session's dialog queue (the engine
     /// reads the disk and the remembered folders): `prepare` makes the request (a params error
     /// is answered before `noPresenter`), then `body` presents it. The answer, `{dialogId}`,
     /// goes out when the engine announces the dialog: before the presenter hears of it, so a
-    /// `presenter/show` always follows the response that names its dialog.
+    /// `presenter/show` always follows the response that names its dialog. A request cancelled
+    /// (`$/cancelRequest`) before its answer went out presents nothing: the client has its
+    /// `-32800` and no dialog it could never address.
     func present<Request>(_ answer: Answer<PresentResult>, prepare: @escaping @Sendable () throws -> Request,
                           _ body: @escaping Present<Request>) {
         let (engine, types, scope) = (server.engine, contentTypeOracle, contentTypes)
         run(on: .dialogs) {
+            guard !answer.reply.isAnswered else { return }
             do {
                 let request = try prepare()
-                try body(engine, try self.presenter(), request, types) { id in answer.succeed(PresentResult(dialogId: id.rawValue)) }
+                try body(engine, try self.presenter(), request, types) { id in
+                    answer.reply.answer(.success(PresentResult(dialogId: id.rawValue).json))
+                }
             } catch DialogError.unknownContentTypes(let field, let identifiers) {
                 // Say which identifier a MIME type given in its place stands for.
                 answer.fail(scope.unknownTypes(identifiers, field: field))

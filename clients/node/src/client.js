@@ -281,6 +281,8 @@ export class WharfClient extends EventEmitter {
   #pending = new Map();
   #dialogs = new Map();
   #early = new Map();
+  /** Present requests that timed out, by id: their answer, if it still comes, names a dialog nobody waits for. */
+  #abandoned = new Map();
   #presentations = new Map();
   #presentHandler = null;
   #closed = null;
@@ -369,6 +371,7 @@ export class WharfClient extends EventEmitter {
     const entry = this.#pending.get(id);
     if (!entry) return;
     this.#pending.delete(id);
+    if (entry.method === 'presentImporter' || entry.method === 'presentExporter') this.#abandoned.set(id, entry.method);
     if (!this.#closed) this.notify('$/cancelRequest', { id });
     entry.reject(new WharfTimeout(`${entry.method} got no answer within ${ms / 1000} s`));
   }
@@ -414,7 +417,10 @@ export class WharfClient extends EventEmitter {
       return;
     }
     const entry = this.#pending.get(message.id);
-    if (!entry) return;
+    if (!entry) {
+      this.#answeredLate(message);
+      return;
+    }
     this.#pending.delete(message.id);
     clearTimeout(entry.timer);
     if (message.error) {
@@ -429,6 +435,18 @@ export class WharfClient extends EventEmitter {
     } catch (error) {
       entry.reject(error);
     }
+  }
+
+  /**
+   * The answer to a request that timed out. A present answered with its dialog (the answer
+   * crossed our `$/cancelRequest`) left a dialog open that nobody waits for: it is cancelled,
+   * so it does not stay in front of the human, and its events are dropped.
+   */
+  #answeredLate(message) {
+    if (!this.#abandoned.delete(message.id)) return;
+    const dialogId = message.result?.dialogId;
+    if (typeof dialogId !== 'string' || this.#closed) return;
+    this.request('cancel', { dialogId }).catch(() => {}).finally(() => this.#early.delete(dialogId));
   }
 
   // Routing what the server sends, in order

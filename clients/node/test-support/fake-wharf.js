@@ -5,7 +5,9 @@
 //   early-events     sends a dialog's notifications before the presentImporter answer;
 //   slow             answers every ping after one second;
 //   wedged           never answers a ping; on `$/cancelRequest` {id} it says so (notification
-//                    `fake/cancelRequest` {id}) and then answers that request anyway, late.
+//                    `fake/cancelRequest` {id}) and then answers that request anyway, late;
+//   late-present     answers presentImporter only after `$/cancelRequest` for it, with a dialog
+//                    (the answer crossed the cancel); `cancel` ends that dialog as wharf does.
 import { FrameDecoder, encode } from '../src/framing.js';
 
 const mode = process.argv[2];
@@ -23,6 +25,7 @@ process.stdin.on('data', (chunk) => {
         notify('fake/cancelRequest', request.params);
         answer(request.params, {});
       }
+      if (request.method === '$/cancelRequest' && mode === 'late-present') answer(request.params, { dialogId: 'd-late' });
       continue;
     }
     switch (request.method) {
@@ -30,6 +33,7 @@ process.stdin.on('data', (chunk) => {
         answer(request, { serverInfo: { name: 'wharf', version: 'fake' }, protocolVersion: '0.1', capabilities: {} });
         break;
       case 'presentImporter':
+        if (mode === 'late-present') break;
         if (mode === 'early-events') {
           notify('dialog/presentationChanged', { dialogId: 'd1', isPresented: false });
           notify('dialog/completed', { dialogId: 'd1', kind: 'importer', urls: ['file:///early.txt'] });
@@ -45,6 +49,12 @@ process.stdin.on('data', (chunk) => {
           return;
         }
         if (request.method === 'ping' && mode === 'wedged') break;
+        if (request.method === 'cancel' && mode === 'late-present') {
+          notify('dialog/presentationChanged', { dialogId: request.params.dialogId, isPresented: false });
+          notify('dialog/cancelled', { dialogId: request.params.dialogId, kind: 'importer', reason: 'client' });
+          answer(request, { cancelled: true });
+          break;
+        }
         if (request.method === 'ping') setTimeout(() => answer(request, {}), mode === 'slow' ? 1000 : 0);
         else send({ jsonrpc: '2.0', id: request.id, error: { code: -32601, message: `no ${request.method}` } });
     }

@@ -183,6 +183,19 @@ test('a request the server never answers times out, is cancelled, and its late a
   assert.equal(client.closedReason, null);
 });
 
+test('a present that times out but is answered anyway has its dialog cancelled', { timeout: 5000 }, async (t) => {
+  const client = await fake(t, 'late-present', { requestTimeoutMs: 100 });
+  const sent = [];
+  client.on('traffic', (direction, message) => { if (direction === 'send') sent.push(message); });
+  const ended = new Promise((resolve) => client.on('notification', (method, params) => { if (method === 'dialog/cancelled') resolve(params.dialogId); }));
+  await assert.rejects(client.presentImporter(['public.item']), WharfTimeout);
+  // The answer crossed the cancel: the dialog it names is open, and nobody waits for it.
+  assert.equal(await ended, 'd-late');
+  assert.ok(sent.some((message) => message.method === 'cancel' && message.params.dialogId === 'd-late'),
+    'the client cancelled the dialog its late answer named');
+  await client.ping();
+});
+
 test('requests wait 60 s by default, and a pending one does not keep the process alive', async () => {
   assert.equal(DEFAULT_REQUEST_TIMEOUT_MS, 60_000);
   assert.equal(new WharfClient(new PassThrough(), new PassThrough()).requestTimeoutMs, 60_000);
