@@ -53,8 +53,8 @@ extension DialogEngine {
         var relist: FilePath?
         if let cursor {
             let (generation, start) = try Self.parse(cursor: cursor)
-            switch try cachedPage(client: client, id: id, generation: generation, offset: start, directory: requested, pageSize: pageSize) {
-            case .page(let page): return page
+            switch try cachedPage(client: client, id: id, generation: generation, offset: start, directory: requested) {
+            case .page(let snapshot, let rules): return Self.page(of: snapshot, from: start, size: pageSize, rules: rules)
             case .evicted(let folder):
                 offset = start
                 relist = folder
@@ -67,7 +67,7 @@ extension DialogEngine {
         try Self.checkBrowsable(target, rules: rules, types: types)
         let (entries, order) = try DirectoryLister.read(target, rules: rules, types: types)
 
-        return try lock.withLock { () throws(DialogError) -> DirectoryListing in
+        let snapshot = try lock.withLock { () throws(DialogError) -> ListingSnapshot in
             let record = try lookup(client: client, id: id)
             guard case .choosing = record.phase else { throw .choiceAlreadyMade(id) }
             state.listingCounter += 1
@@ -82,12 +82,14 @@ extension DialogEngine {
             evictListings(keeping: snapshot.generation, of: client)
             record.directory = target
             record.lastListedDirectory = target
-            return Self.page(of: snapshot, from: min(offset, snapshot.count), size: pageSize)
+            return snapshot
         }
+        return Self.page(of: snapshot, from: min(offset, snapshot.count), size: pageSize, rules: rules)
     }
 
     private enum CachedPage {
-        case page(DirectoryListing)
+        /// The listing is cached: its page is made from it, outside the lock.
+        case page(ListingSnapshot, SelectionRules)
         /// The listing was dropped from the cache; its folder is read again.
         case evicted(FilePath)
     }
@@ -101,7 +103,7 @@ extension DialogEngine {
     }
 
     private func cachedPage(
-        client: ClientID, id: DialogID, generation: UInt64, offset: Int, directory: FilePath?, pageSize: Int
+        client: ClientID, id: DialogID, generation: UInt64, offset: Int, directory: FilePath?
     ) throws(DialogError) -> CachedPage {
         try lock.withLock { () throws(DialogError) -> CachedPage in
             let record = try lookup(client: client, id: id)
@@ -111,7 +113,7 @@ extension DialogEngine {
                 guard offset <= snapshot.count, directory == nil || directory == snapshot.directory else {
                     throw .invalidCursor(cursor)
                 }
-                return .page(Self.page(of: snapshot, from: offset, size: pageSize))
+                return .page(snapshot, record.rules)
             }
             guard let folder = record.evictedListings[generation], directory == nil || directory == folder else {
                 throw .invalidCursor(cursor)
@@ -166,13 +168,15 @@ extension DialogEngine {
         lock.withLock { (state.cachedEntries[client] ?? 0, state.cachedEntriesInAll) }
     }
 
-    private static func page(of snapshot: ListingSnapshot, from offset: Int, size: Int) -> DirectoryListing {
+    /// One page of `snapshot`, its disabled entries' reasons put in words (without the lock:
+    /// a page may hold 10,000 entries).
+    private static func page(of snapshot: ListingSnapshot, from offset: Int, size: Int, rules: SelectionRules) -> DirectoryListing {
         let end = min(snapshot.count, offset + size)
         let directory = snapshot.directory
         return DirectoryListing(
             directory: directory,
             parent: directory == .root ? nil : directory.directory,
-            entries: snapshot.entries(offset..<end),
+            entries: snapshot.entries(offset..<end, rules: rules),
             nextCursor: end < snapshot.count ? "\(snapshot.generation):\(end)" : nil)
     }
 

@@ -37,6 +37,8 @@ public struct DirectoryEntry: Sendable, Equatable {
     /// Directories in an importer are enabled only in directory pickers, but can always be
     /// browsed.
     public var enabled: Bool
+    /// Why the entry is not enabled, in the words a rejected `choose` would use; nil when it is.
+    public var disabledReason: String?
 
     /// The `file:` URL of ``path``: every byte of the name, exactly.
     public var url: String { FileURL.from(path: path) }
@@ -56,20 +58,21 @@ struct ListingSnapshot: Sendable {
 
     var count: Int { order.count }
 
-    func entries(_ range: Range<Int>) -> [DirectoryEntry] {
-        order[range].map { entries[$0].publicEntry }
+    func entries(_ range: Range<Int>, rules: SelectionRules) -> [DirectoryEntry] {
+        order[range].map { entries[$0].publicEntry(rules: rules) }
     }
 }
 
 struct ListedEntry: Sendable {
     var facts: EntryFacts
-    var enabled: Bool
+    var rejection: EntryRejection?
 
-    var publicEntry: DirectoryEntry {
+    func publicEntry(rules: SelectionRules) -> DirectoryEntry {
         DirectoryEntry(
             name: facts.name, path: facts.path, isDirectory: facts.isDirectory, isPackage: facts.isPackage,
             isHidden: facts.isHidden, isSymlink: facts.isSymlink, contentType: facts.contentType,
-            size: facts.size, modified: facts.modified, enabled: enabled)
+            size: facts.size, modified: facts.modified, enabled: rejection == nil,
+            disabledReason: rejection?.reason(for: facts, rules: rules))
     }
 }
 
@@ -102,8 +105,7 @@ enum DirectoryLister {
                 isSymlink: entry.isSymlink, isBrokenSymlink: entry.isBrokenSymlink,
                 browserOptions: rules.browserOptions, types: types,
                 readHead: { buffer throws(SystemError) in try FileHead.read(name, in: handle, into: buffer) })
-            let enabled = rules.rejection(of: facts, types: types, conformance: &conformance) == nil
-            listed.append(ListedEntry(facts: facts, enabled: enabled))
+            listed.append(ListedEntry(facts: facts, rejection: rules.rejection(of: facts, types: types, conformance: &conformance)))
         }
         return (listed, sortedOrder(listed))
     }

@@ -69,12 +69,10 @@ struct SelectionRules: Sendable {
     /// across the entries of one listing, where a few types repeat many thousand times.
     func rejection(
         of entry: EntryFacts, types: any ContentTypeOracle, conformance: inout [String: Bool]
-    ) -> String? {
-        if entry.isBrokenSymlink { return "it is a symbolic link to something that does not exist" }
-        if entry.isSpecial { return "it is \(entry.specialKind), which is never a document" }
-        if entry.isHidden && !browserOptions.contains(.includeHiddenFiles) {
-            return "it is hidden, and this dialog does not show hidden files (includeHiddenFiles is off)"
-        }
+    ) -> EntryRejection? {
+        if entry.isBrokenSymlink { return .brokenSymlink }
+        if entry.isSpecial { return .special }
+        if entry.isHidden && !browserOptions.contains(.includeHiddenFiles) { return .hidden }
         let typeAllowed: Bool
         if kind == .exporter && entry.isDirectory {
             typeAllowed = true  // a destination directory
@@ -84,18 +82,38 @@ struct SelectionRules: Sendable {
             typeAllowed = contentTypes.contains { types.conforms(entry.contentType, to: $0) }
             conformance[entry.contentType] = typeAllowed
         }
-        if !typeAllowed {
-            let what = entry.isDirectory ? "a directory" : "of type \(entry.contentType)"
-            return "it is \(what), and this dialog takes only \(contentTypes.joined(separator: ", "))"
-        }
-        if let predicate = urlEnabled, !predicate.evaluate(entry, types: types) {
-            return "the dialog's urlEnabled predicate does not enable it"
-        }
+        if !typeAllowed { return .contentType }
+        if let predicate = urlEnabled, !predicate.evaluate(entry, types: types) { return .urlEnabled }
         return nil
     }
 
-    func rejection(of entry: EntryFacts, types: any ContentTypeOracle) -> String? {
+    /// Why the entry cannot be picked, in words, or nil when it can.
+    func reason(rejecting entry: EntryFacts, types: any ContentTypeOracle) -> String? {
         var memo: [String: Bool] = [:]
-        return rejection(of: entry, types: types, conformance: &memo)
+        return rejection(of: entry, types: types, conformance: &memo)?.reason(for: entry, rules: self)
+    }
+}
+
+/// Which of a dialog's rules keeps an entry from being picked. A listing keeps this byte per
+/// entry and puts it in words only for the entries of the page it serves.
+enum EntryRejection: UInt8, Sendable {
+    case brokenSymlink, special, hidden, contentType, urlEnabled
+
+    /// The sentence a rejected `dialog/choose` answers with, and a listing shows as an entry's
+    /// `disabledReason`.
+    func reason(for entry: EntryFacts, rules: SelectionRules) -> String {
+        switch self {
+        case .brokenSymlink:
+            return "it is a symbolic link to something that does not exist"
+        case .special:
+            return "it is \(entry.specialKind), which is never a document"
+        case .hidden:
+            return "it is hidden, and this dialog does not show hidden files (includeHiddenFiles is off)"
+        case .contentType:
+            let what = entry.isDirectory ? "a directory" : "of type \(entry.contentType)"
+            return "it is \(what), and this dialog takes only \(rules.contentTypes.joined(separator: ", "))"
+        case .urlEnabled:
+            return "the dialog's urlEnabled predicate does not enable it"
+        }
     }
 }

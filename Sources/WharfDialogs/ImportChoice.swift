@@ -59,7 +59,7 @@ struct ImportChoice: Sendable {
             isSymlink: link.kind == .symlink, isBrokenSymlink: broken,
             browserOptions: rules.browserOptions, types: types,
             readHead: { buffer throws(SystemError) in try FileHead.read(path, into: buffer) })
-        if let reason = rules.rejection(of: facts, types: types) {
+        if let reason = rules.reason(rejecting: facts, types: types) {
             throw .rejectedChoice(url: url, reason: reason)
         }
 

@@ -44,9 +44,16 @@ import WharfTestSupport
         #expect(byName["folder"]?.isDirectory == true)
         #expect(byName["folder"]?.enabled == false, "a file importer cannot choose directories")
 
+        #expect(byName["image.png"]?.disabledReason == "it is of type public.png, and this dialog takes only public.plain-text")
+        #expect(notes.disabledReason == nil)
         for entry in listing.entries {
-            let accepted = dialogError { try h.engine.choose(client: h.client, id: h.importer(), urls: [entry.path]) } == nil
-            #expect(accepted == entry.enabled, "\(entry.name): listing says \(entry.enabled), choose says \(accepted)")
+            let refusal = dialogError { try h.engine.choose(client: h.client, id: h.importer(), urls: [entry.path]) }
+            #expect((refusal == nil) == entry.enabled, "\(entry.name): listing says \(entry.enabled), choose says \(String(describing: refusal))")
+            if case .rejectedChoice(_, let reason)? = refusal {
+                #expect(entry.disabledReason == reason, "the listing gives the reason choose gives")
+            } else {
+                #expect(entry.disabledReason == nil)
+            }
         }
     }
 
@@ -316,7 +323,7 @@ import WharfTestSupport
             let facts = EntryFacts(
                 name: Array(name.utf8), directory: "/d", status: status, isSymlink: false, isBrokenSymlink: false,
                 browserOptions: [], types: FakeTypes(), readHead: { _ throws(SystemError) in 0 })
-            entries.append(ListedEntry(facts: facts, enabled: true))
+            entries.append(ListedEntry(facts: facts, rejection: nil))
         }
         let names = entries.map { String(decoding: $0.facts.name, as: UTF8.self) }
         let sorted = DirectoryLister.sortedOrder(entries).map { names[$0] }

@@ -205,6 +205,8 @@ export interface DirectoryEntry {
   /** ISO 8601 */
   modified: string;
   enabled: boolean;
+  /** Why `enabled` is false, as `dialog/choose` would say it; absent when enabled. */
+  disabledReason?: string;
 }
 
 /** @schema #/requests/dialog~1list/result */

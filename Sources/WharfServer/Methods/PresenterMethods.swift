@@ -93,6 +93,6 @@ extension DirectoryEntryInfo {
     init(_ entry: DirectoryEntry) {
         self.init(name: entry.displayName, url: entry.url, isDirectory: entry.isDirectory, isPackage: entry.isPackage,
                   isHidden: entry.isHidden, isSymlink: entry.isSymlink, contentType: entry.contentType, size: entry.size,
-                  modified: ISO8601.format(entry.modified), enabled: entry.enabled)
+                  modified: ISO8601.format(entry.modified), enabled: entry.enabled, disabledReason: entry.disabledReason)
     }
 }

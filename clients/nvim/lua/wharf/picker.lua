@@ -384,6 +384,12 @@ function Picker:say(text, level)
   self:update_frame()
 end
 
+-- A dimmed entry was picked: say why, in Wharf's words when it gives them (disabledReason).
+function Picker:refuse(entry)
+  local why = entry.disabledReason and (': ' .. entry.disabledReason) or ' in this dialog'
+  self:say(entry.name .. ' cannot be chosen' .. why)
+end
+
 function Picker:update_frame()
   if self.win and vim.api.nvim_win_is_valid(self.win) then
     vim.api.nvim_win_set_config(self.win, {
@@ -696,7 +702,7 @@ function Picker:toggle_mark()
     return
   end
   if not entry.enabled then
-    self:say(entry.name .. ' cannot be chosen in this dialog')
+    self:refuse(entry)
     return
   end
   if self.marks[entry.url] then
@@ -746,7 +752,7 @@ function Picker:activate()
     return
   end
   if not entry.enabled then
-    self:say(entry.name .. ' cannot be chosen in this dialog')
+    self:refuse(entry)
     return
   end
   if self.kind == 'exporter' then

@@ -152,6 +152,8 @@ class DirectoryEntry(WireObject):
     size: int
     modified: str
     enabled: bool
+    #: Why ``enabled`` is false, as ``dialog/choose`` would say it; None when enabled.
+    disabled_reason: Optional[str] = None
     extra: Dict[str, Any] = field(default_factory=dict, compare=False)
 
 
