@@ -501,8 +501,8 @@ export declare class WharfClient extends EventEmitter {
   /** Which presenter this client's dialogs get (initialize's capabilities.presenter), or null. */
   readonly presenter: PresenterKind | null;
   ping(): Promise<void>;
-  /** shutdown + exit if the server is still there; the exit status of a spawned server. */
-  close(): Promise<number | null>;
+  /** shutdown + exit if the server is still there; the exit status of a spawned server (null if it had to be killed after `timeoutMs`, default 10 000). */
+  close(options?: { timeoutMs?: number }): Promise<number | null>;
 
   describeTypes(identifiers: ContentTypeIdentifier[]): Promise<Array<TypeDescription | { identifier: string; error: ItemError }>>;
   identify(paths: PathOrFileURL[], options?: { sniff?: boolean }): Promise<Array<Identification | { path: string; error: ItemError }>>;

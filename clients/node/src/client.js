@@ -70,6 +70,18 @@ function startTimer(ms, expire) {
   return timer;
 }
 
+/** Whether `promise` settles within `ms` milliseconds (its outcome is not needed, nor reported). */
+async function settlesWithin(promise, ms) {
+  let timer;
+  const expired = new Promise((resolve) => { timer = startTimer(ms, () => resolve(false)); });
+  const settled = promise.then(() => true, () => true);
+  try {
+    return await Promise.race([settled, expired]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /**
  * A presented importer or exporter. `await dialog.result()` gives the URLs (rejects with
  * DialogCancelled, DialogFailed or ConnectionLost, and with WharfTimeout if a `timeoutMs` given
@@ -575,20 +587,31 @@ export class WharfClient extends EventEmitter {
     await this.request('ping', {});
   }
 
-  /** Shuts down politely if the server is still there, then waits for it; the exit status of a spawned server. */
-  async close() {
+  /**
+   * Shuts down politely (`shutdown`, `exit`) if the server is still there, then waits for it:
+   * the exit status of a spawned server. A server that has not answered and exited within
+   * `timeoutMs` (10 s) is killed, and the result is null.
+   */
+  async close({ timeoutMs = 10_000 } = {}) {
     if (!this.#closed) {
-      try {
-        await this.request('shutdown');
-        this.notify('exit');
-      } catch {
-        // already gone
+      const shutdown = this.request('shutdown');
+      if (await settlesWithin(shutdown, timeoutMs) && !this.#closed) {
+        try {
+          await shutdown;
+          this.notify('exit');
+        } catch {
+          // already gone, or refused: ending its input is what is left
+        }
       }
     }
     this.#writable.end();
     if (!this.child) return null;
     if (this.child.exitCode === null && this.child.signalCode === null) {
-      await new Promise((resolve) => this.child.once('exit', resolve));
+      const exited = new Promise((resolve) => this.child.once('exit', resolve));
+      if (!(await settlesWithin(exited, timeoutMs))) {
+        this.child.kill('SIGKILL');
+        await exited;
+      }
     }
     return this.child.exitCode;
   }

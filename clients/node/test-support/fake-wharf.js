@@ -6,6 +6,7 @@
 //   slow             answers every ping after one second;
 //   wedged           never answers a ping; on `$/cancelRequest` {id} it says so (notification
 //                    `fake/cancelRequest` {id}) and then answers that request anyway, late;
+//   deaf             answers initialize, then nothing, and does not end when its input does;
 //   late-present     answers presentImporter only after `$/cancelRequest` for it, with a dialog
 //                    (the answer crossed the cancel); `cancel` ends that dialog as wharf does.
 import { FrameDecoder, encode } from '../src/framing.js';
@@ -19,6 +20,7 @@ const notify = (method, params) => send({ jsonrpc: '2.0', method, params });
 process.stdin.on('data', (chunk) => {
   for (const body of decoder.push(chunk)) {
     const request = JSON.parse(body.toString());
+    if (mode === 'deaf' && request.method !== 'initialize') continue;
     if (!('id' in request)) {
       if (request.method === 'exit') process.exit(0);
       if (request.method === '$/cancelRequest' && mode === 'wedged') {
@@ -60,4 +62,6 @@ process.stdin.on('data', (chunk) => {
     }
   }
 });
-process.stdin.on('end', () => process.exit(1));
+process.stdin.on('end', () => { if (mode !== 'deaf') process.exit(1); });
+// Keeps a deaf fake alive after its input ends (until it is killed).
+if (mode === 'deaf') setInterval(() => {}, 1000);

@@ -196,6 +196,12 @@ test('a present that times out but is answered anyway has its dialog cancelled',
   await client.ping();
 });
 
+test('close() kills a server that neither answers nor exits', { timeout: 5000 }, async (t) => {
+  const client = await fake(t, 'deaf');
+  assert.equal(await client.close({ timeoutMs: 200 }), null);
+  assert.equal(client.child.signalCode, 'SIGKILL');
+});
+
 test('requests wait 60 s by default, and a pending one does not keep the process alive', async () => {
   assert.equal(DEFAULT_REQUEST_TIMEOUT_MS, 60_000);
   assert.equal(new WharfClient(new PassThrough(), new PassThrough()).requestTimeoutMs, 60_000);
