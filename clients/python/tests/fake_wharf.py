@@ -7,6 +7,11 @@ Modes:
                     request without answering it.
   early-events      sends a dialog's notifications before the presentImporter answer.
   slow              answers every ping after one second.
+  wedged            never answers a ping; on `$/cancelRequest` {id} it says so (notification
+                    `fake/cancelRequest` {id}) and then answers that request anyway, late.
+  late-present      answers presentImporter only after `$/cancelRequest` for it, with a dialog
+                    (the answer crossed the cancel) whose first event came before the answer;
+                    `cancel` ends that dialog as wharf does.
 """
 import json
 import sys
@@ -40,10 +45,18 @@ while True:
     if "id" not in request:
         if method == "exit":
             sys.exit(0)
+        if method == "$/cancelRequest" and MODE == "wedged":
+            notify("fake/cancelRequest", request["params"])
+            answer(request["params"], {})
+        if method == "$/cancelRequest" and MODE == "late-present":
+            notify("dialog/presentationChanged", {"dialogId": "d-late", "isPresented": True})
+            answer(request["params"], {"dialogId": "d-late"})
         continue
     if method == "initialize":
         answer(request, {"serverInfo": {"name": "wharf", "version": "fake"}, "protocolVersion": "0.1", "capabilities": {}})
     elif method == "presentImporter":
+        if MODE == "late-present":
+            continue
         if MODE == "early-events":
             notify("dialog/presentationChanged", {"dialogId": "d1", "isPresented": False})
             notify("dialog/completed", {"dialogId": "d1", "kind": "importer", "urls": ["file:///early.txt"]})
@@ -54,6 +67,12 @@ while True:
         sys.stderr.write("fake wharf: dying on purpose\n")
         sys.stderr.flush()
         sys.exit(3)
+    elif method == "ping" and MODE == "wedged":
+        continue
+    elif method == "cancel" and MODE == "late-present":
+        notify("dialog/presentationChanged", {"dialogId": request["params"]["dialogId"], "isPresented": False})
+        notify("dialog/cancelled", {"dialogId": request["params"]["dialogId"], "kind": "importer", "reason": "client"})
+        answer(request, {"cancelled": True})
     elif method == "ping":
         if MODE == "slow":
             time.sleep(1.0)

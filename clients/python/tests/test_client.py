@@ -8,7 +8,8 @@ import time
 
 import pytest
 
-from wharf_client import (ConnectionLost, DialogCancelled, DialogFailed, ExportDocument, RequestError, WharfClient)
+from wharf_client import (ConnectionLost, DialogCancelled, DialogFailed, ExportDocument, RequestError, WharfClient,
+                          WharfTimeout)
 from wharf_client.aio import AsyncWharfClient
 
 FAKE = os.path.join(os.path.dirname(__file__), "fake_wharf.py")
@@ -25,13 +26,18 @@ def photos(tmp_path):
     return folder
 
 
-def fake(mode, folder):
-    """A client of the fake server in ``mode``: spawn() runs ``python fake_wharf.py mode``."""
+def fake_launcher(mode, folder):
+    """A script that runs ``python fake_wharf.py mode``, for spawn()."""
     launcher = os.path.join(str(folder), f"fake-{mode}.sh")
     with open(launcher, "w") as file:
         file.write(f"#!/bin/sh\nexec {sys.executable} {FAKE} {mode}\n")
     os.chmod(launcher, 0o755)
-    return WharfClient.spawn(launcher)
+    return launcher
+
+
+def fake(mode, folder):
+    """A client of the fake server in ``mode``."""
+    return WharfClient.spawn(fake_launcher(mode, folder))
 
 
 def test_an_importer_with_the_script_presenter_returns_urls_and_streams_its_events(wharf_path, script, photos):
@@ -181,6 +187,76 @@ def test_waiting_on_a_slow_server_does_not_spin(tmp_path):
     # A busy wait would burn about the whole second of waiting; blocking burns almost nothing.
     assert used < 0.5, f"waiting one second cost {used:.2f} s of CPU"
     client.close()
+
+
+def sent_by(client):
+    """The messages ``client`` sends from now on."""
+    sent = []
+    client.on_traffic(lambda direction, message: sent.append(message) if direction == "send" else None)
+    return sent
+
+
+def test_a_request_that_times_out_is_cancelled_on_the_server_and_its_late_answer_ignored(tmp_path):
+    client = fake("wedged", tmp_path)
+    sent, heard = sent_by(client), []
+    client.on_notification(lambda method, params: heard.append(params["id"]) if method == "fake/cancelRequest" else None)
+    with pytest.raises(WharfTimeout, match="ping got no answer within 0.2 s"):
+        client.ping(timeout=0.2)
+    # The fake answers the ping after saying it heard the cancel, before answering this.
+    with pytest.raises(RequestError) as raised:
+        client.request("fake/next", timeout=5)
+    assert raised.value.code == -32601
+    [ping] = [message for message in sent if message.get("method") == "ping"]
+    assert {"jsonrpc": "2.0", "method": "$/cancelRequest", "params": {"id": ping["id"]}} in sent
+    assert heard == [ping["id"]]
+    client.close()
+
+
+def test_a_present_answered_after_it_timed_out_has_its_dialog_cancelled(tmp_path):
+    client = fake("late-present", tmp_path)
+    sent, ended = sent_by(client), threading.Event()
+    client.on_notification(lambda method, params: ended.set() if method == "dialog/cancelled" else None)
+    with pytest.raises(WharfTimeout, match="presentImporter got no answer within 0.2 s"):
+        client.present_importer(["public.item"], timeout=0.2)
+    assert ended.wait(5), "the dialog the late answer named was not cancelled"
+    assert any(message.get("method") == "cancel" and message["params"] == {"dialogId": "d-late"} for message in sent)
+    client.ping(timeout=5)  # answered after the dialog's events: they have been routed
+    assert client.dialog("d-late") is None
+    assert client._router._early == {}, "the abandoned dialog's events were kept"
+    client.close()
+
+
+def test_the_asyncio_client_cancels_a_request_that_times_out(tmp_path):
+    async def main():
+        async with await AsyncWharfClient.spawn(fake_launcher("wedged", tmp_path)) as client:
+            sent, heard = sent_by(client), []
+            client.on_notification(lambda method, params: heard.append(params["id"])
+                                   if method == "fake/cancelRequest" else None)
+            with pytest.raises(WharfTimeout, match="ping got no answer within 0.2 s"):
+                await client.ping(timeout=0.2)
+            with pytest.raises(RequestError) as raised:
+                await client.request("fake/next", timeout=5)
+            assert raised.value.code == -32601
+            [ping] = [message for message in sent if message.get("method") == "ping"]
+            assert {"jsonrpc": "2.0", "method": "$/cancelRequest", "params": {"id": ping["id"]}} in sent
+            assert heard == [ping["id"]]
+    asyncio.run(main())
+
+
+def test_the_asyncio_client_cancels_the_dialog_of_a_present_answered_after_it_timed_out(tmp_path):
+    async def main():
+        async with await AsyncWharfClient.spawn(fake_launcher("late-present", tmp_path)) as client:
+            sent, ended = sent_by(client), asyncio.Event()
+            client.on_notification(lambda method, params: ended.set() if method == "dialog/cancelled" else None)
+            with pytest.raises(WharfTimeout, match="presentImporter got no answer within 0.2 s"):
+                await client.present_importer(["public.item"], timeout=0.2)
+            await asyncio.wait_for(ended.wait(), 5)
+            assert any(message.get("method") == "cancel" and message["params"] == {"dialogId": "d-late"}
+                       for message in sent)
+            await client.ping(timeout=5)
+            assert client.dialog("d-late") is None
+            assert client._router._early == {}, "the abandoned dialog's events were kept"
+    asyncio.run(main())
 
 
 def test_the_asyncio_api_over_the_same_core(wharf_path, script, photos):

@@ -235,21 +235,29 @@ class AsyncWharfClient:
 
     async def _call(self, call: Call[T], timeout: Optional[float] = None,
                     hook: Optional[Callable[[JSON], None]] = None) -> T:
-        future = self._start(call.method, call.params, hook)
+        request_id, future = self._start(call.method, call.params, hook)
         wait = self.timeout if timeout is None else timeout
         try:
             result = await asyncio.wait_for(asyncio.shield(future), wait)
         except asyncio.TimeoutError:
+            if not self._core.expire(request_id):  # answered (or the connection ended) just now
+                return call.read(await future)
+            self._futures.pop(request_id, None)
+            self._hooks.pop(request_id, None)
+            with contextlib.suppress(ConnectionLost):
+                self.notify("$/cancelRequest", {"id": request_id})
             raise WharfTimeout(f"{call.method} got no answer within {wait} s") from None
         return call.read(result)
 
-    def _start(self, method: str, params: JSON, hook: Optional[Callable[[JSON], None]] = None) -> "asyncio.Future[JSON]":
+    def _start(self, method: str, params: JSON,
+               hook: Optional[Callable[[JSON], None]] = None) -> "Tuple[int, asyncio.Future[JSON]]":
+        """The request's id (0 if it could not be made) and its future."""
         future: "asyncio.Future[JSON]" = asyncio.get_running_loop().create_future()
         try:
             request_id, frame = self._core.request(method, params)
         except ConnectionLost as error:
             future.set_exception(error)
-            return future
+            return 0, future
         self._futures[request_id] = future
         if hook is not None:
             self._hooks[request_id] = hook
@@ -263,7 +271,7 @@ class AsyncWharfClient:
             self._futures.pop(request_id, None)
             self._hooks.pop(request_id, None)
             future.set_exception(error)
-        return future
+        return request_id, future
 
     def _send(self, frame: bytes, message: JSON) -> None:
         if self._traffic is not None:
@@ -454,6 +462,9 @@ class AsyncWharfClient:
         if self._traffic is not None:
             self._traffic("receive", _as_message(item))
         if isinstance(item, Response):
+            if item.late:
+                self._abandon(item.late_dialog)
+                return
             future = self._futures.pop(item.id, None)
             hook = self._hooks.pop(item.id, None)
             if future is None or future.done():
@@ -472,6 +483,18 @@ class AsyncWharfClient:
             self._route(item.method, item.params)
         else:
             self._spawn_task(self._serve(item))
+
+    def _abandon(self, dialog_id: Optional[str]) -> None:
+        """A present that timed out was answered after all, with a dialog nobody waits for:
+        it is cancelled (in a task of its own, errors ignored) and its events dropped."""
+        if dialog_id is None:
+            return
+        self._router.abandon(dialog_id)
+
+        async def cancel() -> None:
+            with contextlib.suppress(WharfError):
+                await self._call(calls.cancel(dialog_id))
+        self._spawn_task(cancel())
 
     def _route(self, method: str, params: JSON) -> None:
         for listener in list(self._listeners):

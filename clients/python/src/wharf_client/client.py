@@ -279,22 +279,33 @@ class WharfClient:
 
     def _call(self, call: Call[T], timeout: Optional[float] = None,
               hook: Optional[Callable[[JSON], None]] = None) -> T:
-        future = self._start(call.method, call.params, hook)
+        request_id, future = self._start(call.method, call.params, hook)
         wait = self.timeout if timeout is None else timeout
         try:
             result = future.result(wait)
         except TimeoutError:
+            with self._lock:
+                expired = self._core.expire(request_id)
+                if expired:
+                    self._futures.pop(request_id, None)
+                    self._hooks.pop(request_id, None)
+            if not expired:  # answered (or the connection ended) just now: the reader settles it
+                return call.read(future.result())
+            with contextlib.suppress(ConnectionLost):
+                self.notify("$/cancelRequest", {"id": request_id})
             raise WharfTimeout(f"{call.method} got no answer within {wait} s") from None
         return call.read(result)
 
-    def _start(self, method: str, params: JSON, hook: Optional[Callable[[JSON], None]] = None) -> "Future[JSON]":
+    def _start(self, method: str, params: JSON,
+               hook: Optional[Callable[[JSON], None]] = None) -> "Tuple[int, Future[JSON]]":
+        """The request's id (0 if it could not be made) and its future."""
         future: "Future[JSON]" = Future()
         with self._lock:
             try:
                 request_id, frame = self._core.request(method, params)
             except ConnectionLost as error:
                 future.set_exception(error)
-                return future
+                return 0, future
             self._futures[request_id] = future
             if hook is not None:
                 self._hooks[request_id] = hook
@@ -309,7 +320,7 @@ class WharfClient:
                 self._futures.pop(request_id, None)
                 self._hooks.pop(request_id, None)
             future.set_exception(error)
-        return future
+        return request_id, future
 
     def _send(self, frame: bytes, message: JSON) -> None:
         with self._write_lock:
@@ -522,6 +533,9 @@ class WharfClient:
         if self._traffic is not None:
             self._traffic("receive", _as_message(item))
         if isinstance(item, Response):
+            if item.late:
+                self._abandon(item.late_dialog)
+                return
             with self._lock:
                 future = self._futures.pop(item.id, None)
                 hook = self._hooks.pop(item.id, None)
@@ -541,6 +555,19 @@ class WharfClient:
             self._route(item.method, item.params)
         else:
             self._work.put(lambda: self._serve(item))
+
+    def _abandon(self, dialog_id: Optional[str]) -> None:
+        """A present that timed out was answered after all, with a dialog nobody waits for:
+        it is cancelled (on a thread of its own, errors ignored) and its events dropped."""
+        if dialog_id is None:
+            return
+        with self._lock:
+            self._router.abandon(dialog_id)
+
+        def cancel() -> None:
+            with contextlib.suppress(WharfError):
+                self._call(calls.cancel(dialog_id))
+        threading.Thread(target=cancel, name=f"wharf-cancel-{dialog_id}", daemon=True).start()
 
     def _route(self, method: str, params: JSON) -> None:
         with self._lock:

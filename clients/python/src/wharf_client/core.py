@@ -5,7 +5,9 @@
 keeps what a session knows about its dialogs: each dialog's events in the server's order
 (:class:`DialogRecord`), the events that came before the answer naming their dialog, and the
 dialogs this client was asked to draw. :func:`outcome_urls` turns a dialog's final event into
-its URLs or the exception to raise.
+its URLs or the exception to raise. A request that timed out is forgotten with
+:meth:`ProtocolCore.expire`; should a present's answer still come, :attr:`Response.late_dialog`
+names the dialog nobody waits for, to cancel and :meth:`Router.abandon`.
 
 The synchronous client (:mod:`wharf_client.client`, a reader thread) and the asyncio one
 (:mod:`wharf_client.aio`, asyncio streams, no threads) are thin drivers around these: they
@@ -16,7 +18,7 @@ from __future__ import annotations
 import itertools
 import json
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, Iterator, List, Optional, Union
+from typing import Any, Callable, Dict, Iterator, List, Optional, Set, Union
 
 from .errors import ConnectionLost, DialogCancelled, DialogFailed, RequestError
 from .framing import LSP, FrameDecoder, FramingError, encode
@@ -29,14 +31,27 @@ JSON = Any
 #: ``{"path": …}`` (the asyncio client also accepts a coroutine function).
 SnapshotProvider = Callable[[str], Any]
 
+#: The requests whose answer opens a dialog.
+PRESENTS = ("presentImporter", "presentExporter")
+
 
 @dataclass(frozen=True)
 class Response:
-    """The answer to one of our requests: ``error`` set, or ``result``."""
+    """The answer to one of our requests: ``error`` set, or ``result``. ``late``: the answer
+    to a present that timed out (:meth:`ProtocolCore.expire`), which nobody waits for."""
     id: int
     method: str
     result: JSON = None
     error: Optional[RequestError] = None
+    late: bool = False
+
+    @property
+    def late_dialog(self) -> Optional[str]:
+        """The dialog a late present's answer opened (it crossed our ``$/cancelRequest``):
+        nobody waits for it, so it is to be cancelled."""
+        if not self.late or not isinstance(self.result, dict) or not isinstance(self.result.get("dialogId"), str):
+            return None
+        return str(self.result["dialogId"])
 
 
 @dataclass(frozen=True)
@@ -64,6 +79,7 @@ class ProtocolCore:
         self._decoder = FrameDecoder(framing)
         self._ids = itertools.count(1)
         self._pending: Dict[int, str] = {}
+        self._expired: Dict[int, str] = {}  # presents that timed out, whose answer may still come
         #: Why the connection ended, once it has.
         self.closed: Optional[ConnectionLost] = None
 
@@ -81,6 +97,18 @@ class ProtocolCore:
     def forget(self, request_id: int) -> None:
         """Stops expecting an answer (the request could not be sent)."""
         self._pending.pop(request_id, None)
+
+    def expire(self, request_id: int) -> bool:
+        """Gives up on a request that got no answer in time: its answer is not delivered (a
+        present's comes back ``late``, for its dialog to be cancelled). True if it was still
+        pending: then tell the server, ``$/cancelRequest`` ``{"id": request_id}``. False if it was
+        answered meanwhile or the connection ended: its future is settled, or about to be."""
+        method = self._pending.pop(request_id, None)
+        if method is None:
+            return False
+        if method in PRESENTS:
+            self._expired[request_id] = method
+        return True
 
     def notify(self, method: str, params: JSON = None) -> bytes:
         if self.closed is not None:
@@ -119,6 +147,7 @@ class ProtocolCore:
         if self.closed is None:
             self.closed = reason
         pending, self._pending = self._pending, {}
+        self._expired.clear()
         return list(pending.values())
 
     def _parse(self, message: JSON) -> Optional[Incoming]:
@@ -130,14 +159,16 @@ class ProtocolCore:
                 return ServerRequest(message["id"], method, message.get("params"))
             return Notification(method, message.get("params"))
         request_id = message.get("id")
-        if not isinstance(request_id, int) or request_id not in self._pending:
-            return None  # not ours, or answered already
-        sent = self._pending.pop(request_id)
+        if not isinstance(request_id, int) or (request_id not in self._pending and request_id not in self._expired):
+            return None  # not ours, answered already, or timed out and not a present
+        late = request_id in self._expired
+        sent = self._expired.pop(request_id) if late else self._pending.pop(request_id)
         error = message.get("error")
         if isinstance(error, dict):
             return Response(request_id, sent, error=RequestError(sent, int(error.get("code", 0)),
-                                                                  str(error.get("message", "")), error.get("data")))
-        return Response(request_id, sent, result=message.get("result"))
+                                                                  str(error.get("message", "")), error.get("data")),
+                            late=late)
+        return Response(request_id, sent, result=message.get("result"), late=late)
 
 
 @dataclass(frozen=True)
@@ -225,6 +256,7 @@ class Router:
     def __init__(self) -> None:
         self.dialogs: Dict[str, DialogRecord] = {}
         self._early: Dict[str, List[DialogEvent]] = {}
+        self._abandoned: Set[str] = set()
 
     def register(self, dialog_id: str, kind: str, snapshots: List[Optional[SnapshotProvider]]) -> DialogRecord:
         record = DialogRecord(dialog_id, kind, snapshots)
@@ -240,7 +272,10 @@ class Router:
         if method.startswith("dialog/"):
             event = DialogEvent(method[len("dialog/"):], params)
             record = self.dialogs.get(dialog_id)
-            if record is None:
+            if dialog_id in self._abandoned:
+                if event.is_final:
+                    self._abandoned.discard(dialog_id)
+            elif record is None:
                 self._early.setdefault(dialog_id, []).append(event)
             else:
                 record.push(event)
@@ -250,6 +285,12 @@ class Router:
         if method == "presenter/hide":
             return Routed("hide", dialog_id, params=params)
         return None
+
+    def abandon(self, dialog_id: str) -> None:
+        """Forgets a dialog nobody waits for (a late present's, being cancelled): its events,
+        kept or still to come, are dropped up to its final one."""
+        if not any(event.is_final for event in self._early.pop(dialog_id, [])):
+            self._abandoned.add(dialog_id)
 
     def disconnect(self, message: str) -> None:
         """Ends every dialog that has not ended with a ``disconnected`` event."""
