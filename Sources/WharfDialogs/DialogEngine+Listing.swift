@@ -66,12 +66,14 @@ extension DialogEngine {
         }
         try Self.checkBrowsable(target, rules: rules, types: types)
         let (entries, order) = try DirectoryLister.read(target, rules: rules, types: types)
+        let folderChoice = DirectoryLister.folderChoice(target, rules: rules, types: types)
 
         let snapshot = try lock.withLock { () throws(DialogError) -> ListingSnapshot in
             let record = try lookup(client: client, id: id)
             guard case .choosing = record.phase else { throw .choiceAlreadyMade(id) }
             state.listingCounter += 1
-            let snapshot = ListingSnapshot(generation: state.listingCounter, directory: target, entries: entries, order: order)
+            let snapshot = ListingSnapshot(generation: state.listingCounter, directory: target, folderChoice: folderChoice,
+                                           entries: entries, order: order)
             if let stale = record.listings.firstIndex(where: { $0.directory == target }) {
                 forget(record.listings.remove(at: stale), of: record)
             }
@@ -177,7 +179,8 @@ extension DialogEngine {
             directory: directory,
             parent: directory == .root ? nil : directory.directory,
             entries: snapshot.entries(offset..<end, rules: rules),
-            nextCursor: end < snapshot.count ? "\(snapshot.generation):\(end)" : nil)
+            nextCursor: end < snapshot.count ? "\(snapshot.generation):\(end)" : nil,
+            folderChoice: snapshot.folderChoice)
     }
 
     private static func pageSize(_ limit: Int?) throws(DialogError) -> Int {

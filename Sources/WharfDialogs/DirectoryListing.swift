@@ -9,6 +9,22 @@ public struct DirectoryListing: Sendable, Equatable {
     public var entries: [DirectoryEntry]
     /// Pass back to get the next page; nil on the last page.
     public var nextCursor: String?
+    /// Whether ``directory`` itself may be chosen, as `choose` would judge it (what a folder
+    /// picker's "choose this folder" does); nil for an exporter, which saves into the folder.
+    public var folderChoice: FolderChoice?
+}
+
+/// Whether an importer may choose the folder it lists.
+public enum FolderChoice: Sendable, Equatable {
+    case enabled
+    /// Why not, in the words a rejected `choose` would use.
+    case disabled(reason: String)
+
+    /// Why the folder may not be chosen; nil when it may.
+    public var reason: String? {
+        if case .disabled(let reason) = self { return reason }
+        return nil
+    }
 }
 
 /// One entry of a listing.
@@ -52,6 +68,8 @@ public struct DirectoryEntry: Sendable, Equatable {
 struct ListingSnapshot: Sendable {
     var generation: UInt64
     var directory: FilePath
+    /// Judged when the folder was read, like its entries.
+    var folderChoice: FolderChoice?
     /// In `readdir` order; `order` holds their indices sorted (cheaper than moving the entries).
     var entries: [ListedEntry]
     var order: [Int]
@@ -108,6 +126,19 @@ enum DirectoryLister {
             listed.append(ListedEntry(facts: facts, rejection: rules.rejection(of: facts, types: types, conformance: &conformance)))
         }
         return (listed, sortedOrder(listed))
+    }
+
+    /// Whether an importer may choose `directory` itself: the rules `choose` applies to it
+    /// (in a file importer a folder is never a document; in a folder picker the folder must
+    /// pass the browser options and `urlEnabled`). Nil for an exporter.
+    static func folderChoice(_ directory: FilePath, rules: SelectionRules, types: any ContentTypeOracle) -> FolderChoice? {
+        guard rules.kind == .importer else { return nil }
+        do {
+            let (facts, _) = try EntryFacts.chosen(directory, browserOptions: rules.browserOptions, types: types)
+            return rules.reason(rejecting: facts, types: types).map { .disabled(reason: $0) } ?? .enabled
+        } catch {
+            return .disabled(reason: error.description)
+        }
     }
 
     /// The indices of `entries` in listing order. The sort runs over flat buffers of encoded

@@ -55,6 +55,29 @@ struct EntryFacts: Sendable {
     }
 }
 
+extension EntryFacts {
+    /// The facts of the file at `path` as a choice judges it, with its status (a symbolic link
+    /// followed; when it leads nowhere, the link's own). Its first bytes are read only if its
+    /// name does not decide its type. Throws when `path` itself cannot be examined.
+    static func chosen(
+        _ path: FilePath, browserOptions: BrowserOptions, types: any ContentTypeOracle
+    ) throws(SystemError) -> (EntryFacts, FileStatus) {
+        let link = try FileStatus.ofLink(path)
+        var status = link
+        var broken = false
+        if link.kind == .symlink {
+            if let target = try? FileStatus.of(path) { status = target } else { broken = true }
+        }
+        let facts = EntryFacts(
+            name: path.lastComponent, directory: path.directory, explicitPath: path,
+            status: status,
+            isSymlink: link.kind == .symlink, isBrokenSymlink: broken,
+            browserOptions: browserOptions, types: types,
+            readHead: { buffer throws(SystemError) in try FileHead.read(path, into: buffer) })
+        return (facts, status)
+    }
+}
+
 /// Which entries a dialog lets the user pick: the allowed (importer) or offered (exporter)
 /// content types, the hidden-files option and `urlEnabled`.
 struct SelectionRules: Sendable {

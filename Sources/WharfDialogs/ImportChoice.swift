@@ -42,23 +42,13 @@ struct ImportChoice: Sendable {
             throw .rejectedChoice(url: url, reason: "it is neither an absolute path nor a file: URL")
         }
         let path = raw.normalized
-        let link: FileStatus
+        let facts: EntryFacts
+        let status: FileStatus
         do {
-            link = try FileStatus.ofLink(path)
+            (facts, status) = try EntryFacts.chosen(path, browserOptions: rules.browserOptions, types: types)
         } catch {
             throw .rejectedChoice(url: url, reason: error.code == ENOENT ? "it does not exist" : error.description)
         }
-        var status = link
-        var broken = false
-        if link.kind == .symlink {
-            if let target = try? FileStatus.of(path) { status = target } else { broken = true }
-        }
-        let facts = EntryFacts(
-            name: path.lastComponent, directory: path.directory, explicitPath: path,
-            status: status,
-            isSymlink: link.kind == .symlink, isBrokenSymlink: broken,
-            browserOptions: rules.browserOptions, types: types,
-            readHead: { buffer throws(SystemError) in try FileHead.read(path, into: buffer) })
         if let reason = rules.reason(rejecting: facts, types: types) {
             throw .rejectedChoice(url: url, reason: reason)
         }

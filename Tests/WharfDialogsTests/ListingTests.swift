@@ -125,6 +125,39 @@ import WharfTestSupport
         #expect(enabled == ["doc.md", "keep.txt"], "Markdown conforms to plain text")
     }
 
+    /// Whether the listed folder itself may be chosen is what `choose` says of it: never in a
+    /// file importer, in a folder picker when `urlEnabled` lets it; an exporter is not told.
+    @Test func theListedFolderMayBeChosenExactlyWhenChooseAcceptsIt() throws {
+        let h = Harness()
+        let projects = h.dir.directory("projects")
+        h.dir.file("notes.txt")
+        let folders = DialogOptions(defaultDirectory: h.dir.path, urlEnabled: .nameMatches("proj*"))
+        let cases: [(DialogID, FilePath, FolderChoice)] = [
+            (try h.importer(options: DialogOptions(defaultDirectory: h.dir.path)), h.dir.path,
+             .disabled(reason: "it is a directory, and this dialog takes only public.plain-text")),
+            (try h.importer(["public.folder"], options: folders), h.dir.path,
+             .disabled(reason: "the dialog's urlEnabled predicate does not enable it")),
+            (try h.importer(["public.folder"], options: folders), projects, .enabled),
+        ]
+        for (id, folder, expected) in cases {
+            let listing = try h.engine.list(client: h.client, id: id, directory: folder.description)
+            #expect(listing.folderChoice == expected, "\(folder)")
+            // Paged from the cache, the answer is the same.
+            let page = try h.engine.list(client: h.client, id: id, directory: folder.description, limit: 1)
+            if folder == h.dir.path {
+                let cursor = try #require(page.nextCursor)
+                #expect(try h.engine.list(client: h.client, id: id, cursor: cursor).folderChoice == expected)
+            }
+            let refusal = dialogError { try h.engine.choose(client: h.client, id: id, urls: [folder]) }
+            if case .rejectedChoice(_, let reason)? = refusal {
+                #expect(expected == .disabled(reason: reason), "choose says: \(reason)")
+            } else {
+                #expect(refusal == nil && expected == .enabled, "\(String(describing: refusal))")
+            }
+        }
+        #expect(try h.engine.list(client: h.client, id: h.textExporter()).folderChoice == nil)
+    }
+
     @Test func exporterListingsEnableDirectoriesAndFilesOfTheOfferedTypes() throws {
         let h = Harness()
         h.dir.directory("out")

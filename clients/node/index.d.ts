@@ -215,6 +215,10 @@ export interface DirectoryListing {
   parent: FileURL | null;
   entries: DirectoryEntry[];
   nextCursor?: string;
+  /** Importers: whether `directory` itself may be chosen (a folder picker's choice); absent for an exporter. */
+  directoryEnabled?: boolean;
+  /** Why `directoryEnabled` is false, as `dialog/choose` would say it. */
+  directoryDisabledReason?: string;
 }
 
 /** @schema #/$defs/Lease */

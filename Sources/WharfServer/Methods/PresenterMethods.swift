@@ -84,7 +84,9 @@ extension ListDirectoryResult {
             directory: FileURL.from(path: listing.directory),
             parent: listing.parent.map { FileURL.from(path: $0) },
             entries: listing.entries.map(DirectoryEntryInfo.init),
-            nextCursor: listing.nextCursor
+            nextCursor: listing.nextCursor,
+            directoryEnabled: listing.folderChoice.map { $0 == .enabled },
+            directoryDisabledReason: listing.folderChoice?.reason
         )
     }
 }

@@ -384,6 +384,11 @@ function Picker:say(text, level)
   self:update_frame()
 end
 
+-- The action line would choose the folder shown, and Wharf says it may not be chosen.
+function Picker:folder_refused()
+  return self.folder_picker and #self.mark_order == 0 and self.dir_enabled == false
+end
+
 -- A dimmed entry was picked: say why, in Wharf's words when it gives them (disabledReason).
 function Picker:refuse(entry)
   local why = entry.disabledReason and (': ' .. entry.disabledReason) or ' in this dialog'
@@ -471,7 +476,8 @@ function Picker:render()
   for i, row in ipairs(rows) do
     local line = i - 1
     if row.kind == 'action' then
-      vim.api.nvim_buf_set_extmark(self.buf, ns, line, 0, { end_col = #lines[i], hl_group = 'WharfAction' })
+      local hl = self:folder_refused() and 'WharfDisabled' or 'WharfAction'
+      vim.api.nvim_buf_set_extmark(self.buf, ns, line, 0, { end_col = #lines[i], hl_group = hl })
     elseif row.kind == 'note' then
       vim.api.nvim_buf_set_extmark(self.buf, ns, line, 0, { end_col = #lines[i], hl_group = 'WharfNote' })
     else
@@ -584,6 +590,9 @@ function Picker:list(directory, cursor_on)
       return
     end
     self.dir = result.directory
+    -- Whether the folder itself may be chosen (nil from a Wharf that does not say: try it).
+    self.dir_enabled = result.directoryEnabled
+    self.dir_disabled_reason = result.directoryDisabledReason
     self.parent = result.parent
     self.entries = result.entries or {}
     self.next_cursor = result.nextCursor
@@ -739,6 +748,9 @@ function Picker:activate()
       self:save_flow(nil)
     elseif #self.mark_order > 0 then
       self:choose(vim.deepcopy(self.mark_order))
+    elseif self:folder_refused() then
+      local why = self.dir_disabled_reason and (': ' .. self.dir_disabled_reason) or ' in this dialog'
+      self:say(basename_of(self.dir) .. ' cannot be chosen' .. why)
     elseif self.folder_picker then
       self:choose({ self.dir })
     else

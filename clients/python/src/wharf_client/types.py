@@ -165,6 +165,11 @@ class DirectoryListing(WireObject):
     parent: Optional[str]
     entries: List[DirectoryEntry] = field(metadata={"convert": _list_of(DirectoryEntry)})
     next_cursor: Optional[str] = None
+    #: Importers: whether ``directory`` itself may be chosen (a folder picker's choice); None
+    #: for an exporter.
+    directory_enabled: Optional[bool] = None
+    #: Why ``directory_enabled`` is false, as ``dialog/choose`` would say it.
+    directory_disabled_reason: Optional[str] = None
     extra: Dict[str, Any] = field(default_factory=dict, compare=False)
 
 
