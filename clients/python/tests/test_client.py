@@ -243,6 +243,26 @@ def test_the_asyncio_client_cancels_a_request_that_times_out(tmp_path):
     asyncio.run(main())
 
 
+def test_an_asyncio_request_whose_caller_is_cancelled_is_forgotten_and_cancelled_on_the_server(tmp_path):
+    async def main():
+        async with await AsyncWharfClient.spawn(fake_launcher("wedged", tmp_path)) as client:
+            sent, heard = sent_by(client), []
+            client.on_notification(lambda method, params: heard.append(params["id"])
+                                   if method == "fake/cancelRequest" else None)
+            waiting = asyncio.ensure_future(client.ping(timeout=60))
+            await asyncio.sleep(0.2)
+            waiting.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await waiting
+            assert client._core._pending == {} and client._futures == {}, "the cancelled request is still pending"
+            with pytest.raises(RequestError):  # the fake answers this after the ping's late answer
+                await client.request("fake/next", timeout=5)
+            [ping] = [message for message in sent if message.get("method") == "ping"]
+            assert {"jsonrpc": "2.0", "method": "$/cancelRequest", "params": {"id": ping["id"]}} in sent
+            assert heard == [ping["id"]]
+    asyncio.run(main())
+
+
 def test_the_asyncio_client_cancels_the_dialog_of_a_present_answered_after_it_timed_out(tmp_path):
     async def main():
         async with await AsyncWharfClient.spawn(fake_launcher("late-present", tmp_path)) as client:

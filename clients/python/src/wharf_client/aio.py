@@ -240,14 +240,27 @@ class AsyncWharfClient:
         try:
             result = await asyncio.wait_for(asyncio.shield(future), wait)
         except asyncio.TimeoutError:
-            if not self._core.expire(request_id):  # answered (or the connection ended) just now
+            if not self._give_up(request_id):  # answered (or the connection ended) just now
                 return call.read(await future)
-            self._futures.pop(request_id, None)
-            self._hooks.pop(request_id, None)
-            with contextlib.suppress(ConnectionLost):
-                self.notify("$/cancelRequest", {"id": request_id})
             raise WharfTimeout(f"{call.method} got no answer within {wait} s") from None
+        except asyncio.CancelledError:
+            # The caller stopped waiting (its task was cancelled): the request is forgotten and
+            # cancelled as a timed-out one is, so nothing is left pending and a present's dialog
+            # does not stay open with nobody to see it end.
+            self._give_up(request_id)
+            raise
         return call.read(result)
+
+    def _give_up(self, request_id: int) -> bool:
+        """Stops waiting for a request and tells the server; False if it was answered (or the
+        connection ended) meanwhile, and its future is settled."""
+        if not self._core.expire(request_id):
+            return False
+        self._futures.pop(request_id, None)
+        self._hooks.pop(request_id, None)
+        with contextlib.suppress(ConnectionLost):
+            self.notify("$/cancelRequest", {"id": request_id})
+        return True
 
     def _start(self, method: str, params: JSON,
                hook: Optional[Callable[[JSON], None]] = None) -> "Tuple[int, asyncio.Future[JSON]]":
