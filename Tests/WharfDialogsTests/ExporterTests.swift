@@ -327,10 +327,7 @@ import WharfTestSupport
 
     @Test func cancelWhileWritingStopsTheWriterAndEndsCancelledOnceRolledBack() throws {
         let gate = Gate()
-        let h = Harness(writer: TestWriter { _, _, cancellation throws(ExportError) in
-            gate.pass()
-            if cancellation?.isCancelled == true { throw .cancelled }
-        })
+        let h = Harness(writer: TestWriter.waiting(at: gate))
         let id = try h.textExporter()
         try h.engine.save(client: h.client, id: id, url: nil, contentType: nil, overwrite: false)
         gate.waitForArrival()
@@ -346,10 +343,7 @@ import WharfTestSupport
 
     @Test func disconnectWhileWritingEndsDisconnectedAndWaitForWritesWaits() throws {
         let gate = Gate()
-        let h = Harness(writer: TestWriter { _, _, cancellation throws(ExportError) in
-            gate.pass()
-            if cancellation?.isCancelled == true { throw .cancelled }
-        })
+        let h = Harness(writer: TestWriter.waiting(at: gate))
         let id = try h.textExporter()
         try h.engine.save(client: h.client, id: id, url: nil, contentType: nil, overwrite: false)
         gate.waitForArrival()
@@ -362,7 +356,7 @@ import WharfTestSupport
     @Test func aWriterThatFinishedBeforeNoticingTheStopReportsTheTruth() throws {
         let gate = Gate()
         // This writer ignores the stop: it had already put everything in place.
-        let h = Harness(writer: TestWriter(honoursCancellation: false) { _, _, _ throws(ExportError) in gate.pass() })
+        let h = Harness(writer: TestWriter.waiting(at: gate, honoursCancellation: false))
         let id = try h.textExporter()
         try h.engine.save(client: h.client, id: id, url: nil, contentType: nil, overwrite: false)
         gate.waitForArrival()
@@ -421,7 +415,7 @@ import WharfTestSupport
 
     @Test func aTimeoutDoesNotInterruptAnExportBeingWritten() throws {
         let gate = Gate()
-        let h = Harness(writer: TestWriter { _, _, _ throws(ExportError) in gate.pass() })
+        let h = Harness(writer: TestWriter.waiting(at: gate))
         let id = try h.exporter(ExporterRequest(
             documents: [ExportDocument(filename: "n", writableContentTypes: ["public.plain-text"], contents: .bytes([65]))],
             options: DialogOptions(defaultDirectory: h.dir.path, timeoutMs: 1000)))

@@ -173,6 +173,11 @@ struct TestWriter: ExportWriting {
         self.honoursCancellation = honoursCancellation
     }
 
+    /// A writer that waits at `gate` before it writes (a slow disk a test releases).
+    static func waiting(at gate: Gate, honoursCancellation: Bool = true) -> TestWriter {
+        TestWriter(honoursCancellation: honoursCancellation) { _, _, _ throws(ExportError) in gate.pass() }
+    }
+
     func write(
         _ items: [ExportItem], progress: (@Sendable (ExportProgress) -> Void)?, cancellation: ExportCancellation?
     ) throws(ExportError) {
