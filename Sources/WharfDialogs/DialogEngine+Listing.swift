@@ -35,8 +35,12 @@ extension DialogEngine {
     ///     it opened, or the last one listed).
     ///   - cursor: from a previous page's `nextCursor`.
     ///   - limit: entries per page; 1,000 by default, at most 10,000 (larger values are clamped).
+    ///   - showHidden: whether entries whose names start with `.` are listed (the person showed
+    ///     or hid them); nil: as the dialog's `includeHiddenFiles` says. Without a cursor only:
+    ///     a cursor's pages are those of the listing it came from.
     public func list(
-        client: ClientID, id: DialogID, directory: String? = nil, cursor: String? = nil, limit: Int? = nil
+        client: ClientID, id: DialogID, directory: String? = nil, cursor: String? = nil, limit: Int? = nil,
+        showHidden: Bool? = nil
     ) throws(DialogError) -> DirectoryListing {
         let pageSize = try Self.pageSize(limit)
         let requested: FilePath?
@@ -50,29 +54,31 @@ extension DialogEngine {
         }
 
         var offset = 0
-        var relist: FilePath?
+        var relist: ListingSource?
         if let cursor {
             let (generation, start) = try Self.parse(cursor: cursor)
             switch try cachedPage(client: client, id: id, generation: generation, offset: start, directory: requested) {
             case .page(let snapshot, let rules): return Self.page(of: snapshot, from: start, size: pageSize, rules: rules)
-            case .evicted(let folder):
+            case .evicted(let source):
                 offset = start
-                relist = folder
+                relist = source
             }
         }
 
-        let (target, rules, types) = try withRecord(client: client, id: id, kind: nil) { record in
-            (relist ?? requested ?? record.directory, record.rules, record.types)
+        let (source, rules, types) = try withRecord(client: client, id: id, kind: nil) { record in
+            let shown = showHidden ?? record.rules.browserOptions.contains(.includeHiddenFiles)
+            return (relist ?? ListingSource(directory: requested ?? record.directory, showsHidden: shown), record.rules, record.types)
         }
+        let target = source.directory
         try Self.checkBrowsable(target, rules: rules, types: types)
-        let (entries, order) = try DirectoryLister.read(target, rules: rules, types: types)
+        let (entries, order) = try DirectoryLister.read(source, rules: rules, types: types)
         let folderChoice = DirectoryLister.folderChoice(target, rules: rules, types: types)
 
         let snapshot = try lock.withLock { () throws(DialogError) -> ListingSnapshot in
             let record = try lookup(client: client, id: id)
             guard case .choosing = record.phase else { throw .choiceAlreadyMade(id) }
             state.listingCounter += 1
-            let snapshot = ListingSnapshot(generation: state.listingCounter, directory: target, folderChoice: folderChoice,
+            let snapshot = ListingSnapshot(generation: state.listingCounter, source: source, folderChoice: folderChoice,
                                            entries: entries, order: order)
             if let stale = record.listings.firstIndex(where: { $0.directory == target }) {
                 forget(record.listings.remove(at: stale), of: record)
@@ -93,7 +99,7 @@ extension DialogEngine {
         /// The listing is cached: its page is made from it, outside the lock.
         case page(ListingSnapshot, SelectionRules)
         /// The listing was dropped from the cache; its folder is read again.
-        case evicted(FilePath)
+        case evicted(ListingSource)
     }
 
     private static func parse(cursor: String) throws(DialogError) -> (generation: UInt64, offset: Int) {
@@ -117,10 +123,10 @@ extension DialogEngine {
                 }
                 return .page(snapshot, record.rules)
             }
-            guard let folder = record.evictedListings[generation], directory == nil || directory == folder else {
+            guard let source = record.evictedListings[generation], directory == nil || directory == source.directory else {
                 throw .invalidCursor(cursor)
             }
-            return .evicted(folder)
+            return .evicted(source)
         }
     }
 
@@ -155,7 +161,7 @@ extension DialogEngine {
         if record.evictedListings.count >= 64, let first = record.evictedListings.keys.min() {
             record.evictedListings[first] = nil
         }
-        record.evictedListings[snapshot.generation] = snapshot.directory
+        record.evictedListings[snapshot.generation] = snapshot.source
     }
 
     /// Lock held. The dialog no longer lists (it ended, or its choice was made): its listings go.

@@ -452,9 +452,9 @@ final class DialogRecord {
     var lastListedDirectory: FilePath?
     /// Sorted listings kept for paging, most recent last.
     var listings: [ListingSnapshot] = []
-    /// Listings dropped to keep the cache within its limits, by generation → folder, so a
-    /// cursor into one can still be served from a fresh read. Bounded.
-    var evictedListings: [UInt64: FilePath] = [:]
+    /// Listings dropped to keep the cache within its limits, by generation → what was read, so
+    /// a cursor into one can still be served from a fresh read. Bounded.
+    var evictedListings: [UInt64: ListingSource] = [:]
     /// When the last progress event went out (scheduler clock).
     var lastProgress: Double = -.infinity
 

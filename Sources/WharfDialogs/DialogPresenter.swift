@@ -124,9 +124,11 @@ public struct DialogResponder: Sendable {
         try engine.dismiss(client: client, id: id, accepted: accepted)
     }
 
-    /// See ``DialogEngine/list(client:id:directory:cursor:limit:)``.
-    public func list(directory: String? = nil, cursor: String? = nil, limit: Int? = nil) throws(DialogError) -> DirectoryListing {
-        try engine.list(client: client, id: id, directory: directory, cursor: cursor, limit: limit)
+    /// See ``DialogEngine/list(client:id:directory:cursor:limit:showHidden:)``.
+    public func list(
+        directory: String? = nil, cursor: String? = nil, limit: Int? = nil, showHidden: Bool? = nil
+    ) throws(DialogError) -> DirectoryListing {
+        try engine.list(client: client, id: id, directory: directory, cursor: cursor, limit: limit, showHidden: showHidden)
     }
 
     /// See ``DialogEngine/fail(client:id:message:accepted:)``.

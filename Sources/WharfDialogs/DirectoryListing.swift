@@ -67,7 +67,7 @@ public struct DirectoryEntry: Sendable, Equatable {
 /// A directory read, judged and sorted once, then served page by page.
 struct ListingSnapshot: Sendable {
     var generation: UInt64
-    var directory: FilePath
+    var source: ListingSource
     /// Judged when the folder was read, like its entries.
     var folderChoice: FolderChoice?
     /// In `readdir` order; `order` holds their indices sorted (cheaper than moving the entries).
@@ -75,10 +75,18 @@ struct ListingSnapshot: Sendable {
     var order: [Int]
 
     var count: Int { order.count }
+    var directory: FilePath { source.directory }
 
     func entries(_ range: Range<Int>, rules: SelectionRules) -> [DirectoryEntry] {
         order[range].map { entries[$0].publicEntry(rules: rules) }
     }
+}
+
+/// What a listing was read from: a folder, with or without its hidden entries. A cursor into a
+/// listing the cache dropped is served by reading the same again.
+struct ListingSource: Sendable, Equatable {
+    var directory: FilePath
+    var showsHidden: Bool
 }
 
 struct ListedEntry: Sendable {
@@ -99,15 +107,16 @@ enum DirectoryLister {
     static let defaultLimit = 1_000
     static let maximumLimit = 10_000
 
-    /// Reads `directory` in one pass (one `readdir`, one `fstatat` per entry), judges every
+    /// Reads `source` in one pass (one `readdir`, one `fstatat` per entry), judges every
     /// entry by `rules`, and sorts: directories first, then ``NameOrdering``.
     static func read(
-        _ directory: FilePath, rules: SelectionRules, types: any ContentTypeOracle
+        _ source: ListingSource, rules: SelectionRules, types: any ContentTypeOracle
     ) throws(DialogError) -> (entries: [ListedEntry], order: [Int]) {
+        let directory = source.directory
         let raw: [DirectoryReader.Entry]
         let handle: FileDescriptor
         do {
-            (raw, handle) = try DirectoryReader.read(directory, includeHidden: rules.browserOptions.contains(.includeHiddenFiles))
+            (raw, handle) = try DirectoryReader.read(directory, includeHidden: source.showsHidden)
         } catch {
             throw .cannotList(directory: directory, reason: error.reason)
         }

@@ -79,7 +79,9 @@ extension EntryFacts {
 }
 
 /// Which entries a dialog lets the user pick: the allowed (importer) or offered (exporter)
-/// content types, the hidden-files option and `urlEnabled`.
+/// content types and `urlEnabled`. Being hidden is not among them: `includeHiddenFiles` only
+/// says whether hidden files are shown at first (SwiftUI: "Displays the files that are hidden by
+/// default"); a person who reveals them, as every desktop's dialog lets them, may pick one.
 struct SelectionRules: Sendable {
     var kind: DialogKind
     /// Importer: the allowed types. Exporter: the offered types (existing files of these types
@@ -95,7 +97,6 @@ struct SelectionRules: Sendable {
     ) -> EntryRejection? {
         if entry.isBrokenSymlink { return .brokenSymlink }
         if entry.isSpecial { return .special }
-        if entry.isHidden && !browserOptions.contains(.includeHiddenFiles) { return .hidden }
         let typeAllowed: Bool
         if kind == .exporter && entry.isDirectory {
             typeAllowed = true  // a destination directory
@@ -120,7 +121,7 @@ struct SelectionRules: Sendable {
 /// Which of a dialog's rules keeps an entry from being picked. A listing keeps this byte per
 /// entry and puts it in words only for the entries of the page it serves.
 enum EntryRejection: UInt8, Sendable {
-    case brokenSymlink, special, hidden, contentType, urlEnabled
+    case brokenSymlink, special, contentType, urlEnabled
 
     /// The sentence a rejected `dialog/choose` answers with, and a listing shows as an entry's
     /// `disabledReason`.
@@ -130,8 +131,6 @@ enum EntryRejection: UInt8, Sendable {
             return "it is a symbolic link to something that does not exist"
         case .special:
             return "it is \(entry.specialKind), which is never a document"
-        case .hidden:
-            return "it is hidden, and this dialog does not show hidden files (includeHiddenFiles is off)"
         case .contentType:
             let what = entry.isDirectory ? "a directory" : "of type \(entry.contentType)"
             return "it is \(what), and this dialog takes only \(rules.contentTypes.joined(separator: ", "))"

@@ -92,14 +92,17 @@ import WharfTestSupport
         }
     }
 
-    @Test func hiddenFilesOnlyWithIncludeHiddenFiles() throws {
+    @Test func aHiddenFileMayBeChosenWithOrWithoutIncludeHiddenFilesButNotAgainstURLEnabled() throws {
         let h = Harness()
         let hidden = h.dir.file(".secret.txt")
         let closed = try h.importer()
-        #expect(rejection(h, closed, [hidden])?.reason.contains("includeHiddenFiles") == true)
+        try h.engine.choose(client: h.client, id: closed, urls: [hidden])
+        #expect(completedFiles(h, closed).map(\.path) == [hidden], "the human showed hidden files and picked one")
         let open = try h.importer(options: DialogOptions(defaultDirectory: h.dir.path, browserOptions: .includeHiddenFiles))
         try h.engine.choose(client: h.client, id: open, urls: [hidden])
         #expect(completedFiles(h, open).map(\.path) == [hidden])
+        let refusing = try h.importer(options: DialogOptions(defaultDirectory: h.dir.path, urlEnabled: .isHidden(false)))
+        #expect(rejection(h, refusing, [hidden])?.reason.contains("urlEnabled") == true)
     }
 
     @Test func symlinksAreResolvedOnceAtChoiceTime() throws {

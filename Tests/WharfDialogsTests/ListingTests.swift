@@ -57,18 +57,36 @@ import WharfTestSupport
         }
     }
 
-    @Test func hiddenFilesAreListedOnlyWithIncludeHiddenFiles() throws {
+    @Test func hiddenFilesAreListedAtFirstOnlyWithIncludeHiddenFilesAndWheneverAsked() throws {
         let h = Harness()
         h.dir.file(".hidden.txt")
         h.dir.file("shown.txt")
         h.dir.directory(".git")
         let closed = try h.importer()
         #expect(try entries(h, closed).map(\.displayName) == ["shown.txt"])
+        let revealed = try h.engine.list(client: h.client, id: closed, showHidden: true).entries
+        #expect(revealed.map(\.displayName) == [".git", ".hidden.txt", "shown.txt"])
+        #expect(revealed.map(\.enabled) == [false, true, true], "a shown hidden file may be chosen")
         let open = try h.importer(options: DialogOptions(defaultDirectory: h.dir.path, browserOptions: .includeHiddenFiles))
         let listed = try entries(h, open)
         #expect(listed.map(\.displayName) == [".git", ".hidden.txt", "shown.txt"])
         #expect(listed.map(\.isHidden) == [true, true, false])
         #expect(listed[1].enabled)
+        #expect(try h.engine.list(client: h.client, id: open, showHidden: false).entries.map(\.displayName) == ["shown.txt"])
+    }
+
+    @Test func aCursorIntoAnEvictedListingKeepsItsHiddenEntries() throws {
+        let h = Harness(listingCache: ListingCacheLimits(perClient: 3, inAll: 100))
+        h.dir.file(".a.txt")
+        h.dir.file("b.txt")
+        h.dir.file("c.txt")
+        let id = try h.importer()
+        let first = try h.engine.list(client: h.client, id: id, limit: 1, showHidden: true)
+        #expect(first.entries.map(\.displayName) == [".a.txt"])
+        _ = try h.engine.list(client: h.client, id: id, directory: "/", limit: 1)  // drops the first listing
+        let cursor: String = try #require(first.nextCursor)
+        let next = try h.engine.list(client: h.client, id: id, cursor: cursor, limit: 5)
+        #expect(next.entries.map(\.displayName) == ["b.txt", "c.txt"])
     }
 
     @Test func packagesAreLeavesUnlessEnumerated() throws {

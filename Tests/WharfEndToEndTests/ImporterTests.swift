@@ -161,14 +161,32 @@ import WharfTestSupport
         #expect(client.ending(of: id)?["params"]?["urls"] == [.string(scratch.url("photos"))])
     }
 
-    @Test func hiddenFilesNeedIncludeHiddenFiles() throws {
+    @Test func hiddenFilesAreShownAtFirstWithIncludeHiddenFilesAndOnRequestWithout() throws {
         let client = try frontend()
-        let hidden = try #require(client.present(["allowedContentTypes": ["public.text"]]))
-        #expect(client.request("dialog/choose", ["dialogId": .string(hidden), "urls": [.string(scratch.url(".hidden.txt"))]])?["error"]?["code"] == -32015)
+        func listsHidden(_ id: String, showHidden: Bool?) -> Bool? {
+            var params: JSONObject = ["dialogId": .string(id), "directory": .string(scratch.directory)]
+            if let showHidden { params["showHidden"] = .bool(showHidden) }
+            let names = client.call("dialog/list", .object(params))?["entries"]?.arrayValue?.compactMap { $0["name"]?.stringValue }
+            return names.map { $0.contains(".hidden.txt") }
+        }
         let shown = try #require(client.present(["allowedContentTypes": ["public.text"], "options": ["browserOptions": ["includeHiddenFiles"]]]))
+        #expect(listsHidden(shown, showHidden: nil) == true)
+        #expect(listsHidden(shown, showHidden: false) == false)
         let listing = client.call("dialog/list", ["dialogId": .string(shown), "directory": .string(scratch.directory)])
         #expect(listing?["entries"]?.arrayValue?.contains { $0["name"] == ".hidden.txt" && $0["isHidden"] == true && $0["enabled"] == true } == true)
         #expect(client.call("dialog/choose", ["dialogId": .string(shown), "urls": [.string(scratch.url(".hidden.txt"))]]) == [:])
+
+        // Without includeHiddenFiles they are not listed at first, but the human may show them
+        // and choose one, as in every desktop's dialog.
+        let hidden = try #require(client.present(["allowedContentTypes": ["public.text"]]))
+        #expect(listsHidden(hidden, showHidden: nil) == false)
+        #expect(listsHidden(hidden, showHidden: true) == true)
+        #expect(client.call("dialog/choose", ["dialogId": .string(hidden), "urls": [.string(scratch.url(".hidden.txt"))]]) == [:])
+        #expect(client.ending(of: hidden)?["params"]?["urls"] == [.string(scratch.url(".hidden.txt"))])
+
+        // An app that must refuse them says so with urlEnabled.
+        let refused = try #require(client.present(["allowedContentTypes": ["public.text"], "options": ["urlEnabled": ["isHidden": false]]]))
+        #expect(client.request("dialog/choose", ["dialogId": .string(refused), "urls": [.string(scratch.url(".hidden.txt"))]])?["error"]?["code"] == -32015)
     }
 
     @Test func urlEnabledDecidesWhatCanBePicked() throws {

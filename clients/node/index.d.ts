@@ -328,7 +328,7 @@ export interface RequestMap {
   presentImporter: { params: { allowedContentTypes: ContentTypeIdentifier[]; allowsMultipleSelection?: boolean; presentationId?: string; options?: DialogOptions }; result: DialogRef };
   presentExporter: { params: { documents: DocumentJSON[]; contentType?: ContentTypeIdentifier; contentTypes?: ContentTypeIdentifier[]; defaultFilename?: string; presentationId?: string; options?: DialogOptions }; result: DialogRef };
   cancel: { params: DialogRef; result: { cancelled: boolean } };
-  'dialog/list': { params: DialogRef & { directory?: PathOrFileURL; cursor?: string; limit?: number }; result: DirectoryListing };
+  'dialog/list': { params: DialogRef & { directory?: PathOrFileURL; cursor?: string; limit?: number; showHidden?: boolean }; result: DirectoryListing };
   'dialog/choose': { params: DialogRef & ({ urls: PathOrFileURL[] } | { url: PathOrFileURL; contentType?: ContentTypeIdentifier; overwrite?: boolean }); result: Empty };
   'dialog/dismiss': { params: DialogRef; result: Empty };
   'dialog/fail': { params: DialogRef & { message: string }; result: Empty };
@@ -436,8 +436,9 @@ export declare class Presentation extends EventEmitter {
   /** Exporters: how many documents are saved (0 for an importer). */
   readonly documentCount: number;
   readonly hidden: boolean;
-  list(options?: { directory?: PathOrFileURL; cursor?: string; limit?: number }): Promise<DirectoryListing>;
-  entries(options?: { directory?: PathOrFileURL; pageSize?: number }): AsyncIterable<DirectoryEntry>;
+  /** `showHidden`: list hidden files (names starting with "."), or not; default: as the dialog's `includeHiddenFiles`. */
+  list(options?: { directory?: PathOrFileURL; cursor?: string; limit?: number; showHidden?: boolean }): Promise<DirectoryListing>;
+  entries(options?: { directory?: PathOrFileURL; pageSize?: number; showHidden?: boolean }): AsyncIterable<DirectoryEntry>;
   choose(urls: PathOrFileURL[]): Promise<void>;
   save(url: PathOrFileURL, options?: { contentType?: ContentTypeIdentifier; overwrite?: boolean }): Promise<void>;
   dismiss(): Promise<void>;

@@ -10,14 +10,13 @@ extension MethodTable {
     /// the app, with `cancel`.
     mutating func addPresenterMethods() {
         // About 300 bytes of answer per entry.
-        // About 300 bytes of answer per entry.
         answeredLater(ListDirectoryRequest.self) { session, request, answer in
             answer.reserve(bytes: 320 * min(Int(request.limit ?? 1000), 10_000))
             let (responder, queue) = try session.route(for: request.dialogId)
             session.run(on: queue) {
                 answer.run {
                     ListDirectoryResult(try responder.list(directory: request.directory, cursor: request.cursor,
-                                                           limit: request.limit.map { Int($0) }))
+                                                           limit: request.limit.map { Int($0) }, showHidden: request.showHidden))
                 }
             }
         }

@@ -222,16 +222,16 @@ export class Presentation extends EventEmitter {
     this.emit('hide');
   }
 
-  /** One page of `directory` (default: where the dialog opened). */
-  list({ directory, cursor, limit } = {}) {
-    return this.#client.request('dialog/list', withDefined({ dialogId: this.dialogId, directory, cursor, limit }));
+  /** One page of `directory` (default: where the dialog opened); `showHidden` lists hidden files or not (default: as the dialog's includeHiddenFiles). */
+  list({ directory, cursor, limit, showHidden } = {}) {
+    return this.#client.request('dialog/list', withDefined({ dialogId: this.dialogId, directory, cursor, limit, showHidden }));
   }
 
   /** Every entry of `directory`, page after page. */
-  async *entries({ directory, pageSize } = {}) {
+  async *entries({ directory, pageSize, showHidden } = {}) {
     let cursor;
     do {
-      const page = await this.list({ directory, cursor, limit: pageSize });
+      const page = await this.list(cursor ? { directory, cursor, limit: pageSize } : { directory, limit: pageSize, showHidden });
       yield* page.entries;
       cursor = page.nextCursor;
     } while (cursor);

@@ -1,6 +1,6 @@
 // The client's API against the real binary (and a misbehaving fake where the real one behaves).
 import assert from 'node:assert/strict';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -80,18 +80,20 @@ test('withAccess releases the lease even when the body throws', async (t) => {
 
 test('the frontend role lists, is refused, and chooses', async (t) => {
   const folder = photos(t);
+  copyFileSync(join(folder, 'a.png'), join(folder, '.hidden.png'));
   const client = await spawn(t, { args: ['--state-dir', ':memory:'], presentsDialogs: true });
   const seen = {};
   client.onPresent(async (presentation) => {
     seen.title = presentation.title;
     seen.names = [];
     for await (const entry of presentation.entries()) if (entry.enabled) seen.names.push(entry.name);
+    seen.shown = (await presentation.list({ showHidden: true })).entries.filter((entry) => entry.enabled).map((entry) => entry.name);
     await assert.rejects(presentation.choose([url(join(folder, 'notes.txt'))]), (error) => { seen.rejected = error.codeName; return true; });
     await presentation.choose([url(join(folder, 'b.png'))]);
   });
   const dialog = await client.presentImporter(['public.image'], { title: 'Pick one', defaultDirectory: folder });
   assert.deepEqual(await dialog.result(), [url(join(folder, 'b.png'))]);
-  assert.deepEqual(seen, { title: 'Pick one', names: ['a.png', 'b.png'], rejected: 'choiceRejected' });
+  assert.deepEqual(seen, { title: 'Pick one', names: ['a.png', 'b.png'], rejected: 'choiceRejected', shown: ['.hidden.png', 'a.png', 'b.png'] });
 });
 
 test('an AbortSignal cancels the dialog and hides the presentation', async (t) => {
@@ -166,7 +168,8 @@ test('waiting on a slow server does not spin', async (t) => {
 });
 
 test('a request the server never answers times out, is cancelled, and its late answer is ignored', { timeout: 5000 }, async (t) => {
-  const client = await fake(t, 'wedged', { requestTimeoutMs: 200 });
+  const client = await fake(t, 'wedged');
+  client.requestTimeoutMs = 200;  // after initialize, which waits for the fake to start
   const sent = [];
   client.on('traffic', (direction, message) => { if (direction === 'send') sent.push(message); });
   const cancelled = new Promise((resolve) => client.on('notification', (method, params) => { if (method === 'fake/cancelRequest') resolve(params.id); }));
@@ -184,7 +187,8 @@ test('a request the server never answers times out, is cancelled, and its late a
 });
 
 test('a present that times out but is answered anyway has its dialog cancelled', { timeout: 5000 }, async (t) => {
-  const client = await fake(t, 'late-present', { requestTimeoutMs: 100 });
+  const client = await fake(t, 'late-present');
+  client.requestTimeoutMs = 100;  // after initialize, which waits for the fake to start
   const sent = [];
   client.on('traffic', (direction, message) => { if (direction === 'send') sent.push(message); });
   const ended = new Promise((resolve) => client.on('notification', (method, params) => { if (method === 'dialog/cancelled') resolve(params.dialogId); }));

@@ -75,12 +75,14 @@ def test_access_is_balanced_even_when_the_block_raises(wharf_path, script, photo
 
 
 def test_the_frontend_role_lists_rejects_and_chooses(wharf_path, photos):
+    (photos / ".hidden.png").write_bytes((photos / "a.png").read_bytes())
     with WharfClient.spawn(wharf_path, ["--state-dir", ":memory:"], presents_dialogs=True) as client:
         seen = {}
 
         def draw(presentation):
             seen["title"] = presentation.title
             seen["names"] = [entry.name for entry in presentation.entries() if entry.enabled]
+            seen["shown"] = [entry.name for entry in presentation.entries(show_hidden=True) if entry.enabled]
             with pytest.raises(RequestError) as rejected:
                 presentation.choose([(photos / "notes.txt").as_uri()])
             seen["rejected"] = rejected.value.name
@@ -89,7 +91,8 @@ def test_the_frontend_role_lists_rejects_and_chooses(wharf_path, photos):
         client.on_present(draw)
         dialog = client.present_importer(["public.image"], title="Pick one", default_directory=str(photos))
         assert dialog.result(timeout=10) == [(photos / "b.png").as_uri()]
-        assert seen == {"title": "Pick one", "names": ["a.png", "b.png"], "rejected": "choiceRejected"}
+        assert seen == {"title": "Pick one", "names": ["a.png", "b.png"], "rejected": "choiceRejected",
+                        "shown": [".hidden.png", "a.png", "b.png"]}
 
 
 def test_cancel_from_the_app_hides_the_presentation_and_raises_cancelled(wharf_path):

@@ -126,7 +126,9 @@ function M.open(dialog, show)
     mark_order = {},
     entries = {},
     rows = {},
-    hide_hidden = false,
+    -- Whether hidden files are listed: at first as the app asked (includeHiddenFiles), then as
+    -- the human toggles them with ".".
+    show_hidden = vim.tbl_contains(show.browserOptions or {}, 'includeHiddenFiles'),
     filter = nil,
     generation = 0,
     closed = false,
@@ -410,7 +412,7 @@ function Picker:visible_entries()
   local matches = name_matcher(self.filter)
   local visible = {}
   for _, entry in ipairs(self.entries) do
-    if not (self.hide_hidden and entry.isHidden) and matches(entry.name or '') then
+    if matches(entry.name or '') then
       table.insert(visible, entry)
     end
   end
@@ -567,7 +569,7 @@ end
 function Picker:list(directory, cursor_on)
   self.generation = self.generation + 1
   local generation = self.generation
-  local params = { dialogId = self.dialog.id, limit = self.page_size }
+  local params = { dialogId = self.dialog.id, limit = self.page_size, showHidden = self.show_hidden }
   if directory then
     params.directory = directory
   end
@@ -665,15 +667,12 @@ function Picker:go_home()
   self:list(url.from_path(home))
 end
 
+--- Shows or hides hidden files: Wharf lists the folder again with or without them (a hidden file
+--- the human has shown may be chosen, as in any desktop's dialog).
 function Picker:toggle_hidden()
-  if not vim.tbl_contains(self.browser_options, 'includeHiddenFiles') then
-    self:say('this dialog does not show hidden files')
-    return
-  end
-  self.hide_hidden = not self.hide_hidden
+  self.show_hidden = not self.show_hidden
   local row = self:current_row()
-  self:render()
-  self:place_cursor(row and row.entry and row.entry.url)
+  self:list(self.dir, row and row.entry and row.entry.url)
 end
 
 function Picker:prompt_filter()

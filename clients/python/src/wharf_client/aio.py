@@ -110,15 +110,18 @@ class AsyncPresentation(PresentationFields):
         self.hidden = asyncio.Event()
 
     async def list(self, directory: Optional[str] = None, cursor: Optional[str] = None,
-                   limit: Optional[int] = None, timeout: Optional[float] = None) -> DirectoryListing:
-        return await self._client._call(calls.list_directory(self.dialog_id, directory, cursor, limit), timeout)
+                   limit: Optional[int] = None, timeout: Optional[float] = None,
+                   show_hidden: Optional[bool] = None) -> DirectoryListing:
+        return await self._client._call(
+            calls.list_directory(self.dialog_id, directory, cursor, limit, show_hidden), timeout)
 
     async def entries(self, directory: Optional[str] = None, page_size: Optional[int] = None,
-                      timeout: Optional[float] = None) -> AsyncIterator[DirectoryEntry]:
+                      timeout: Optional[float] = None,
+                      show_hidden: Optional[bool] = None) -> AsyncIterator[DirectoryEntry]:
         """Every entry of ``directory``, page after page."""
         cursor = None
         while True:
-            page = await self.list(directory, cursor, page_size, timeout)
+            page = await self.list(directory, cursor, page_size, timeout, None if cursor else show_hidden)
             for entry in page.entries:
                 yield entry
             if not page.next_cursor:

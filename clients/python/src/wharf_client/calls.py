@@ -149,9 +149,9 @@ def cancel(dialog_id: str) -> Call[bool]:
 
 
 def list_directory(dialog_id: str, directory: Optional[str], cursor: Optional[str],
-                   limit: Optional[int]) -> Call[DirectoryListing]:
+                   limit: Optional[int], show_hidden: Optional[bool] = None) -> Call[DirectoryListing]:
     params: Dict[str, JSON] = {"dialogId": dialog_id}
-    for key, value in (("directory", directory), ("cursor", cursor), ("limit", limit)):
+    for key, value in (("directory", directory), ("cursor", cursor), ("limit", limit), ("showHidden", show_hidden)):
         if value is not None:
             params[key] = value
     return Call("dialog/list", params, DirectoryListing.from_json)

@@ -134,16 +134,21 @@ class Presentation(PresentationFields):
         self.hidden = threading.Event()
 
     def list(self, directory: Optional[str] = None, cursor: Optional[str] = None,
-             limit: Optional[int] = None, timeout: Optional[float] = None) -> DirectoryListing:
-        """One page of ``directory`` (default: where the dialog opened)."""
-        return self._client._call(calls.list_directory(self.dialog_id, directory, cursor, limit), timeout)
+             limit: Optional[int] = None, timeout: Optional[float] = None,
+             show_hidden: Optional[bool] = None) -> DirectoryListing:
+        """One page of ``directory`` (default: where the dialog opened). ``show_hidden`` lists
+        hidden files (names starting with ``.``) or not; default: as the dialog's
+        ``includeHiddenFiles``."""
+        return self._client._call(
+            calls.list_directory(self.dialog_id, directory, cursor, limit, show_hidden), timeout)
 
     def entries(self, directory: Optional[str] = None, page_size: Optional[int] = None,
-                timeout: Optional[float] = None) -> Iterator[DirectoryEntry]:
+                timeout: Optional[float] = None,
+                show_hidden: Optional[bool] = None) -> Iterator[DirectoryEntry]:
         """Every entry of ``directory``, page after page."""
         cursor = None
         while True:
-            page = self.list(directory, cursor, page_size, timeout)
+            page = self.list(directory, cursor, page_size, timeout, None if cursor else show_hidden)
             yield from page.entries
             if not page.next_cursor:
                 return
