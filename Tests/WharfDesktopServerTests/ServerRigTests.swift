@@ -76,6 +76,18 @@ struct ServerRigTests {
         #expect(ending["params"]?["urls"] == [.string(scratch.url("photo.png"))], "\(ending)")
     }
 
+    @Test func aHiddenFileThePersonPicksIsImportedThoughTheAppDidNotShowHiddenFiles() throws {
+        scratch.write(".env.txt", "hidden\n")
+        let client = try client()
+        let title = unique("Rig wharf hidden")
+        let (id, window) = try presentImporter(client, title: title, types: ["public.plain-text"])
+        // includeHiddenFiles is off: GTK does not list the file, but a person may name it.
+        Desktop.gtkChoose(window, path: file(".env.txt"))
+        let ending = try #require(self.ending(of: id, in: client))
+        #expect(ending["method"] == "dialog/completed" && ending["params"]?["urls"] == [.string(scratch.url(".env.txt"))], "\(ending)")
+        #expect(Desktop.waitUntilGone("^" + title))
+    }
+
     @Test func theClientsCancelClosesTheRealWindow() throws {
         let client = try client()
         let title = unique("Rig wharf cancel")

@@ -60,9 +60,15 @@ import WharfTestSupport
         defer { close(leaked[0]); close(leaked[1]) }
         let child = try Subprocess.spawn("/bin/sleep", arguments: ["30"], standardOutput: .pipe)
         defer { child.signal(SIGKILL); child.wait() }
-        // posix_spawn returns once the program runs, so this is what `sleep` holds.
-        let open = directoryNames(FilePath("/proc/\(child.pid)/fd")!).map { String(decoding: $0, as: UTF8.self) }.sorted()
-        #expect(open == ["0", "1", "2"])
+        // posix_spawn returns once the program runs; `sleep` may still be starting up then (its
+        // locale set-up opens and closes files), so look until it settles. An inherited
+        // descriptor never goes away: it would be seen for the whole two seconds.
+        func open() -> [String] {
+            directoryNames(FilePath("/proc/\(child.pid)/fd")!).map { String(decoding: $0, as: UTF8.self) }.sorted()
+        }
+        let deadline = Deadline(secondsFromNow: 2)
+        while open() != ["0", "1", "2"] && !deadline.hasPassed { usleep(10_000) }
+        #expect(open() == ["0", "1", "2"])
     }
 
     @Test func signalsStartUnblockedAndAtTheirDefaultsWhateverTheParentDid() throws {
