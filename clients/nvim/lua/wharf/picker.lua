@@ -119,7 +119,6 @@ function M.open(dialog, show)
     multiple = show.allowsMultipleSelection == true,
     folder_picker = show.kind == 'importer' and show.filters and show.filters.directories == true or false,
     document_count = show.documentCount or 1,
-    browser_options = show.browserOptions or {},
     content_types = show.contentTypes or {},
     type_info = {},
     marks = {},
