@@ -10,8 +10,15 @@ import WharfTestSupport
 /// dismissals, cancellations, cancellations racing choices, timeouts and leases mixed in, then
 /// clients that disconnect with dialogs and leases open. Afterwards every dialog has ended
 /// exactly once, no temporary file is left in the export folder, no grant or lease is left in
-/// the store, and the server's resident memory is within 10% of what it was after the first
-/// 10,000 cycles.
+/// the store, and the server's resident memory grew by at most 8% over the second half of
+/// the cycles.
+///
+/// Why the second half: the release server's memory settles slowly, then stays put (a
+/// 300,000-cycle run on 2026-12-01: 8.3 MiB at the start, 11.0 after 20,000 cycles, 12.4 after
+/// 100,000, 12.9 after 180,000, and not a page more up to 300,000). Measured from 10,000 cycles
+/// that settling alone came to 10–12% and failed one run in three. Over the second half, 8% of
+/// about 12 MiB is what a leak of some 20 bytes a cycle would add; anything a dialog leaves
+/// behind (its record, its id, a closure) is larger.
 ///
 /// The test client is the client's side of the presenter (`presentsDialogs`), so it decides
 /// how each dialog ends, and is deliberately lean (no per-message thread or history) so that
@@ -25,7 +32,7 @@ import WharfTestSupport
         guard let text = getenv("SOAK_CYCLES"), let value = Int(String(cString: text)), value >= 100 else { return 100_000 }
         return value
     }()
-    static let warmUpCycles = cycles / 10
+    static let warmUpCycles = cycles / 2
 
     @Test func aHundredThousandDialogCyclesEndExactlyOnceAndLeaveNothingBehind() throws {
         let scratch = ScratchDirectory("wharf-soak")
@@ -51,7 +58,7 @@ import WharfTestSupport
         let last = try #require(report.residentAtEnd)
         // Under valgrind (`make bench`) resident memory is valgrind's own, and the run is short.
         if getenv("SOAK_UNDER_VALGRIND") == nil {
-            #expect(Double(last) <= Double(warm) * 1.10, "resident memory grew from \(warm) KiB after \(Self.warmUpCycles) cycles to \(last) KiB")
+            #expect(Double(last) <= Double(warm) * 1.08, "resident memory grew from \(warm) KiB after \(Self.warmUpCycles) cycles to \(last) KiB")
         }
         #expect(server.shutdownAndExit() == 0)
 
