@@ -199,19 +199,29 @@ def sent_by(client):
     return sent
 
 
+def cancels_heard(client):
+    """The ids of the ``$/cancelRequest`` notifications the fake server says it heard."""
+    heard = []
+    client.on_notification(lambda method, params: heard.append(params["id"]) if method == "fake/cancelRequest" else None)
+    return heard
+
+
+def assert_the_ping_was_cancelled(sent, heard):
+    [ping] = [message for message in sent if message.get("method") == "ping"]
+    assert {"jsonrpc": "2.0", "method": "$/cancelRequest", "params": {"id": ping["id"]}} in sent
+    assert heard == [ping["id"]]
+
+
 def test_a_request_that_times_out_is_cancelled_on_the_server_and_its_late_answer_ignored(tmp_path):
     client = fake("wedged", tmp_path)
-    sent, heard = sent_by(client), []
-    client.on_notification(lambda method, params: heard.append(params["id"]) if method == "fake/cancelRequest" else None)
+    sent, heard = sent_by(client), cancels_heard(client)
     with pytest.raises(WharfTimeout, match="ping got no answer within 0.2 s"):
         client.ping(timeout=0.2)
     # The fake answers the ping after saying it heard the cancel, before answering this.
     with pytest.raises(RequestError) as raised:
         client.request("fake/next", timeout=5)
     assert raised.value.code == -32601
-    [ping] = [message for message in sent if message.get("method") == "ping"]
-    assert {"jsonrpc": "2.0", "method": "$/cancelRequest", "params": {"id": ping["id"]}} in sent
-    assert heard == [ping["id"]]
+    assert_the_ping_was_cancelled(sent, heard)
     client.close()
 
 
@@ -232,26 +242,20 @@ def test_a_present_answered_after_it_timed_out_has_its_dialog_cancelled(tmp_path
 def test_the_asyncio_client_cancels_a_request_that_times_out(tmp_path):
     async def main():
         async with await AsyncWharfClient.spawn(fake_launcher("wedged", tmp_path)) as client:
-            sent, heard = sent_by(client), []
-            client.on_notification(lambda method, params: heard.append(params["id"])
-                                   if method == "fake/cancelRequest" else None)
+            sent, heard = sent_by(client), cancels_heard(client)
             with pytest.raises(WharfTimeout, match="ping got no answer within 0.2 s"):
                 await client.ping(timeout=0.2)
             with pytest.raises(RequestError) as raised:
                 await client.request("fake/next", timeout=5)
             assert raised.value.code == -32601
-            [ping] = [message for message in sent if message.get("method") == "ping"]
-            assert {"jsonrpc": "2.0", "method": "$/cancelRequest", "params": {"id": ping["id"]}} in sent
-            assert heard == [ping["id"]]
+            assert_the_ping_was_cancelled(sent, heard)
     asyncio.run(main())
 
 
 def test_an_asyncio_request_whose_caller_is_cancelled_is_forgotten_and_cancelled_on_the_server(tmp_path):
     async def main():
         async with await AsyncWharfClient.spawn(fake_launcher("wedged", tmp_path)) as client:
-            sent, heard = sent_by(client), []
-            client.on_notification(lambda method, params: heard.append(params["id"])
-                                   if method == "fake/cancelRequest" else None)
+            sent, heard = sent_by(client), cancels_heard(client)
             waiting = asyncio.ensure_future(client.ping(timeout=60))
             await asyncio.sleep(0.2)
             waiting.cancel()
@@ -260,9 +264,7 @@ def test_an_asyncio_request_whose_caller_is_cancelled_is_forgotten_and_cancelled
             assert client._core._pending == {} and client._futures == {}, "the cancelled request is still pending"
             with pytest.raises(RequestError):  # the fake answers this after the ping's late answer
                 await client.request("fake/next", timeout=5)
-            [ping] = [message for message in sent if message.get("method") == "ping"]
-            assert {"jsonrpc": "2.0", "method": "$/cancelRequest", "params": {"id": ping["id"]}} in sent
-            assert heard == [ping["id"]]
+            assert_the_ping_was_cancelled(sent, heard)
     asyncio.run(main())
 
 
