@@ -70,20 +70,42 @@ import WharfTestSupport
         scratch.write("a.txt", "a")
         let daemon = try scriptedDaemon(.array(Array(repeating: ["choose": [.string(scratch.file("a.txt"))]], count: 5)),
                                         arguments: ["--max-output-bytes-per-client", "65536"])
-        // More greedy clients than the daemon's worker threads (32): each sends far more pings
-        // than the socket and its output budget hold, and reads nothing. (Answering what they
-        // sent until their budgets are full keeps the daemon busy for a moment, a long one under
-        // the sanitizers: the waits below are guards, not timings.)
-        var greedy: [FileDescriptor] = []
-        let ping = Array(#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#.utf8) + [0x0A]
+        // More greedy clients than the daemon's worker threads (32), asking and never reading.
+        // Each sends pings with 32 KiB ids (echoed in the answers, so the answers are as large
+        // as the questions and cheap to make) until its socket takes no more: then the daemon's
+        // side of the socket and the client's output budget are full, and the daemon has
+        // stopped reading it. A daemon that went on reading would take questions forever.
         let initialize = Array(#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}"#.utf8) + [0x0A]
-        let burst = initialize + Array([[UInt8]](repeating: ping, count: 20_000).joined())
+        let question = Array(#"{"jsonrpc":"2.0","id":""#.utf8) + [UInt8](repeating: UInt8(ascii: "x"), count: 32 << 10)
+            + Array(#"","method":"ping"}"#.utf8) + [0x0A]
+        var greedy: [FileDescriptor] = []
         for _ in 0..<34 {
             let socket = try UnixSocket.connect(to: daemon.socketPath)
             try socket.setNonBlocking()
-            _ = burst.withUnsafeBytes { try? socket.writeAvailable(gathering: [$0], offset: 0) }
+            _ = initialize.withUnsafeBytes { try? socket.writeAvailable(gathering: [$0], offset: 0) }
             greedy.append(socket)
         }
+        // Where each client is in its endless run of questions.
+        var offsets = [Int](repeating: 0, count: greedy.count)
+        var rounds = 0
+        while true {
+            var taken = 0
+            for (index, socket) in greedy.enumerated() {
+                let written = question.withUnsafeBytes { once in
+                    (try? socket.writeAvailable(gathering: [once, once, once, once, once, once, once, once], offset: offsets[index])) ?? 0
+                }
+                offsets[index] = (offsets[index] + written) % question.count
+                taken += written
+            }
+            waitUntilIdle(daemon.child.pid)
+            if taken == 0 { break }
+            rounds += 1
+            if rounds == 100 {
+                Issue.record("the daemon went on reading clients that read nothing")
+                break
+            }
+        }
+
         let polite = try daemon.client("polite")
         for _ in 0..<50 { #expect(polite.call("ping", [:], timeout: 60) == [:]) }
         for _ in 0..<5 {

@@ -91,27 +91,6 @@ func statusKilobytes(_ pid: pid_t, _ field: String) -> Int {
     return 0
 }
 
-/// Waits until `pid` has used no CPU for a few samples in a row: it has done all it can
-/// (here, blocked on a client that does not read). The kernel counts CPU time in ticks, so
-/// there is nothing to wait on but the count standing still; the samples are that wait.
-func waitUntilIdle(_ pid: pid_t, deadline seconds: Double = 60) {
-    func cpuTicks() -> Int {
-        guard let stat = readText(FilePath("/proc/\(pid)/stat")!),
-              let end = stat.lastIndex(of: ")") else { return -1 }
-        let fields = stat[stat.index(after: end)...].split(separator: " ")
-        // After the command: state is field 3 of the file; utime and stime are 14 and 15.
-        return (Int(fields[11]) ?? 0) + (Int(fields[12]) ?? 0)
-    }
-    let deadline = Deadline(secondsFromNow: seconds)
-    var last = cpuTicks(), still = 0
-    while still < 4 && !deadline.hasPassed {
-        ProcessControl.sleep(milliseconds: 50)
-        let now = cpuTicks()
-        still = now == last ? still + 1 : 0
-        last = now
-    }
-}
-
 /// Newline-delimited messages read from a descriptor, each without its newline.
 ///
 /// The answers this suite reads are 11 MiB lines, 130 MiB a run, and the tests are built
