@@ -94,10 +94,34 @@ $(VENV)/.installed: Tests/python/requirements.txt
 	$(VENV)/bin/pip install -q --disable-pip-version-check -r Tests/python/requirements.txt
 	touch $@
 
-## Everything CI runs (about 10 minutes on 2 cores from a fresh clone): the suites, the soak against the release
-## server, the Python and Node clients, the Neovim plugin, the demo, installing and packaging
-## (test-ship), the suite again under AddressSanitizer and ThreadSanitizer, and 60 seconds of fuzzing.
-test: test-swift test-soak test-python test-clients test-interop test-nvim test-demo test-ship test-asan test-tsan test-fuzz
+## Everything CI runs (about half an hour on 2 cores from a fresh clone): the suites, the soak
+## against the release server, the Python and Node clients, the Neovim plugin, the demo,
+## installing and packaging (test-ship), the suite again under AddressSanitizer and
+## ThreadSanitizer, 60 seconds of fuzzing and the desktop rig.
+##
+## In two lanes. The suites run one after another; beside them, at idle CPU priority
+## (SCHED_IDLE: only on a core the suites leave free, as they wait on pipes and child
+## processes), the three builds that only the last suites need, each a whole build of its own:
+## AddressSanitizer, ThreadSanitizer and the fuzzer. Then the sanitizer suites, the fuzzing and
+## the desktop rig, one after another. Suites never run side by side: each one's timeouts and
+## timings would become the other's.
+TEST_SUITES := test-swift test-soak test-python test-clients test-interop test-nvim test-demo test-ship
+TEST_LAST   := test-asan test-tsan test-fuzz test-desktop
+
+.PHONY: test-suites test-late-builds
+
+test: deps
+	$(MAKE) -j2 test-suites test-late-builds
+	$(MAKE) -j1 $(TEST_LAST)
+
+test-suites:
+	$(MAKE) -j1 $(TEST_SUITES)
+
+## The builds the last suites use; run again there, they find nothing left to do.
+test-late-builds: deps
+	chrt --idle 0 bench/sanitizers/run.sh address --build-only
+	chrt --idle 0 bench/sanitizers/run.sh thread --build-only
+	FUZZ_BUILD_ONLY=1 chrt --idle 0 bench/fuzz/fuzz.sh
 
 # The soak runs in test-soak, against the release server, which keeps it within a minute.
 test-swift: build
@@ -236,8 +260,6 @@ include packaging/ship.mk
 APT_PACKAGES += libsystemd-dev dbus-daemon
 
 .PHONY: test-desktop screenshots
-
-test: test-desktop
 
 ## The desktop rig (about 2 minutes warm): Xvfb, openbox and a private session bus with the real
 ## xdg-desktop-portal and xdg-desktop-portal-gtk, zenity and kdialog, driven with xdotool through

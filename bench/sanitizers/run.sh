@@ -3,6 +3,10 @@
 # LeakSanitizer) or ThreadSanitizer, into its own scratch path so the normal build is untouched.
 #
 # Usage: bench/sanitizers/run.sh address|thread [swift test arguments, e.g. --filter Soak]
+#        bench/sanitizers/run.sh address|thread --build-only
+#
+# --build-only builds and stops: `make test` builds both sanitizers' suites beside its other
+# suites, at idle priority, and runs them later (the build is then already done).
 #
 # The end-to-end tests spawn the `wharf` binary of the same build, so it is instrumented too.
 # Its reports would go to a standard error that only the test reads; every report of every
@@ -25,6 +29,10 @@ trap 'rm -rf "$reports"' EXIT
 started=$(date +%s)
 swift build --build-tests --sanitize="$sanitizer" --scratch-path "$scratch"
 built=$(date +%s)
+if [ "${1:-}" = --build-only ]; then
+    echo "$sanitizer sanitizer: build $((built - started)) s" >&2
+    exit 0
+fi
 
 # ASan: a small quarantine keeps the instrumented server's memory close to a normal build's,
 # since some tests bound it (a client that stops reading). LSan: XCTest's own objects are
