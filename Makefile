@@ -102,17 +102,18 @@ $(VENV)/.installed: Tests/python/requirements.txt
 ## In two lanes. The suites run one after another; beside them, at idle CPU priority
 ## (SCHED_IDLE: only on a core the suites leave free, as they wait on pipes and child
 ## processes), the three builds that only the last suites need, each a whole build of its own:
-## AddressSanitizer, ThreadSanitizer and the fuzzer. Then the sanitizer suites, the fuzzing and
-## the desktop rig, one after another. Suites never run side by side: each one's timeouts and
-## timings would become the other's.
+## AddressSanitizer, ThreadSanitizer and the fuzzer. Then the sanitizer suites; then the desktop
+## rig, which mostly waits on real windows, with the fuzzing beside it at idle priority (it
+## runs for 60 seconds of the clock however much CPU it gets). Suites never run side by side
+## at the same priority: each one's timeouts and timings would become the other's.
 TEST_SUITES := test-swift test-soak test-python test-clients test-interop test-nvim test-demo test-ship
-TEST_LAST   := test-asan test-tsan test-fuzz test-desktop
 
-.PHONY: test-suites test-late-builds
+.PHONY: test-suites test-late-builds test-fuzz-beside
 
 test: deps
 	$(MAKE) -j2 test-suites test-late-builds
-	$(MAKE) -j1 $(TEST_LAST)
+	$(MAKE) -j1 test-asan test-tsan
+	$(MAKE) -j2 test-desktop test-fuzz-beside
 
 test-suites:
 	$(MAKE) -j1 $(TEST_SUITES)
@@ -122,6 +123,9 @@ test-late-builds: deps
 	chrt --idle 0 bench/sanitizers/run.sh address --build-only
 	chrt --idle 0 bench/sanitizers/run.sh thread --build-only
 	FUZZ_BUILD_ONLY=1 chrt --idle 0 bench/fuzz/fuzz.sh
+
+test-fuzz-beside:
+	FUZZ_SECONDS=60 chrt --idle 0 bench/fuzz/fuzz.sh
 
 # The soak runs in test-soak, against the release server, which keeps it within a minute.
 test-swift: build

@@ -120,7 +120,7 @@ import WharfTestSupport
     /// client gets the endings of its own dialogs, each exactly once, and nothing of anyone
     /// else's. (bench/ runs 200 clients × 100 cycles and measures it.)
     @Test func concurrentClientsGetExactlyTheirOwnEndings() throws {
-        let clientCount = 20, cycles = 10
+        let clientCount = 20, cycles = 5
         let scratch = ScratchDirectory("wharf-sessions")
         for index in 0..<clientCount { scratch.write("client-\(index).txt", "\(index)") }
         let daemon = try bareDaemon()
