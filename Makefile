@@ -94,35 +94,37 @@ $(VENV)/.installed: Tests/python/requirements.txt
 	$(VENV)/bin/pip install -q --disable-pip-version-check -r Tests/python/requirements.txt
 	touch $@
 
-## Everything CI runs (about half an hour on 2 cores from a fresh clone): the suites, the soak
+## Everything CI runs (under half an hour on 2 cores from a fresh clone): the suites, the soak
 ## against the release server, the Python and Node clients, the Neovim plugin, the demo,
-## installing and packaging (test-ship), the suite again under AddressSanitizer and
-## ThreadSanitizer, 60 seconds of fuzzing and the desktop rig.
+## installing and packaging (test-ship), the desktop rig, the suite again under
+## AddressSanitizer and ThreadSanitizer, and 60 seconds of fuzzing.
 ##
-## In two lanes. The suites run one after another; beside them, at idle CPU priority
-## (SCHED_IDLE: only on a core the suites leave free, as they wait on pipes and child
-## processes), the three builds that only the last suites need, each a whole build of its own:
-## AddressSanitizer, ThreadSanitizer and the fuzzer. Then the sanitizer suites; then the desktop
-## rig, which mostly waits on real windows, with the fuzzing beside it at idle priority (it
-## runs for 60 seconds of the clock however much CPU it gets). Suites never run side by side
+## In two phases of two lanes. In each, one lane runs suites one after another at normal
+## priority, and beside it the other runs at idle CPU priority (SCHED_IDLE: it gets only the CPU
+## the suites leave free, as they wait on pipes, child processes and real windows; measured, the
+## ThreadSanitizer suite leaves 43% of two cores idle). First the suites, the desktop rig last,
+## beside the AddressSanitizer and ThreadSanitizer builds (each a whole build of its own); then
+## the two sanitizer suites beside the fuzzer's build and its 60 seconds of fuzzing (libFuzzer
+## stops after 60 seconds of the clock however much CPU it got). Suites never run side by side
 ## at the same priority: each one's timeouts and timings would become the other's.
-TEST_SUITES := test-swift test-soak test-python test-clients test-interop test-nvim test-demo test-ship
+TEST_SUITES := test-swift test-soak test-python test-clients test-interop test-nvim test-demo test-ship test-desktop
 
-.PHONY: test-suites test-late-builds test-fuzz-beside
+.PHONY: test-suites test-sanitizer-builds test-sanitizer-suites test-fuzz-beside
 
 test: deps
-	$(MAKE) -j2 test-suites test-late-builds
-	$(MAKE) -j1 test-asan test-tsan
-	$(MAKE) -j2 test-desktop test-fuzz-beside
+	$(MAKE) -j2 test-suites test-sanitizer-builds
+	$(MAKE) -j2 test-sanitizer-suites test-fuzz-beside
 
 test-suites:
 	$(MAKE) -j1 $(TEST_SUITES)
 
-## The builds the last suites use; run again there, they find nothing left to do.
-test-late-builds: deps
+## The builds the sanitizer suites use; run again there, they find nothing left to do.
+test-sanitizer-builds: deps
 	chrt --idle 0 bench/sanitizers/run.sh address --build-only
 	chrt --idle 0 bench/sanitizers/run.sh thread --build-only
-	FUZZ_BUILD_ONLY=1 chrt --idle 0 bench/fuzz/fuzz.sh
+
+test-sanitizer-suites:
+	$(MAKE) -j1 test-asan test-tsan
 
 test-fuzz-beside:
 	FUZZ_SECONDS=60 chrt --idle 0 bench/fuzz/fuzz.sh
