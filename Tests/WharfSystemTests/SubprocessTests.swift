@@ -62,9 +62,9 @@ import WharfTestSupport
         defer { child.signal(SIGKILL); child.wait() }
         // posix_spawn returns once the program runs; `sleep` may still be starting up then (the
         // loader and its locale set-up open and close files), so look until it settles (a run of
-        // the AddressSanitizer suite, beside the fuzzer's build, once still saw a fourth one after
-        // two seconds). An inherited descriptor never goes away: it would be seen for the whole ten seconds.
-        // Each one is named by what it is (a leaked pipe shows as `pipe:[…]`).
+        // the AddressSanitizer suite, beside the fuzzer's build, once still saw a fourth one
+        // after two seconds). An inherited descriptor never goes away: it would be seen for the
+        // whole ten seconds. Each is named by what it is (a leaked pipe shows as `pipe:[…]`).
         func open() -> [String] {
             directoryNames(FilePath("/proc/\(child.pid)/fd")!).map { name in
                 let number = String(decoding: name, as: UTF8.self)
