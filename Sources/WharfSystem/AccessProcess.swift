@@ -28,7 +28,7 @@ public struct ProcessIdentity: Sendable, Hashable {
     /// Whether the process this identity names is still running (a zombie counts as gone).
     /// A start time of 0 means it was unknown when recorded; then only the pid is checked.
     public var isRunning: Bool {
-        guard let stat = Self.statFields(of: pid) else { return false }
+        guard let stat = ProcessStat.read(pid) else { return false }
         if stat.state == UInt8(ascii: "Z") || stat.state == UInt8(ascii: "X") { return false }
         return startTime == 0 || stat.startTime == startTime
     }
@@ -40,22 +40,6 @@ public struct ProcessIdentity: Sendable, Hashable {
 
     /// The start time of `pid`, or nil when there is no such process.
     public static func startTime(of pid: Int32) -> UInt64? {
-        statFields(of: pid)?.startTime
-    }
-
-    /// Reads the state letter and start time from `/proc/<pid>/stat`. The command name (field 2)
-    /// may contain spaces and parentheses, so fields are counted from the last `)`.
-    private static func statFields(of pid: Int32) -> (state: UInt8, startTime: UInt64)? {
-        guard let file = try? FileDescriptor.open(FilePath("/proc/\(pid)/stat")!, O_RDONLY) else { return nil }
-        var buffer = [UInt8](repeating: 0, count: 1024)
-        let length = buffer.withUnsafeMutableBytes { (try? file.read(filling: $0)) ?? 0 }
-        let bytes = buffer[..<length]
-        guard let paren = bytes.lastIndex(of: UInt8(ascii: ")")) else { return nil }
-        // After ") " come fields 3, 4, …; the start time is field 22.
-        let fields = bytes[(paren + 1)...].split(separator: UInt8(ascii: " "))
-        guard fields.count >= 20, let state = fields[0].first,
-              let start = UInt64(String(decoding: fields[19], as: UTF8.self))
-        else { return nil }
-        return (state, start)
+        ProcessStat.read(pid)?.startTime
     }
 }

@@ -7,13 +7,7 @@ import WharfSystem
 /// Answers false if it was still busy at the deadline.
 @discardableResult
 public func waitUntilIdle(_ pid: pid_t, deadline seconds: Double = 60) -> Bool {
-    func cpuTicks() -> Int {
-        guard let stat = readText(FilePath("/proc/\(pid)/stat")!),
-              let end = stat.lastIndex(of: ")") else { return -1 }
-        let fields = stat[stat.index(after: end)...].split(separator: " ")
-        // After the command: state is field 3 of the file; utime and stime are 14 and 15.
-        return (Int(fields[11]) ?? 0) + (Int(fields[12]) ?? 0)
-    }
+    func cpuTicks() -> UInt64? { ProcessStat.read(pid)?.cpuTicks }
     let deadline = Deadline(secondsFromNow: seconds)
     var last = cpuTicks(), still = 0
     while still < 4 && !deadline.hasPassed {
