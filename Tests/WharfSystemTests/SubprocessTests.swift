@@ -58,22 +58,22 @@ import WharfTestSupport
         var leaked: [Int32] = [-1, -1]
         #expect(pipe(&leaked) == 0)
         defer { close(leaked[0]); close(leaked[1]) }
-        let child = try Subprocess.spawn("/bin/sleep", arguments: ["30"], standardOutput: .pipe)
+        // The child says when it has started, then waits on its standard input. Only then is
+        // one look taken: a program still starting up opens and closes files of its own (GNU
+        // `sleep` reads the locale's files one at a time, so a fourth descriptor comes and goes
+        // between two looks, which is how an earlier version of this test that looked until
+        // the list was clean, then again, failed). The shell opens nothing once it is reading,
+        // and an inherited descriptor is there from the start. Each extra descriptor is named
+        // by what it is (a leaked pipe shows as `pipe:[…]`).
+        let child = try Subprocess.spawn("/bin/sh", arguments: ["-c", "echo started; read line"],
+                                         standardInput: .pipe, standardOutput: .pipe)
         defer { child.signal(SIGKILL); child.wait() }
-        // posix_spawn returns once the program runs; `sleep` may still be starting up then (the
-        // loader and its locale set-up open and close files), so look until it settles (a run of
-        // the AddressSanitizer suite, beside the fuzzer's build, once still saw a fourth one
-        // after two seconds). An inherited descriptor never goes away: it would be seen for the
-        // whole ten seconds. Each is named by what it is (a leaked pipe shows as `pipe:[…]`).
-        func open() -> [String] {
-            directoryNames(FilePath("/proc/\(child.pid)/fd")!).map { name in
-                let number = String(decoding: name, as: UTF8.self)
-                return Int(number)! < 3 ? number : number + " → " + (symlinkTarget(FilePath("/proc/\(child.pid)/fd/\(number)")!) ?? "?")
-            }.sorted()
+        try #require(readLine(child.standardOutput!) == "started")
+        let descriptors = directoryNames(FilePath("/proc/\(child.pid)/fd")!).map { name in
+            let number = String(decoding: name, as: UTF8.self)
+            return Int(number)! < 3 ? number : number + " → " + (symlinkTarget(FilePath("/proc/\(child.pid)/fd/\(number)")!) ?? "?")
         }
-        let deadline = Deadline(secondsFromNow: 10)
-        while open() != ["0", "1", "2"] && !deadline.hasPassed { usleep(10_000) }
-        #expect(open() == ["0", "1", "2"])
+        #expect(descriptors.sorted() == ["0", "1", "2"])
     }
 
     @Test func signalsStartUnblockedAndAtTheirDefaultsWhateverTheParentDid() throws {
