@@ -91,6 +91,15 @@ def run_driver(driver: Path, mode: str, peer: Peer, *options: str, prefix: list[
     return result
 
 
+def run_driver_alone(driver: Path, mode: str) -> dict:
+    """The driver's JSON line for a mode that measures the host, with no server."""
+    completed = subprocess.run([str(driver), mode], capture_output=True, text=True, timeout=60)
+    lines = [line for line in completed.stdout.splitlines() if line.startswith("{")]
+    if completed.returncode != 0 or not lines:
+        raise RuntimeError(f"{mode}: the driver failed: {completed.stderr.strip()}")
+    return json.loads(lines[-1])
+
+
 def measure_once(driver: Path, peer: Peer, samples: Samples) -> None:
     """One repetition of every timed figure for one peer."""
 
@@ -303,7 +312,7 @@ def soak_under_valgrind(cycles: int) -> dict:
 # MARK: - Machine
 
 
-def machine() -> dict:
+def machine(driver: Path) -> dict:
     def cpu_model() -> str:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
             if line.startswith("model name"):
@@ -322,9 +331,27 @@ def machine() -> dict:
         except (OSError, subprocess.CalledProcessError):
             return "unknown"
 
+    def mitigations() -> str:
+        """What the kernel does on every entry and exit for the two CPU flaws that cost most."""
+        found = []
+        for flaw in ("meltdown", "spectre_v2"):
+            try:
+                found.append(f"{flaw}: {(Path('/sys/devices/system/cpu/vulnerabilities') / flaw).read_text().strip()}")
+            except OSError:
+                found.append(f"{flaw}: unknown")
+        return "; ".join(found)
+
+    def syscall_ns() -> str:
+        try:
+            return f"{run_driver_alone(driver, 'syscall')['fstat_ns']:.0f} ns"
+        except RuntimeError:
+            return "unknown"
+
     return {
         "cpus": os.cpu_count(),
         "cpu": cpu_model(),
+        "mitigations": mitigations(),
+        "syscall": syscall_ns(),
         "memory": memory(),
         "kernel": platform.release(),
         "swift": output("swift", "--version").splitlines()[0] if output("swift", "--version") != "unknown" else "unknown",
@@ -433,6 +460,9 @@ def write_report(args, info, samples: dict[str, Samples], peers: list[Peer], cou
     say("")
     say(f"- date: {started:%Y-%m-%d %H:%M} to {finished:%H:%M} UTC")
     say(f"- CPU: {info['cpu']}, {info['cpus']} CPUs; memory {info['memory']}; Linux {info['kernel']}")
+    say(f"- one system call (`fstat`, `wharf-load syscall`) costs {info['syscall']} here; the kernel's mitigations: "
+        f"{info['mitigations']} (a dialog cycle makes about thirteen system calls and two thread wake-ups, so its "
+        "rate follows these more than the CPU's model)")
     say(f"- {info['swift']}; Wharf at commit {info['commit']}{' (with uncommitted changes)' if info['dirty'] else ''}, release build")
     say(f"- load average at start {loads[0]}, at end {loads[1]} (other work on the machine shows up as spread)")
     say(f"- {args.repeat} repetitions{' (quick run)' if args.quick else ''}")
@@ -737,7 +767,7 @@ def main() -> int:
     os.environ["XDG_STATE_HOME"] = state_home.name
     started = datetime.datetime.now(datetime.timezone.utc)
     loads = [load_average()]
-    info = machine()
+    info = machine(args.driver)
     samples = {peer.key: Samples() for peer in peers}
     samples["dialogs"] = Samples()
     with tempfile.TemporaryDirectory(prefix="wharf-bench-") as work:

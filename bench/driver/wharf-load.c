@@ -36,6 +36,11 @@
  *   open-dialogs  VmRSS idle, then with N dialogs open (the driver claims to present dialogs
  *               and never answers, so they stay open; the server needs
  *               `--max-dialogs-per-client N`).
+ *   syscall     No server: what one system call costs on this host (N fstat(2) calls on
+ *               standard input, nanoseconds each, the best of five runs). It tells hosts apart:
+ *               a dialog cycle makes about thirteen system calls and two thread wake-ups, and a
+ *               host's mitigations (page-table isolation, IBRS, buffer clearing on every return
+ *               to user space) can make each of them cost several times what it does elsewhere.
  *
  * Every reply is checked: it must carry the id that was sent and a `result` member. A reply
  * that does not is a failure (exit status 1), never a number.
@@ -873,14 +878,29 @@ static void mode_open_dialogs(const Options *options) {
            options->count, idle, open, hwm, status);
 }
 
+/* MARK: - The host */
+
+static void mode_syscall(const Options *options) {
+    uint64_t best = UINT64_MAX;
+    for (int run = 0; run < 5; run++) {
+        struct stat status;
+        uint64_t started = now_ns();
+        for (long call = 0; call < options->count; call++) fstat(0, &status);
+        uint64_t elapsed = now_ns() - started;
+        if (elapsed < best) best = elapsed;
+    }
+    printf("{\"mode\":\"syscall\",\"count\":%ld,\"fstat_ns\":%.0f}\n", options->count, (double)best / (double)options->count);
+}
+
 /* MARK: - Command line */
 
 static void usage(void) {
     fputs("usage: wharf-load MODE [-n COUNT] [-w WARMUP] [-W WINDOW] [-m METHOD] [-p PARAMS] [-q] -- SERVER [ARGS...]\n"
-          "  modes: roundtrip, throughput, startup, rss, cycles, frontend-cycles, daemon, open-dialogs\n"
-          "         (see the top of wharf-load.c)\n"
+          "       wharf-load syscall [-n COUNT]\n"
+          "  modes: roundtrip, throughput, startup, rss, cycles, frontend-cycles, daemon, open-dialogs,\n"
+          "         syscall (see the top of wharf-load.c)\n"
           "  -n COUNT   requests measured (roundtrip 10000, throughput 200000, rss 100, cycles 10000,\n"
-          "             open-dialogs 10000)\n"
+          "             open-dialogs 10000), or system calls made (syscall 200000)\n"
           "  -W WINDOW  dialogs open at once (cycles 1, open-dialogs 64)\n"
           "  -w WARMUP  requests sent before measuring (roundtrip only; default 1000)\n"
           "  -m METHOD  request method (default ping)\n"
@@ -920,6 +940,12 @@ int main(int argc, char **argv) {
         else if (strcmp(argument, "-s") == 0) options.socket_path = value;
         else if (strcmp(argument, "-u") == 0) options.url = value;
         else usage();
+    }
+    if (strcmp(mode, "syscall") == 0) {
+        if (index < argc) usage();
+        if (options.count < 1) options.count = 200000;
+        mode_syscall(&options);
+        return 0;
     }
     if (index >= argc) usage();
     options.argv = argv + index;
