@@ -344,7 +344,7 @@ def machine(driver: Path) -> dict:
     def syscall_ns() -> str:
         try:
             return f"{run_driver_alone(driver, 'syscall')['fstat_ns']:.0f} ns"
-        except RuntimeError:
+        except (RuntimeError, OSError, subprocess.TimeoutExpired):
             return "unknown"
 
     return {
