@@ -142,16 +142,36 @@ extension ContentTypeScope {
 
 /// Dialog filters already worked out, by set of types. Bounded: a client asking for ever new
 /// sets of types empties it rather than growing it.
-final class FilterCache: Sendable {
-    private let entries = Locked<[String: DialogFilters]>([:])
+///
+/// Each set is worked out once: askers that arrive while it is being worked out wait for that
+/// answer rather than repeat the work. Twenty clients opening their first plain-text dialog at
+/// once used to walk the type tables twenty times over, side by side.
+final class FilterCache: @unchecked Sendable {
+    private enum Entry {
+        case computing
+        case known(DialogFilters)
+    }
+
+    private let lock = ConditionLock()
+    private var entries: [String: Entry] = [:]  // guarded by `lock`
     static let capacity = 512
 
     func value(for key: String, _ compute: () -> DialogFilters) -> DialogFilters {
-        if let known = entries.withValue({ $0[key] }) { return known }
+        lock.lock()
+        while case .computing? = entries[key] { lock.wait() }
+        if case .known(let filters)? = entries[key] {
+            lock.unlock()
+            return filters
+        }
+        if entries.count >= Self.capacity { entries.removeAll(keepingCapacity: true) }
+        entries[key] = .computing
+        lock.unlock()
+        // Worked out outside the lock (pure CPU work, about a millisecond), then shared. Those
+        // waiting for a set emptied out meanwhile find nothing and work it out themselves.
         let filters = compute()
-        entries.withValue { entries in
-            if entries.count >= Self.capacity { entries.removeAll(keepingCapacity: true) }
-            entries[key] = filters
+        lock.withLock {
+            entries[key] = .known(filters)
+            lock.broadcast()
         }
         return filters
     }

@@ -21,7 +21,6 @@ struct DynamicIdentifier: Sendable, Hashable {
     var conformsTo: String?
 
     static let prefix = "dyn."
-    private static let alphabet = Array("abcdefghijklmnopqrstuvwxyz234567".utf8)
 
     var identifier: String {
         var payload: String
@@ -72,12 +71,21 @@ struct DynamicIdentifier: Sendable, Hashable {
             buffer = buffer << 8 | Int(byte)
             bits += 8
             while bits >= 5 {
-                out.append(alphabet[(buffer >> (bits - 5)) & 31])
+                out.append(letter(buffer >> (bits - 5)))
                 bits -= 5
             }
         }
-        if bits > 0 { out.append(alphabet[(buffer << (5 - bits)) & 31]) }
+        if bits > 0 { out.append(letter(buffer << (5 - bits))) }
         return String(decoding: out, as: UTF8.self)
+    }
+
+    /// The base32 letter of the low five bits of `value` (`a`–`z`, then `2`–`7`), worked out
+    /// rather than looked up: a static table is reached through `swift_once`, which under
+    /// ThreadSanitizer takes a lock on every access, and this runs for every type in the MIME
+    /// database whenever a dialog's filters are worked out.
+    private static func letter(_ value: Int) -> UInt8 {
+        let index = UInt8(truncatingIfNeeded: value & 31)
+        return index < 26 ? UInt8(ascii: "a") + index : UInt8(ascii: "2") + (index - 26)
     }
 
     private static func decode(_ text: Substring.UTF8View) -> [UInt8]? {

@@ -1,5 +1,7 @@
 import Testing
 @testable import WharfContentTypes
+import WharfSystem
+import WharfTestSupport
 
 /// Dialog-filter expansion: allowed types → globs, MIME types, directories.
 @Suite struct FilterTests {
@@ -90,5 +92,27 @@ import Testing
         let filters = scope.filters(for: ["com.apple.application-bundle"])
         #expect(filters.globs == ["*.app"])
         #expect(!filters.directories)
+    }
+
+    /// Threads asking for the same set of types at once get one answer, worked out once: the
+    /// first works it out and the others wait for it (a daemon's clients opening their first
+    /// plain-text dialog together used to walk the type tables once each, side by side).
+    @Test func aSetAskedForByManyThreadsAtOnceIsWorkedOutOnce() {
+        let cache = FilterCache()
+        let computations = Locked(0)
+        let worked = DialogFilters(allowsAllFiles: false, globs: ["*.txt"], mimeTypes: ["text/*"], directories: false)
+        let answers = Locked<[DialogFilters]>([])
+        concurrently(8) { _ in
+            let filters = cache.value(for: "public.plain-text") {
+                computations.withValue { $0 += 1 }
+                ProcessControl.sleep(milliseconds: 100)  // the others ask meanwhile
+                return worked
+            }
+            answers.withValue { $0.append(filters) }
+        }
+        #expect(computations.withValue { $0 } == 1)
+        #expect(answers.withValue { $0 } == Array(repeating: worked, count: 8))
+        // Another set is worked out on its own.
+        #expect(cache.value(for: "public.image") { DialogFilters(allowsAllFiles: true, globs: ["*"], mimeTypes: [], directories: false) }.allowsAllFiles)
     }
 }

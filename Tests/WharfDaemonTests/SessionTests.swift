@@ -135,8 +135,12 @@ import WharfTestSupport
         let presented = Locked<[Int: [String]]>([:])
         concurrently(clientCount) { index in
             var mine: [String] = []
-            for _ in 0..<cycles {
-                guard let dialog = clients[index].presentImporter() else { return }
+            for cycle in 0..<cycles {
+                let response = clients[index].request("presentImporter", ["allowedContentTypes": ["public.plain-text"]], timeout: 60)
+                guard let dialog = response?["result"]?["dialogId"]?.stringValue else {
+                    Issue.record("client \(index), cycle \(cycle): \(response?.jsonText ?? "no answer within 60 s")")
+                    return
+                }
                 mine.append(dialog)
                 _ = clients[index].ending(of: dialog)
             }

@@ -18,22 +18,6 @@ func bareDaemon(arguments: [String] = []) throws -> DaemonProcess {
     try DaemonProcess(["--presenter", "kdialog"] + arguments, removing: ["DISPLAY", "WAYLAND_DISPLAY"])
 }
 
-/// Runs `body(index)` on `count` threads at once and waits for every one.
-func concurrently(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
-    let remaining = Locked(count)
-    let done = ConditionLock()
-    for index in 0..<count {
-        startThread {
-            body(index)
-            done.withLock {
-                remaining.withValue { $0 -= 1 }
-                done.broadcast()
-            }
-        }
-    }
-    done.withLock { while remaining.withValue({ $0 }) > 0 { done.wait() } }
-}
-
 /// A presenter connection answering `presenter/show` on a thread of its own with `answer`
 /// (given the notification's params, it sends the request it wants), until `stop()`.
 final class PresenterLoop: @unchecked Sendable {
