@@ -118,6 +118,16 @@ public final class ChildProcess: @unchecked Sendable {
         process.wait(until: Deadline(secondsFromNow: seconds))?.code
     }
 
+    /// Waits up to `seconds` for the child to exit, and kills it if it has not, so that reading
+    /// what it wrote afterwards cannot wait forever (a child left waiting for a dialog nobody
+    /// answers once hung a whole CI run there): its exit status, or nil when it had to be killed.
+    public func waitForExitOrKill(seconds: Double) -> Int32? {
+        if let status = waitForExit(seconds: seconds) { return status }
+        kill(SIGKILL)
+        wait()
+        return nil
+    }
+
     /// Waits for the child to exit, however long it takes.
     @discardableResult
     public func wait() -> Int32 { process.wait().code }

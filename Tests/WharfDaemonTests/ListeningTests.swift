@@ -48,7 +48,7 @@ import WharfTestSupport
 
         let second = try ChildProcess(path: wharfExecutablePath(), arguments: ["--listen=\(daemon.socketPath)"],
                                       environment: daemon.environment)
-        #expect(second.waitForExit(seconds: 20) == 2)
+        #expect(second.waitForExitOrKill(seconds: 20) == 2)
         #expect(second.readErrors().contains("already serves"))
         #expect(client.call("ping", [:]) == [:], "the live daemon is untouched")
 
@@ -56,7 +56,7 @@ import WharfTestSupport
         scratch.write("file.sock", "not a socket")
         let third = try ChildProcess(path: wharfExecutablePath(), arguments: ["--listen=\(scratch.file("file.sock"))"],
                                      environment: daemon.environment)
-        #expect(third.waitForExit(seconds: 20) == 2)
+        #expect(third.waitForExitOrKill(seconds: 20) == 2)
         #expect(third.readErrors().contains("is not a socket"))
         #expect(try String(decoding: readFile(scratch.path("file.sock")), as: UTF8.self) == "not a socket")
     }

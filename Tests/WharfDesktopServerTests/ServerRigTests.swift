@@ -157,7 +157,7 @@ struct ServerRigTests {
         let window = try #require(Desktop.waitForWindow("^" + title))
         Desktop.waitUntilReady(window)
         Desktop.gtkChoose(window, path: file("notes.txt"))
-        #expect(pick.waitForExit(seconds: 30) == 0)
+        #expect(pick.waitForExitOrKill(seconds: 30) == 0)
         #expect(String(decoding: pick.readOutput(), as: UTF8.self) == file("notes.txt") + "\n")
     }
 
@@ -167,7 +167,7 @@ struct ServerRigTests {
         let window = try #require(Desktop.waitForWindow("^" + title))
         Desktop.waitUntilReady(window)
         Desktop.key(window, "Escape")
-        #expect(pick.waitForExit(seconds: 30) == 1)
+        #expect(pick.waitForExitOrKill(seconds: 30) == 1)
         #expect(pick.readOutput().isEmpty)
     }
 
@@ -225,7 +225,7 @@ struct ServerRigTests {
         let window = try #require(Desktop.waitForWindow("^" + title))
         Desktop.waitUntilReady(window)
         Desktop.gtkChoose(window, path: file("report.txt"))
-        #expect(save.waitForExit(seconds: 30) == 0)
+        #expect(save.waitForExitOrKill(seconds: 30) == 0)
         #expect(String(decoding: save.readOutput(), as: UTF8.self) == file("report.txt") + "\n")
         #expect(scratch.text("report.txt") == "from standard input\n")
     }

@@ -45,7 +45,7 @@ import WharfTestSupport
         #expect(failed["error"]?["code"] == -32603)
         #expect(failed["error"]?["data"]?["store"] == "diskFull")
         #expect(failed["error"]?["message"]?.stringValue?.contains("disk is full") == true, "\(failed)")
-        #expect(client.shutdownAndExit() != nil)
+        try #require(client.shutdownAndExit() != nil)
         let log = try #require(client.process).readErrors()
         #expect(log.contains("diskFull") && log.contains("disk is full"), "the log says what failed: \(log)")
     }
@@ -75,7 +75,7 @@ import WharfTestSupport
     @Test func aStateDirectoryThatIsAFileEndsTheServerWithStatusOne() throws {
         let file = scratch.write("not-a-directory", "x")
         let child = try ChildProcess(path: wharfExecutablePath(), arguments: ["--state-dir", file.description])
-        #expect(child.waitForExit(seconds: 10) == 1)
+        #expect(child.waitForExitOrKill(seconds: 10) == 1)
         let message = child.readErrors()
         #expect(message.contains("--state-dir \(file)"), "\(message)")
     }
@@ -84,7 +84,7 @@ import WharfTestSupport
         let directory = scratch.makeDirectory("read-only")
         try scratch.makeReadOnly(directory)
         let child = try ChildProcess(path: wharfExecutablePath(), arguments: ["--state-dir", directory.appending("state").description])
-        #expect(child.waitForExit(seconds: 10) == 1)
+        #expect(child.waitForExitOrKill(seconds: 10) == 1)
         let message = child.readErrors()
         #expect(message.contains("Read-only file system") || message.contains("cannot be written"), "\(message)")
     }

@@ -93,7 +93,14 @@ public enum Desktop {
     /// seconds later means the Return did not take (the location field's completion was seen
     /// to swallow it under load): the person types it again, up to three times. A question
     /// in front ("Replace?") or the window gone means it took.
+    ///
+    /// Unless Wharf refused something else than `path`: keys that missed the location field
+    /// went to the list (seen once on a loaded machine: the chooser, opened on "Recent", gave
+    /// back the folder listed there). Wharf then shows the dialog again with the refusal in its
+    /// title, and the person chooses again there. A refusal of `path` itself is the answer.
     public static func gtkChoose(_ window: String, path: String) {
+        let title = windowName(window)
+        var window = window
         for _ in 0..<3 {
             key(window, "ctrl+l")
             waitForLocationField()
@@ -105,8 +112,44 @@ public enum Desktop {
             key(window, "Return")
             settleTyping()
             debugShot("after-return")
-            if path.hasSuffix("/") || waitUntilClosed(window, seconds: 5) || activeWindow() != window { return }
+            if path.hasSuffix("/") { return }
+            if waitUntilClosed(window, seconds: 5) {
+                guard let title, let again = windowAppearing("^" + regexEscaped(title) + " — .*cannot be chosen", seconds: 3),
+                      let refusal = windowName(again), !refusal.contains("file://" + path + " cannot be chosen")
+                else { return }
+                print("rig: the dialog gave back something else than \(path) (\(refusal)); choosing again")
+                waitUntilReady(again)
+                window = again
+                continue
+            }
+            if activeWindow() != window { return }
         }
+    }
+
+    /// A visible window whose name matches `title`, if one appears within `seconds` (quietly:
+    /// none appearing is an answer, not a failure).
+    static func windowAppearing(_ title: String, seconds: Double) -> String? {
+        let deadline = Deadline(secondsFromNow: seconds)
+        while true {
+            if let window = windows(title).last { return window }
+            if deadline.hasPassed { return nil }
+            pause(milliseconds: 100)
+        }
+    }
+
+    /// The name (title) of `window`.
+    static func windowName(_ window: String) -> String? {
+        Command.run(["xdotool", "getwindowname", window], timeoutSeconds: 5).lines.last
+    }
+
+    /// `text` as a regular expression (xdotool's, POSIX extended) that matches only itself.
+    static func regexEscaped(_ text: String) -> String {
+        var escaped = ""
+        for character in text {
+            if "\\.^$|?*+()[]{}".contains(character) { escaped.append("\\") }
+            escaped.append(character)
+        }
+        return escaped
     }
 
     /// A GTK folder chooser: leave "Recent" (where xdg-desktop-portal-gtk 1.14 opens, and where
