@@ -14,11 +14,9 @@ enum RandomTokens {
     static let bookmarkRandomBytes = 20
     static let bookmarkLength = bookmarkPrefix.count + 32 + 1
 
-    private static let alphabet = Array("abcdefghijklmnopqrstuvwxyz234567".utf8)
-
     /// A fresh bookmark token: `wb1_` + 32 base32 characters + 1 check character.
     static func bookmark() throws(SystemError) -> String {
-        let body = base32(try SystemRandom.bytes(bookmarkRandomBytes))
+        let body = Base32.encode(try SystemRandom.bytes(bookmarkRandomBytes))
         return bookmarkPrefix + body + String(UnicodeScalar(checkCharacter(for: Array(body.utf8))!))
     }
 
@@ -34,29 +32,12 @@ enum RandomTokens {
 
     /// A fresh access id: `acc_` + 128 random bits in base32.
     static func accessId() throws(SystemError) -> String {
-        accessPrefix + base32(try SystemRandom.bytes(16))
+        accessPrefix + Base32.encode(try SystemRandom.bytes(16))
     }
 
     /// A per-process store instance id (128 random bits in base32).
     static func instanceId() throws(SystemError) -> String {
-        base32(try SystemRandom.bytes(16))
-    }
-
-    /// RFC 4648 base32, lowercase, unpadded.
-    static func base32(_ bytes: [UInt8]) -> String {
-        var out: [UInt8] = []
-        var buffer: UInt32 = 0
-        var bits = 0
-        for byte in bytes {
-            buffer = buffer << 8 | UInt32(byte)
-            bits += 8
-            while bits >= 5 {
-                bits -= 5
-                out.append(alphabet[Int((buffer >> UInt32(bits)) & 31)])
-            }
-        }
-        if bits > 0 { out.append(alphabet[Int((buffer << UInt32(5 - bits)) & 31)]) }
-        return String(decoding: out, as: UTF8.self)
+        Base32.encode(try SystemRandom.bytes(16))
     }
 
     /// Luhn mod 32: every character's value is weighted 2, 1, 2, … from the right, a doubled
@@ -68,11 +49,11 @@ enum RandomTokens {
         var sum = 0
         var factor = 2
         for byte in body.reversed() {
-            guard let value = alphabet.firstIndex(of: byte) else { return nil }
+            guard let value = Base32.value(of: byte) else { return nil }
             let weighted = value * factor
             sum += weighted / 32 + weighted % 32
             factor = factor == 2 ? 1 : 2
         }
-        return alphabet[(32 - sum % 32) % 32]
+        return Base32.letter(32 - sum % 32)
     }
 }

@@ -1,3 +1,5 @@
+import WharfSystem
+
 /// Dynamic identifiers: names for types nobody declared, made from the tag that found them.
 ///
 /// Like Apple's `dyn.…` identifiers they are a pure function of what they stand for — a MIME
@@ -29,7 +31,7 @@ struct DynamicIdentifier: Sendable, Hashable {
         case .filenameExtension(let ext): payload = "ext=" + ext
         }
         if let conformsTo { payload += ";to=" + conformsTo }
-        return Self.prefix + Self.encode(Array(payload.utf8))
+        return Self.prefix + Base32.encode(Array(payload.utf8))
     }
 
     init(tag: Tag, conformsTo: String? = nil) {
@@ -40,7 +42,7 @@ struct DynamicIdentifier: Sendable, Hashable {
     /// Decodes an identifier; nil unless it is `dyn.` followed by a payload this encoder made.
     init?(_ identifier: String) {
         let lower = asciiLowercased(identifier)
-        guard lower.hasPrefix(Self.prefix), let bytes = Self.decode(lower.utf8.dropFirst(Self.prefix.utf8.count)),
+        guard lower.hasPrefix(Self.prefix), let bytes = Base32.decode(lower.utf8.dropFirst(Self.prefix.utf8.count)), !bytes.isEmpty,
               let payload = String(validating: bytes, as: UTF8.self)
         else { return nil }
         var fields = payload.split(separator: ";", omittingEmptySubsequences: false)
@@ -60,52 +62,5 @@ struct DynamicIdentifier: Sendable, Hashable {
         }
         // Only the canonical encoding is accepted, so one type has exactly one dynamic name.
         guard self.identifier == lower else { return nil }
-    }
-
-    private static func encode(_ bytes: [UInt8]) -> String {
-        var out: [UInt8] = []
-        out.reserveCapacity((bytes.count * 8 + 4) / 5)
-        var buffer = 0
-        var bits = 0
-        for byte in bytes {
-            buffer = buffer << 8 | Int(byte)
-            bits += 8
-            while bits >= 5 {
-                out.append(letter(buffer >> (bits - 5)))
-                bits -= 5
-            }
-        }
-        if bits > 0 { out.append(letter(buffer << (5 - bits))) }
-        return String(decoding: out, as: UTF8.self)
-    }
-
-    /// The base32 letter of the low five bits of `value` (`a`–`z`, then `2`–`7`), worked out
-    /// rather than looked up: a static table is reached through `swift_once`, which under
-    /// ThreadSanitizer takes a lock on every access, and this runs for every type in the MIME
-    /// database whenever a dialog's filters are worked out.
-    private static func letter(_ value: Int) -> UInt8 {
-        let index = UInt8(truncatingIfNeeded: value & 31)
-        return index < 26 ? UInt8(ascii: "a") + index : UInt8(ascii: "2") + (index - 26)
-    }
-
-    private static func decode(_ text: Substring.UTF8View) -> [UInt8]? {
-        var out: [UInt8] = []
-        var buffer = 0
-        var bits = 0
-        for character in text {
-            let value: Int
-            switch character {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"): value = Int(character - UInt8(ascii: "a"))
-            case UInt8(ascii: "2")...UInt8(ascii: "7"): value = Int(character - UInt8(ascii: "2")) + 26
-            default: return nil
-            }
-            buffer = (buffer << 5 | value) & 0xFFFF
-            bits += 5
-            if bits >= 8 {
-                out.append(UInt8((buffer >> (bits - 8)) & 0xFF))
-                bits -= 8
-            }
-        }
-        return out.isEmpty ? nil : out
     }
 }

@@ -31,10 +31,4 @@ import WharfTestSupport
             #expect(seen.insert(try RandomTokens.accessId()).inserted)
         }
     }
-
-    @Test func base32FollowsRFC4648() {
-        #expect(RandomTokens.base32(Array("foobar".utf8)) == "mzxw6ytboi")
-        #expect(RandomTokens.base32(Array("f".utf8)) == "my")
-        #expect(RandomTokens.base32([]) == "")
-    }
 }
