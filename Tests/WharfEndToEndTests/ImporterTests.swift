@@ -54,7 +54,12 @@ import WharfTestSupport
         client.initialize()
         let response = client.request("presentImporter", ["allowedContentTypes": ["public.item"]])
         #expect(response?["error"]?["code"] == -32010)
-        #expect(response?["error"]?["message"]?.stringValue?.contains("--presenter") == true)
+        // Why each presenter cannot serve, in the order `auto` tries them, the client's own last.
+        let message = try #require(response?["error"]?["message"]?.stringValue)
+        #expect(message.hasPrefix("no presenter can show this dialog (portal: "))
+        #expect(message.contains("; zenity: ") && message.contains("; kdialog: "))
+        #expect(message.contains("; frontend: the client did not say capabilities.presentsDialogs in initialize). "))
+        #expect(message.contains("--presenter script:FILE"))
     }
 
     @Test func unknownAndMissingContentTypesAreInvalidParams() throws {

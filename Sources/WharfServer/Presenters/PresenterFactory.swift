@@ -21,8 +21,21 @@ struct PresenterChoice: Sendable {
     var usable: [String]
     /// Why each of the others cannot serve it.
     var unavailable: [String: String]
-    /// For `noPresenter`: why this client has none, and what to do.
-    var whyNone: String
+    /// The presenters `whyNone` names, in the order it names them; none before `initialize`.
+    var considered: [String]
+
+    /// For `noPresenter`: why this client has none, and what to do. Composed when asked, not
+    /// at every `initialize`: it is rarely wanted, and composing it there was a tenth of the
+    /// instructions a start-up ran (`joined` meeting its generic types for the first time).
+    var whyNone: String {
+        if considered.isEmpty { return "the client is not initialized" }
+        let reasons = considered.compactMap { name in unavailable[name].map { "\(name): \($0)" } }
+        return """
+            no presenter can show this dialog (\(reasons.joined(separator: "; "))). Run wharf in a desktop session \
+            (xdg-desktop-portal, zenity or kdialog), say "capabilities": {"presentsDialogs": true} in initialize and draw \
+            the dialog yourself (presenter/show), or start wharf with --presenter script:FILE
+            """
+    }
 
     /// What `initialize` reports: nil when nobody can show a dialog now (a daemon client with
     /// no presenter connection registered and no presenter of the daemon's own).
@@ -31,7 +44,7 @@ struct PresenterChoice: Sendable {
         return presenter?.name
     }
 
-    static let none = PresenterChoice(presenter: nil, usable: [], unavailable: [:], whyNone: "the client is not initialized")
+    static let none = PresenterChoice(presenter: nil, usable: [], unavailable: [:], considered: [])
 }
 
 /// The one place a client's presenter is chosen, from the command line (`--presenter`) and
@@ -113,17 +126,6 @@ final class PresenterFactory: Sendable {
             chosen = candidates.first ?? frontend
         }
         return PresenterChoice(presenter: chosen, usable: usable, unavailable: unavailable,
-                               whyNone: whyNone(unavailable))
-    }
-
-    private func whyNone(_ unavailable: [String: String]) -> String {
-        let reasons = (["connection"] + desktop.kinds.map(\.rawValue) + ["frontend"]).compactMap { name in
-            unavailable[name].map { "\(name): \($0)" }
-        }
-        return """
-            no presenter can show this dialog (\(reasons.joined(separator: "; "))). Run wharf in a desktop session \
-            (xdg-desktop-portal, zenity or kdialog), say "capabilities": {"presentsDialogs": true} in initialize and draw \
-            the dialog yourself (presenter/show), or start wharf with --presenter script:FILE
-            """
+                               considered: ["connection"] + desktop.kinds.map(\.rawValue) + ["frontend"])
     }
 }
