@@ -80,6 +80,17 @@ import WharfTestSupport
         #expect(message.contains("--state-dir \(file)"), "\(message)")
     }
 
+    @Test func aStateDirectoryThatIsAFileEndsTheDaemonWithStatusOneAndRemovesItsSocket() throws {
+        let file = scratch.write("not-a-directory", "x")
+        let socket = scratch.path.appending("wharf.sock")
+        let child = try ChildProcess(path: wharfExecutablePath(),
+                                     arguments: ["--listen=\(socket)", "--state-dir", file.description])
+        #expect(child.waitForExitOrKill(seconds: 10) == 1)
+        let message = child.readErrors()
+        #expect(message.contains("--state-dir \(file)"), "\(message)")
+        #expect((try? FileStatus.ofLink(socket)) == nil, "the socket it bound is removed")
+    }
+
     @Test func aReadOnlyStateDirectoryEndsTheServerWithStatusOne() throws {
         let directory = scratch.makeDirectory("read-only")
         try scratch.makeReadOnly(directory)

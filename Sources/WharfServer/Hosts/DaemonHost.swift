@@ -50,7 +50,7 @@ public enum DaemonHost {
             server = try Server(options: options, logger: logger)
         } catch {
             bound?.remove()
-            StdioHost.fail(error.message)
+            StdioHost.fail(error.message, status: error.exitStatus)
         }
         Daemon(server: server, listener: listener, bound: bound, logger: logger).run()
     }

@@ -122,6 +122,10 @@ final class PresenterFactory: Sendable {
                 chosen = ConnectionPresenter(hub: session.server.hub, fallback: fallback, client: session.identityInfo,
                                              queue: session.dialogWork)
             }
+        } else if let frontend, !candidates.contains(where: { $0 is DesktopDialogPresenter }) {
+            // It prefers the desktop's dialogs, but none is usable here (`--presenter script:`
+            // allows none): its own, as rule 1 says, not the script.
+            chosen = frontend
         } else {
             chosen = candidates.first ?? frontend
         }
