@@ -4,10 +4,11 @@ import WharfSystem
 extension DialogEngine {
     /// Presents an exporter (`fileExporter`, either form). See
     /// ``present(client:app:request:presenter:types:announce:)-(_,_,ImporterRequest,_,_,_)``
-    /// for `announce` and the error contract.
+    /// for `isLive`, `announce` and the error contract.
     public func present(
         client: ClientID, app: String, request: ExporterRequest,
         presenter: any DialogPresenter, types: any ContentTypeOracle,
+        isLive: () -> Bool = { true },
         announce: @escaping @Sendable (DialogID) -> Bool = { _ in true }
     ) throws(DialogError) -> DialogID {
         try RequestValidation.validate(request, types: types)
@@ -22,7 +23,7 @@ extension DialogEngine {
         return try register(
             client: client, app: app, kind: .exporter, presentationId: request.presentationId, options: options,
             directory: directory, presenter: presenter, types: types, rules: rules, exporter: plan,
-            allowsMultipleSelection: false, announce: announce
+            allowsMultipleSelection: false, isLive: isLive, announce: announce
         ) { id, responder in
             PresentedDialog(
                 id: id, client: client, title: options.title, message: options.message,
@@ -75,6 +76,24 @@ extension DialogEngine {
                     emit(client, .snapshotNeeded(id, documentIndex: index, contentType: job.contentTypes[index]))
                 }
             }
+        }
+    }
+
+    /// Checks a lazy document's snapshot before it is provided: one named by path must lead to
+    /// something that can be read to its end now (a file, or a pipe the client feeds), not to
+    /// nothing or a folder, so that an unusable answer fails as `snapshotFailed` rather than as
+    /// a write that failed later. Reads the disk: call it before ``provideSnapshot``, without
+    /// the engine's lock.
+    public static func checkSnapshot(_ source: ExportSource, field: String) throws(DialogError) {
+        guard case .file(let path) = source else { return }
+        let status: FileStatus
+        do {
+            status = try FileStatus.of(path)
+        } catch {
+            throw .invalidArgument(field: field, reason: "cannot be used: \(error)")
+        }
+        if status.kind == .directory {
+            throw .invalidArgument(field: field, reason: "is a folder, not a file (\(path))")
         }
     }
 

@@ -9,14 +9,18 @@ extension DialogEngine {
     /// server that writes its `{dialogId}` response there guarantees the client learns the id
     /// before any notification about it. It returns whether the client was told; false (the
     /// request was cancelled meanwhile, and answered so) withdraws the dialog: it is never shown
-    /// and no event names it. Reads the disk and the directory memory: call it off the read
-    /// loop.
+    /// and no event names it. `isLive` says whether the client's session is still running; it
+    /// is asked under the engine's lock, just before the dialog is registered, and a session
+    /// that has ended gets ``DialogError/clientEnded`` (it must say it has ended before it
+    /// calls ``disconnect(client:)``). Reads the disk and the directory memory: call it off the
+    /// read loop.
     ///
     /// - Throws: a validation error naming the field, ``DialogError/alreadyPresented(presentationId:dialog:)``
     ///   or ``DialogError/tooManyDialogs(limit:)``.
     public func present(
         client: ClientID, app: String, request: ImporterRequest,
         presenter: any DialogPresenter, types: any ContentTypeOracle,
+        isLive: () -> Bool = { true },
         announce: @escaping @Sendable (DialogID) -> Bool = { _ in true }
     ) throws(DialogError) -> DialogID {
         try RequestValidation.validate(request, types: types)
@@ -29,7 +33,7 @@ extension DialogEngine {
         return try register(
             client: client, app: app, kind: .importer, presentationId: request.presentationId, options: options,
             directory: directory, presenter: presenter, types: types, rules: rules, exporter: nil,
-            allowsMultipleSelection: request.allowsMultipleSelection, announce: announce
+            allowsMultipleSelection: request.allowsMultipleSelection, isLive: isLive, announce: announce
         ) { id, responder in
             PresentedDialog(
                 id: id, client: client, title: options.title, message: options.message,

@@ -203,15 +203,22 @@ public final class DialogEngine: @unchecked Sendable {
     /// answer to its request) is delivered first, then the presenter's `show`: no event of the
     /// dialog can reach the client before it knows the dialog's id. When `announce` says the
     /// client can no longer be told (its request was cancelled meanwhile), the dialog is
-    /// withdrawn instead of shown.
+    /// withdrawn instead of shown. `isLive` is asked under the lock: a client whose session
+    /// ended (it was disconnected, its dialogs ended) while this request was on its way is
+    /// refused, with nothing left behind, rather than given a dialog nobody would ever end.
     func register(
         client: ClientID, app: String, kind: DialogKind, presentationId: String?, options: DialogOptions,
         directory: FilePath, presenter: any DialogPresenter, types: any ContentTypeOracle,
         rules: SelectionRules, exporter: ExporterPlan?, allowsMultipleSelection: Bool,
+        isLive: () -> Bool,
         announce: @escaping @Sendable (DialogID) -> Bool,
         presented: (DialogID, DialogResponder) -> PresentedDialog
     ) throws(DialogError) -> DialogID {
         try changing(client) { () throws(DialogError) -> DialogID in
+            guard isLive() else {
+                if state.clients[client] == nil { state.outboxes[client] = nil }
+                throw .clientEnded
+            }
             let clientRecord = state.clients[client] ?? {
                 let fresh = ClientRecord()
                 state.clients[client] = fresh

@@ -48,6 +48,8 @@ public enum DialogError: Error, Sendable, Equatable, CustomStringConvertible {
     case invalidCursor(String)
     /// The exporter is not waiting for a snapshot of this document.
     case notAwaitingSnapshot(DialogID, documentIndex: Int)
+    /// The client's session ended while its `present…` was on its way: nothing is presented.
+    case clientEnded
 
     /// A stable key for the server's error table.
     public var name: String {
@@ -69,6 +71,7 @@ public enum DialogError: Error, Sendable, Equatable, CustomStringConvertible {
         case .cannotList: return "cannotList"
         case .invalidCursor: return "invalidCursor"
         case .notAwaitingSnapshot: return "notAwaitingSnapshot"
+        case .clientEnded: return "clientEnded"
         }
     }
 
@@ -117,6 +120,8 @@ public enum DialogError: Error, Sendable, Equatable, CustomStringConvertible {
             return "cursor \"\(cursor)\" does not belong to a current listing of this dialog; list the directory again"
         case .notAwaitingSnapshot(let id, let index):
             return "dialog \(id) is not waiting for a snapshot of document \(index)"
+        case .clientEnded:
+            return "the session ended before the dialog was presented; nothing was presented"
         }
     }
 }

@@ -58,6 +58,28 @@ import WharfTestSupport
         #expect(h.events.events(id) == ending(id, .cancelled(id, .importer, reason: .user)))
     }
 
+    /// A `present…` still on its way when its session ended (the session says so before it
+    /// disconnects, and the engine asks under its lock) is refused: nothing is shown, nothing is
+    /// left open that no one would ever end. One registered just before is ended by the disconnect.
+    @Test func aPresentArrivingAfterItsSessionEndedIsRefusedAndLeavesNothingOpen() throws {
+        let h = Harness()
+        let before = try h.importer()
+        h.engine.disconnect(client: h.client)
+        h.engine.forget(client: h.client)
+        #expect(h.events.events(before) == ending(before, .cancelled(before, .importer, reason: .disconnected)))
+        let error = dialogError {
+            _ = try h.engine.present(
+                client: h.client, app: "test-app",
+                request: ImporterRequest(allowedContentTypes: ["public.plain-text"], allowsMultipleSelection: false,
+                                         presentationId: nil, options: DialogOptions(defaultDirectory: h.dir.path)),
+                presenter: h.presenter, types: h.types, isLive: { false })
+        }
+        #expect(error == .clientEnded)
+        #expect(h.engine.openDialogCount(client: h.client) == 0)
+        #expect(h.presenter.shown.map(\.id) == [before], "only the dialog presented before the end was shown")
+        #expect(h.events.events(client: h.client).count == h.events.events(before).count, "no event about anything else")
+    }
+
     @Test func disconnectEndsEveryOpenDialogOfThatClientOnly() throws {
         let h = Harness()
         let first = try h.importer()

@@ -165,6 +165,21 @@ import WharfTestSupport
         #expect(!scratch.exists("lazy.txt"))
     }
 
+    @Test func aSnapshotNamingNothingOrAFolderFailsAsASnapshotAndWritesNothing() throws {
+        let folder = scratch.makeDirectory("a-folder")
+        for (answer, says) in [(scratch.file("missing.txt"), "missing.txt"), (folder.description, "is a folder")] {
+            let client = try frontend()
+            let id = try #require(client.present(["documents": [["filename": "lazy", "writableContentTypes": ["public.plain-text"]]]], method: "presentExporter"))
+            #expect(client.call("dialog/choose", ["dialogId": .string(id), "url": .string(scratch.url("lazy.txt"))]) == [:])
+            _ = answerSnapshot(client, result: ["path": .string(answer)])
+            let ending = try #require(client.ending(of: id))
+            #expect(ending["params"]?["error"]?["code"] == -32041, "snapshotFailed, not a write that failed: \(ending)")
+            let message = ending["params"]?["error"]?["message"]?.stringValue ?? ""
+            #expect(message.contains("result.path") && message.contains(says), "\(message)")
+            #expect(!scratch.exists("lazy.txt"))
+        }
+    }
+
     @Test func cancellingWhileASnapshotIsPendingWritesNothing() throws {
         let client = try frontend()
         let id = try #require(client.present(["documents": [["filename": "lazy", "writableContentTypes": ["public.plain-text"]]]], method: "presentExporter"))

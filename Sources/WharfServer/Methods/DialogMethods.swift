@@ -10,7 +10,7 @@ extension MethodTable {
             let request = try ImporterRequest(message)
             session.present(answer, prepare: { request }) { engine, presenter, request, types, announce in
                 _ = try engine.present(client: session.dialogClient, app: session.appIdentity, request: request,
-                                       presenter: presenter, types: types, announce: announce)
+                                       presenter: presenter, types: types, isLive: { session.isRunning }, announce: announce)
             }
         }
         // The documents' contents are resolved on the dialog queue: over the daemon a path is
@@ -20,7 +20,7 @@ extension MethodTable {
                 try ExporterRequest(message) { contents, field throws(ResponseError) in try session.exportSource(contents, field: field) }
             }) { engine, presenter, request, types, announce in
                 _ = try engine.present(client: session.dialogClient, app: session.appIdentity, request: request,
-                                       presenter: presenter, types: types, announce: announce)
+                                       presenter: presenter, types: types, isLive: { session.isRunning }, announce: announce)
             }
         }
         onReadLoop(CancelDialogRequest.self) { session, request in

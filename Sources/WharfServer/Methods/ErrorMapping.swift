@@ -55,6 +55,8 @@ extension DialogError {
             return ResponseError(WharfErrorCode.fileExists, description, data: ["url": .string(url)])
         case .cannotList:
             return ResponseError(WharfErrorCode.fileOperationFailed, description)
+        case .clientEnded:
+            return ResponseError(WharfErrorCode.requestCancelled, description)
         default:
             return .invalidParams(description)
         }

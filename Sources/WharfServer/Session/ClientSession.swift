@@ -37,6 +37,10 @@ public final class ClientSession: Sendable {
     /// Where the client comes from, and the app it was verified to be.
     public let origin: ClientOrigin
     let state = Locked(State())
+    /// Set as the session starts to end, before its dialogs are ended; asked by the engine,
+    /// under its lock, before it registers a dialog (``isRunning``). A lock of its own, taken
+    /// inside the engine's and never around another, so the two cannot wait on each other.
+    private let ending = Locked(false)
     /// Signalled when `state.exitCode` is set.
     private let endedCondition = ConditionLock()
     /// The client's content types: the system registry plus what it declared.
@@ -197,6 +201,8 @@ public final class ClientSession: Sendable {
             _ = waitUntilEnded()
             return
         }
+        // Before the dialogs are ended: a `present…` still on its way is refused from now on.
+        ending.withValue { $0 = true }
         logger.info("session \(id) ends (\(reason)), exit code \(exitCode)")
         connection.stopReading()
         releaseEverything()
@@ -208,6 +214,10 @@ public final class ClientSession: Sendable {
             endedCondition.broadcast()
         }
     }
+
+    /// False once the session has started to end: no dialog may be registered for it then, since
+    /// its dialogs have been (or are being) ended and none registered later would ever end.
+    var isRunning: Bool { !ending.withValue { $0 } }
 
     /// Blocks until the session has ended; its exit status.
     func waitUntilEnded() -> Int32 {

@@ -50,9 +50,11 @@ extension ClientSession {
                 do {
                     let contents = try DocumentContents(json: try result.get())
                     let source = try self.exportSource(contents, field: "result")
+                    try DialogEngine.checkSnapshot(source, field: "result.path")
                     try? engine.provideSnapshot(client: client, id: id, documentIndex: index, source: source)
                 } catch {
-                    let reason = (error as? ResponseError)?.message ?? (error as? ProtocolError)?.message ?? "\(error)"
+                    let reason = (error as? ResponseError)?.message ?? (error as? ProtocolError)?.message
+                        ?? (error as? DialogError)?.description ?? "\(error)"
                     _ = try? engine.snapshotFailed(client: client, id: id, documentIndex: index,
                                                    message: "exporter/snapshot for document \(index) failed: \(reason)")
                 }
