@@ -47,7 +47,15 @@ extension AccessStore {
     /// `isStale`. In both stale cases the bookmark is refreshed in place to the file as it is now,
     /// so the same string keeps working and is the one to store. Gone → `bookmarkInvalid` with
     /// the last known path.
-    public func resolve(app: String, client: ClientID, bookmark: String) throws(AccessError) -> Lease {
+    ///
+    /// `isLive` says whether the client's session is still running. Resolving a bookmark creates
+    /// a grant, which only ``endSession(client:)`` removes: a resolve still on its way when the
+    /// session ended would leave one (and its lease) behind for good. It is asked under the
+    /// sessions' lock as the grant is made; the session must say it has ended before it calls
+    /// `endSession`. (A `url` needs a grant the session already had, which `endSession` removed:
+    /// ``startLease`` refuses it then.)
+    public func resolve(app: String, client: ClientID, bookmark: String,
+                        isLive: () -> Bool = { true }) throws(AccessError) -> Lease {
         let row = try bookmarkRow(app: app, token: bookmark)
         let location = FileLocator.locate(path: row.path, fingerprint: row.fingerprint, isDirectory: row.isDirectory)
         let fingerprint: Fingerprint
@@ -70,10 +78,11 @@ extension AccessStore {
                 try db.run("UPDATE bookmarks SET resolved = ? WHERE id = ?", [.real(StateLocation.now()), .integer(row.id)])
             }
         }
-        let grantId = sessions.withValue { state in
-            state.upsert(Grant(client: client, app: app, path: path, fingerprint: fingerprint,
-                               isDirectory: row.isDirectory, isSymlink: false, readOnly: row.readOnly,
-                               bookmarkId: row.id, created: StateLocation.now()))
+        let grantId = try sessions.withValue { state throws(AccessError) in
+            guard isLive() else { throw .accessDenied("the session has ended") }
+            return state.upsert(Grant(client: client, app: app, path: path, fingerprint: fingerprint,
+                                      isDirectory: row.isDirectory, isSymlink: false, readOnly: row.readOnly,
+                                      bookmarkId: row.id, created: StateLocation.now()))
         }
         pending.change { $0.grants.insert(grantId) }
         let authorization = Authorization(

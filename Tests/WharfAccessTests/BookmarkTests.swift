@@ -65,6 +65,23 @@ import WharfTestSupport
         #expect(moved.isStale && moved.path == directory.file("templates-2026"))
     }
 
+    /// A bookmark resolved for a session that has ended (the resolve was on its way as the
+    /// session ended) is refused, and leaves no grant or lease that nothing would ever remove.
+    @Test func aBookmarkResolvedAfterItsSessionEndedLeavesNothing() throws {
+        let file = directory.file("late.txt")
+        writeFile(file, "late")
+        let (store, bookmark) = try bookmarked(file)
+        store.endSession(client: "c2")
+        let refused = accessError { () throws(AccessError) in
+            try store.resolve(app: "editor", client: "c2", bookmark: bookmark, isLive: { false })
+        }
+        #expect(refused.map { isDenied($0) } == true)
+        #expect(store.activeLeaseCount(client: "c2") == 0)
+        #expect(try store.list(app: "editor", client: "c2").allSatisfy { $0.kind == .bookmark }, "no grant for c2")
+        // A running session resolves it as before.
+        #expect(try store.resolve(app: "editor", client: "c3", bookmark: bookmark, isLive: { true }).path == file)
+    }
+
     @Test func anAtomicSaveMakesTheBookmarkStaleAtTheSamePath() throws {
         let file = directory.file("doc.txt")
         writeFile(file, "v1")

@@ -12,7 +12,8 @@ extension MethodTable {
             let (access, app, client) = (session.server.access, session.appIdentity, session.accessClient)
             switch request.target {
             case .url(let url): return LeaseInfo(try access.resolve(app: app, client: client, url: url))
-            case .bookmark(let token): return LeaseInfo(try access.resolve(app: app, client: client, bookmark: token))
+            case .bookmark(let token):
+                return LeaseInfo(try access.resolve(app: app, client: client, bookmark: token, isLive: { session.isRunning }))
             }
         }
         onReadLoop(ReleaseAccessRequest.self) { session, request in
