@@ -84,7 +84,9 @@ public enum FishCompletion {
                 for name in option.names {
                     line += name.hasPrefix("--") ? " -l \(name.dropFirst(2))" : " -s \(name.dropFirst())"
                 }
-                if let value = option.value { line += " " + valueFlags(value.kind, prefix) }
+                // An optional value comes only after `=` (`--listen=PATH`): offering one as the
+                // next word would complete what the parser refuses.
+                if let value = option.value, !value.isOptional { line += " " + valueFlags(value.kind, prefix) }
                 out.append(line + " -d " + Completion.fishQuoted(Completion.describe(option.summary)))
             }
             if let operands = node.command?.operands, node.children.isEmpty {

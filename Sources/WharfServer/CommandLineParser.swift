@@ -204,18 +204,12 @@ public enum CommandLineParser {
         var words: [String] = []
         var stateDirectory: FilePath?
         var json = false
-        var index = 0
-        while index < arguments.count {
-            if arguments[index] == "--state-dir" {
-                guard index + 1 < arguments.count else { throw UsageError(message: "--state-dir needs a value") }
-                stateDirectory = try path(arguments[index + 1], for: "--state-dir")
-                index += 2
-            } else if arguments[index] == "--json" {
-                json = true
-                index += 1
-            } else {
-                words.append(arguments[index])
-                index += 1
+        var reader = CommandWords(arguments, command: "access")  // `--state-dir=DIR` too, as everywhere
+        while let word = reader.next() {
+            switch word {
+            case "--state-dir": stateDirectory = try path(try reader.value(for: "--state-dir"), for: "--state-dir")
+            case "--json": json = true
+            default: words.append(word)
             }
         }
         if json && words.first != "list" { throw UsageError(message: "access: --json is an option of `list` only") }

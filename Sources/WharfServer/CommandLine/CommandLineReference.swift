@@ -75,11 +75,12 @@ public struct CommandLineOption: Sendable {
         self.init(names, nil, summary, details: details)
     }
 
-    /// `--framing MODE`, `--listen [PATH]`, `-h, --help`.
+    /// `--framing MODE`, `--listen[=PATH]`, `-h, --help`. An optional value is spelled with its
+    /// `=`, since that is the only way to give it (`--listen PATH` is refused).
     public var term: String {
         let spelled = names.joined(separator: ", ")
         guard let value else { return spelled }
-        return value.isOptional ? "\(spelled) [\(value.placeholder)]" : "\(spelled) \(value.placeholder)"
+        return value.isOptional ? "\(spelled)[=\(value.placeholder)]" : "\(spelled) \(value.placeholder)"
     }
 }
 
@@ -89,7 +90,7 @@ public struct OptionValue: Sendable {
     /// As the user would type it; nil when there is none or it depends on the environment (say so
     /// in the summary then).
     public var defaultValue: String?
-    /// `--listen [PATH]`: the option may stand alone, or take its value as `--listen=PATH`.
+    /// `--listen[=PATH]`: the option may stand alone, or take its value as `--listen=PATH`.
     public var isOptional: Bool
 
     public init(_ placeholder: String, _ kind: ValueKind, default defaultValue: String? = nil, optional: Bool = false) {

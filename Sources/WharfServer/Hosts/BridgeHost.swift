@@ -1,7 +1,7 @@
 import Glibc
 import WharfSystem
 
-/// `wharf --connect [PATH]`: for an editor that can only spawn a language server, a process
+/// `wharf --connect[=PATH]`: for an editor that can only spawn a language server, a process
 /// that stands for the shared daemon.
 ///
 /// The bridge connects to the daemon's socket (starting a daemon when none listens), hands it
