@@ -216,7 +216,9 @@ public final class DialogEngine: @unchecked Sendable {
     ) throws(DialogError) -> DialogID {
         try changing(client) { () throws(DialogError) -> DialogID in
             guard isLive() else {
-                if state.clients[client] == nil { state.outboxes[client] = nil }
+                // The outbox this call made for a client already forgotten goes again; one still
+                // delivering the session's last events stays, for `forget` to drop.
+                if state.clients[client] == nil, state.outboxes[client]?.isIdle == true { state.outboxes[client] = nil }
                 throw .clientEnded
             }
             let clientRecord = state.clients[client] ?? {

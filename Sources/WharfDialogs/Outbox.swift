@@ -24,6 +24,11 @@ final class Outbox: @unchecked Sendable {
     /// The thread delivering now, if any.
     private var drainer: ThreadIdentity?
 
+    /// Nothing queued and nothing being delivered. Callable under the engine's lock.
+    var isIdle: Bool {
+        lock.withLock { pending.isEmpty && drainer == nil && delivered == posted }
+    }
+
     /// Queues a delivery. Cheap, never blocks on a delivery: callable under the engine's lock.
     func post(_ delivery: @escaping @Sendable () -> Void) {
         lock.withLock {
