@@ -86,15 +86,7 @@ extension DialogEngine {
     /// the engine's lock.
     public static func checkSnapshot(_ source: ExportSource, field: String) throws(DialogError) {
         guard case .file(let path) = source else { return }
-        let status: FileStatus
-        do {
-            status = try FileStatus.of(path)
-        } catch {
-            throw .invalidArgument(field: field, reason: "cannot be used: \(error)")
-        }
-        if status.kind == .directory {
-            throw .invalidArgument(field: field, reason: "is a folder, not a file (\(path))")
-        }
+        try RequestValidation.validate(sourcePath: path, field: field, allowingPipes: true)
     }
 
     /// The client produced a lazy document's bytes. Writing starts once every document has them.

@@ -69,8 +69,10 @@ enum RequestValidation {
         }
     }
 
-    /// A `path` source must be a regular file the client already has.
-    private static func validate(sourcePath path: FilePath, field: String) throws(DialogError) {
+    /// A `path` source must be a regular file the client already has; with `allowingPipes` (a
+    /// lazy document's snapshot), also a pipe the client feeds, read to its end. Never nothing
+    /// or a folder. Reads the disk.
+    static func validate(sourcePath path: FilePath, field: String, allowingPipes: Bool = false) throws(DialogError) {
         guard path.isAbsolute else {
             throw .invalidArgument(field: field, reason: "must be an absolute path (\(path))")
         }
@@ -80,8 +82,13 @@ enum RequestValidation {
         } catch {
             throw .invalidArgument(field: field, reason: "cannot be used: \(error)")
         }
-        if status.kind != .regular {
-            throw .invalidArgument(field: field, reason: "is not a regular file (\(path))")
+        switch status.kind {
+        case .regular:
+            return
+        case .directory:
+            throw .invalidArgument(field: field, reason: "is a folder, not a file (\(path))")
+        default:
+            if !allowingPipes { throw .invalidArgument(field: field, reason: "is not a regular file (\(path))") }
         }
     }
 

@@ -53,8 +53,7 @@ extension ClientSession {
                     try DialogEngine.checkSnapshot(source, field: "result.path")
                     try? engine.provideSnapshot(client: client, id: id, documentIndex: index, source: source)
                 } catch {
-                    let reason = (error as? ResponseError)?.message ?? (error as? ProtocolError)?.message
-                        ?? (error as? DialogError)?.description ?? "\(error)"
+                    let reason = (error as? ResponseError)?.message ?? (error as? ProtocolError)?.message ?? "\(error)"
                     _ = try? engine.snapshotFailed(client: client, id: id, documentIndex: index,
                                                    message: "exporter/snapshot for document \(index) failed: \(reason)")
                 }
