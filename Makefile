@@ -67,18 +67,28 @@ build: deps
 ## instead of handing the runtime its mangled name to demangle, and to check, by a search of
 ## every conformance in the binary, the protocol requirements of its generic arguments (the
 ## first use of each type did that); and no `$$ORIGIN` run path, which made the loader look for
-## libc, libm and libgcc_s in a dozen folders beside the binary before the system's.
+## libc, libm and libgcc_s in a dozen folders beside the binary before the system's. And libgcc
+## (the unwinder libstdc++ needs) linked in with -static-libgcc: one library fewer for the loader
+## to open, map and bind at each start.
 LINK_ORDER := packaging/wharf.order
 STATIC_LIBS := $(CURDIR)/.build/static-libs
 SWIFT_RELEASE := PKG_CONFIG_PATH=$(STATIC_LIBS) $(SWIFT) build -c release --static-swift-stdlib --disable-local-rpath \
 	-Xswiftc -Xfrontend -Xswiftc -function-sections \
-	-Xswiftc -Xfrontend -Xswiftc -disable-concrete-type-metadata-mangled-name-accessors \
+	-Xswiftc -Xfrontend -Xswiftc -disable-concrete-type-metadata-mangled-name-accessors -Xswiftc -Xclang-linker -Xswiftc -static-libgcc \
 	-Xswiftc -use-ld=lld -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now -Xlinker -z -Xlinker pack-relative-relocs \
 	-Xlinker --symbol-ordering-file=$(CURDIR)/$(LINK_ORDER) -Xlinker --no-warn-symbol-ordering -Xlinker --no-export-dynamic \
 	-Xlinker -L$(STATIC_LIBS)
 
+## The release binary must not link the regex modules (_StringProcessing, _RegexParser): one
+## `contains`/`firstRange(of:)` with a string argument pulls both in, 2 MB and 15 more pages each
+## start-up relocates; Sources/WharfSystem/TextSearch.swift says what to use instead.
+## SwiftPM does not know the link order is an input: a binary older than the list is removed,
+## so that it is linked again (after `make link-order`, or a checkout that changed the list).
 release: deps $(STATIC_LIBS)/.ready
+	@[ ! $(LINK_ORDER) -nt .build/release/wharf ] || rm -f .build/release/wharf
 	$(SWIFT_RELEASE) --product wharf
+	@if grep -q -a -e 17_StringProcessing -e 12_RegexParser .build/release/wharf; then \
+		echo "make release: the binary links Swift's regex modules (see Sources/WharfSystem/TextSearch.swift)" >&2; exit 1; fi
 
 $(STATIC_LIBS)/.ready: Makefile
 	@mkdir -p $(STATIC_LIBS)

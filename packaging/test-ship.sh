@@ -105,8 +105,8 @@ check "make install lays out exactly packaging/install-files.txt" \
 modes() { [ "$(stat -c %a "$tree/usr/local/bin/wharf")" = 755 ] && ! find "$tree" -type f ! -path '*/bin/*' ! -perm 644 | grep .; }
 check "the binary is 0755 and every other file 0644" modes
 check "the installed wharf runs" grep -q "^wharf $version " <("$tree/usr/local/bin/wharf" --version)
-static() { ! ldd "$tree/usr/local/bin/wharf" | grep -E -i 'swift|sqlite|jansson|stdc\+\+'; }
-check "the Swift runtime, SQLite, jansson and libstdc++ are linked in, not loaded" static
+static() { ! ldd "$tree/usr/local/bin/wharf" | grep -E -i 'swift|sqlite|jansson|stdc\+\+|gcc_s'; }
+check "the Swift runtime, SQLite, jansson, libstdc++ and libgcc are linked in, not loaded" static
 # How make release links (Makefile, packaging/README.md): full RELRO and PIE, the relocations
 # packed, libsystemd loaded on first use rather than linked, and packaging/wharf.order's
 # functions first in the code.

@@ -99,8 +99,8 @@ final class MIMEDatabase: Sendable {
         for directory in directories {
             guard let bytes = Self.contents(of: directory.appending(mimeType + ".xml")) else { continue }
             let text = String(decoding: bytes, as: UTF8.self)
-            guard let open = text.firstRange(of: "<comment>"),
-                  let close = text[open.upperBound...].firstRange(of: "</comment>")
+            guard let open = text.firstRange(ofASCII: "<comment>"),
+                  let close = text[open.upperBound...].firstRange(ofASCII: "</comment>")
             else { continue }
             return String(text[open.upperBound ..< close.lowerBound])
                 .replacingEntities()

@@ -38,7 +38,7 @@ public struct BusError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     /// The peer did not answer in time (sd-bus's own timeout, or the bus's).
-    public var isTimeout: Bool { name == Names.timeout || name == Names.noReply && message.contains("imed out") }
+    public var isTimeout: Bool { name == Names.timeout || name == Names.noReply && message.contains(ascii: "imed out") }
 
     /// Nothing owns the destination and nothing can be activated for it.
     public var isNoSuchService: Bool { name == Names.serviceUnknown || name == Names.nameHasNoOwner }

@@ -23,7 +23,8 @@ public struct BusMatchRule: Sendable, Equatable, CustomStringConvertible {
         var parts = ["type='signal'"]
         func add(_ key: String, _ value: String?) {
             guard let value else { return }
-            parts.append(key + "='" + value.replacingOccurrences(of: "'", with: "'\\''") + "'")
+            let pieces = value.split(separator: "'", omittingEmptySubsequences: false)
+            parts.append(key + "='" + pieces.joined(separator: "'\\''") + "'")
         }
         add("sender", sender)
         add("path", path)
@@ -38,32 +39,5 @@ public struct BusMatchRule: Sendable, Equatable, CustomStringConvertible {
         BusMatchRule(
             sender: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
             member: "NameOwnerChanged", arg0: name)
-    }
-}
-
-extension String {
-    fileprivate func replacingOccurrences(of target: String, with replacement: String) -> String {
-        guard !target.isEmpty else { return self }
-        var result = ""
-        var rest = Substring(self)
-        while let range = rest.range(of: target) {
-            result += rest[..<range.lowerBound]
-            result += replacement
-            rest = rest[range.upperBound...]
-        }
-        return result + rest
-    }
-}
-
-extension Substring {
-    fileprivate func range(of target: String) -> Range<Index>? {
-        var index = startIndex
-        while index < endIndex {
-            if self[index...].hasPrefix(target) {
-                return index..<self.index(index, offsetBy: target.count)
-            }
-            index = self.index(after: index)
-        }
-        return nil
     }
 }

@@ -26,7 +26,7 @@ public enum ChildEnvironment {
             added.append(("GTK_USE_PORTAL", "0"))
         case .kdialog:
             if let theme = variables["QT_QPA_PLATFORMTHEME"].map({ String(decoding: $0, as: UTF8.self) }),
-               theme.contains("portal") || theme == "flatpak" {
+               theme.contains(ascii: "portal") || theme == "flatpak" {
                 removed.insert("QT_QPA_PLATFORMTHEME")
             }
         }
@@ -36,7 +36,7 @@ public enum ChildEnvironment {
         }
         let ctype = text("LC_ALL") ?? text("LC_CTYPE") ?? text("LANG") ?? "C"
         let lowered = ctype.lowercased()
-        if !(lowered.contains("utf-8") || lowered.contains("utf8")) {
+        if !(lowered.contains(ascii: "utf-8") || lowered.contains(ascii: "utf8")) {
             removed.insert("LC_CTYPE")
             added.append(("LC_CTYPE", "C.UTF-8"))
             if let all = text("LC_ALL") {

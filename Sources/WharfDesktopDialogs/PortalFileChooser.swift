@@ -63,8 +63,14 @@ public final class PortalFileChooser: DesktopPresenter {
     /// Whether the portal can show file dialogs, decided within `timeoutMs`: a session bus, a
     /// portal that answers at all (one that is installed but hangs, as on some bare window
     /// managers, must not leave a dialog waiting), and a FileChooser interface (whose `version`
-    /// is reported). `completion` runs on a thread of the presenter's.
+    /// is reported). `completion` runs on a thread of the presenter's, or before `probe` returns
+    /// when there is no session bus to ask.
     public func probe(timeoutMs: Int, completion userCompletion: @escaping @Sendable (DesktopPresenterProbe) -> Void) {
+        // No bus (a console, an SSH session, CI): the answer is known now, and starting the
+        // deadline's thread and another to say so would cost a server's start-up two threads.
+        if case .failure(let error) = BusAddress.session(environment: environment) {
+            return userCompletion(DesktopPresenterProbe(kind: .portal, problem: error.message))
+        }
         let deadline = Deadline(secondsFromNow: Double(timeoutMs) / 1000)
         let started = monotonicNanoseconds()
         // Whatever is slow (a connection another caller is still opening, a bus that accepts

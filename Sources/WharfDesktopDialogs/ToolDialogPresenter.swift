@@ -78,8 +78,10 @@ public final class ToolDialogPresenter: DesktopPresenter {
     /// The program for `kind` on `PATH`, as an absolute path.
     public static func locate(_ kind: DesktopPresenterKind, environment: [String: String]) -> [UInt8]? {
         let path = environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
-        for directory in path.split(separator: ":", omittingEmptySubsequences: true) where directory.hasPrefix("/") {
-            let candidate = FilePath(String(directory)).map { $0.appending(kind.rawValue) }
+        // Split as bytes: PATH names directories, and splitting the String would walk it by
+        // grapheme clusters (a tenth of a start-up's instructions for two searches).
+        for directory in Array(path.utf8).split(separator: UInt8(ascii: ":")) where directory.first == UInt8(ascii: "/") {
+            let candidate = FilePath(bytes: directory).map { $0.appending(kind.rawValue) }
             if let candidate, candidate.isExecutableFile { return candidate.bytes }
         }
         return nil

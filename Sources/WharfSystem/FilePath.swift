@@ -17,6 +17,12 @@ public struct FilePath: Hashable, Comparable, Sendable, CustomStringConvertible,
 
     /// A path from its bytes; nil when they are empty or contain NUL (no system call can take
     /// such a path).
+    ///
+    /// Inlinable so that each caller gets a copy specialized for its sequence (an `ArraySlice`,
+    /// a `Substring.UTF8View`): called generically across modules, the first call asks the
+    /// Swift runtime to look the sequence's associated types up by name, a hundred thousand
+    /// instructions of a start-up spent once.
+    @inlinable
     public init?(bytes: some Sequence<UInt8>) {
         let bytes = Array(bytes)
         guard !bytes.isEmpty, !bytes.contains(0) else { return nil }
@@ -91,12 +97,18 @@ public struct FilePath: Hashable, Comparable, Sendable, CustomStringConvertible,
     }
 
     /// `self` with `name` (one component, or a relative path) appended after exactly one `/`.
+    /// NUL bytes in `name` are dropped (no path can hold one).
     public func appending(_ name: some Collection<UInt8>) -> FilePath {
         var joined = bytes
         joined.reserveCapacity(bytes.count + name.count + 1)
         if joined.last != Self.slash { joined.append(Self.slash) }
-        joined.append(contentsOf: name.drop { $0 == Self.slash })
-        return FilePath(unchecked: joined.filter { $0 != 0 })
+        var leading = true
+        for byte in name where byte != 0 {
+            if leading && byte == Self.slash { continue }
+            leading = false
+            joined.append(byte)
+        }
+        return FilePath(unchecked: joined)
     }
 
     /// `self` with a textual name appended (names written in source code, mostly).

@@ -118,8 +118,10 @@ public enum ProcessControl {
     /// variables that hold text (an address, a display, `PATH`), not for paths with bytes of
     /// their own.
     public static func environmentVariables() -> [String: String] {
+        let entries = environmentEntries()
         var variables: [String: String] = [:]
-        for entry in environmentEntries() {
+        variables.reserveCapacity(entries.count)
+        for entry in entries {
             guard let equals = entry.firstIndex(of: UInt8(ascii: "=")) else { continue }
             variables[String(decoding: entry[..<equals], as: UTF8.self)] = String(decoding: entry[(equals + 1)...], as: UTF8.self)
         }

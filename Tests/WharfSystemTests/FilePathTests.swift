@@ -43,6 +43,18 @@ import WharfTestSupport
         #expect(FilePath(withNUL) == nil)
         #expect(FilePath(bytes: [0x2F, 0x00]) == nil)
     }
+
+    /// Exactly one slash between the two, whatever either brings; a name's bytes are kept as
+    /// they are (not UTF-8 here), except NUL, which no path can hold.
+    @Test(arguments: [("/a", "b", "/a/b"), ("/a/", "b", "/a/b"), ("/a", "//b/c", "/a/b/c"), ("/", "b", "/b"),
+                      ("/a", "b/", "/a/b/"), ("/a", "b\u{0}c", "/a/bc")])
+    func appendingJoinsWithOneSlash(base: String, name: String, expected: String) {
+        #expect(FilePath(base)!.appending(name) == FilePath(expected)!)
+    }
+
+    @Test func appendingKeepsBytesThatAreNotText() {
+        #expect(FilePath("/a").appending([0x2F, 0xFF, 0x00, 0xFE] as [UInt8]).bytes == Array("/a/".utf8) + [0xFF, 0xFE])
+    }
 }
 
 /// A path is bytes: two names Unicode calls equal are two paths, and a name that is not UTF-8

@@ -1,0 +1,29 @@
+/// Finding ASCII markers in text, by its UTF-8 bytes.
+///
+/// The standard library's `contains(_:)` and `firstRange(of:)` for a string argument live in
+/// `_StringProcessing`, and one use of them links that module and the regex parser into the
+/// binary: 900 KB of code, and 15 more pages that every start-up copies to relocate. Wharf
+/// only looks for ASCII markers (`<comment>`, `portal`, `utf-8`), which match byte for byte
+/// exactly where they match as characters, so it searches the bytes. The release build checks
+/// that the regex modules stay out (`make release`).
+extension StringProtocol {
+    /// The first occurrence of `marker`'s bytes, or nil. The bounds are those of the marker's
+    /// first and last bytes, so an ASCII marker's range can slice the text.
+    @inlinable
+    public func firstRange(ofASCII marker: String) -> Range<String.Index>? {
+        let needle = Array(marker.utf8)
+        let bytes = utf8
+        var start = bytes.startIndex
+        while true {
+            if bytes[start...].starts(with: needle) {
+                return start ..< bytes.index(start, offsetBy: needle.count)
+            }
+            guard start != bytes.endIndex else { return nil }
+            start = bytes.index(after: start)
+        }
+    }
+
+    /// Whether `marker`'s bytes occur in the text.
+    @inlinable
+    public func contains(ascii marker: String) -> Bool { firstRange(ofASCII: marker) != nil }
+}
