@@ -81,6 +81,14 @@ offers() {
     grep -qxF -- "$word" <<<"$output" || { echo "expected $word among:"; printf '%s\n' "$output"; return 1; }
 }
 
+# lacks WORD COMMAND...: COMMAND runs and does not print WORD on a line of its own.
+lacks() {
+    local word=$1 output
+    shift
+    output=$("$@") || return 1
+    ! grep -qxF -- "$word" <<<"$output" || { echo "did not expect $word among:"; printf '%s\n' "$output"; return 1; }
+}
+
 # silent COMMAND...: COMMAND succeeds and writes nothing to standard error.
 silent() { local errors; errors=$("$@" 2>&1 >/dev/null) && [ -z "$errors" ] || { echo "$errors"; return 1; }; }
 
@@ -212,6 +220,11 @@ check "fish: 'wharf ty' completes to types" offers types fish_complete "$fish_sc
 check "fish: 'wharf types identify --' offers --no-sniff" offers --no-sniff fish_complete "$fish_script" "wharf types identify --"
 check "fish: 'wharf --framing ' offers lsp" offers lsp fish_complete "$fish_script" "wharf --framing "
 check "fish: 'wharf types conforms public.pn' offers public.png" offers public.png fish_complete "$fish_script" "wharf types conforms public.pn"
+# The parser takes a command only as the first word (`wharf --log-level debug pick` is refused):
+# after an option, no shell offers one.
+check "bash: 'wharf --log-level debug ' offers no command" lacks pick bash packaging/tests/complete.bash "$bash_script" "wharf --log-level debug "
+check "zsh: 'wharf --log-level debug ' offers no command" lacks pick zsh_complete "$zsh_directory" "wharf --log-level debug "
+check "fish: 'wharf --log-level debug ' offers no command" lacks pick fish_complete "$fish_script" "wharf --log-level debug "
 
 # MARK: 4. The Debian package
 

@@ -96,7 +96,11 @@ public enum BashCompletion {
             return choose(operands.isEmpty ? [] : operandCases(operands, function, depth: depth), indent: indent)
         }
         var out = ["\(indent)case ${args[\(depth)]-} in", "\(indent)    '')"]
-        out += choose(["COMPREPLY=($(compgen -W '\(tree.children.map(\.word).joined(separator: " "))' -- \"$cur\"))"], indent: indent + "        ")
+        var offerChildren = "COMPREPLY=($(compgen -W '\(tree.children.map(\.word).joined(separator: " "))' -- \"$cur\"))"
+        // The parser takes a command only as the first word: after `wharf --log-level debug`
+        // none is offered.
+        if depth == 0 { offerChildren = "if ((cword == 1)); then \(offerChildren); fi" }
+        out += choose([offerChildren], indent: indent + "        ")
         out.append("\(indent)        ;;")
         for child in tree.children {
             out.append("\(indent)    \(child.word))")

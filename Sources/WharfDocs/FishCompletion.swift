@@ -36,6 +36,12 @@ public enum FishCompletion {
             "    test \"$words\" = \"$argv\"",
             "end",
             "",
+            "# True when nothing follows the program's name yet: the parser takes a command only as",
+            "# the first word.",
+            "function \(prefix)_first",
+            "    test (count (commandline -opc)) -eq 1",
+            "end",
+            "",
             "# True when the command words typed start with $argv (a command and its operands).",
             "function \(prefix)_in",
             "    set -l words (\(prefix)_words)",
@@ -75,8 +81,9 @@ public enum FishCompletion {
             let base = "complete -c \(program) -n '\(condition.trimmingSpaces)'"
             out.append("")
             out.append("# \(([program] + node.words).joined(separator: " "))")
+            let childBase = node.words.isEmpty ? "complete -c \(program) -n '\(prefix)_first'" : base
             for child in node.children {
-                out.append("\(base) -a \(child.word) -d \(Completion.fishQuoted(child.summary))")
+                out.append("\(childBase) -a \(child.word) -d \(Completion.fishQuoted(child.summary))")
             }
             let options = node.command?.options ?? (node.words.isEmpty ? reference.options : [])
             for option in options {

@@ -91,9 +91,12 @@ public enum ZshCompletion {
             "      local -a commands=(",
         ]
         out += node.children.map { "        " + quote("\($0.word):\($0.summary)") }
+        // The parser takes a command only as the first word: after `wharf --log-level debug`
+        // none is offered.
+        let onlyFirst = node.words.isEmpty ? "(( CURRENT == 2 )) && " : ""
         out += [
             "      )",
-            "      _describe -t commands '\(([reference.program] + node.words).joined(separator: " ")) command' commands && ret=0",
+            "      \(onlyFirst)_describe -t commands '\(([reference.program] + node.words).joined(separator: " ")) command' commands && ret=0",
             "      ;;",
             "    (argument)",
             "      curcontext=${curcontext%:*:*}:\(([reference.program] + node.words).joined(separator: "-"))-$words[1]:",

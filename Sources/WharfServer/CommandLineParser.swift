@@ -143,6 +143,9 @@ public enum CommandLineParser {
                 if index > 0, let flag = ["--listen", "--connect"].first(where: { $0 == arguments[index - 1] }), !argument.hasPrefix("-") {
                     throw UsageError(message: "unknown argument \(argument) (\(flag) takes its path as \(flag)=PATH)")
                 }
+                if CommandLineReference.wharf.commandGroups.contains(argument) {
+                    throw UsageError(message: "unknown argument \(argument) (a command is the first word: wharf \(argument) [OPTION]...)")
+                }
                 argument = argument.isEmpty ? "''" : argument
                 throw UsageError(message: "unknown argument \(argument)")
             }

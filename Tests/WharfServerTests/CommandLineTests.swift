@@ -46,6 +46,12 @@ import WharfSystem
         #expect(throws: UsageError.self) { try CommandLineParser.parse(["--connect", "--bogus"]) }
     }
 
+    /// The completions offer a command only as the first word; a command after an option says so.
+    @Test func aCommandAfterAnOptionIsRefusedSayingItComesFirst() {
+        let error = #expect(throws: UsageError.self) { try CommandLineParser.parse(["--log-level", "debug", "pick", "--multiple"]) }
+        #expect(error?.message == "unknown argument pick (a command is the first word: wharf pick [OPTION]...)")
+    }
+
     @Test func presenterNamesTheDesktopDialogOrAuto() throws {
         var expected = ServerOptions()
         for (raw, setting) in [("auto", PresenterSetting.auto), ("portal", .desktop(.portal)), ("zenity", .desktop(.zenity)),
