@@ -223,13 +223,17 @@ public final class FileDescriptor: @unchecked Sendable {
 
     /// Where the descriptor leads, as `/proc/self/fd/N` says: a path, or a name such as
     /// `pipe:[1234]`.
+    /// Nil also for a name that fills the buffer (PATH_MAX and one more byte), which readlink
+    /// would have cut short.
     public func linkTarget() -> FilePath? {
-        var buffer = [UInt8](repeating: 0, count: 4097)
-        let count = buffer.withUnsafeMutableBytes { raw in
-            readlink("/proc/self/fd/\(self.raw)", raw.baseAddress!.assumingMemoryBound(to: CChar.self), raw.count - 1)
+        let capacity = 4097
+        // Not zeroed first: readlink fills what it returns, and clearing 4 KB cost more than
+        // the call itself (this runs for every file a person picks).
+        return withUnsafeTemporaryAllocation(of: CChar.self, capacity: capacity) { buffer -> FilePath? in
+            let count = readlink("/proc/self/fd/\(raw)", buffer.baseAddress!, capacity)
+            guard count > 0, count < capacity else { return nil }
+            return FilePath(bytes: UnsafeRawBufferPointer(start: buffer.baseAddress!, count: count))
         }
-        guard count > 0 else { return nil }
-        return FilePath(bytes: buffer[..<count])
     }
 
     /// Where the open file is now, every symbolic link resolved: the kernel's own name for it
