@@ -23,8 +23,10 @@ public struct BusMatchRule: Sendable, Equatable, CustomStringConvertible {
         var parts = ["type='signal'"]
         func add(_ key: String, _ value: String?) {
             guard let value else { return }
-            let pieces = value.split(separator: "'", omittingEmptySubsequences: false)
-            parts.append(key + "='" + pieces.joined(separator: "'\\''") + "'")
+            // Split at the quote's byte: followed by a combining mark it is one Character with
+            // it, but still a quote to the bus.
+            let pieces = value.utf8.split(separator: UInt8(ascii: "'"), omittingEmptySubsequences: false)
+            parts.append(key + "='" + pieces.map { String(decoding: $0, as: UTF8.self) }.joined(separator: "'\\''") + "'")
         }
         add("sender", sender)
         add("path", path)

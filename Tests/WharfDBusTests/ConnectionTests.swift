@@ -124,6 +124,8 @@ import WharfSystem
     @Test func matchRulesQuoteTheirValues() {
         #expect(BusMatchRule(path: "/a", interface: "i.j", member: "M").description == "type='signal',path='/a',interface='i.j',member='M'")
         #expect(BusMatchRule(arg0: "it's").description == "type='signal',arg0='it'\\''s'")
+        // A quote followed by a combining mark is one Character with it, and still a quote.
+        #expect(BusMatchRule(arg0: "'\u{301}").description == "type='signal',arg0=''\\''\u{301}'")
     }
 }
 
