@@ -45,14 +45,13 @@ struct DynamicIdentifier: Sendable, Hashable {
         guard lower.hasPrefix(Self.prefix), let bytes = Base32.decode(lower.utf8.dropFirst(Self.prefix.utf8.count)), !bytes.isEmpty,
               let payload = String(validating: bytes, as: UTF8.self)
         else { return nil }
-        var fields = payload.split(separator: ";", omittingEmptySubsequences: false)
-        guard !fields.isEmpty, fields.count <= 2 else { return nil }
-        if fields.count == 2 {
-            let to = fields.removeLast()
-            guard to.hasPrefix("to="), to.count > 3 else { return nil }
+        var first = Substring(payload)
+        if let semicolon = payload.utf8.firstIndex(of: UInt8(ascii: ";")) {
+            let to = payload[payload.index(after: semicolon)...]
+            guard to.hasPrefix("to="), to.count > 3, !to.contains(";") else { return nil }
             conformsTo = String(to.dropFirst(3))
+            first = payload[..<semicolon]
         }
-        let first = fields[0]
         if first.hasPrefix("mime="), first.count > 5 {
             tag = .mimeType(String(first.dropFirst(5)))
         } else if first.hasPrefix("ext="), first.count > 4 {

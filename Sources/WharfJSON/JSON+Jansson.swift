@@ -74,7 +74,7 @@ extension JSON {
     private init(jansson value: UnsafeMutablePointer<json_t>) {
         switch wharf_json_typeof(value) {
         case JSON_OBJECT:
-            var object = JSONObject()
+            var object = JSONObject(capacity: json_object_size(value))
             var iterator = json_object_iter(value)
             while let current = iterator {
                 let keyPointer = json_object_iter_key(current)!

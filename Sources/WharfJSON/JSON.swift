@@ -62,6 +62,6 @@ extension JSON: ExpressibleByNilLiteral, ExpressibleByBooleanLiteral, Expressibl
     public init(stringLiteral value: String) { self = .string(value) }
     public init(arrayLiteral elements: JSON...) { self = .array(elements) }
     public init(dictionaryLiteral elements: (String, JSON)...) {
-        self = .object(JSONObject(elements.map { (key: $0.0, value: $0.1) }))
+        self = .object(JSONObject(literal: elements))
     }
 }

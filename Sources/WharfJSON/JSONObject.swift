@@ -9,9 +9,14 @@ public struct JSONObject: Sendable, Hashable, Sequence {
     public init() { members = [] }
 
     public init(_ members: [(key: String, value: JSON)]) {
-        self.members = []
-        self.members.reserveCapacity(members.count)
+        self.init(capacity: members.count)
         for member in members { self[member.key] = member.value }
+    }
+
+    /// An empty object with room for `capacity` members.
+    init(capacity: Int) {
+        members = []
+        members.reserveCapacity(capacity)
     }
 
     public var count: Int { members.count }
@@ -65,6 +70,14 @@ public struct JSONObject: Sendable, Hashable, Sequence {
 
 extension JSONObject: ExpressibleByDictionaryLiteral {
     public init(dictionaryLiteral elements: (String, JSON)...) {
-        self.init(elements.map { (key: $0.0, value: $0.1) })
+        self.init(literal: elements)
+    }
+
+    /// The members of a literal, a later duplicate key replacing the earlier one's value (as
+    /// assigning them in turn would). Not by way of an array of pairs: a notification is built
+    /// from literals, and each copy was one more allocation.
+    init(literal elements: [(String, JSON)]) {
+        self.init(capacity: elements.count)
+        for (key, value) in elements { self[key] = value }
     }
 }

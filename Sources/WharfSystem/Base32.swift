@@ -27,8 +27,14 @@ public enum Base32 {
     /// The bytes `text` encodes (leftover bits at the end dropped, unchecked: a caller that needs
     /// one encoding per value compares the re-encoding), or nil at a character outside the
     /// lowercase alphabet.
+    ///
+    /// Inlinable, so that a caller in another module gets a copy specialized for its sequence
+    /// (a `Substring.UTF8View`): called generically, each byte cost a call through the
+    /// sequence's witness table, some 300 instructions.
+    @inlinable
     public static func decode(_ text: some Sequence<UInt8>) -> [UInt8]? {
         var out: [UInt8] = []
+        out.reserveCapacity(text.underestimatedCount * 5 / 8)
         var buffer = 0
         var bits = 0
         for character in text {
@@ -50,6 +56,7 @@ public enum Base32 {
     }
 
     /// The five-bit value of a letter of the lowercase alphabet; nil for any other byte.
+    @inlinable
     public static func value(of letter: UInt8) -> Int? {
         switch letter {
         case UInt8(ascii: "a")...UInt8(ascii: "z"): Int(letter - UInt8(ascii: "a"))

@@ -136,6 +136,7 @@ public struct FilePath: Hashable, Comparable, Sendable, CustomStringConvertible,
     /// removed and `..` folded lexically, in one pass over the bytes. Does not touch the disk
     /// beyond `getcwd` for a relative path.
     public var normalized: FilePath {
+        if isNormal { return self }
         let absolute = isAbsolute ? bytes : FilePath.current().bytes + [Self.slash] + bytes
         var output: [UInt8] = []
         output.reserveCapacity(absolute.count)
@@ -157,6 +158,24 @@ public struct FilePath: Hashable, Comparable, Sendable, CustomStringConvertible,
             output.append(contentsOf: absolute[start..<index])
         }
         return output.isEmpty ? .root : FilePath(unchecked: output)
+    }
+
+    /// Whether ``normalized`` would give back these very bytes: absolute, with no empty, `.` or
+    /// `..` component (so no `//` and no trailing slash). Most paths a dialog sees are, and the
+    /// check, one pass without allocating, spares them a copy.
+    private var isNormal: Bool {
+        guard isAbsolute else { return false }
+        return bytes.withUnsafeBufferPointer { bytes in
+            if bytes.count == 1 { return true }
+            var start = 1
+            for index in 1...bytes.count where index == bytes.count || bytes[index] == Self.slash {
+                let length = index - start
+                if length == 0 { return false }
+                if bytes[start] == 0x2E && (length == 1 || (length == 2 && bytes[start + 1] == 0x2E)) { return false }
+                start = index + 1
+            }
+            return true
+        }
     }
 
     /// `realpath(3)`: every symlink resolved, the result absolute.

@@ -1,5 +1,6 @@
 import Testing
 @testable import WharfContentTypes
+import WharfSystem
 
 @Suite struct DynamicIdentifierTests {
     @Test func encodingIsStableAndDocumented() {
@@ -29,6 +30,14 @@ import Testing
         #expect(DynamicIdentifier("dyn.0000") == nil)
         #expect(DynamicIdentifier("public.png") == nil)
         #expect(DynamicIdentifier("dyn.nbswy3dp") == nil)  // "hello": no tag
+        // Payloads this encoder never makes: more than one conformance, an empty one, a field
+        // that is not one, an empty tag.
+        for payload in ["mime=text/x-a;to=public.text;to=public.data", "mime=text/x-a;to=", "mime=text/x-a;as=public.text",
+                        "mime=;to=public.text", "ext=;to=public.text", "mime=text/x-a;"] {
+            #expect(DynamicIdentifier("dyn." + Base32.encode(Array(payload.utf8))) == nil, "\(payload)")
+        }
+        #expect(DynamicIdentifier("dyn." + Base32.encode(Array("mime=text/x-a;to=public.text".utf8)))
+            == DynamicIdentifier(tag: .mimeType("text/x-a"), conformsTo: "public.text"))
         let scope = ContentTypeScope(registry: .system)
         #expect(!scope.isKnown("dyn.nbswy3dp"))
         #expect(scope.isKnown("dyn.nvuw2zj5orsxq5bppawwo3y"))

@@ -8,6 +8,10 @@ import WharfTestSupport
         ("/", "/"), ("//", "/"), ("/a/b", "/a/b"), ("/a//b/", "/a/b"), ("/a/./b", "/a/b"),
         ("/a/b/..", "/a"), ("/a/b/../../..", "/"), ("/../x", "/x"), ("/a/.../b", "/a/.../b"),
         ("/a/..b/c", "/a/..b/c"), ("/café/ü/../é", "/café/é"),
+        // The edges of the already-normal fast path: a last component that is `.` or `..`, a
+        // trailing slash, dots that are only part of a name.
+        ("/a/.", "/a"), ("/a/..", "/"), ("/.", "/"), ("/..", "/"), ("/a/", "/a"), ("/.a/b.", "/.a/b."),
+        ("/a/..x/.y", "/a/..x/.y"),
     ])
     func dotsAndSlashesFoldLexically(path: String, expected: String) {
         #expect(FilePath(path)!.normalized == FilePath(expected)!)
