@@ -84,7 +84,9 @@ import WharfTestSupport
             let child = try ChildProcess(path: wharfExecutablePath(), arguments: ["access"] + arguments + ["--state-dir", missing.description])
             let output = child.readOutputText()
             #expect(child.waitForExit(seconds: 10) == 0)
-            #expect(output == (arguments.count == 1 ? "No app holds access to anything.\n" : "{\"entries\":[]}\n"))
+            let store = missing.appending("state.sqlite3").description
+            #expect(output == (arguments.count == 1
+                ? "No app holds access to anything (there is no state store at \(store)).\n" : "{\"entries\":[]}\n"))
         }
         #expect(!exists(missing), "no state directory was made")
         let revoke = try ChildProcess(path: wharfExecutablePath(), arguments: ["access", "revoke", "g1", "--state-dir", missing.description])

@@ -29,7 +29,12 @@ extension Subcommands {
         if json {
             print(document(entries).jsonText)
         } else if entries.isEmpty {
-            print("No app holds access to anything.")
+            // Where no store is, say so: a mistyped --state-dir must not read as "nothing granted".
+            if let path = AccessStoreReader.databasePath(stateDirectory: stateDirectory), (try? FileStatus.ofLink(path)) == nil {
+                print("No app holds access to anything (there is no state store at \(TerminalText.escape(bytes: path.bytes))).")
+            } else {
+                print("No app holds access to anything.")
+            }
         } else {
             print(table(entries), terminator: "")
         }
