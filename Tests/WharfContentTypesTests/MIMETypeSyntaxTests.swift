@@ -15,3 +15,16 @@ import Testing
         #expect(!isValidMIMEType(mime))
     }
 }
+
+/// The one spelling a MIME type is looked up by: lowercased, parameters dropped, an alias
+/// resolved to the type it names.
+@Suite struct MIMECanonicalNameTests {
+    @Test(arguments: [
+        ("text/plain", "text/plain"), ("Text/Plain", "text/plain"), ("text/plain; charset=utf-8", "text/plain"),
+        ("TEXT/PLAIN;charset=UTF-16", "text/plain"), ("application/x-pdf", "application/pdf"),
+        ("Application/X-PDF ; x=1", "application/pdf"), ("text/x-wharf-unknown", "text/x-wharf-unknown"),
+    ])
+    func canonicalName(of mime: String, is expected: String) {
+        #expect(ContentTypeRegistry.system.tables.database.canonicalName(mime) == expected)
+    }
+}

@@ -57,10 +57,12 @@ public struct FieldReader {
 
     /// The fields sent that nothing read, each with the closest known field at its level.
     public var unknownFields: [UnknownField] {
-        let here = object.keys.filter { !known.contains($0) }.map {
-            UnknownField(path: name($0), suggestion: UnknownField.closest(to: $0, among: Set(known)).map(name))
+        // Nothing is allocated when every field was asked for, as in nearly every message.
+        var here: [UnknownField] = []
+        for member in object where !known.contains(member.key) {
+            here.append(UnknownField(path: name(member.key), suggestion: UnknownField.closest(to: member.key, among: Set(known)).map(name)))
         }
-        return here + unknown
+        return here.isEmpty ? unknown : here + unknown
     }
 
     // MARK: Presence
