@@ -32,15 +32,19 @@ public final class TimerQueue: @unchecked Sendable {
     public func after(milliseconds: Int, _ work: @escaping @Sendable () -> Void) {
         guard milliseconds > 0 else { return pool.run(work) }
         let deadline = Self.now + UInt64(milliseconds) * 1_000_000
-        let start = lock.withLock { () -> Bool in
+        let (start, wake) = lock.withLock { () -> (Bool, Bool) in
             sequence += 1
             push(Timer(deadline: deadline, sequence: sequence, work: work))
-            lock.signal()
-            if started { return false }
+            // The timer thread sleeps until the earliest deadline: only a new earliest one is
+            // news to it (the write-behind asks for a flush with every grant).
+            let wake = heap.first?.sequence == sequence
+            if started { return (false, wake) }
             started = true
-            return true
+            return (true, false)
         }
         if start { startThread { [self] in tick() } }
+        // After unlocking, so that the thread does not wake only to wait for the lock.
+        if wake { lock.signal() }
     }
 
     private func tick() {

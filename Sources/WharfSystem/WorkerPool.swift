@@ -34,9 +34,13 @@ public final class WorkerPool: @unchecked Sendable {
         lock.lock()
         queue.append(work)
         let start = idle == 0 && threads < maximumThreads
-        if start { threads += 1 } else { lock.signal() }
+        if start { threads += 1 }
         lock.unlock()
-        if start { startThread { [self] in serve() } }
+        // Signalled after unlocking: a thread woken while the caller still held the lock would
+        // wake only to block on it, then be woken again when it was released (three futex
+        // calls and a second wake-up for every hand-off, on another core often an interrupt
+        // each). Nothing is lost: a thread not yet waiting checks the queue under the lock first.
+        if start { startThread { [self] in serve() } } else { lock.signal() }
     }
 
     /// How many threads the pool has now (for tests and memory measurements).
