@@ -22,8 +22,8 @@ import WharfTestSupport
 /// the second half; what the test fails on is that. A step in one quarter alone is a
 /// high-water mark, most likely the test client starved of the CPU while `make test` builds
 /// the sanitizer variants beside it: it stops reading, the server's output waits in memory,
-/// and the allocator keeps the pages (CI, 2026-12-04: 11.0 to 12.2 MiB in one run, 3–4% in every run here
-/// before and after, loaded or not). Even so, no more than 20% over the second half.
+/// and the allocator keeps the pages (CI, 2026-12-04: 11.0 to 12.2 MiB in one run; 3–4% in
+/// every run here, before and after, loaded or not). Even so, no more than 20% over the half.
 ///
 /// The test client is the client's side of the presenter (`presentsDialogs`), so it decides
 /// how each dialog ends, and is deliberately lean (no per-message thread or history) so that
