@@ -153,20 +153,20 @@ final class Tables: Sendable {
     /// A system or dynamic type by key; `resolve` looks up the keys of other types (which may
     /// be a client's declared types when a dynamic type was asked to conform to one).
     func record(forKey key: String, resolve: (String) -> TypeRecord?) -> TypeRecord? {
+        record(forKey: key, resolve: resolve, depth: 0)
+    }
+
+    /// A dynamic type's record is made once and (when it depends on system knowledge alone)
+    /// remembered; its parents are looked up here too, so each ancestor is made once. Made
+    /// afresh for every descendant that asked (the MIME database's chains, `text/x-c++src` →
+    /// `text/x-csrc` → `text/plain`), they were a fifth of the 81 million instructions that
+    /// `public.plain-text`'s first dialog filter cost.
+    private func record(forKey key: String, resolve: (String) -> TypeRecord?, depth: Int) -> TypeRecord? {
         if let record = systemTypes[key] { return record }
         guard key.hasPrefix(DynamicIdentifier.prefix) else { return nil }
         if let cached = dynamicRecords.withValue({ $0[key] }) { return cached }
-        guard let dynamic = DynamicIdentifier(key) else { return nil }
-        return dynamicRecord(dynamic, key: key, resolve: resolve, depth: 0)
-    }
-
-    /// The record of a decoded dynamic identifier, made and (when it depends on system knowledge
-    /// alone) remembered. Its parents are looked up the same way, so each ancestor is made once:
-    /// made afresh for every descendant that asked (the MIME database's chains, `text/x-c++src`
-    /// → `text/x-csrc` → `text/plain`), they were a fifth of the 81 million instructions that
-    /// `public.plain-text`'s first dialog filter cost.
-    private func dynamicRecord(_ dynamic: DynamicIdentifier, key: String, resolve: (String) -> TypeRecord?, depth: Int) -> TypeRecord? {
-        guard let record = makeDynamicRecord(dynamic, resolve: resolve, depth: depth) else { return nil }
+        guard let dynamic = DynamicIdentifier(key),
+              let record = makeDynamicRecord(dynamic, resolve: resolve, depth: depth) else { return nil }
         // Records that conform to a client's declared type are that client's business; cache
         // only those that depend on system knowledge alone.
         if dynamic.conformsTo == nil || systemTypes[dynamic.conformsTo!] != nil {
@@ -177,13 +177,10 @@ final class Tables: Sendable {
 
     private func makeDynamicRecord(_ dynamic: DynamicIdentifier, resolve: (String) -> TypeRecord?, depth: Int) -> TypeRecord? {
         guard depth < 32 else { return nil }
+        // A client's declared types are never `dyn.…` (DeclaredTypes refuses them).
         func lookup(_ key: String) -> TypeRecord? {
-            if let record = systemTypes[key] { return record }
-            if key.hasPrefix(DynamicIdentifier.prefix), let cached = dynamicRecords.withValue({ $0[key] }) { return cached }
-            if let dynamic = DynamicIdentifier(key) {
-                return dynamicRecord(dynamic, key: key, resolve: resolve, depth: depth + 1)
-            }
-            return resolve(key)
+            key.hasPrefix(DynamicIdentifier.prefix) ? record(forKey: key, resolve: resolve, depth: depth + 1)
+                : systemTypes[key] ?? resolve(key)
         }
         var parents: [String] = []
         var extensions: [String] = []
