@@ -71,10 +71,12 @@ class Samples:
         return self.values.get(name, [])
 
 
-def run_driver(driver: Path, mode: str, peer: Peer, *options: str, prefix: list[str] | None = None, timeout: float = 600) -> dict:
+def run_driver(driver: Path, mode: str, peer: Peer, *options: str, prefix: list[str] | None = None,
+               pin: list[str] | None = None, timeout: float = 600) -> dict:
     """One trial: the driver's JSON line as a dict. Raises RuntimeError with the driver's own
-    message when the trial fails (a wrong reply, a crash, a timeout)."""
-    command = [str(driver), mode, "-q", *options, "--", *(prefix or []), *peer.command]
+    message when the trial fails (a wrong reply, a crash, a timeout). `prefix` goes before the
+    server's command, `pin` before the driver's (and so the server's, which inherits it)."""
+    command = [*(pin or []), str(driver), mode, "-q", *options, "--", *(prefix or []), *peer.command]
     try:
         completed = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -216,6 +218,46 @@ def measure_dialogs(driver: Path, wharf: Path, work: Path, cycles: int, samples:
                     samples.add(f"{name}_{key}", result[key])
 
 
+# MARK: - Placement: which CPUs the driver and the server run on
+
+
+def pinned(cpu: int) -> list[str]:
+    return ["taskset", "-c", str(cpu)]
+
+
+def measure_placement(driver: Path, wharf: Path, c_peer: Path, work: Path, pings: int, cycles: int, samples: Samples) -> None:
+    """The figures a wake-up's cost decides, with the driver and the server pinned to one CPU,
+    then to two: the C floor's and Wharf's ping round trips, and the `public.plain-text`
+    importer cycle. Unpinned, the kernel chooses, run by run, which of the two it gets."""
+    identifier, pick = TYPED_IMPORTERS["text"]
+    (work / pick).write_text("picked\n")
+    script = work / "placement-script.json"
+    script.write_text(json.dumps([{"choose": [str(work / pick)]}] * (cycles + 100)))
+    params = json.dumps({"allowedContentTypes": [identifier]})
+    placements = [("one_cpu", pinned(0), [])]
+    if (os.cpu_count() or 1) > 1:
+        placements.append(("two_cpus", pinned(0), pinned(1)))
+    for name, pin, prefix in placements:
+        trials = [
+            (f"c_rt_{name}_us", "roundtrip", Peer("c", "C floor", [str(c_peer)], 0, 0, 0, 0), ["-n", str(pings), "-w", "1000"]),
+            (f"wharf_rt_{name}_us", "roundtrip", Peer("wharf", "Wharf", [str(wharf)], 0, 0, 0, 0), ["-n", str(pings), "-w", "1000"]),
+        ]
+        for window in (1, 16):
+            arguments = ["--presenter", f"script:{script}", "--state-dir", str(work / f"state-placement-{name}-w{window}")]
+            trials.append((f"text_w{window}_{name}_per_s", "cycles", Peer("wharf", "Wharf", [str(wharf), *arguments], 0, 0, 0, 0),
+                           ["-n", str(cycles), "-W", str(window), "-m", "presentImporter", "-p", params]))
+        for key, mode, peer, options in trials:
+            for state in work.glob("state-placement-*"):
+                subprocess.run(["rm", "-rf", str(state)], check=False)
+            try:
+                result = run_driver(driver, mode, peer, *options, prefix=prefix, pin=pin)
+            except RuntimeError as error:
+                samples.errors.append(f"{key}: {error}")
+                print(f"  ! {key}: {error}", file=sys.stderr)
+                continue
+            samples.add(key, result["median_us"] if mode == "roundtrip" else result["per_second"])
+
+
 # MARK: - Instruction counts
 
 
@@ -347,7 +389,21 @@ def machine(driver: Path) -> dict:
         except (RuntimeError, OSError, subprocess.TimeoutExpired):
             return "unknown"
 
+    def idle_states() -> str:
+        """How an idle CPU waits: halted (a wake-up needs an interrupt, in a virtual machine an
+        exit to the host) or polling for a while first."""
+        try:
+            governor = Path("/sys/devices/system/cpu/cpuidle/current_driver").read_text().strip()
+        except OSError:
+            return "cpuidle driver unknown"
+        try:
+            poll = int(Path("/sys/module/haltpoll/parameters/guest_halt_poll_ns").read_text())
+            return f"cpuidle driver {governor}, guest_halt_poll_ns {poll}" + (" (idle CPUs halt at once)" if poll == 0 else "")
+        except (OSError, ValueError):
+            return f"cpuidle driver {governor}"
+
     return {
+        "idle": idle_states(),
         "cpus": os.cpu_count(),
         "cpu": cpu_model(),
         "mitigations": mitigations(),
@@ -462,7 +518,7 @@ def write_report(args, info, samples: dict[str, Samples], peers: list[Peer], cou
     say(f"- CPU: {info['cpu']}, {info['cpus']} CPUs; memory {info['memory']}; Linux {info['kernel']}")
     say(f"- one system call (`fstat`, `wharf-load syscall`) costs {info['syscall']} here; the kernel's mitigations: "
         f"{info['mitigations']} (a dialog cycle makes about thirteen system calls and two thread wake-ups, so its "
-        "rate follows these more than the CPU's model)")
+        f"rate follows these more than the CPU's model); idle CPUs: {info['idle']}")
     say(f"- {info['swift']}; Wharf at commit {info['commit']}{' (with uncommitted changes)' if info['dirty'] else ''}, release build")
     say(f"- load average at start {loads[0]}, at end {loads[1]} (other work on the machine shows up as spread)")
     say(f"- {args.repeat} repetitions{' (quick run)' if args.quick else ''}")
@@ -593,6 +649,30 @@ def write_report(args, info, samples: dict[str, Samples], peers: list[Peer], cou
     say("")
     say(f"Workloads: {args.dialog_cycles:,} importer cycles and {args.dialog_cycles // 10:,} exporter cycles per repetition; "
         "10,000 importers opened 64 at a time with the driver claiming to present them (so they stay open).")
+    say("")
+
+    # Placement
+    placement = samples["placement"]
+    say("## One CPU or two")
+    say("")
+    say("The same driver and servers with both pinned (`taskset`) to one CPU, then the driver to one and the server "
+        "to the other. A wake-up that crosses CPUs costs what the machine's idle states make it cost (here: "
+        f"{info['idle']}); unpinned, the kernel decides, run by run, whether the two share a CPU, and the C floor's "
+        "round trip moves with it as much as Wharf's does. The targets above are judged unpinned; these say how much "
+        "of a figure is the machine's.")
+    say("")
+    say("| figure | one CPU | two CPUs |")
+    say("| --- | --- | --- |")
+    for title, key, digits in [
+        ("C floor, ping round trip (µs)", "c_rt_{}_us", 2),
+        ("Wharf, ping round trip (µs)", "wharf_rt_{}_us", 2),
+        ("Wharf, importer cycles/s, `public.plain-text`, one at a time", "text_w1_{}_per_s", 0),
+        ("Wharf, importer cycles/s, `public.plain-text`, 16 open at once", "text_w16_{}_per_s", 0),
+    ]:
+        say(f"| {title} | {figure(placement.get(key.format('one_cpu')), digits)} | "
+            f"{figure(placement.get(key.format('two_cpus')), digits)} |")
+    for error in placement.errors:
+        say(f"- failure: {error}")
     say("")
 
     # The daemon
@@ -770,6 +850,7 @@ def main() -> int:
     info = machine(args.driver)
     samples = {peer.key: Samples() for peer in peers}
     samples["dialogs"] = Samples()
+    samples["placement"] = Samples()
     with tempfile.TemporaryDirectory(prefix="wharf-bench-") as work:
         for repetition in range(1, args.repeat + 1):
             for peer in peers:
@@ -778,6 +859,9 @@ def main() -> int:
             print(f"• repetition {repetition}/{args.repeat}: dialogs", file=sys.stderr)
             measure_dialogs(args.driver, args.wharf, Path(work), args.dialog_cycles, samples["dialogs"],
                             args.daemon_clients, args.daemon_cycles)
+            print(f"• repetition {repetition}/{args.repeat}: placement", file=sys.stderr)
+            measure_placement(args.driver, args.wharf, args.c_peer, Path(work), peers[0].roundtrips,
+                              args.dialog_cycles, samples["placement"])
 
     counts: dict = {}
     if not args.no_callgrind and subprocess.run(["which", "valgrind"], capture_output=True).returncode == 0:
