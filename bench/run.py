@@ -393,14 +393,14 @@ def machine(driver: Path) -> dict:
         """How an idle CPU waits: halted (a wake-up needs an interrupt, in a virtual machine an
         exit to the host) or polling for a while first."""
         try:
-            governor = Path("/sys/devices/system/cpu/cpuidle/current_driver").read_text().strip()
+            idle_driver = Path("/sys/devices/system/cpu/cpuidle/current_driver").read_text().strip()
         except OSError:
             return "cpuidle driver unknown"
         try:
             poll = int(Path("/sys/module/haltpoll/parameters/guest_halt_poll_ns").read_text())
-            return f"cpuidle driver {governor}, guest_halt_poll_ns {poll}" + (" (idle CPUs halt at once)" if poll == 0 else "")
+            return f"cpuidle driver {idle_driver}, guest_halt_poll_ns {poll}" + (" (idle CPUs halt at once)" if poll == 0 else "")
         except (OSError, ValueError):
-            return f"cpuidle driver {governor}"
+            return f"cpuidle driver {idle_driver}"
 
     return {
         "idle": idle_states(),
