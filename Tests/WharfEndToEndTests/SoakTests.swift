@@ -16,14 +16,15 @@ import WharfTestSupport
 /// Why the second half: the release server's memory settles slowly, then stays put (a
 /// 300,000-cycle run on 2026-12-01: 8.3 MiB at the start, 11.0 after 20,000 cycles, 12.4 after
 /// 100,000, 12.9 after 180,000, and not a page more up to 300,000). Measured from 10,000 cycles
-/// that settling alone came to 10–12% and failed one run in three. Over a quarter of the run,
-/// 4% of about 12 MiB is what a leak of some 20 bytes a cycle would add; anything a dialog
-/// leaves behind (its record, its id, a closure) is larger. A leak grows in both quarters of
-/// the second half; what the test fails on is that. A step in one quarter alone is a
-/// high-water mark, most likely the test client starved of the CPU while `make test` builds
-/// the sanitizer variants beside it: it stops reading, the server's output waits in memory,
-/// and the allocator keeps the pages (CI, 2026-12-04: 11.0 to 12.2 MiB in one run; 3–4% in
-/// every run here, before and after, loaded or not). Even so, no more than 20% over the half.
+/// that settling alone came to 10–12% and failed one run in three. A leak grows in both
+/// quarters of the second half; what the test fails on is that, at 8% of about 12 MiB a quarter:
+/// what a leak of some 40 bytes a cycle would add (checked: 40 bytes leaked as each dialog
+/// ends fails it). Anything a dialog leaves behind (its record, a closure) is larger. The
+/// settling is not the same everywhere: 1–2% a quarter in every run here, idle or with both
+/// cores busy, 7673e4c's server and 2244c8d's alike, but 5.3% and 4.9% in one CI run beside
+/// the sanitizer builds (2026-12-04; another grew 11% over the half), which a 4% bar failed.
+/// The test prints the three figures, so CI's logs show how close a run came. Even so, no
+/// more than 20% over the half.
 ///
 /// The test client is the client's side of the presenter (`presentsDialogs`), so it decides
 /// how each dialog ends, and is deliberately lean (no per-message thread or history) so that
@@ -65,7 +66,8 @@ import WharfTestSupport
         // Under valgrind (`make bench`) resident memory is valgrind's own, and the run is short.
         if getenv("SOAK_UNDER_VALGRIND") == nil {
             let grew = "resident memory grew from \(Int(warm)) KiB after \(Self.warmUpCycles) cycles to \(Int(middle)) KiB, then \(Int(last)) KiB"
-            #expect(!((middle - warm) / warm > 0.04 && (last - middle) / warm > 0.04), "still growing: \(grew)")
+            print("soak: \(grew)")
+            #expect(!((middle - warm) / warm > 0.08 && (last - middle) / warm > 0.08), "still growing: \(grew)")
             #expect(last <= warm * 1.2, "\(grew)")
         }
         #expect(server.shutdownAndExit() == 0)
