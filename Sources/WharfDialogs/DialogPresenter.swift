@@ -22,24 +22,47 @@ public protocol DialogPresenter: Sendable {
 
 /// Everything a presenter needs to draw a dialog: the configuration snapshot taken at
 /// `present` time, the directory to open in, and a way to answer.
-public struct PresentedDialog: Sendable {
-    public var id: DialogID
-    public var client: ClientID
-    public var title: String?
-    public var message: String?
-    public var confirmationLabel: String?
+///
+/// A class, not a struct: a presenter keeps the dialog it shows (the script presenter queues
+/// them, the desktop presenters hold one per open dialog) and passes it between threads, and a
+/// struct of a dozen strings and arrays costs a dozen reference-count operations at each copy.
+/// Nothing in it changes after `present`.
+public final class PresentedDialog: Sendable {
+    public let id: DialogID
+    public let client: ClientID
+    public let title: String?
+    public let message: String?
+    public let confirmationLabel: String?
     /// Filters for a file view, for the allowed (importer) or offered (exporter) types.
-    public var filters: DialogFilters
+    public let filters: DialogFilters
     /// The directory the dialog opens in (remembered, default, or home).
-    public var directory: FilePath
-    public var browserOptions: BrowserOptions
+    public let directory: FilePath
+    public let browserOptions: BrowserOptions
     /// The window the dialog is modal to, in the portal's notation (`x11:<hex XID>`,
     /// `wayland:<handle>`), as the client gave it.
-    public var parentWindow: String?
+    public let parentWindow: String?
     /// What only one kind of dialog has.
-    public var details: Details
+    public let details: Details
     /// Answers the dialog on the human's behalf.
-    public var responder: DialogResponder
+    public let responder: DialogResponder
+
+    init(
+        id: DialogID, client: ClientID, title: String?, message: String?, confirmationLabel: String?,
+        filters: DialogFilters, directory: FilePath, browserOptions: BrowserOptions, parentWindow: String?,
+        details: Details, responder: DialogResponder
+    ) {
+        self.id = id
+        self.client = client
+        self.title = title
+        self.message = message
+        self.confirmationLabel = confirmationLabel
+        self.filters = filters
+        self.directory = directory
+        self.browserOptions = browserOptions
+        self.parentWindow = parentWindow
+        self.details = details
+        self.responder = responder
+    }
 
     public enum Details: Sendable {
         case importer(Importer)
