@@ -41,19 +41,21 @@ struct ExporterPlan: Sendable {
     /// The name each document is saved under when `chosen` is picked: its base name plus the
     /// preferred extension of its resolved type, unless the name already carries an extension
     /// of that type. Names that collide get " 2", " 3", … before their extension, so several
-    /// untitled documents do not overwrite each other.
+    /// untitled documents do not overwrite each other. Names collide when their bytes are
+    /// equal, as the file system sees them: `String`'s `==` would take `café` spelt with a
+    /// combining accent for `café` spelt with `é`, two different files.
     func filenames(choosing chosen: String, types: any ContentTypeOracle) -> [String] {
-        var used = Set<String>()
+        var used = Set<[UInt8]>()
         var names: [String] = []
         for (index, type) in resolvedTypes(choosing: chosen).enumerated() {
             let name = Self.filename(baseNames[index], type: type, types: types)
             var candidate = name
             var counter = 2
-            while used.contains(candidate) {
+            while used.contains(Array(candidate.utf8)) {
                 candidate = Self.numbered(name, counter)
                 counter += 1
             }
-            used.insert(candidate)
+            used.insert(Array(candidate.utf8))
             names.append(candidate)
         }
         return names

@@ -146,6 +146,20 @@ import WharfTestSupport
         #expect(h.presenter.dialog(untitled)?.exporter?.filename == "Untitled.txt")
     }
 
+    @Test func namesThatDifferInBytesDoNotCollideEvenWhenSwiftCallsThemEqual() throws {
+        let h = Harness()
+        let plain = ["public.plain-text"]
+        let composed = "caf\u{E9}", decomposed = "cafe\u{301}"
+        try #require(composed == decomposed, "String's == is Unicode-aware: the case this test is about")
+        let id = try h.exporter(ExporterRequest(documents: [
+            ExportDocument(filename: composed, writableContentTypes: plain),
+            ExportDocument(filename: decomposed, writableContentTypes: plain),
+            ExportDocument(filename: composed, writableContentTypes: plain),
+        ]))
+        let names = try #require(h.presenter.dialog(id)?.exporter?.filenames)
+        #expect(names.map { Array($0.utf8) } == [composed + ".txt", decomposed + ".txt", composed + " 2.txt"].map { Array($0.utf8) })
+    }
+
     // MARK: Destinations
 
     @Test func anExistingDestinationNeedsOverwrite() throws {
