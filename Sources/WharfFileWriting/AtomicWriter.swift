@@ -59,6 +59,9 @@ struct WriterConfiguration: Sendable {
     var kernelCopy = true
     /// Use `renameat2` flags; when false, act as on a file system that rejects them (`EINVAL`).
     var renameFlags = true
+    /// Keep a replaced file under a hard link; when false, act as on a file system without
+    /// them (the old file is moved aside instead).
+    var hardLinks = true
     /// Start writeback of each chunk as soon as it is written (`sync_file_range`).
     var earlyWriteback = true
     /// Reserve the file's blocks before writing it (`fallocate`), on disk-backed file systems.

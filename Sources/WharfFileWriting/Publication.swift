@@ -117,7 +117,8 @@ extension ExportTransaction {
         // Without RENAME_EXCHANGE: keep the old file reachable under a backup name (a hard link,
         // so the destination never goes missing), then rename over it.
         let backup = claimTemporaryName()
-        do {
+        do throws(SystemError) {
+            guard configuration.hardLinks else { throw SystemError(code: EPERM, operation: "link", path: destination.description) }
             try Syscalls.link(in: directory, entry.name, to: backup, reportedAs: destination)
         } catch {
             switch error.code {
@@ -126,8 +127,10 @@ extension ExportTransaction {
             default:
                 // Hard links refused (another owner's file under protected_hardlinks, or a
                 // file system without them): move the old file aside instead. Readers may see
-                // no file for an instant, but it can still be put back.
-                return try moveAsideAndReplace(entry, backup: backup)
+                // no file for an instant, but it can still be put back. The name it is moved
+                // to is one no orphan sweep removes: a crash between the two renames leaves it
+                // the only copy of the user's file.
+                return try moveAsideAndReplace(entry, backup: FilePath(unchecked: Array(TemporaryName.makeAside().utf8)))
             }
         }
         do {

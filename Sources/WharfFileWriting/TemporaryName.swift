@@ -4,7 +4,8 @@ import WharfSystem
 /// Names of temporary files: `.wharf-tmp-<pid>-<16 hex digits>`.
 ///
 /// The pid says which process the file belongs to, so an orphan sweep can leave alone the
-/// temporaries (and the backups of replaced files, which carry the same kind of name) of a
+/// temporaries (and the hard-linked backups of replaced files, which carry the same kind of
+/// name; a file moved aside has a name of its own, ``makeAside()``) of a
 /// process that is still writing; the random part, from `getrandom`, makes the name
 /// unguessable, so nobody can plant a symlink at it in advance (and `O_EXCL|O_NOFOLLOW` refuses
 /// one that is there anyway). The format is strict so that a sweep never mistakes a user's file
@@ -22,6 +23,17 @@ enum TemporaryName {
         let padding = String(repeating: "0", count: randomDigits - hex.count)
         return prefix + String(ProcessControl.processID) + "-" + padding + hex
     }
+
+    /// A fresh name for a user's file moved aside while an export replaces it, on a file system
+    /// without hard links: `.wharf-tmp-aside-<pid>-<16 hex digits>`. Between the two renames of
+    /// a replacement it is the only copy of that file, so it must never look like an orphan:
+    /// ``owner(of:)`` does not recognise it and no sweep removes it. After a crash it is left
+    /// where it is, the user's file under a hidden name, rather than lost.
+    static func makeAside() -> String {
+        asidePrefix + make().dropFirst(prefix.count)
+    }
+
+    static let asidePrefix = prefix + "aside-"
 
     /// The pid embedded in `name`, or nil when `name` is not exactly a Wharf temporary name.
     static func owner(of name: [UInt8]) -> pid_t? {

@@ -50,6 +50,22 @@ struct OrphanTests {
         #expect(linkStatus("/etc/passwd") != nil)
     }
 
+    @Test func sweepNeverRemovesAUsersFileMovedAsideByAnEndedProcess() throws {
+        // Without hard links, a replaced file is renamed aside, then the new one renamed into
+        // place: a crash between the two leaves the aside name the only copy of the user's file.
+        let scratch = ScratchDirectory("wharf-fw")
+        let ended = try endedProcessID()
+        let aside = try #require(FilePath(TemporaryName.makeAside()))
+        let asideOfEnded = scratch.path(".wharf-tmp-aside-\(ended)-00000000000000ee")
+        let orphan = scratch.path(".wharf-tmp-\(ended)-00000000000000ef")
+        writeFile(asideOfEnded, "the user's only copy")
+        writeFile(orphan, "partial")
+        #expect(TemporaryName.owner(of: Array(aside.description.utf8)) == nil, "not an orphan's name")
+        #expect(aside.description.hasPrefix(AtomicWriter.temporaryPrefix), "tests that check nothing is left behind see it")
+        #expect(AtomicWriter.removeOrphans(in: scratch.path) == [orphan])
+        #expect(scratch.names() == [String(decoding: asideOfEnded.lastComponent, as: UTF8.self)])
+    }
+
     @Test func sweepRemovesOurPidsFilesUnlessThisProcessClaimedThem() throws {
         // A server restarted in a fresh container often gets its old pid back: files with our
         // pid are ours only if an export in this process is using them.

@@ -11,6 +11,7 @@ struct WritingTests {
     static let configurations: [(String, WriterConfiguration)] = [
         ("kernel copy, renameat2 flags", WriterConfiguration()),
         ("read/write loop, link fallbacks", WriterConfiguration(chunkSize: 64 << 10, bufferSize: 16 << 10, kernelCopy: false, renameFlags: false)),
+        ("no renameat2 flags, no hard links", WriterConfiguration(renameFlags: false, hardLinks: false)),
     ]
 
     @Test func bytesSourceIsWrittenExactly() throws {
