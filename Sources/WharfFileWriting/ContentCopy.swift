@@ -22,8 +22,8 @@ extension ExportTransaction {
             return
         case .bytes(let bytes):
             try writeBytes(bytes, into: target, for: entry.item.destination)
-        case .file(let source, let path, let kernelCopy):
-            try copyFile(source, path: path, into: target, kernelCopy: kernelCopy, for: entry.item.destination)
+        case .file(let source, let path, let kernelCopy, let waits):
+            try copyFile(source, path: path, into: target, kernelCopy: kernelCopy, waits: waits, for: entry.item.destination)
         }
     }
 
@@ -71,7 +71,8 @@ extension ExportTransaction {
     /// file system merely lacked support, or the loop meets the same error and can say whether
     /// reading the source or writing the destination failed.
     private func copyFile(
-        _ source: FileDescriptor, path: FilePath, into target: FileDescriptor, kernelCopy: Bool, for destination: FilePath
+        _ source: FileDescriptor, path: FilePath, into target: FileDescriptor, kernelCopy: Bool, waits: Bool,
+        for destination: FilePath
     ) throws(ExportError) {
         var method = kernelCopy ? CopyMethod.copyFileRange : .readWrite
         var writeback = WritebackPacer(descriptor: target, enabled: configuration.earlyWriteback, step: configuration.chunkSize)
@@ -104,8 +105,21 @@ extension ExportTransaction {
                     buffer = chunk
                 }
                 let count: Int
-                do { count = try source.read(into: chunk) }
-                catch { throw .failed(path: destination, cause: error) }
+                do throws(SystemError) {
+                    if waits {
+                        // A writer may take its time, or never come: wait a slice, then look
+                        // at the cancellation flag again (a cancel, or the client's session
+                        // ending, must end the export).
+                        guard try Poller.wait([Poller.Watch(source)], timeoutMilliseconds: 100) != [[]],
+                              let available = try source.readAvailable(into: chunk)
+                        else { continue }
+                        count = available
+                    } else {
+                        count = try source.read(into: chunk)
+                    }
+                } catch {
+                    throw .failed(path: destination, cause: error)
+                }
                 if count == 0 { return }
                 do { try target.write(all: UnsafeRawBufferPointer(rebasing: chunk[..<count])) }
                 catch { throw .failed(path: destination, cause: error) }

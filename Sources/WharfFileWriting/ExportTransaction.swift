@@ -115,7 +115,7 @@ final class ExportTransaction {
                 let (descriptor, path): (FileDescriptor, FilePath)
                 do { (descriptor, path) = try Self.openSource(item.source) }
                 catch { throw .failed(path: destination, cause: error) }
-                entry.source = .file(descriptor: descriptor, path: path, kernelCopy: false)
+                entry.source = .file(descriptor: descriptor, path: path, kernelCopy: false, waits: true)
                 let status: FileStatus
                 do { status = try descriptor.status() }
                 catch { throw .failed(path: destination, cause: error) }
@@ -128,7 +128,7 @@ final class ExportTransaction {
                     // Files that claim to be empty (procfs, sysfs) may still have contents the
                     // kernel copy would not see; only the read loop is trusted with them.
                     let kernelCopy = configuration.kernelCopy && status.size > 0
-                    entry.source = .file(descriptor: descriptor, path: path, kernelCopy: kernelCopy)
+                    entry.source = .file(descriptor: descriptor, path: path, kernelCopy: kernelCopy, waits: false)
                 default:
                     break  // A FIFO or device: read to its end, size unknown beforehand.
                 }
@@ -141,7 +141,11 @@ final class ExportTransaction {
     private static func openSource(_ source: ExportSource) throws(SystemError) -> (FileDescriptor, FilePath) {
         switch source {
         case .file(let path):
-            return (try Syscalls.openForReading(path), path)
+            // Without O_NONBLOCK, opening a FIFO waits for a writer, and nothing could cancel
+            // that wait (a client that names a FIFO and goes away would hold the export, and
+            // the end of its session, for ever). Regular files ignore the flag; for the rest
+            // the copy waits in `poll`, cancellably.
+            return (try FileDescriptor.open(path, O_RDONLY | O_NOCTTY | O_NONBLOCK), path)
         case .descriptor(let given, let label):
             // A regular file again through a description of our own, so neither its offset
             // nor the client's moves the other; anything else as it is.
@@ -274,7 +278,9 @@ final class ExportEntry {
     enum Source {
         case none
         case bytes([UInt8])
-        case file(descriptor: FileDescriptor, path: FilePath, kernelCopy: Bool)
+        /// `waits`: a pipe, socket or device, whose reads wait for a writer that may never
+        /// come; the copy looks at the cancellation flag while it waits.
+        case file(descriptor: FileDescriptor, path: FilePath, kernelCopy: Bool, waits: Bool)
     }
 
     /// How the file reached its destination, which says how to undo it.
@@ -305,7 +311,7 @@ final class ExportEntry {
 
     func close() {
         temporary?.close()
-        if case .file(let descriptor, _, _) = source { descriptor.close() }
+        if case .file(let descriptor, _, _, _) = source { descriptor.close() }
         source = .none
     }
 }

@@ -221,6 +221,35 @@ import WharfTestSupport
         #expect(lastProgress < completion)
     }
 
+    /// A snapshot that names a FIFO nobody ever writes to (the app crashed, or forgot): the
+    /// export waits for a writer, and a `cancel`, or the app going away, still ends it. Opening
+    /// the FIFO used to wait for a writer with nothing able to interrupt it: the dialog never
+    /// ended and the server never exited.
+    @Test(arguments: ["cancel", "disconnect"])
+    func anExportWaitingOnAFIFOThatNobodyWritesStillEnds(_ how: String) throws {
+        let fifo = scratch.file("never-written-\(how).fifo")
+        mkfifo(fifo, 0o644)
+        let client = try frontend()
+        let id = try #require(client.present(["documents": [["writableContentTypes": ["public.data"]]], "contentType": "public.data"], method: "presentExporter"))
+        #expect(client.call("dialog/choose", ["dialogId": .string(id), "url": .string(scratch.url("never-\(how).bin"))]) == [:])
+        _ = answerSnapshot(client, result: ["path": .string(fifo)])
+        var tries = 0
+        while !scratch.contents().contains(where: { $0.hasPrefix(".wharf-tmp") }) && tries < 500 { usleep(10_000); tries += 1 }
+        #expect(scratch.contents().contains { $0.hasPrefix(".wharf-tmp") }, "the write was under way")
+        if how == "cancel" {
+            #expect(client.call("cancel", ["dialogId": .string(id)])?["cancelled"] == true)
+            let ending = try #require(client.ending(of: id, timeout: 10))
+            #expect(ending["method"] == "dialog/cancelled", "\(ending)")
+            #expect(client.shutdownAndExit() == 0)
+        } else {
+            client.closeInput()
+            #expect(client.waitForExit(timeout: 10) == 1, "the session ends: the export is rolled back, not waited for")
+            #expect(client.ending(of: id, timeout: 0) != nil)
+        }
+        #expect(!scratch.exists("never-\(how).bin"))
+        #expect(scratch.contents().allSatisfy { !$0.hasPrefix(".wharf-tmp") }, "\(scratch.contents())")
+    }
+
     @Test func aServerKilledMidWriteLeavesNoPartialFileAndTheOrphanIsCleanedAtRestart() throws {
         let state = ScratchDirectory("wharf-state")
         let fifo = scratch.file("slow.fifo")

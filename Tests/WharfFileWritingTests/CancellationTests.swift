@@ -31,6 +31,38 @@ struct CancellationTests {
         #expect(scratch.names() == ["doc.bin", "source"])
     }
 
+    @Test func cancelWhileAFIFOSourceWaitsForAWriterThatNeverComesRollsBack() throws {
+        let scratch = ScratchDirectory("wharf-fw")
+        let destination = scratch.path("doc.bin")
+        writeFile(destination, "old")
+        let fifo = scratch.fifo("source")
+        let cancellation = ExportCancellation()
+        startThread {
+            usleep(200_000)
+            cancellation.cancel()
+        }
+        #expect(throws: ExportError.cancelled) {
+            try AtomicWriter.write(
+                [ExportItem(destination: destination, source: .file(path: fifo), overwrite: true)],
+                cancellation: cancellation
+            )
+        }
+        #expect(readText(destination) == "old")
+        #expect(scratch.names() == ["doc.bin", "source"])
+    }
+
+    @Test func aFIFOSourceIsReadToItsEndWhenItsWriterComesLater() throws {
+        let scratch = ScratchDirectory("wharf-fw")
+        let fifo = scratch.fifo("source")
+        let bytes = patternBytes(3 << 20 | 5)
+        startThread {
+            usleep(200_000)
+            writeFile(fifo, bytes)  // Opens the FIFO for writing, writes everything, closes it.
+        }
+        try AtomicWriter.write([ExportItem(destination: scratch.path("copy"), source: .file(path: fifo), overwrite: false)])
+        #expect(readFile(scratch.path("copy")) == bytes)
+    }
+
     @Test func cancelAfterTheLastByteStillStopsBeforeAnyRename() {
         let scratch = ScratchDirectory("wharf-fw")
         let first = scratch.path("a")
