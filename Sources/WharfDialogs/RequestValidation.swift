@@ -1,6 +1,21 @@
 import WharfFileWriting
 import WharfSystem
 
+extension DialogEngine {
+    /// Checks `request` as ``present(client:app:request:presenter:types:isLive:announce:)``
+    /// does first, presenting nothing: for a server that finds nobody to present with and must
+    /// still answer a request with bad params as bad params.
+    public static func validate(_ request: ImporterRequest, types: any ContentTypeOracle) throws(DialogError) {
+        try RequestValidation.validate(request, types: types)
+    }
+
+    /// The exporter's twin of ``validate(_:types:)-(ImporterRequest,_)``; reads the disk (a
+    /// document's `path`).
+    public static func validate(_ request: ExporterRequest, types: any ContentTypeOracle) throws(DialogError) {
+        try RequestValidation.validate(request, types: types)
+    }
+}
+
 /// Checks a request completely before anything is presented, so a refused request leaves no
 /// trace. Every error names the field it is about.
 enum RequestValidation {

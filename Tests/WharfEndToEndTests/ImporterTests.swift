@@ -62,6 +62,25 @@ import WharfTestSupport
         #expect(message.contains("--presenter script:FILE"))
     }
 
+    /// Bad params are bad params whether or not anyone could present: the engine's checks
+    /// (empty or unknown types, an exporter's empty documents or missing file) answer first.
+    @Test func withoutAPresenterBadParamsAreStillInvalidParams() throws {
+        let client = try WireClient.spawn()
+        client.initialize()
+        let requests: [(String, JSON, String)] = [
+            ("presentImporter", ["allowedContentTypes": []], "allowedContentTypes"),
+            ("presentImporter", ["allowedContentTypes": ["com.example.nope"]], "com.example.nope"),
+            ("presentExporter", ["documents": []], "documents"),
+            ("presentExporter", ["documents": [["writableContentTypes": ["public.data"], "contents": ["path": "/nonexistent/wharf"]]]], "contents.path"),
+        ]
+        for (method, params, names) in requests {
+            let error = client.request(method, params)?["error"]
+            #expect(error?["code"] == -32602, "\(method) \(params): \(String(describing: error))")
+            #expect(error?["message"]?.stringValue?.contains(names) == true, "\(String(describing: error))")
+        }
+        #expect(client.request("presentImporter", ["allowedContentTypes": ["public.item"]])?["error"]?["code"] == -32010)
+    }
+
     @Test func unknownAndMissingContentTypesAreInvalidParams() throws {
         let client = try frontend()
         let unknown = client.request("presentImporter", ["allowedContentTypes": ["public.image", "com.example.nope"]])

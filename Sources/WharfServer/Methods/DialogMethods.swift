@@ -8,7 +8,7 @@ extension MethodTable {
     mutating func addDialogMethods() {
         answeredLater(PresentImporterRequest.self) { session, message, answer in
             let request = try ImporterRequest(message)
-            session.present(answer, prepare: { request }) { engine, presenter, request, types, announce in
+            session.present(answer, prepare: { request }, validate: DialogEngine.validate) { engine, presenter, request, types, announce in
                 _ = try engine.present(client: session.dialogClient, app: session.appIdentity, request: request,
                                        presenter: presenter, types: types, isLive: { session.isRunning }, announce: announce)
             }
@@ -18,7 +18,7 @@ extension MethodTable {
         answeredLater(PresentExporterRequest.self) { session, message, answer in
             session.present(answer, prepare: {
                 try ExporterRequest(message) { contents, field throws(ResponseError) in try session.exportSource(contents, field: field) }
-            }) { engine, presenter, request, types, announce in
+            }, validate: DialogEngine.validate) { engine, presenter, request, types, announce in
                 _ = try engine.present(client: session.dialogClient, app: session.appIdentity, request: request,
                                        presenter: presenter, types: types, isLive: { session.isRunning }, announce: announce)
             }
@@ -35,20 +35,27 @@ extension ClientSession {
     ) throws -> Void
 
     /// Presents a dialog with this client's presenter, on the session's dialog queue (the engine
-    /// reads the disk and the remembered folders): `prepare` makes the request (a params error
-    /// is answered before `noPresenter`), then `body` presents it. The answer, `{dialogId}`,
+    /// reads the disk and the remembered folders): `prepare` makes the request, then `body`
+    /// presents it. A params error is answered before `noPresenter`: when nobody can present,
+    /// `validate` (the engine's own checks) still gets to refuse the request first. The answer, `{dialogId}`,
     /// goes out when the engine announces the dialog: before the presenter hears of it, so a
     /// `presenter/show` always follows the response that names its dialog. A request cancelled
     /// (`$/cancelRequest`) before its answer went out presents nothing: the client has its
     /// `-32800` and no dialog it could never address.
     func present<Request>(_ answer: Answer<PresentResult>, prepare: @escaping @Sendable () throws -> Request,
+                          validate: @escaping @Sendable (Request, any ContentTypeOracle) throws(DialogError) -> Void,
                           _ body: @escaping Present<Request>) {
         let (engine, types, scope) = (server.engine, contentTypeOracle, contentTypes)
         run(on: .dialogs) {
             guard !answer.reply.isAnswered else { return }
             do {
                 let request = try prepare()
-                try body(engine, try self.presenter(), request, types) { id in
+                let presenter: any DialogPresenter
+                do { presenter = try self.presenter() } catch {
+                    try validate(request, types)
+                    throw error
+                }
+                try body(engine, presenter, request, types) { id in
                     answer.reply.answer(.success(PresentResult(dialogId: id.rawValue).json))
                 }
             } catch DialogError.unknownContentTypes(let field, let identifiers) {
