@@ -59,7 +59,9 @@ import WharfTestSupport
         #expect(refused["error"]?["message"]?.stringValue?.contains("one presenter connection at a time") == true)
         // Refused, it is still uninitialized, and may initialize as a client.
         #expect(second.errorCode("ping", [:]) == -32002)
-        #expect(second.call("initialize", ["clientInfo": ["name": "picker-2"]]) != nil)
+        // Nor does it keep the name the refused request gave.
+        let initialized = try #require(second.call("initialize", [:]))
+        #expect(initialized["client"]?["name"] != nil && initialized["client"]?["name"] != "picker-2", "\(initialized)")
         // Once the first is gone, another may register.
         #expect(first.request("shutdown")?["result"] == .null)
         first.notify("exit")

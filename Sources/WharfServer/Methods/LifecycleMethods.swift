@@ -27,11 +27,19 @@ extension ClientSession {
             reply.fail(.invalidParams(error.message))
             return
         }
-        if let name = message.clientInfo?.name, !name.isEmpty { state.withValue { $0.name = name } }
+        // Named before the role is taken, so the presenter hub's log names the client; a
+        // refused `initialize` leaves the session uninitialized, its name included (the name
+        // chooses whose grants and bookmarks these are).
+        let unnamed = state.withValue { state in
+            let before = state.name
+            if let name = message.clientInfo?.name, !name.isEmpty { state.name = name }
+            return before
+        }
         if message.role == .presenter {
             do throws(ResponseError) {
                 try becomePresenterConnection()
             } catch {
+                state.withValue { $0.name = unnamed }
                 reply.fail(error)
                 return
             }
