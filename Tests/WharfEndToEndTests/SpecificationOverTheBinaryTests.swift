@@ -94,6 +94,8 @@ import WharfTestSupport
         let null = exchange(client, #"{"jsonrpc":"2.0","id":null,"method":"ping"}"#)
         #expect(null?["id"] == .null)
         #expect(null?["result"] == [:])
+        // A fraction JSON-RPC advises against is still a number: echoed, and the schema allows it.
+        #expect(exchange(client, #"{"jsonrpc":"2.0","id":1.5,"method":"ping"}"#)?["id"] == .double(1.5))
     }
 
     @Test func cancelRequestAnswersAPendingRequestOnce() throws {
