@@ -82,7 +82,7 @@ public final class ScratchDirectory: @unchecked Sendable {
     @discardableResult
     public func fifo(_ name: String) -> FilePath {
         let target = path(name)
-        precondition(target.withCString { mkfifo($0, 0o644) } == 0, "mkfifo \(target)")
+        makeFIFO(target, mode: 0o644)
         return target
     }
 
