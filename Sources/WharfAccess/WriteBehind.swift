@@ -181,14 +181,30 @@ extension AccessStore {
                     """, [.text(key.app), .text(key.customizationId), .path(directory), .real(updated)])
             }
         }
-        sessions.withValue { state in
+        // Grants and leases that went while the batch was being written (a session ended, a
+        // lease was released, access was revoked) had no row to delete when they went; the
+        // rows just written for them are deleted by the next batch.
+        let (goneGrantRows, goneLeases) = sessions.withValue { state -> ([Int64], [String]) in
             state.batchesWritten += 1
+            var goneGrantRows: [Int64] = []
             for (id, row) in rowIds {
+                if state.grants[id] == nil { goneGrantRows.append(row); continue }
                 state.grants[id]?.rowId = row
                 state.grants[id]?.writtenIn = state.batchesWritten
             }
             for id in revoked { state.remove(grant: id) }
-            for (lease, _) in leases where state.leases[lease.accessId] != nil { state.leases[lease.accessId]?.written = true }
+            var goneLeases: [String] = []
+            for (lease, _) in leases {
+                if state.leases[lease.accessId] != nil { state.leases[lease.accessId]?.written = true } else { goneLeases.append(lease.accessId) }
+            }
+            return (goneGrantRows, goneLeases)
+        }
+        if !goneGrantRows.isEmpty || !goneLeases.isEmpty {
+            pending.change { changes in
+                changes.deletedGrants.formUnion(goneGrantRows)
+                changes.deletedLeases.formUnion(goneLeases)
+            }
+            scheduleFlush()
         }
     }
 
@@ -227,8 +243,10 @@ extension AccessStore {
         try db.run("""
             INSERT OR IGNORE INTO leases (access_id, instance, client, grant_id, path, anchor, device, inode, file_system,
                                           birth, is_directory, read_only, created)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            VALUES (?, ?, ?, (SELECT id FROM grants WHERE id = ?), ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """,
+            // A grant row another process deleted meanwhile leaves the lease without one (a
+            // foreign key that failed would refuse the whole batch, and every retry of it).
             [.text(lease.accessId), .text(instance), .text(lease.client.rawValue), .optional(grantRow),
              .path(lease.path), .optional(lease.anchor)] + SQLiteValue.fingerprint(lease.fingerprint)
             + [.bool(lease.isDirectory), .bool(lease.readOnly), .real(lease.created)])

@@ -1,0 +1,42 @@
+import Glibc
+import Testing
+@testable import WharfAccess
+import WharfSystem
+import WharfTestSupport
+
+/// Grants and leases are written behind, in batches: what goes while a batch is being written
+/// leaves no row behind it.
+struct WriteBehindTests {
+    @Test func aSessionThatEndsWhileItsGrantIsBeingWrittenLeavesNoRow() throws {
+        let state = ScratchDirectory("wharf-access-state")
+        let files = TemporaryDirectory()
+        let (store, _) = try AccessStore.open(stateDirectory: state.path)
+        // The database exists and this process's instance row is in it.
+        let opener = files.file("opener.txt")
+        writeFile(opener, "opener")
+        try grant(store, opener, client: "opener")
+        store.flush()
+
+        // Another process takes the write lock, so the next batch waits for it.
+        let locker = try ChildProcess(path: "python3", arguments: ["-c", """
+            import sqlite3, sys, time
+            connection = sqlite3.connect(sys.argv[1], isolation_level=None, timeout=30)
+            connection.execute("BEGIN EXCLUSIVE")
+            print("locked", flush=True)
+            time.sleep(1)
+            connection.execute("COMMIT")
+            """, store.databasePath.description], searchPath: true)
+        defer { locker.kill() }
+        #expect(locker.waitForLine(startingWith: "locked") != nil)
+        let notes = files.file("notes.txt")
+        writeFile(notes, "notes")
+        try grant(store, notes, client: "c1")
+        usleep(300_000)  // The batch has taken the grant and waits for the lock.
+        store.endSession(client: "c1")
+
+        store.flush()  // The waiting batch, then what came after it.
+        let paths = try store.allEntries().map(\.path)
+        #expect(paths.contains(opener))
+        #expect(!paths.contains(notes), "the ended session's grant was written after it ended and left: \(paths)")
+    }
+}
