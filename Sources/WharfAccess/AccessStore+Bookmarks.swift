@@ -18,8 +18,8 @@ extension AccessStore {
         guard sessions.withValue({ $0.grants[authorization.grantId] != nil }) else {
             throw .accessDenied("the grant was revoked")
         }
-        // Durable before it is answered: a bookmark handed out is never lost.
-        return try write { db in
+        // Durable before it is answered, power cut included: a bookmark handed out is never lost.
+        return try write(durable: true) { db in
             if let existing = try db.first("SELECT id, token FROM bookmarks WHERE app = ? AND path = ? ORDER BY id LIMIT 1",
                                            [.text(app), .path(authorization.path)], map: { ($0.int(0), $0.text(1)) }) {
                 try db.run("""

@@ -376,11 +376,18 @@ public final class AccessStore: Sendable {
     /// file-system work out of it; call it off the read loop (it may wait for another
     /// process's lock).
     @discardableResult
-    func write<T>(_ body: (SQLiteConnection) throws -> T) throws(AccessError) -> T {
+    /// - Parameter durable: the commit is on disk before this returns, power cut included
+    ///   (`synchronous = FULL` for this transaction: the write-ahead log is `fsync`ed at its
+    ///   commit). Otherwise the store's `NORMAL` holds: a crash of the process loses nothing
+    ///   committed, a power cut may lose the last commits.
+    func write<T>(durable: Bool = false, _ body: (SQLiteConnection) throws -> T) throws(AccessError) -> T {
         try awaitDatabase()
         return try Self.translatingErrors(doing: "write the state store") {
             try writer.withValue { connection in
                 guard let db = connection else { throw AccessError.store(.closed) }
+                guard durable else { return try db.writeTransaction { try body(db) } }
+                try db.execute("PRAGMA synchronous = FULL")
+                defer { try? db.execute("PRAGMA synchronous = NORMAL") }
                 return try db.writeTransaction { try body(db) }
             }
         }
