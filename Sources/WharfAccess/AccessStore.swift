@@ -375,11 +375,12 @@ public final class AccessStore: Sendable {
     /// Runs `body` in a short `BEGIN IMMEDIATE` transaction on the writing connection. Keep
     /// file-system work out of it; call it off the read loop (it may wait for another
     /// process's lock).
-    @discardableResult
+    ///
     /// - Parameter durable: the commit is on disk before this returns, power cut included
     ///   (`synchronous = FULL` for this transaction: the write-ahead log is `fsync`ed at its
     ///   commit). Otherwise the store's `NORMAL` holds: a crash of the process loses nothing
     ///   committed, a power cut may lose the last commits.
+    @discardableResult
     func write<T>(durable: Bool = false, _ body: (SQLiteConnection) throws -> T) throws(AccessError) -> T {
         try awaitDatabase()
         return try Self.translatingErrors(doing: "write the state store") {

@@ -37,11 +37,11 @@ extension ClientSession {
     /// Presents a dialog with this client's presenter, on the session's dialog queue (the engine
     /// reads the disk and the remembered folders): `prepare` makes the request, then `body`
     /// presents it. A params error is answered before `noPresenter`: when nobody can present,
-    /// `validate` (the engine's own checks) still gets to refuse the request first. The answer, `{dialogId}`,
-    /// goes out when the engine announces the dialog: before the presenter hears of it, so a
-    /// `presenter/show` always follows the response that names its dialog. A request cancelled
-    /// (`$/cancelRequest`) before its answer went out presents nothing: the client has its
-    /// `-32800` and no dialog it could never address.
+    /// `validate` (the engine's own checks) still gets to refuse the request first. The
+    /// answer, `{dialogId}`, goes out when the engine announces the dialog: before the
+    /// presenter hears of it, so a `presenter/show` always follows the response that names its
+    /// dialog. A request cancelled (`$/cancelRequest`) before its answer went out presents
+    /// nothing: the client has its `-32800` and no dialog it could never address.
     func present<Request>(_ answer: Answer<PresentResult>, prepare: @escaping @Sendable () throws -> Request,
                           validate: @escaping @Sendable (Request, any ContentTypeOracle) throws(DialogError) -> Void,
                           _ body: @escaping Present<Request>) {

@@ -30,7 +30,7 @@ extension ClientSession {
         // Named before the role is taken, so the presenter hub's log names the client; a
         // refused `initialize` leaves the session uninitialized, its name included (the name
         // chooses whose grants and bookmarks these are).
-        let unnamed = state.withValue { state in
+        let nameBefore = state.withValue { state in
             let before = state.name
             if let name = message.clientInfo?.name, !name.isEmpty { state.name = name }
             return before
@@ -39,7 +39,7 @@ extension ClientSession {
             do throws(ResponseError) {
                 try becomePresenterConnection()
             } catch {
-                state.withValue { $0.name = unnamed }
+                state.withValue { $0.name = nameBefore }
                 reply.fail(error)
                 return
             }
