@@ -24,6 +24,7 @@ extension ContentTypeScope {
     /// Validates a batch against the system types and this client's earlier declarations, and
     /// returns the client's declarations with the batch added. Nothing changes on error.
     static func adding(_ batch: [TypeDeclaration], to declared: DeclaredTypes, tables: Tables) throws(ContentTypeError) -> DeclaredTypes {
+        guard !batch.isEmpty else { throw .noTypes }
         var pending: [String: TypeDeclaration] = [:]
         var order: [String] = []
         for declaration in batch {
@@ -49,10 +50,11 @@ extension ContentTypeScope {
             order.append(key)
         }
 
-        // Parents must exist: in the system, as a valid dynamic type, among the client's
-        // earlier declarations, or in this batch.
+        // Parents there must be, and they must exist: in the system, as a valid dynamic type,
+        // among the client's earlier declarations, or in this batch.
         for key in order {
             let declaration = pending[key]!
+            guard !declaration.conformsTo.isEmpty else { throw .noParents(declaration.identifier) }
             for parent in declaration.conformsTo {
                 let parentKey = asciiLowercased(parent)
                 let known = pending[parentKey] != nil || declared.records[parentKey] != nil

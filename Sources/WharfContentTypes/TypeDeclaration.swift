@@ -24,6 +24,8 @@ public struct TypeDeclaration: Sendable, Equatable {
 /// Why a declaration was refused. Every case names the identifier at fault, so the message a
 /// client sees says which of its types to fix.
 public enum ContentTypeError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The request declares no type at all.
+    case noTypes
     /// The identifier is empty.
     case emptyIdentifier
     /// The identifier has characters a type identifier may not hold (only ASCII letters,
@@ -36,6 +38,8 @@ public enum ContentTypeError: Error, Sendable, Equatable, CustomStringConvertibl
     /// `type` names a parent that is neither a system type, a valid dynamic type, nor one of the
     /// client's types.
     case unknownParent(type: String, parent: String)
+    /// `type` conforms to nothing: it would match no importer, not even `public.item`'s.
+    case noParents(String)
     /// Following parents from `type` leads back to it; `path` is the loop.
     case cycle(type: String, path: [String])
     /// The same identifier appears twice in one call.
@@ -45,6 +49,8 @@ public enum ContentTypeError: Error, Sendable, Equatable, CustomStringConvertibl
 
     public var description: String {
         switch self {
+        case .noTypes:
+            return "types must not be empty"
         case .emptyIdentifier:
             return "a declared type has an empty identifier"
         case .invalidIdentifier(let id):
@@ -55,6 +61,8 @@ public enum ContentTypeError: Error, Sendable, Equatable, CustomStringConvertibl
             return "'\(id)' is already declared by this client with a different declaration"
         case .unknownParent(let type, let parent):
             return "'\(type)' conforms to '\(parent)', which is not a known type"
+        case .noParents(let id):
+            return "'\(id)' conforms to nothing; name at least one parent in conformsTo (public.data for a file format, public.directory for a package)"
         case .cycle(let type, let path):
             return "'\(type)' conforms to itself through \(path.joined(separator: " → "))"
         case .duplicateDeclaration(let id):

@@ -52,6 +52,8 @@ import Testing
          .invalidTag(type: "com.example.a", tag: ".a")),
         ([TypeDeclaration(identifier: "com.example.a", conformsTo: [], mimeTypes: ["nonsense"])],
          .invalidTag(type: "com.example.a", tag: "nonsense")),
+        ([], .noTypes),
+        ([TypeDeclaration(identifier: "com.example.root", conformsTo: [])], .noParents("com.example.root")),
         ([TypeDeclaration(identifier: "com.example.self", conformsTo: ["com.example.self"])],
          .cycle(type: "com.example.self", path: ["com.example.self", "com.example.self"])),
         ([TypeDeclaration(identifier: "com.example.a", conformsTo: ["com.example.b"]),

@@ -81,6 +81,17 @@ import WharfTestSupport
         #expect(client.request("presentImporter", ["allowedContentTypes": ["public.item"]])?["error"]?["code"] == -32010)
     }
 
+    @Test func aChoiceWithBothUrlsAndUrlIsInvalidParamsAndTheDialogStaysOpen() throws {
+        let client = try frontend()
+        let id = try #require(client.present(["allowedContentTypes": ["public.image"]]))
+        let both = client.request("dialog/choose", ["dialogId": .string(id), "urls": [.string(scratch.url("photos/a.png"))],
+                                                    "url": .string(scratch.url("photos/b.jpg"))])
+        #expect(both?["error"]?["code"] == -32602)
+        #expect(both?["error"]?["message"]?.stringValue?.contains("not both") == true, "\(String(describing: both))")
+        #expect(client.call("dialog/choose", ["dialogId": .string(id), "urls": [.string(scratch.url("photos/a.png"))]]) == [:])
+        #expect(client.ending(of: id)?["params"]?["urls"] == [.string(scratch.url("photos/a.png"))])
+    }
+
     @Test func unknownAndMissingContentTypesAreInvalidParams() throws {
         let client = try frontend()
         let unknown = client.request("presentImporter", ["allowedContentTypes": ["public.image", "com.example.nope"]])

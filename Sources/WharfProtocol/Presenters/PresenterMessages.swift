@@ -316,6 +316,9 @@ public struct ChooseRequest: RequestMessage {
 
     public init(reading reader: inout FieldReader) throws(ProtocolError) {
         dialogId = try reader.string("dialogId")
+        if reader.has("urls") && reader.has("url") {
+            throw ProtocolError("dialog/choose takes urls (an importer's picks) or url (an exporter's destination), not both")
+        }
         if let urls = try reader.optionalStrings("urls") {
             choice = .files(urls)
         } else if let url = try reader.optionalString("url") {
