@@ -39,4 +39,38 @@ struct WriteBehindTests {
         #expect(paths.contains(opener))
         #expect(!paths.contains(notes), "the ended session's grant was written after it ended and left: \(paths)")
     }
+
+    @Test func aLeaseWhoseGrantRowAnotherProcessDeletedIsStillWritten() throws {
+        let state = ScratchDirectory("wharf-access-state")
+        let files = TemporaryDirectory()
+        let (store, _) = try AccessStore.open(stateDirectory: state.path)
+        let problems = Locked<[String]>([])
+        store.reportProblems { message in problems.withValue { $0.append(message) } }
+        let notes = files.file("notes.txt")
+        writeFile(notes, "notes")
+        try grant(store, notes)
+        store.flush()
+
+        // Another process deletes the grant's row and holds the change uncommitted for a while:
+        // the lease below is started against the grant this process still sees, and written
+        // after the row is gone.
+        let locker = try ChildProcess(path: "python3", arguments: ["-c", """
+            import sqlite3, sys, time
+            connection = sqlite3.connect(sys.argv[1], isolation_level=None, timeout=30)
+            connection.execute("BEGIN EXCLUSIVE")
+            connection.execute("DELETE FROM grants")
+            print("locked", flush=True)
+            time.sleep(1)
+            connection.execute("COMMIT")
+            """, store.databasePath.description], searchPath: true)
+        defer { locker.kill() }
+        #expect(locker.waitForLine(startingWith: "locked") != nil)
+        let lease = try store.resolve(app: "editor", client: "c1", url: url(notes))
+
+        store.flush()
+        #expect(problems.withValue { $0 } == [], "the batch with the lease was refused (its grant's row is gone)")
+        try store.release(client: "c1", accessId: lease.accessId)
+        store.flush()
+        #expect(problems.withValue { $0 } == [])
+    }
 }
