@@ -18,16 +18,7 @@ struct WriteBehindTests {
         store.flush()
 
         // Another process takes the write lock, so the next batch waits for it.
-        let locker = try ChildProcess(path: "python3", arguments: ["-c", """
-            import sqlite3, sys, time
-            connection = sqlite3.connect(sys.argv[1], isolation_level=None, timeout=30)
-            connection.execute("BEGIN EXCLUSIVE")
-            print("locked", flush=True)
-            time.sleep(1)
-            connection.execute("COMMIT")
-            """, store.databasePath.description], searchPath: true)
-        defer { locker.kill() }
-        #expect(locker.waitForLine(startingWith: "locked") != nil)
+        let lock = try DatabaseLock(store.databasePath, seconds: 1)
         let notes = files.file("notes.txt")
         writeFile(notes, "notes")
         try grant(store, notes, client: "c1")
@@ -38,6 +29,7 @@ struct WriteBehindTests {
         let paths = try store.allEntries().map(\.path)
         #expect(paths.contains(opener))
         #expect(!paths.contains(notes), "the ended session's grant was written after it ended and left: \(paths)")
+        withExtendedLifetime(lock) {}
     }
 
     @Test func aLeaseWhoseGrantRowAnotherProcessDeletedIsStillWritten() throws {
@@ -54,17 +46,7 @@ struct WriteBehindTests {
         // Another process deletes the grant's row and holds the change uncommitted for a while:
         // the lease below is started against the grant this process still sees, and written
         // after the row is gone.
-        let locker = try ChildProcess(path: "python3", arguments: ["-c", """
-            import sqlite3, sys, time
-            connection = sqlite3.connect(sys.argv[1], isolation_level=None, timeout=30)
-            connection.execute("BEGIN EXCLUSIVE")
-            connection.execute("DELETE FROM grants")
-            print("locked", flush=True)
-            time.sleep(1)
-            connection.execute("COMMIT")
-            """, store.databasePath.description], searchPath: true)
-        defer { locker.kill() }
-        #expect(locker.waitForLine(startingWith: "locked") != nil)
+        let lock = try DatabaseLock(store.databasePath, seconds: 1, running: ["DELETE FROM grants"])
         let lease = try store.resolve(app: "editor", client: "c1", url: url(notes))
 
         store.flush()
@@ -72,5 +54,6 @@ struct WriteBehindTests {
         try store.release(client: "c1", accessId: lease.accessId)
         store.flush()
         #expect(problems.withValue { $0 } == [])
+        withExtendedLifetime(lock) {}
     }
 }

@@ -27,17 +27,7 @@ import WharfTestSupport
         let picked = try pick(scratch.url("notes.txt"), with: writer)
 
         // Another process takes the database's write lock and holds it.
-        let database = scratch.path("state").appending("state.sqlite3").description
-        let locker = try ChildProcess(path: "python3", arguments: ["-c", """
-            import sqlite3, sys, time
-            connection = sqlite3.connect(sys.argv[1], isolation_level=None, timeout=30)
-            connection.execute("BEGIN EXCLUSIVE")
-            print("locked", flush=True)
-            time.sleep(\(Self.lockSeconds))
-            connection.execute("COMMIT")
-            """, database], searchPath: true)
-        defer { locker.kill() }
-        #expect(locker.waitForLine(startingWith: "locked") != nil)
+        let lock = try DatabaseLock(scratch.path("state").appending("state.sqlite3"), seconds: Self.lockSeconds)
         let lockedAt = monotonicNanoseconds()
 
         // The writer asks for a bookmark, which must be durable before it is answered.
@@ -71,6 +61,7 @@ import WharfTestSupport
         #expect(bookmark?["result"]?["bookmark"]?.stringValue != nil, "\(String(describing: bookmark))")
         #expect(Double(monotonicNanoseconds() - lockedAt) / 1e9 >= Self.lockSeconds - 0.5, "the bookmark waited for the lock")
         for client in [writer, other] { #expect(client.shutdownAndExit() == 0) }
+        withExtendedLifetime(lock) {}
     }
 
     /// Picks `url` in a frontend importer and returns the URL the dialog completed with.
