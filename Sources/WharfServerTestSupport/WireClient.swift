@@ -108,7 +108,20 @@ public final class WireClient: @unchecked Sendable {
         self.output = output
         self.input = input
         signal(SIGPIPE, SIG_IGN)
-        startThread { [self] in readLoop() }
+        // The reader holds the client weakly, between messages: a client the test let go of
+        // goes (its `deinit` closes the server's input, so a spawned server exits and its
+        // scratch state is removed) instead of living on in a reader blocked in `read` until
+        // the test process ends. What owns `input` stays alive until the reader is done with it.
+        let owner: (any AnyObject & Sendable)? = switch server {
+        case .process(let child): child
+        case .inProcess(let server): server
+        case .descriptors, .socket: nil
+        }
+        let isSocket = if case .socket = server { true } else { false }
+        startThread { [weak self, input, framing] in
+            Self.readLoop(input: input, framing: framing, isSocket: isSocket) { self }
+            withExtendedLifetime(owner) {}
+        }
     }
 
     // MARK: Sending
@@ -319,21 +332,30 @@ public final class WireClient: @unchecked Sendable {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    private func readLoop() {
+    private static func readLoop(input: Int32, framing: Framing, isSocket: Bool, client: () -> WireClient?) {
         var decoder = FrameDecoder(mode: framing == .lsp ? .lsp : .ndjson, maxMessageBytes: Int.max)
         var buffer = [UInt8](repeating: 0, count: 65536)
         while true {
             let count = read(input, &buffer, buffer.count)
             if count < 0 && errno == EINTR { continue }
+            guard let client = client() else {
+                // Nobody is listening any more; a socket is ours to close.
+                if isSocket { close(input) }
+                return
+            }
             if count <= 0 {
-                if let last = decoder.finish() { deliver(last) }
-                if decoder.hasPartialFrame { lock.withLock { problems.append(Self.endedInsideAFrame) } }
-                break
+                if let last = decoder.finish() { client.deliver(last) }
+                client.outputEnded(insideAFrame: decoder.hasPartialFrame)
+                return
             }
             buffer.withUnsafeBytes { decoder.append(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
-            while let event = decoder.next() { deliver(event) }
+            while let event = decoder.next() { client.deliver(event) }
         }
+    }
+
+    private func outputEnded(insideAFrame: Bool) {
         lock.withLock {
+            if insideAFrame { problems.append(Self.endedInsideAFrame) }
             endOfOutput = true
             if case .socket = server {
                 socketClosed = true
