@@ -141,11 +141,8 @@ final class ExportTransaction {
     private static func openSource(_ source: ExportSource) throws(SystemError) -> (FileDescriptor, FilePath) {
         switch source {
         case .file(let path):
-            // Without O_NONBLOCK, opening a FIFO waits for a writer, and nothing could cancel
-            // that wait (a client that names a FIFO and goes away would hold the export, and
-            // the end of its session, for ever). Regular files ignore the flag; for the rest
-            // the copy waits in `poll`, cancellably.
-            return (try FileDescriptor.open(path, O_RDONLY | O_NOCTTY | O_NONBLOCK), path)
+            // Never waits for a FIFO's writer; the copy waits in `poll`, cancellably.
+            return (try Syscalls.openForReading(path), path)
         case .descriptor(let given, let label):
             // A regular file again through a description of our own, so neither its offset
             // nor the client's moves the other; anything else as it is.

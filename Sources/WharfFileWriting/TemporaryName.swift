@@ -14,8 +14,8 @@ enum TemporaryName {
     static let prefix = ".wharf-tmp-"
     private static let randomDigits = 16
 
-    /// A fresh name owned by this process.
-    static func make() -> String {
+    /// A fresh name owned by this process, `prefix` first.
+    static func make(prefix: String = prefix) -> String {
         // The standard library's generator reads getrandom(2): unpredictable, which is all a
         // name needs (it is not a secret).
         let random = UInt64.random(in: .min ... .max)
@@ -30,10 +30,8 @@ enum TemporaryName {
     /// ``owner(of:)`` does not recognise it and no sweep removes it. After a crash it is left
     /// where it is, the user's file under a hidden name, rather than lost.
     static func makeAside() -> String {
-        asidePrefix + make().dropFirst(prefix.count)
+        make(prefix: prefix + "aside-")
     }
-
-    static let asidePrefix = prefix + "aside-"
 
     /// The pid embedded in `name`, or nil when `name` is not exactly a Wharf temporary name.
     static func owner(of name: [UInt8]) -> pid_t? {

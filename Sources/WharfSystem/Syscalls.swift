@@ -139,9 +139,12 @@ public enum Syscalls {
         }
     }
 
-    /// Opens a source for reading. `O_NONBLOCK` is not used: a FIFO source waits for its writer.
+    /// Opens a source for reading without waiting: `O_NONBLOCK`, because opening a FIFO
+    /// otherwise waits for a writer, and nothing can interrupt that wait (a client that names a
+    /// FIFO and goes away would hold the open for ever). Regular files ignore the flag; a
+    /// reader of anything else waits in `poll`, where it can give up.
     public static func openForReading(_ path: FilePath) throws(SystemError) -> FileDescriptor {
-        try FileDescriptor.open(path, O_RDONLY | O_NOCTTY)
+        try FileDescriptor.open(path, O_RDONLY | O_NOCTTY | O_NONBLOCK)
     }
 
     /// Creates `name` in `directory`, failing with `EEXIST` if anything (even a dangling symlink)

@@ -79,7 +79,7 @@ public enum BridgeHost {
     private static func answerOpen(_ path: FilePath?, on socket: FileDescriptor) {
         do throws(SystemError) {
             guard let path else { throw SystemError(code: EINVAL, operation: "open") }
-            let file = try FileDescriptor.open(path, O_RDONLY | O_NOCTTY | O_NONBLOCK)
+            let file = try Syscalls.openForReading(path)
             try socket.send([UInt8(ascii: "o")], passing: [file])
         } catch {
             try? socket.write(all: Array("e\(error.code)\n".utf8))
