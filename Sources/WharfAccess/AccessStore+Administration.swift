@@ -42,7 +42,10 @@ extension AccessStore {
         guard let row = Int64(id.dropFirst()), row > 0 else {
             throw .invalidArgument("an access id looks like g12 (a grant) or b7 (a bookmark)")
         }
-        let removed = try write { db in try db.run("DELETE FROM \(table) WHERE id = ?", [.integer(row)]) }
+        let removed = try write { db in
+            try Self.recordRevocation(db, ofGrantsWhere: table == "grants" ? "id = ?" : "bookmark_id = ?", [.integer(row)])
+            return try db.run("DELETE FROM \(table) WHERE id = ?", [.integer(row)])
+        }
         guard removed == 1 else { throw .invalidArgument("no grant or bookmark has id \(id) (already revoked?)") }
     }
 }

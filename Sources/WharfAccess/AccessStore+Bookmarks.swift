@@ -174,14 +174,20 @@ extension AccessStore {
                 return matching
             }
             let elsewhere = try write { db in
-                try db.run("DELETE FROM grants WHERE app = ? AND path = ? AND instance != ?", [.text(app), .path(path), .text(instance)])
+                try Self.recordRevocation(
+                    db, ofGrantsWhere: "instance != ? AND (app = ? AND path = ? OR bookmark_id IN (SELECT id FROM bookmarks WHERE app = ? AND path = ?))",
+                    [.text(instance), .text(app), .path(path), .text(app), .path(path)])
+                return try db.run("DELETE FROM grants WHERE app = ? AND path = ? AND instance != ?", [.text(app), .path(path), .text(instance)])
                     + db.run("DELETE FROM bookmarks WHERE app = ? AND path = ?", [.text(app), .path(path)])
             }
             forgetRows(of: mine)
             return mine.count + elsewhere
         case (nil, let token?):
             let row = try bookmarkRow(app: app, token: token)
-            let removed = try write { db in try db.run("DELETE FROM bookmarks WHERE id = ?", [.integer(row.id)]) }
+            let removed = try write { db in
+                try Self.recordRevocation(db, ofGrantsWhere: "bookmark_id = ? AND instance != ?", [.integer(row.id), .text(instance)])
+                return try db.run("DELETE FROM bookmarks WHERE id = ?", [.integer(row.id)])
+            }
             let tied = sessions.withValue { state -> [Grant] in
                 let tied = state.grants.values.filter { $0.bookmarkId == row.id }
                 for grant in tied { state.remove(grant: grant.id) }

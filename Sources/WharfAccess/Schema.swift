@@ -7,7 +7,7 @@ enum Schema {
     static var currentVersion: Int { migrations.count }
 
     /// `migrations[n]` takes a database from version `n` to `n + 1`.
-    static let migrations: [String] = [version1, version2, version3]
+    static let migrations: [String] = [version1, version2, version3, version4]
 
     /// Version 1: bookmarks identified by device and inode only, and the importer's remembered
     /// directories. (Kept verbatim: it is how old stores on disk look.)
@@ -111,5 +111,20 @@ enum Schema {
         UPDATE leases SET path = CAST(path AS BLOB), anchor = CAST(anchor AS BLOB);
         UPDATE written_directories SET directory = CAST(directory AS BLOB);
         ALTER TABLE grants ADD COLUMN is_symlink INTEGER NOT NULL DEFAULT 0;
+        """
+
+    /// Version 4: a revocation leaves a dated record for the process whose grant it removed.
+    /// That process learns of it later (at its next access check or write), and by then the
+    /// human may have picked the same file again in a dialog: the record's time tells a pick
+    /// made after the revocation (a new consent, kept) from one made before it (revoked with the
+    /// rest). The process deletes the record once it has judged it; the rest go with its
+    /// instance row.
+    static let version4 = """
+        CREATE TABLE revoked_grants (
+            instance TEXT NOT NULL REFERENCES instances (id) ON DELETE CASCADE,
+            grant_row INTEGER NOT NULL,
+            revoked REAL NOT NULL,
+            PRIMARY KEY (instance, grant_row)
+        );
         """
 }

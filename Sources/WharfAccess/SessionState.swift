@@ -36,9 +36,11 @@ struct SessionState {
 
     /// Adds a grant, or refreshes the client's grant for the same path (the identity becomes
     /// the new one; the rights widen to the wider of the two; a dialog's grant is never demoted
-    /// to one that depends on a bookmark). Answers its local id.
+    /// to one that depends on a bookmark). Either way it was given at `new.created`. Answers its
+    /// local id.
     mutating func upsert(_ new: Grant) -> Int {
         if let id = clients[new.client]?.byPath[new.path], var old = grants[id] {
+            old.given = new.created
             old.fingerprint = new.fingerprint
             old.isDirectory = new.isDirectory
             old.isSymlink = new.isSymlink
@@ -49,6 +51,7 @@ struct SessionState {
             return id
         }
         var grant = new
+        grant.given = new.created
         grant.id = nextGrantId
         nextGrantId += 1
         grants[grant.id] = grant
@@ -104,6 +107,9 @@ struct Grant {
     /// The bookmark it came from (revoking the bookmark revokes it); nil for a dialog's grant.
     var bookmarkId: Int64?
     var created: Double
+    /// When it was last given, by a dialog or a resolved bookmark: a revocation that another
+    /// process recorded before this time was of an earlier consent, and does not take it.
+    var given: Double = 0
 }
 
 /// One started access.

@@ -10,6 +10,8 @@ struct PendingChanges {
     var grants: Set<Int> = []
     /// Row ids of grants to delete (ones never written are simply forgotten).
     var deletedGrants: Set<Int64> = []
+    /// Grant rows whose revocation records this process has judged (their records go).
+    var judgedRevocations: Set<Int64> = []
     /// Access ids of leases to insert, and to delete.
     var leases: Set<String> = []
     var deletedLeases: Set<String> = []
@@ -17,8 +19,8 @@ struct PendingChanges {
     var rememberedDirectories: [RememberedKey: (FilePath, Double)] = [:]
 
     var isEmpty: Bool {
-        !registerInstance && grants.isEmpty && deletedGrants.isEmpty && leases.isEmpty && deletedLeases.isEmpty
-            && rememberedDirectories.isEmpty
+        !registerInstance && grants.isEmpty && deletedGrants.isEmpty && judgedRevocations.isEmpty && leases.isEmpty
+            && deletedLeases.isEmpty && rememberedDirectories.isEmpty
     }
 }
 
@@ -125,6 +127,7 @@ extension AccessStore {
         changes.registerInstance = changes.registerInstance || old.registerInstance
         changes.grants.formUnion(old.grants)
         changes.deletedGrants.formUnion(old.deletedGrants)
+        changes.judgedRevocations.formUnion(old.judgedRevocations)
         changes.leases.formUnion(old.leases.subtracting(changes.deletedLeases))
         changes.deletedLeases.formUnion(old.deletedLeases)
         for (key, value) in old.rememberedDirectories where changes.rememberedDirectories[key] == nil {
@@ -134,7 +137,7 @@ extension AccessStore {
 
     /// One transaction: the instance row, grants, leases, remembered folders. A grant whose row
     /// another process deleted (`wharf access revoke`), or whose bookmark it deleted, is
-    /// revoked here too.
+    /// revoked here too, unless it was given again after the revocation.
     private func writeBatch(_ changes: PendingChanges) throws(AccessError) {
         // What to write, copied from the session state now (a grant changed since it was
         // queued is written as it is now; one removed since is skipped).
@@ -162,7 +165,10 @@ extension AccessStore {
                 try Self.deleteDeadInstances(db, except: instance)
             }
             for row in changes.deletedGrants {
-                try db.run("DELETE FROM grants WHERE id = ?", [.integer(row)])
+                try db.run("DELETE FROM grants WHERE id = ? AND instance = ?", [.integer(row), .text(instance)])
+            }
+            for row in changes.judgedRevocations {
+                try Self.forgetRevocation(db, of: row, instance: instance)
             }
             for grant in grants {
                 if let row = try Self.writeGrant(db, grant, instance: instance) { rowIds[grant.id] = row } else { revoked.append(grant.id) }
@@ -209,17 +215,23 @@ extension AccessStore {
     }
 
     /// Inserts a grant not written before, or updates its row. Answers the row id, or nil when
-    /// the grant was revoked meanwhile (its row is gone, or its bookmark is).
+    /// the grant was revoked meanwhile (its row is gone, or its bookmark is). A grant given
+    /// again after its row was revoked gets a new row.
     private static func writeGrant(_ db: SQLiteConnection, _ grant: Grant, instance: String) throws -> Int64? {
         let facts: [SQLiteValue] = SQLiteValue.fingerprint(grant.fingerprint)
             + [.bool(grant.isDirectory), .bool(grant.readOnly), .optional(grant.bookmarkId), .bool(grant.isSymlink)]
         if let row = grant.rowId {
+            // Matched by instance too: a row id another process's revocation freed may already
+            // be another instance's grant (SQLite reuses the highest id).
             let updated = try db.run("""
                 UPDATE grants SET device = ?, inode = ?, file_system = ?, birth = ?, is_directory = ?, read_only = ?,
                                   bookmark_id = ?, is_symlink = ?
-                WHERE id = ?
-                """, facts + [.integer(row)])
-            return updated == 1 ? row : nil
+                WHERE id = ? AND instance = ?
+                """, facts + [.integer(row), .text(instance)])
+            if updated == 1 { return row }
+            let revoked = try revocationTime(db, of: row, instance: instance)
+            try forgetRevocation(db, of: row, instance: instance)
+            guard let revoked, revoked < grant.given else { return nil }
         }
         do {
             return try db.first("""
@@ -243,11 +255,11 @@ extension AccessStore {
         try db.run("""
             INSERT OR IGNORE INTO leases (access_id, instance, client, grant_id, path, anchor, device, inode, file_system,
                                           birth, is_directory, read_only, created)
-            VALUES (?, ?, ?, (SELECT id FROM grants WHERE id = ?), ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            VALUES (?, ?, ?, (SELECT id FROM grants WHERE id = ? AND instance = ?), ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """,
             // A grant row another process deleted meanwhile leaves the lease without one (a
             // foreign key that failed would refuse the whole batch, and every retry of it).
-            [.text(lease.accessId), .text(instance), .text(lease.client.rawValue), .optional(grantRow),
+            [.text(lease.accessId), .text(instance), .text(lease.client.rawValue), .optional(grantRow), .text(instance),
              .path(lease.path), .optional(lease.anchor)] + SQLiteValue.fingerprint(lease.fingerprint)
             + [.bool(lease.isDirectory), .bool(lease.readOnly), .real(lease.created)])
     }
