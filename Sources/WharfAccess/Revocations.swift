@@ -45,6 +45,7 @@ extension AccessStore {
                 judged.append(row)
                 if let revoked = snapshot.revoked[row], revoked < grant.given {
                     state.grants[grant.id]?.rowId = nil
+                    state.detachLeases(of: grant.id, startedBefore: revoked)
                     givenAgain.append(grant.id)
                 } else {
                     state.remove(grant: grant.id)

@@ -76,6 +76,13 @@ struct SessionState {
         return grant
     }
 
+    /// A grant revoked at `time` and given again since: the leases started through it before
+    /// the revocation were of the consent revoked, and refuse I/O from now on, as they would
+    /// have had this process heard of the revocation before the new pick.
+    mutating func detachLeases(of grant: Int, startedBefore time: Double) {
+        for (accessId, lease) in leases where lease.grantId == grant && lease.created < time { leases[accessId]?.grantId = nil }
+    }
+
     /// How many leases are open through each grant.
     func leaseCount(of grant: Int) -> Int {
         leases.values.reduce(0) { $0 + ($1.grantId == grant ? 1 : 0) }

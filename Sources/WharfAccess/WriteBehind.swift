@@ -151,6 +151,8 @@ extension AccessStore {
         }
         var rowIds: [Int: Int64] = [:]
         var revoked: [Int] = []
+        /// Grants given again after their rows were revoked: when the revocation was.
+        var givenAgain: [Int: Double] = [:]
         try write { db in
             // Grant and lease rows hang off this process's instance row: make sure it exists
             // in the batch that writes them (a batch taken before the database finished
@@ -171,7 +173,9 @@ extension AccessStore {
                 try Self.forgetRevocation(db, of: row, instance: instance)
             }
             for grant in grants {
-                if let row = try Self.writeGrant(db, grant, instance: instance) { rowIds[grant.id] = row } else { revoked.append(grant.id) }
+                let written = try Self.writeGrant(db, grant, instance: instance)
+                if let row = written.row { rowIds[grant.id] = row } else { revoked.append(grant.id) }
+                if written.row != nil, let time = written.revokedBefore { givenAgain[grant.id] = time }
             }
             for accessId in changes.deletedLeases {
                 try db.run("DELETE FROM leases WHERE access_id = ?", [.text(accessId)])
@@ -199,6 +203,7 @@ extension AccessStore {
                 state.grants[id]?.writtenIn = state.batchesWritten
             }
             for id in revoked { state.remove(grant: id) }
+            for (id, time) in givenAgain { state.detachLeases(of: id, startedBefore: time) }
             var goneLeases: [String] = []
             for (lease, _) in leases {
                 if state.leases[lease.accessId] != nil { state.leases[lease.accessId]?.written = true } else { goneLeases.append(lease.accessId) }
@@ -216,8 +221,9 @@ extension AccessStore {
 
     /// Inserts a grant not written before, or updates its row. Answers the row id, or nil when
     /// the grant was revoked meanwhile (its row is gone, or its bookmark is). A grant given
-    /// again after its row was revoked gets a new row.
-    private static func writeGrant(_ db: SQLiteConnection, _ grant: Grant, instance: String) throws -> Int64? {
+    /// again after its row was revoked gets a new row, and answers when the revocation was.
+    private static func writeGrant(_ db: SQLiteConnection, _ grant: Grant, instance: String) throws
+        -> (row: Int64?, revokedBefore: Double?) {
         let facts: [SQLiteValue] = SQLiteValue.fingerprint(grant.fingerprint)
             + [.bool(grant.isDirectory), .bool(grant.readOnly), .optional(grant.bookmarkId), .bool(grant.isSymlink)]
         if let row = grant.rowId {
@@ -228,11 +234,18 @@ extension AccessStore {
                                   bookmark_id = ?, is_symlink = ?
                 WHERE id = ? AND instance = ?
                 """, facts + [.integer(row), .text(instance)])
-            if updated == 1 { return row }
+            if updated == 1 { return (row, nil) }
             let revoked = try revocationTime(db, of: row, instance: instance)
             try forgetRevocation(db, of: row, instance: instance)
-            guard let revoked, revoked < grant.given else { return nil }
+            guard let revoked, revoked < grant.given else { return (nil, nil) }
+            return (try insertGrant(db, grant, facts, instance: instance), revoked)
         }
+        return (try insertGrant(db, grant, facts, instance: instance), nil)
+    }
+
+    /// Inserts a grant's row (or updates the one this instance has for the client and path).
+    /// Answers nil when the bookmark it came from is gone.
+    private static func insertGrant(_ db: SQLiteConnection, _ grant: Grant, _ facts: [SQLiteValue], instance: String) throws -> Int64? {
         do {
             return try db.first("""
                 INSERT INTO grants (instance, client, app, path, device, inode, file_system, birth, is_directory,

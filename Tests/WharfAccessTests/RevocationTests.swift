@@ -28,6 +28,7 @@ import WharfTestSupport
         let (viewer, _) = try AccessStore.open(stateDirectory: state.path)
         let (admin, _) = try AccessStore.open(stateDirectory: state.path)
         let id = try revocableGrant(editor, admin, notes)
+        let before = try editor.resolve(app: "editor", client: "c1", url: url(notes))
         try admin.revoke(id: id)
         // Another process's grant takes the freed row id (SQLite reuses the highest): the
         // editor's refresh below must not write into it.
@@ -41,6 +42,9 @@ import WharfTestSupport
 
         let lease = try editor.resolve(app: "editor", client: "c1", url: url(notes))
         #expect(try editor.read(client: "c1", accessId: lease.accessId).bytes == Array("notes".utf8))
+        // What was started before the revocation stays revoked.
+        let error = accessError { () throws(AccessError) in try editor.read(client: "c1", accessId: before.accessId) }
+        #expect(error == .accessDenied("this access was revoked"))
         let entries = try admin.allEntries()
         #expect(entries.map(\.path) == [notes, other], "\(entries)")
         let viewersInode = try admin.read { db in try db.first("SELECT inode FROM grants WHERE path = ?", [.path(other)]) { $0.int(0) } }
@@ -54,7 +58,9 @@ import WharfTestSupport
         writeFile(notes, "notes")
         let (editor, _) = try AccessStore.open(stateDirectory: state.path)
         let (admin, _) = try AccessStore.open(stateDirectory: state.path)
-        try admin.revoke(id: try revocableGrant(editor, admin, notes))
+        let id = try revocableGrant(editor, admin, notes)
+        let before = try editor.resolve(app: "editor", client: "c1", url: url(notes))
+        try admin.revoke(id: id)
 
         // The refreshed grant cannot be written while another process holds the store, so the
         // access check is the first to find its row gone.
@@ -62,6 +68,8 @@ import WharfTestSupport
         try grant(editor, notes)
         let lease = try editor.resolve(app: "editor", client: "c1", url: url(notes))
         #expect(try editor.read(client: "c1", accessId: lease.accessId).bytes == Array("notes".utf8))
+        let error = accessError { () throws(AccessError) in try editor.read(client: "c1", accessId: before.accessId) }
+        #expect(error == .accessDenied("this access was revoked"))
         withExtendedLifetime(lock) {}
 
         editor.flush()
