@@ -145,7 +145,9 @@ final class ExportTransaction {
             return (try Syscalls.openForReading(path), path)
         case .descriptor(let given, let label):
             // A regular file again through a description of our own, so neither its offset
-            // nor the client's moves the other; anything else as it is.
+            // nor the client's moves the other; anything else as it is. Only one opened for
+            // reading: reopening an `O_PATH` one would read what its sender could not.
+            guard given.isOpenForReading else { throw SystemError(code: EBADF, operation: "read the document", path: label) }
             if try given.status().kind == .regular, let own = try? given.reopen(O_RDONLY) { return (own, label) }
             return (try given.duplicate(), label)
         case .bytes:

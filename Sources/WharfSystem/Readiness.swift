@@ -26,6 +26,21 @@ extension FileDescriptor {
         return (flags & O_ACCMODE, flags & 0o10_000_000 != 0)
     }
 
+    /// Whether the description was opened for reading (`O_RDONLY` or `O_RDWR`, not `O_PATH`).
+    /// A descriptor another process passed proves only the rights it was opened with: check
+    /// this before reading it, and before opening it again through `/proc/self/fd` (``reopen``),
+    /// which would otherwise grant whatever the file's permissions allow this process.
+    public var isOpenForReading: Bool {
+        guard let access = try? accessMode() else { return false }
+        return !access.pathOnly && (access.mode == O_RDONLY || access.mode == O_RDWR)
+    }
+
+    /// Whether the description was opened for writing (`O_WRONLY` or `O_RDWR`, not `O_PATH`).
+    public var isOpenForWriting: Bool {
+        guard let access = try? accessMode() else { return false }
+        return !access.pathOnly && (access.mode == O_WRONLY || access.mode == O_RDWR)
+    }
+
     /// One `read(2)`: how many bytes arrived (0 at end of file), or nil when none are there yet
     /// (`EAGAIN` on a non-blocking descriptor).
     public func readAvailable(into buffer: UnsafeMutableRawBufferPointer) throws(SystemError) -> Int? {

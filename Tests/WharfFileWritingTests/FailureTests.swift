@@ -154,6 +154,19 @@ struct FailureTests {
         #expect(scratch.names().isEmpty)
     }
 
+    /// A passed descriptor is read with the rights it was opened with: one that only names its
+    /// file (`O_PATH`) is not opened again to read what its sender could not.
+    @Test func descriptorNotOpenForReadingIsRefused() throws {
+        let scratch = ScratchDirectory("wharf-fw")
+        let source = scratch.write("secret", "not the sender's to read")
+        let destination = scratch.path("doc")
+        let named = try FileDescriptor.open(source, 0o10_000_000)  // O_PATH
+        #expect(throws: ExportError.failed(path: destination, cause: SystemError(code: EBADF, operation: "read the document", path: source))) {
+            try AtomicWriter.write([ExportItem(destination: destination, source: .descriptor(named, label: source), overwrite: false)])
+        }
+        #expect(scratch.names() == ["secret"])
+    }
+
     @Test func directorySourceFailsNamingTheSource() {
         let scratch = ScratchDirectory("wharf-fw")
         let source = scratch.makeDirectory("folder")

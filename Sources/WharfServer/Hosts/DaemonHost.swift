@@ -251,8 +251,9 @@ final class Daemon: @unchecked Sendable {
             return
         }
         guard let (app, clientPID) = bridgedApp(peer, greeting) else { return }
-        let input = Self.ownDescription(passed[0], O_RDONLY)
-        let output = Self.ownDescription(passed[1], O_WRONLY)
+        // Opened again below, as the user: only with the rights the bridge's own were opened with.
+        let input = passed[0].isOpenForReading ? Self.ownDescription(passed[0], O_RDONLY) : nil
+        let output = passed[1].isOpenForWriting ? Self.ownDescription(passed[1], O_WRONLY) : nil
         guard let input, let output else {
             logger.warning("refused a bridge (pid \(credentials.pid)): its standard streams cannot be used")
             return

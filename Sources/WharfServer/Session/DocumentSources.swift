@@ -26,7 +26,7 @@ extension ClientSession {
                 throw .invalidParams("\(field).fd: no descriptor \(number) is waiting on this connection (\(passed.received) were "
                     + "passed so far, numbered from 0, each usable once)")
             }
-            guard let mode = try? descriptor.accessMode(), !mode.pathOnly, mode.mode == O_RDONLY || mode.mode == O_RDWR else {
+            guard descriptor.isOpenForReading else {
                 throw .invalidParams("\(field).fd: descriptor \(number) is not open for reading")
             }
             if (try? descriptor.status())?.kind == .directory {
@@ -64,6 +64,10 @@ extension ClientSession {
         }
         guard (try? descriptor.status())?.kind == .regular else {
             throw .invalidParams("\(field).path is not a regular file (\(path))")
+        }
+        // The bridge answers for the client: what it opened must be open for reading.
+        guard descriptor.isOpenForReading else {
+            throw .invalidParams("\(field).path cannot be used: the bridge did not open it for reading")
         }
         return .descriptor(descriptor, label: path)
     }
