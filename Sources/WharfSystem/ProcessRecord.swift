@@ -84,6 +84,34 @@ public final class ProcessRecord: Sendable {
         return UInt64(String(decoding: fields[19], as: UTF8.self))
     }
 
+    /// Whether the process sees the files this process sees: the same mount namespace and the
+    /// same root directory. One that does not (in a container, under bubblewrap or firejail, in
+    /// a chroot) names paths that this process would find elsewhere, or not at all; and one
+    /// whose view cannot be read is taken not to share it.
+    public func sharesFileSystemView() -> Bool {
+        guard let own = try? ProcessRecord(pid: getpid()),
+              let theirs = link("ns/mnt"), let ours = own.link("ns/mnt"), theirs == ours,
+              let theirRoot = identity(of: "root"), let ourRoot = own.identity(of: "root")
+        else { return false }
+        return theirRoot == ourRoot
+    }
+
+    /// Where a link of the process's directory leads (`ns/mnt` → `mnt:[4026531841]`).
+    private func link(_ name: String) -> [UInt8]? {
+        var buffer = [UInt8](repeating: 0, count: 256)
+        let count = buffer.withUnsafeMutableBytes { raw in
+            readlinkat(directory.raw, name, raw.baseAddress!.assumingMemoryBound(to: CChar.self), raw.count)
+        }
+        return count > 0 ? Array(buffer[..<count]) : nil
+    }
+
+    /// The device and inode of what an entry of the process's directory leads to.
+    private func identity(of name: String) -> [UInt64]? {
+        var raw = stat()
+        guard fstatat(directory.raw, name, &raw, 0) == 0 else { return nil }
+        return [UInt64(raw.st_dev), UInt64(raw.st_ino)]
+    }
+
     /// True while the process this record was opened for runs (a zombie counts as gone).
     public var isRunning: Bool {
         guard let file = try? directory.open("stat", O_RDONLY), let bytes = try? file.readToEnd(limit: 4096),

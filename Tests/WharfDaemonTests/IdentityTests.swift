@@ -91,6 +91,38 @@ import WharfTestSupport
         #expect(client.initialize() != nil)
     }
 
+    /// A client in another mount namespace (a container, bubblewrap, a chroot) names paths the
+    /// daemon would find elsewhere: like a sandboxed app, it may not present dialogs, its own
+    /// or others'. The same script outside the namespace may.
+    @Test func aClientThatSeesOtherFilesMayNotPresentDialogs() throws {
+        let daemon = try bareDaemon()
+        let script = """
+            import json, socket, sys
+            def session():
+                connection = socket.socket(socket.AF_UNIX)
+                connection.connect(sys.argv[1])
+                return connection.makefile('rwb')
+            def call(stream, method, params):
+                stream.write(json.dumps({'jsonrpc': '2.0', 'id': 1, 'method': method, 'params': params}).encode() + b'\\n')
+                stream.flush()
+                while True:
+                    message = json.loads(stream.readline())
+                    if message.get('id') == 1:
+                        return message.get('error', {}).get('code', 'ok')
+            editor = session()
+            call(editor, 'initialize', {'capabilities': {'presentsDialogs': True}})
+            print('present', call(editor, 'presentImporter', {'allowedContentTypes': ['public.item']}))
+            print('presenter role', call(session(), 'initialize', {'role': 'presenter'}))
+            """
+        let socket = daemon.socketPath.description
+        let (status, confined) = run("/usr/bin/unshare", ["--user", "--map-root-user", "--mount", "/usr/bin/python3", "-c", script, socket])
+        #expect(status == 0, "\(confined)")
+        #expect(confined.contains("present -32010"), "a confined client presented its own dialog: \(confined)")
+        #expect(confined.contains("presenter role -32018"), "\(confined)")
+        let (_, free) = run("/usr/bin/python3", ["-c", script, socket])
+        #expect(free.contains("present ok") && free.contains("presenter role ok"), "\(free)")
+    }
+
     @Test func identitiesAreReadFromWhatTheSandboxesWrite() {
         let info = Array("[Application]\nname=org.gnome.TextEditor\nruntime=runtime/org.gnome.Platform/x86_64/45\n\n[Instance]\nname=ignored\n".utf8)
         #expect(VerifiedApp.flatpakApp(fromInfo: info) == "org.gnome.TextEditor")

@@ -112,16 +112,29 @@ public struct ClientOrigin: Sendable {
     public var pid: Int32?
     /// A bridged client's way to open files with its own rights (the bridge opens them).
     var opener: (any ClientFileOpener)?
+    /// The client does not see the files the daemon sees (another mount namespace or root: a
+    /// container, bubblewrap, firejail, a chroot): confined like a sandboxed app, whatever
+    /// program it runs.
+    public var confined: Bool
 
-    public init(transport: Transport, app: VerifiedApp?, pid: Int32?) {
+    public init(transport: Transport, app: VerifiedApp?, pid: Int32?, confined: Bool = false) {
         self.transport = transport
         self.app = app
         self.pid = pid
+        self.confined = confined
     }
 
-    init(transport: Transport, app: VerifiedApp?, pid: Int32?, opener: (any ClientFileOpener)?) {
-        self.init(transport: transport, app: app, pid: pid)
+    init(transport: Transport, app: VerifiedApp?, pid: Int32?, confined: Bool, opener: (any ClientFileOpener)?) {
+        self.init(transport: transport, app: app, pid: pid, confined: confined)
         self.opener = opener
+    }
+
+    /// Why the client counts as sandboxed (it may not present dialogs, its own or others'), in
+    /// words for an error message; nil when it does not.
+    public var sandbox: String? {
+        if let app, app.isSandboxed { return "\(app) runs in a sandbox" }
+        if confined { return "\(app.map { "\($0)" } ?? "the client") sees other files than the daemon does (a container, bubblewrap or a chroot)" }
+        return nil
     }
 
     public static let standardIO = ClientOrigin(transport: .standardIO, app: nil, pid: nil)
@@ -162,6 +175,8 @@ struct Peer: Sendable {
     let own: PeerIdentification.Outcome
     /// The peer runs this program (a `wharf --connect` bridge, when it greets as one).
     let runsThisProgram: Bool
+    /// The peer does not see the daemon's files (``ProcessRecord/sharesFileSystemView()``).
+    let confined: Bool
     /// The peer's parent when it was accepted (a bridge's client).
     let parentPID: Int32?
 
@@ -176,7 +191,8 @@ struct Peer: Sendable {
             return .failure(PeerRefusal(reason: "process \(credentials.pid) exited as it connected"))
         }
         return .success(Peer(credentials: credentials, record: record, own: PeerIdentification.identify(record),
-                             runsThisProgram: PeerIdentification.runsThisProgram(record), parentPID: record.parentPID()))
+                             runsThisProgram: PeerIdentification.runsThisProgram(record),
+                             confined: !record.sharesFileSystemView(), parentPID: record.parentPID()))
     }
 }
 

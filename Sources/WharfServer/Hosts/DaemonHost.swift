@@ -227,7 +227,7 @@ final class Daemon: @unchecked Sendable {
         connectionOptions.nonBlocking = true
         connectionOptions.passesDescriptors = true
         let connection = Connection(input: socket, output: output, options: connectionOptions, logger: logger)
-        let origin = ClientOrigin(transport: .socket, app: app, pid: credentials.pid)
+        let origin = ClientOrigin(transport: .socket, app: app, pid: credentials.pid, confined: peer.confined)
         let code = server.serve(connection, origin: origin, events: sessionEvents(onStart: { _ in }))
         logger.info("the connection of \(app) (pid \(credentials.pid)) ended with \(code)")
     }
@@ -250,7 +250,7 @@ final class Daemon: @unchecked Sendable {
             logger.warning("refused a bridge (pid \(credentials.pid)): its greeting was not understood")
             return
         }
-        guard let (app, clientPID) = bridgedApp(peer, greeting) else { return }
+        guard let (app, clientPID, confined) = bridgedApp(peer, greeting) else { return }
         // Opened again below, as the user: only with the rights the bridge's own were opened with.
         let input = passed[0].isOpenForReading ? Self.ownDescription(passed[0], O_RDONLY) : nil
         let output = passed[1].isOpenForWriting ? Self.ownDescription(passed[1], O_WRONLY) : nil
@@ -262,7 +262,7 @@ final class Daemon: @unchecked Sendable {
         connectionOptions.nonBlocking = true
         let connection = Connection(input: input, output: output, options: connectionOptions, logger: logger)
         let control = BridgeControl(socket: socket, logger: logger)
-        let origin = ClientOrigin(transport: .bridge, app: app, pid: clientPID, opener: control)
+        let origin = ClientOrigin(transport: .bridge, app: app, pid: clientPID, confined: confined, opener: control)
         let code = server.serve(connection, origin: origin, events: sessionEvents(onStart: { session in
             // `T` from the bridge is a signal to it; its end of file is the bridge gone.
             control.start { reason in session.end(exitCode: session.exitCodeForEndOfInput, reason: reason) }
@@ -273,10 +273,10 @@ final class Daemon: @unchecked Sendable {
 
     /// The app a bridge serves: a sandboxed bridge is its sandbox's app; otherwise the bridge
     /// must be this very program, and the app is its parent's (the pid the bridge was started
-    /// by, which must still be its parent).
-    private func bridgedApp(_ peer: Peer, _ greeting: BridgeGreeting) -> (VerifiedApp, Int32)? {
+    /// by, which must still be its parent). Confined when either does not see the daemon's files.
+    private func bridgedApp(_ peer: Peer, _ greeting: BridgeGreeting) -> (VerifiedApp, Int32, confined: Bool)? {
         let (bridge, bridgePID) = (peer.record, peer.credentials.pid)
-        if case .app(let app) = peer.own, app.isSandboxed { return (app, bridgePID) }
+        if case .app(let app) = peer.own, app.isSandboxed { return (app, bridgePID, peer.confined) }
         guard peer.runsThisProgram else {
             logger.warning("refused a bridge greeting from pid \(bridgePID), which does not run wharf")
             return nil
@@ -290,7 +290,7 @@ final class Daemon: @unchecked Sendable {
         // Still its parent: the record read above was of the process that started the bridge.
         guard bridge.parentPID() == greeting.parentPID else { return nil }
         switch outcome {
-        case .app(let app): return (app, greeting.parentPID)
+        case .app(let app): return (app, greeting.parentPID, peer.confined || !parent.sharesFileSystemView())
         case .refused(let reason):
             logger.warning("refused a bridge (pid \(bridgePID)): \(reason)")
             return nil

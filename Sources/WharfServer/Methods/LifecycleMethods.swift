@@ -72,9 +72,9 @@ extension ClientSession {
                                 "role presenter: this wharf serves one client over standard I/O, so there are no other clients to "
                                 + "present dialogs for; connect to the daemon (wharf --listen) instead")
         }
-        if let app = origin.app, app.isSandboxed {
+        if let sandbox = origin.sandbox {
             throw ResponseError(WharfErrorCode.presenterRefused,
-                                "role presenter: \(app) runs in a sandbox, and the presenter chooses files for every app; only a "
+                                "role presenter: \(sandbox), and the presenter chooses files for every app; only a "
                                 + "process that is not sandboxed may present the daemon's dialogs")
         }
         // The role first: a session that ends meanwhile unregisters what it may have registered.

@@ -81,11 +81,11 @@ final class PresenterFactory: Sendable {
         var unavailable: [String: String] = [:]
         var candidates: [any DialogPresenter] = []
         var frontend: (any DialogPresenter)? = capabilities.presentsDialogs ? session.frontend : nil
-        if let app = session.origin.app, app.isSandboxed, frontend != nil {
+        if let sandbox = session.origin.sandbox, frontend != nil {
             // A sandboxed app that drew its own dialogs would choose its own files: Wharf would
             // grant it whatever it named.
             frontend = nil
-            unavailable["frontend"] = "\(app) runs in a sandbox: its dialogs are shown by the daemon's presenter, never by itself"
+            unavailable["frontend"] = "\(sandbox): its dialogs are shown by the daemon's presenter, never by itself"
         } else if frontend != nil {
             usable.append("frontend")
         } else {
