@@ -26,6 +26,9 @@ public struct ServerOptions: Sendable, Equatable {
     public var acceptsPresenterConnections = false
     /// `--max-clients`: connections the daemon serves at once.
     public var maxClients = 1024
+    /// `--max-clients-per-app`: connections one app may have at once, so that no app (a
+    /// sandboxed one opening connection after connection) takes every place of `--max-clients`.
+    public var maxClientsPerApp = 64
     /// `--idle-timeout`: the daemon exits after this many seconds without a connection; 0 never.
     public var idleTimeoutSeconds = 0
 

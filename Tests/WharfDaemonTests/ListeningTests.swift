@@ -35,6 +35,41 @@ import WharfTestSupport
         #expect((try? FileStatus.ofLink(socket)) == nil, "the daemon removes its socket when it exits")
     }
 
+    /// An app that opens connection after connection, saying nothing, takes at most
+    /// `--max-clients-per-app` places: its next one is closed, another app's still gets in,
+    /// and a place it gives back is its again.
+    @Test func oneAppTakesAtMostItsShareOfConnections() throws {
+        let daemon = try DaemonProcess(["--presenter", "kdialog", "--max-clients-per-app=2"])
+        let silent = try (0..<2).map { _ in try UnixSocket.connect(to: daemon.socketPath) }
+        let refused = try UnixSocket.connect(to: daemon.socketPath)
+        var byte: UInt8 = 0
+        #expect(read(refused.raw, &byte, 1) == 0, "the app's third connection was not closed")
+        #expect(daemon.log().contains("--max-clients-per-app"))
+
+        // Another app (the program python3 runs) is served meanwhile.
+        let script = """
+            import socket, sys
+            s = socket.socket(socket.AF_UNIX)
+            s.connect(sys.argv[1])
+            s.sendall(b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}\\n')
+            print(s.recv(4096).decode())
+            """
+        let (status, output) = run("/usr/bin/python3", ["-c", script, daemon.socketPath.description])
+        #expect(status == 0 && output.contains("\"result\""), "\(output)")
+
+        silent[0].close()
+        let deadline = Deadline(secondsFromNow: 10)
+        var answered = false
+        while !answered && !deadline.hasPassed {
+            // The daemon counts the closed one out when its thread sees the end of it.
+            guard let client = try? daemon.client() else { break }
+            answered = client.call("ping", [:]) == [:]
+            if !answered { ProcessControl.sleep(milliseconds: 20) }
+        }
+        #expect(answered, "the place given back was not the app's again")
+        withExtendedLifetime(silent) {}
+    }
+
     @Test func aStaleSocketIsReplacedALiveOneIsNot() throws {
         let scratch = ScratchDirectory("wharf-daemon")
         // A socket left by a process that died: bound, never listened on, never removed.

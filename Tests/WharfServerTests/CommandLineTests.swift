@@ -30,9 +30,10 @@ import WharfSystem
         #expect(try CommandLineParser.parse(["--listen"]) == .listen(options, socket: nil))
         options.idleTimeoutSeconds = 300
         options.maxClients = 10
+        options.maxClientsPerApp = 3
         options.maxRequestsPerClient = 8
         options.maxOutputBytesPerClient = 65536
-        #expect(try CommandLineParser.parse(["--listen=/run/w.sock", "--idle-timeout", "300", "--max-clients=10",
+        #expect(try CommandLineParser.parse(["--listen=/run/w.sock", "--idle-timeout", "300", "--max-clients=10", "--max-clients-per-app=3",
                                              "--max-requests-per-client", "8", "--max-output-bytes-per-client", "65536"])
                 == .listen(options, socket: "/run/w.sock"))
         #expect(try CommandLineParser.parse(["--connect"]) == .connect(socket: nil, daemonArguments: []))

@@ -14,7 +14,7 @@ extension CommandLineReference {
         ],
         options: [
             stdio, listen, connect, framing, maxMessageBytes, logLevel, logFile, presenter, stateDirectory, maxDialogsPerClient,
-            maxRequestsPerClient, maxOutputBytesPerClient, maxClients, idleTimeout,
+            maxRequestsPerClient, maxOutputBytesPerClient, maxClients, maxClientsPerApp, idleTimeout,
             CommandLineOption(["-h", "--help"], "Show this help and exit."),
             CommandLineOption(["--version"], "Show the version of wharf and of its protocol, and exit."),
         ],
@@ -104,6 +104,11 @@ extension CommandLineReference {
     static let maxClients = CommandLineOption(
         ["--max-clients"], OptionValue("N", .integer(1...1_000_000), default: "1024"),
         "With `--listen`: how many connections the daemon serves at once; more are closed as they come."
+    )
+
+    static let maxClientsPerApp = CommandLineOption(
+        ["--max-clients-per-app"], OptionValue("N", .integer(1...1_000_000), default: "64"),
+        "With `--listen`: how many of those connections one app may have at once (bridged or not); more of its connections are closed as they come."
     )
 
     static let idleTimeout = CommandLineOption(

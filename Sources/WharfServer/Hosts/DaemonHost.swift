@@ -79,6 +79,8 @@ final class Daemon: @unchecked Sendable {
     private var sessions: [UInt64: ClientSession] = [:]
     /// Connections that have no session yet (waiting for their first byte), to wake at stop.
     private var waiting: [ObjectIdentifier: Interrupter] = [:]
+    /// Connections per peer identity (`--max-clients-per-app`).
+    private var connectionsPerApp: [String: Int] = [:]
 
     init(server: Server, listener: FileDescriptor, bound: DaemonSocket?, logger: Logger) {
         self.server = server
@@ -168,6 +170,11 @@ final class Daemon: @unchecked Sendable {
             logger.warning("refused a connection: \(refusal.reason)")
             return
         }
+        // Counted from the start, silent connections too: an app opening connection after
+        // connection and saying nothing must not take every place.
+        let holder = peer.own.counted
+        guard admit(holder) else { return }
+        defer { release(holder) }
         guard let firstByte = waitForFirstByte(socket) else { return }
         if firstByte == 0 {
             serveBridge(socket, peer)
@@ -304,6 +311,25 @@ final class Daemon: @unchecked Sendable {
         if let own = try? passed.reopen(mode | O_NONBLOCK) { return own }
         guard (try? passed.setNonBlocking()) != nil else { return nil }
         return passed
+    }
+
+    /// Counts a connection of the peer identity `holder`, unless it has
+    /// `--max-clients-per-app` already.
+    private func admit(_ holder: String) -> Bool {
+        let admitted = lock.withLock { () -> Bool in
+            guard connectionsPerApp[holder, default: 0] < options.maxClientsPerApp else { return false }
+            connectionsPerApp[holder, default: 0] += 1
+            return true
+        }
+        if !admitted { logger.warning("refused a connection of \(holder): it has \(options.maxClientsPerApp) already (--max-clients-per-app)") }
+        return admitted
+    }
+
+    private func release(_ holder: String) {
+        lock.withLock {
+            connectionsPerApp[holder, default: 1] -= 1
+            if connectionsPerApp[holder] == 0 { connectionsPerApp[holder] = nil }
+        }
     }
 
     // MARK: Sessions
