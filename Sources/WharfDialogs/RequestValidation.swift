@@ -62,6 +62,11 @@ enum RequestValidation {
         if let id = options.customizationId, id.isEmpty {
             throw .invalidArgument(field: "options.customizationId", reason: "must not be empty")
         }
+        for (field, text) in [("title", options.title), ("message", options.message),
+                              ("confirmationLabel", options.confirmationLabel), ("filenameLabel", options.filenameLabel),
+                              ("customizationId", options.customizationId)] {
+            try validate(text: text, field: "options." + field)
+        }
         try options.urlEnabled?.validate(field: "options.urlEnabled", types: types)
     }
 
@@ -69,6 +74,17 @@ enum RequestValidation {
         if let id = presentationId, id.isEmpty {
             throw .invalidArgument(field: "presentationId", reason: "must not be empty")
         }
+        try validate(text: presentationId, field: "presentationId")
+    }
+
+    /// The most characters (Unicode code points, as JSON Schema's `maxLength` counts them) of a
+    /// dialog's texts and ids. A title or a label is a line; the cap keeps what one client has
+    /// the presenter shown (and a daemon queues for it) to a size a dialog can show.
+    static let maximumTextLength = 4096
+
+    private static func validate(text: String?, field: String) throws(DialogError) {
+        guard let text, text.utf8.count > maximumTextLength, text.unicodeScalars.count > maximumTextLength else { return }
+        throw .invalidArgument(field: field, reason: "is longer than \(maximumTextLength) characters")
     }
 
     /// A name a file can have in a directory: no slash, no NUL, not `.` or `..`, at most 255 bytes.

@@ -91,9 +91,13 @@ public struct SchemaValidator: Sendable {
                 if keyword == "minItems" ? elements.count < bound : elements.count > bound {
                     found.append("\(here): expected \(keyword == "minItems" ? "at least" : "at most") \(bound) elements, got \(elements.count)")
                 }
-            case "minLength":
+            case "minLength", "maxLength":
+                // JSON Schema counts code points, not Swift's characters (grapheme clusters).
                 guard case .string(let text) = value, let bound = argument.intValue else { continue }
-                if text.count < bound { found.append("\(here): expected at least \(bound) characters, got \(Self.show(value))") }
+                let length = text.unicodeScalars.count
+                if keyword == "minLength" ? length < bound : length > bound {
+                    found.append("\(here): expected \(keyword == "minLength" ? "at least" : "at most") \(bound) characters, got \(length)")
+                }
             case "minimum", "maximum":
                 guard let number = value.numberValue, let bound = argument.numberValue else { continue }
                 if keyword == "minimum" ? number < bound : number > bound {

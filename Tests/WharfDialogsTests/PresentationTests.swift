@@ -73,6 +73,16 @@ import WharfTestSupport
         #expect(refused(DialogOptions(timeoutMs: -5)) == "options.timeoutMs")
         #expect(refused(DialogOptions(customizationId: "")) == "options.customizationId")
         #expect(dialogError { _ = try h.importer(presentationId: "") } == .invalidArgument(field: "presentationId", reason: "must not be empty"))
+
+        // Texts and ids are at most 4,096 characters (code points: "é" is one, two bytes).
+        let longest = String(repeating: "é", count: 4096), tooLong = longest + "x"
+        #expect(refused(DialogOptions(title: longest, message: longest, confirmationLabel: longest, customizationId: longest)) == nil)
+        #expect(refused(DialogOptions(title: tooLong)) == "options.title")
+        #expect(refused(DialogOptions(message: tooLong)) == "options.message")
+        #expect(refused(DialogOptions(confirmationLabel: tooLong)) == "options.confirmationLabel")
+        #expect(refused(DialogOptions(customizationId: tooLong)) == "options.customizationId")
+        #expect(dialogError { _ = try h.importer(presentationId: tooLong) }
+                == .invalidArgument(field: "presentationId", reason: "is longer than 4096 characters"))
     }
 
     @Test func badPredicatesAreRefusedNamingTheNode() {

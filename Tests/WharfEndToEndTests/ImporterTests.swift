@@ -102,6 +102,10 @@ import WharfTestSupport
         #expect(missing?["error"]?["message"]?.stringValue?.contains("allowedContentTypes") == true)
         let badOption = client.request("presentImporter", ["allowedContentTypes": ["public.item"], "options": ["timeoutMs": "soon"]])
         #expect(badOption?["error"]?["message"]?.stringValue?.contains("options.timeoutMs") == true)
+        let longTitle = client.request("presentImporter", ["allowedContentTypes": ["public.item"],
+                                                           "options": ["title": .string(String(repeating: "t", count: 8 << 20))]])
+        #expect(longTitle?["error"]?["code"] == -32602)
+        #expect(longTitle?["error"]?["message"]?.stringValue?.contains("options.title is longer than 4096 characters") == true)
     }
 
     @Test func aPresentationIdIsBusyWhileItsDialogIsOpenAndFreeAfter() throws {

@@ -43,9 +43,17 @@ func readRepositoryFile(_ relative: String) throws -> String {
             "value: the member \"name\" is missing",
         ])
         #expect(problems(["name": "", "extra": 1], schema) == [
-            "value.name: expected at least 1 characters, got \"\"",
+            "value.name: expected at least 1 characters, got 0",
             "value: the member \"extra\" is not in the schema",
         ])
+    }
+
+    @Test func lengthsCountCodePoints() {
+        let schema: JSON = ["type": "string", "minLength": 2, "maxLength": 3]
+        #expect(problems("éé", schema).isEmpty)  // two code points, four bytes
+        #expect(problems("e\u{301}e", schema).isEmpty)  // three code points, two characters
+        #expect(problems("é", schema) == ["value: expected at least 2 characters, got 1"])
+        #expect(problems("éééé", schema) == ["value: expected at most 3 characters, got 4"])
     }
 
     @Test func arraysEnumsAndConstants() {
