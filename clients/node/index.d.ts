@@ -225,6 +225,7 @@ export interface DirectoryListing {
 export interface Lease {
   accessId: string;
   url: FileURL;
+  /** For display: a byte of the name that is not UTF-8 shows as U+FFFD. To open the file, use `urlToPath(url)`. */
   path: string;
   readOnly: boolean;
   isStale: boolean;
@@ -237,6 +238,7 @@ export interface AccessEntry {
   id: string;
   kind: 'grant' | 'bookmark';
   url: FileURL;
+  /** For display, as a Lease's. */
   path: string;
   readOnly: boolean;
   isDirectory: boolean;
@@ -479,6 +481,12 @@ export declare const NO_HANDLER_MESSAGE: string;
 /** `path`, else $WHARF, else `wharf` on PATH, else the first of `locations` that exists. */
 export declare function findWharf(path?: string, options?: { locations?: readonly string[] }): string;
 export declare function contentsJSON(value: DocumentContents): { text: string } | { base64: string } | { path: string };
+/**
+ * The path to open for a `file:` URL on this machine (no host, or `localhost`), byte for byte: a
+ * string when the name is UTF-8, else a Buffer of its exact bytes (fs functions take either).
+ * Throws TypeError for any other URL, or one with a query or fragment.
+ */
+export declare function urlToPath(url: FileURL): string | Buffer;
 
 export declare class WharfClient extends EventEmitter {
   constructor(readable: Readable, writable: Writable, options?: { framing?: Framing; child?: ChildProcess | null; requestTimeoutMs?: number });
@@ -506,7 +514,10 @@ export declare class WharfClient extends EventEmitter {
   /** Which presenter this client's dialogs get (initialize's capabilities.presenter), or null. */
   readonly presenter: PresenterKind | null;
   ping(): Promise<void>;
-  /** shutdown + exit if the server is still there; the exit status of a spawned server (null if it had to be killed after `timeoutMs`, default 10 000). */
+  /**
+   * shutdown + exit if the server is still there; the exit status of a spawned server (null if it had to be killed after `timeoutMs`, default 10 000).
+   * Required: until it is called, the server's pipes keep Node running.
+   */
   close(options?: { timeoutMs?: number }): Promise<number | null>;
 
   describeTypes(identifiers: ContentTypeIdentifier[]): Promise<Array<TypeDescription | { identifier: string; error: ItemError }>>;
@@ -530,8 +541,8 @@ export declare class WharfClient extends EventEmitter {
 
   resolveAccess(target: { url: PathOrFileURL } | { bookmark: string }): Promise<Lease>;
   releaseAccess(accessId: string): Promise<void>;
-  /** Resolves access, runs `body` with the path, always releases (try/finally). */
-  withAccess<T>(target: PathOrFileURL | { url: PathOrFileURL } | { bookmark: string }, body: (path: string, lease: Lease) => T | Promise<T>): Promise<T>;
+  /** Resolves access, runs `body` with the path to open (`urlToPath(lease.url)`), always releases (try/finally). */
+  withAccess<T>(target: PathOrFileURL | { url: PathOrFileURL } | { bookmark: string }, body: (path: string | Buffer, lease: Lease) => T | Promise<T>): Promise<T>;
   createBookmark(url: PathOrFileURL): Promise<string>;
   listAccess(): Promise<AccessList>;
   revokeAccess(target: { url: PathOrFileURL } | { bookmark: string }): Promise<number>;

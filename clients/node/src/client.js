@@ -10,6 +10,7 @@ import { delimiter, join } from 'node:path';
 
 import { ConnectionLost, DialogCancelled, DialogFailed, RequestError, WharfError, WharfTimeout } from './errors.js';
 import { FrameDecoder, LSP, encode } from './framing.js';
+import { urlToPath } from './paths.js';
 
 /** Where an installed wharf is looked for after `$WHARF` and `PATH`. */
 export const INSTALLED_LOCATIONS = Object.freeze(['/usr/local/bin/wharf', '/usr/bin/wharf']);
@@ -590,7 +591,8 @@ export class WharfClient extends EventEmitter {
   /**
    * Shuts down politely (`shutdown`, `exit`) if the server is still there, then waits for it:
    * the exit status of a spawned server. A server that has not answered and exited within
-   * `timeoutMs` (10 s) is killed, and the result is null.
+   * `timeoutMs` (10 s) is killed, and the result is null. Until it is called, the child and its
+   * pipes keep Node running: they are not unref'd, or Node could exit with answers on the way.
    */
   async close({ timeoutMs = 10_000 } = {}) {
     if (!this.#closed) {
@@ -724,12 +726,14 @@ export class WharfClient extends EventEmitter {
   /**
    * `await client.withAccess(url, async (path) => …)`: resolves access, runs `body` with the
    * local path and always releases it (try/finally), whatever `body` does. `target` is a URL
-   * string or `{url}` / `{bookmark}`.
+   * string or `{url}` / `{bookmark}`. The path is made from the lease's `url` (urlToPath: a
+   * Buffer when the name is not UTF-8), not its `path`, which is for display and may then name
+   * another file.
    */
   async withAccess(target, body) {
     const lease = await this.resolveAccess(typeof target === 'string' ? { url: target } : target);
     try {
-      return await body(lease.path, lease);
+      return await body(urlToPath(lease.url), lease);
     } finally {
       if (!this.#closed) await this.releaseAccess(lease.accessId);
     }

@@ -12,7 +12,7 @@ import { PassThrough } from 'node:stream';
 
 import {
   ConnectionLost, DEFAULT_REQUEST_TIMEOUT_MS, DialogCancelled, DialogFailed, INSTALLED_LOCATIONS, NO_HANDLER_MESSAGE, RequestError,
-  WharfClient, WharfError, WharfTimeout, findWharf,
+  WharfClient, WharfError, WharfTimeout, findWharf, urlToPath,
 } from '../src/index.js';
 import { scratch, wharfPath } from '../test-support/support.js';
 
@@ -76,6 +76,30 @@ test('withAccess releases the lease even when the body throws', async (t) => {
   assert.equal((await client.listAccess()).activeLeases, 0);
   await assert.rejects(client.resolveAccess({ url: url(join(folder, 'a.png')) }),
     (error) => error instanceof RequestError && error.codeName === 'accessDenied');
+});
+
+test('withAccess opens the file picked when its name is not UTF-8, not the one its display path names', async (t) => {
+  // `x` + the byte 0xFF, and `x` + U+FFFD: the lease's display path reads the same for both.
+  const folder = scratch(t);
+  const picked = Buffer.concat([Buffer.from(`${folder}/x`), Buffer.from([0xff]), Buffer.from('.txt')]);
+  writeFileSync(picked, 'picked\n');
+  writeFileSync(join(folder, 'x\ufffd.txt'), 'its look-alike\n');
+  const chosen = `${url(folder)}/x%FF.txt`;
+  const client = await spawn(t, { args: script(t, [{ choose: [chosen] }]) });
+  const [pickedURL] = await (await client.presentImporter(['public.plain-text'])).result();
+  assert.equal(pickedURL, chosen);
+  const [path, text] = await client.withAccess(pickedURL, (path) => [path, readFileSync(path, 'utf8')]);
+  assert.deepEqual(path, picked);
+  assert.equal(text, 'picked\n');
+});
+
+test('urlToPath decodes local file URLs to their exact bytes: a string when they are UTF-8', () => {
+  assert.equal(urlToPath('file:///tmp/caf%C3%A9%20x'), '/tmp/café x');
+  assert.equal(urlToPath('file://localhost/tmp/a%23b%3Fc'), '/tmp/a#b?c');
+  assert.deepEqual(urlToPath('file:///tmp/x%FF'), Buffer.from('/tmp/x\xff', 'latin1'));
+  for (const bad of ['http://example.com/a', 'file://example.com/a', 'file:///tmp/a?b', 'file:///tmp/a#b', '/tmp/a']) {
+    assert.throws(() => urlToPath(bad), TypeError, bad);
+  }
 });
 
 test('the frontend role lists, is refused, and chooses', async (t) => {

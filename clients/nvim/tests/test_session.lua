@@ -100,7 +100,7 @@ H.test('session: wharf dying ends the open dialog once; the next dialog starts a
   local r = c:wait_done('died')
   eq('failed', r.status, 'status')
   eq(-32603, r.error.code, 'code')
-  contains(r.error.message, 'wharf exited', 'the message')
+  contains(r.error.message, 'wharf was killed by signal 9', 'the message')
   c:wait_no_picker()
   import(c, 'after', {})
   c:wait_picker()

@@ -1,16 +1,19 @@
 """The client's API against the real binary (and a misbehaving fake where the real one behaves)."""
 import asyncio
 import base64
+import gc
 import os
 import sys
 import threading
 import time
+import weakref
 
 import pytest
 
 from wharf_client import (ConnectionLost, DialogCancelled, DialogFailed, ExportDocument, RequestError, WharfClient,
-                          WharfTimeout)
+                          WharfTimeout, url_to_path)
 from wharf_client.aio import AsyncWharfClient
+from wharf_client.core import OutputTail
 
 FAKE = os.path.join(os.path.dirname(__file__), "fake_wharf.py")
 
@@ -72,6 +75,45 @@ def test_access_is_balanced_even_when_the_block_raises(wharf_path, script, photo
         with pytest.raises(RequestError) as raised:
             client.resolve_access((photos / "a.png").as_uri())
         assert raised.value.name == "accessDenied"
+
+
+@pytest.fixture
+def look_alikes(tmp_path):
+    """Two files whose names read the same: ``x`` + the byte 0xFF (not UTF-8), and ``x`` + U+FFFD
+    (what the first name's text shows). Returns the first one's URL."""
+    folder = os.fsencode(tmp_path)
+    with open(os.path.join(folder, b"x\xff.txt"), "w") as file:
+        file.write("picked\n")
+    with open(os.path.join(folder, "x\ufffd.txt".encode()), "w") as file:
+        file.write("its look-alike\n")
+    return tmp_path.as_uri() + "/x%FF.txt"
+
+
+def test_access_opens_the_file_picked_when_its_name_is_not_utf8(wharf_path, script, look_alikes):
+    with WharfClient.spawn(wharf_path, script([{"choose": [look_alikes]}])) as client:
+        [url] = client.present_importer(["public.plain-text"]).result(timeout=10)
+        assert url == look_alikes
+        with client.access(url) as path:
+            assert os.fsencode(path).endswith(b"/x\xff.txt")
+            assert open(path).read() == "picked\n"
+
+
+def test_the_asyncio_access_opens_the_file_picked_when_its_name_is_not_utf8(wharf_path, script, look_alikes):
+    async def main():
+        async with await AsyncWharfClient.spawn(wharf_path, script([{"choose": [look_alikes]}])) as client:
+            [url] = await (await client.present_importer(["public.plain-text"])).result(timeout=10)
+            async with client.access(url) as path:
+                return open(path).read()
+    assert asyncio.run(main()) == "picked\n"
+
+
+def test_url_to_path_decodes_to_the_exact_bytes_of_local_file_urls_only():
+    assert os.fsencode(url_to_path("file:///tmp/x%FF%20y%C3%A9")) == b"/tmp/x\xff y\xc3\xa9"
+    assert url_to_path("file://localhost/tmp/a%23b%3Fc") == "/tmp/a#b?c"
+    for url in ("http://example.com/a", "file://example.com/a", "file:///tmp/a?b", "file:///tmp/a#b", "/tmp/a",
+                "file:a"):
+        with pytest.raises(ValueError):
+            url_to_path(url)
 
 
 def test_the_frontend_role_lists_rejects_and_chooses(wharf_path, photos):
@@ -149,6 +191,64 @@ def test_the_server_dying_mid_dialog_fails_every_pending_call_and_dialog(wharf_p
     with pytest.raises(ConnectionLost):
         client.ping()
     client.close()
+
+
+@pytest.fixture
+def long_winded(tmp_path, wharf_path):
+    """A wharf that first writes a 2 MB line to standard error, then a short one."""
+    launcher = tmp_path / "long-winded.sh"
+    launcher.write_text("#!/bin/sh\n{ head -c 2000000 /dev/zero | tr '\\0' x; printf '\\nand a short one\\n'; } >&2\n"
+                        f"exec {wharf_path} \"$@\"\n")
+    launcher.chmod(0o755)
+    return str(launcher)
+
+
+def test_a_long_stderr_line_is_kept_in_bounded_memory_and_the_lines_after_it_too(long_winded, script):
+    client = WharfClient.spawn(long_winded, script([{"delayMs": 30000}, {"dismiss": True}]))
+    dialog = client.present_importer(["public.item"])
+    client.process.kill()
+    with pytest.raises(ConnectionLost):
+        dialog.result(timeout=10)
+    assert "\nand a short one\n" in client.stderr_tail
+    assert len(client.stderr_tail) < 200_000, "not 40 lines of at most 4 KiB"
+    client.close()
+
+
+def test_the_asyncio_client_reads_on_past_a_stderr_line_over_its_buffer_limit(long_winded, script):
+    # asyncio's readline() fails past its limit (1 MiB): standard error was no longer read, and
+    # the server's end could not be told to the dialogs.
+    async def main():
+        client = await AsyncWharfClient.spawn(long_winded, script([{"delayMs": 30000}, {"dismiss": True}]))
+        dialog = await client.present_importer(["public.item"])
+        await client.kill()
+        with pytest.raises(ConnectionLost):
+            await dialog.result(timeout=10)
+        assert "\nand a short one\n" in client.stderr_tail
+        assert len(client.stderr_tail) < 200_000, "not 40 lines of at most 4 KiB"
+        await client.close()
+    asyncio.run(main())
+
+
+def test_the_stderr_tail_keeps_the_last_lines_and_the_end_of_each():
+    tail = OutputTail(lines=2, line_bytes=4)
+    for chunk in (b"one\ntw", b"o\nthree\nfour-and-more", b"more\nfi"):
+        tail.feed(chunk)
+    assert tail.text == "hree\nmore\nfi"
+
+
+def test_a_client_dropped_without_close_ends_its_server(wharf_path, script):
+    client = WharfClient.spawn(wharf_path, script([{"delayMs": 30000}, {"dismiss": True}]))
+    dialog = client.present_importer(["public.item"])
+    process, reader, dropped = client.process, client._reader_thread, weakref.ref(client)
+    del client, dialog
+    deadline = time.monotonic() + 10
+    # The reader thread may hold it a moment longer, while it handles the dialog's events.
+    while dropped() is not None and time.monotonic() < deadline:
+        gc.collect()
+        time.sleep(0.01)
+    assert dropped() is None, "nothing but the client's own threads refer to it, yet it lives"
+    reader.join(10)
+    assert not reader.is_alive() and process.returncode is not None, "the server was not ended and reaped"
 
 
 def test_a_pending_request_fails_with_the_servers_last_words_when_it_dies(tmp_path):

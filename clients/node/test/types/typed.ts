@@ -3,7 +3,7 @@
 // mistake is rejected: if it ever compiles, tsc fails on the unused directive.
 import {
   WharfClient, Dialog, DialogEvent, Presentation, RequestResult, DirectoryListing, InitializeResult, PresenterKind,
-  WharfTimeout, WharfError, DEFAULT_REQUEST_TIMEOUT_MS,
+  WharfTimeout, WharfError, DEFAULT_REQUEST_TIMEOUT_MS, urlToPath,
 } from '../../index.js';
 
 declare const client: WharfClient;
@@ -123,4 +123,17 @@ async function timeouts(): Promise<void> {
   await WharfClient.spawn({ requestTimeoutMs: '10s' });
 }
 
-void [requests, events, presentations, dialogs, timeouts];
+async function paths(): Promise<void> {
+  // The path to open may be a Buffer (a name that is not UTF-8): string code must check first.
+  const path: string | Buffer = urlToPath('file:///tmp/x%FF.txt');
+  // @ts-expect-error: not always a string
+  const text: string = urlToPath('file:///tmp/x%FF.txt');
+  const size: number = await client.withAccess('file:///tmp/a.txt', (opened) => {
+    // @ts-expect-error: not always a string
+    opened.endsWith('.txt');
+    return typeof opened === 'string' ? opened.length : opened.byteLength;
+  });
+  void [path, text, size];
+}
+
+void [requests, events, presentations, dialogs, timeouts, paths];

@@ -17,6 +17,15 @@ local function now()
   return os.date('%Y-%m-%d %H:%M:%S')
 end
 
+--- How the process ended, in words. A process a signal killed has no exit status (libuv reports
+--- it as 0), so the signal is what to say.
+local function ending(code, signal)
+  if signal and signal ~= 0 then
+    return 'wharf was killed by signal ' .. signal
+  end
+  return 'wharf exited with status ' .. tostring(code)
+end
+
 --- Opens the log for appending; returns a function that writes a line to it (safe in a libuv
 --- callback: it uses only Lua's io library).
 local function open_log(path)
@@ -97,14 +106,7 @@ function M.start(cmd, handlers, opts)
   }, function(result)
     self.exit_code = result.code
     self.exit_signal = result.signal
-    write_log(
-      string.format(
-        '[%s] wharf exited with status %s%s\n',
-        now(),
-        tostring(result.code),
-        (result.signal and result.signal ~= 0) and (' (signal ' .. result.signal .. ')') or ''
-      )
-    )
+    write_log(string.format('[%s] %s\n', now(), ending(result.code, result.signal)))
     vim.schedule(function()
       self:_closed()
     end)
@@ -277,10 +279,7 @@ end
 function Rpc:exit_message()
   local text = 'wharf is not running'
   if self.exit_code then
-    text = 'wharf exited with status ' .. self.exit_code
-    if self.exit_signal and self.exit_signal ~= 0 then
-      text = text .. ' (signal ' .. self.exit_signal .. ')'
-    end
+    text = ending(self.exit_code, self.exit_signal)
   end
   local tail = vim.trim(table.concat(self.stderr_tail))
   if tail ~= '' then

@@ -13,6 +13,7 @@ The asyncio API, method for method the same, is :class:`wharf_client.aio.AsyncWh
 from .client import DEFAULT_TIMEOUT, INSTALLED_LOCATIONS, Dialog, Presentation, WharfClient, find_wharf
 from .core import DialogEvent
 from .errors import ConnectionLost, DialogCancelled, DialogFailed, RequestError, WharfError, WharfTimeout
+from .paths import url_to_path
 from .types import (AccessEntry, AccessList, DialogFilters, DialogOptions, DirectoryEntry, DirectoryListing,
                     ExportDocument, Identification, InitializeResult, Lease, ServerInfo, TypeDescription)
 
@@ -21,6 +22,7 @@ __all__ = [
     "WharfError", "RequestError", "ConnectionLost", "DialogCancelled", "DialogFailed", "WharfTimeout",
     "AccessEntry", "AccessList", "DialogFilters", "DialogOptions", "DirectoryEntry", "DirectoryListing",
     "ExportDocument", "Identification", "InitializeResult", "Lease", "ServerInfo", "TypeDescription",
+    "url_to_path",
 ]
 #: The version of this package, which follows the server's (``wharf --version``).
 __version__ = "0.1.0"

@@ -9,20 +9,20 @@ coroutine functions; each runs as a task of its own.
 from __future__ import annotations
 
 import asyncio
-import collections
 import contextlib
 import inspect
 import os
-from typing import (Any, AsyncIterator, Awaitable, Callable, Deque, Dict, List, Optional, Sequence, Set, Tuple,
-                    TypeVar, Union)
+from typing import (Any, AsyncIterator, Awaitable, Callable, Dict, List, Optional, Sequence, Set, Tuple, TypeVar,
+                    Union)
 
 from . import calls
 from .calls import Call
 from .client import DEFAULT_TIMEOUT, TrafficListener, _as_message, find_wharf
-from .core import (NO_HANDLER_MESSAGE, DialogEvent, DialogRecord, Notification, PresentationFields, ProtocolCore,
-                   Response, Router, ServerRequest, failure_message, outcome_urls)
+from .core import (NO_HANDLER_MESSAGE, DialogEvent, DialogRecord, Notification, OutputTail, PresentationFields,
+                   ProtocolCore, Response, Router, ServerRequest, failure_message, outcome_urls)
 from .errors import ConnectionLost, RequestError, WharfError, WharfTimeout
 from .framing import LSP, FramingError
+from .paths import url_to_path
 from .types import (AccessList, DialogFilters, DialogOptions, DirectoryEntry, DirectoryListing, ExportDocument,
                     Identification, InitializeResult, Lease, TypeDescription)
 
@@ -163,7 +163,7 @@ class AsyncWharfClient:
         self._present_handler: Optional[AsyncPresentHandler] = None
         self._listeners: List[Callable[[str, JSON], None]] = []
         self._traffic = traffic
-        self._stderr: Deque[str] = collections.deque(maxlen=40)
+        self._stderr = OutputTail()
         self._tasks: Set["asyncio.Task[Any]"] = set()
         self._stderr_task: Optional["asyncio.Task[None]"] = None
         if process is not None and process.stderr is not None:
@@ -345,7 +345,7 @@ class AsyncWharfClient:
 
     @property
     def stderr_tail(self) -> str:
-        return "".join(self._stderr)
+        return self._stderr.text
 
     # Content types
 
@@ -424,10 +424,11 @@ class AsyncWharfClient:
     @contextlib.asynccontextmanager
     async def access(self, url: Optional[str] = None, *, bookmark: Optional[str] = None,
                      timeout: Optional[float] = None) -> AsyncIterator[str]:
-        """``async with client.access(url) as path:`` — resolves, yields the path, always releases."""
+        """``async with client.access(url) as path:`` — resolves, yields the path made from the
+        lease's ``url`` (see :meth:`wharf_client.WharfClient.access`), always releases."""
         lease = await self.resolve_access(url, bookmark=bookmark, timeout=timeout)
         try:
-            yield lease.path
+            yield url_to_path(lease.url)
         finally:
             with contextlib.suppress(ConnectionLost):
                 await self.release_access(lease.access_id, timeout)
@@ -591,15 +592,17 @@ class AsyncWharfClient:
             with contextlib.suppress(asyncio.TimeoutError):
                 status = await asyncio.wait_for(self.process.wait(), 1)
         if self._stderr_task is not None:
-            with contextlib.suppress(asyncio.TimeoutError):
-                await asyncio.wait_for(asyncio.shield(self._stderr_task), 1)
+            await asyncio.wait([self._stderr_task], timeout=1)  # neither raises nor cancels it
         what = f"wharf exited with status {status}" if status is not None else "the server closed the connection"
         tail = self.stderr_tail.strip()
         return what + (f"; its last words: {tail[-500:]}" if tail else "")
 
     async def _collect_stderr(self, stream: asyncio.StreamReader) -> None:
-        while True:
-            line = await stream.readline()
-            if not line:
-                return
-            self._stderr.append(line.decode("utf-8", "replace"))
+        """Reads standard error to its end, so the server never blocks writing there (see
+        :class:`OutputTail`); if reading fails, the tail is what was read."""
+        with contextlib.suppress(OSError):
+            while True:
+                data = await stream.read(65536)
+                if not data:
+                    return
+                self._stderr.feed(data)

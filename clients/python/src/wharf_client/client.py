@@ -6,23 +6,24 @@ runs on threads of its own, so a slow callback never stalls the reader. Nothing 
 """
 from __future__ import annotations
 
-import collections
+import concurrent.futures
 import contextlib
 import os
 import queue
 import shutil
 import subprocess
 import threading
+import weakref
 from concurrent.futures import Future
-from typing import (IO, Any, Callable, Deque, Dict, Iterator, List, Optional, Sequence, Tuple, TypeVar, Union,
-                    cast)
+from typing import IO, Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple, TypeVar, Union, cast
 
 from . import calls
 from .calls import Call
-from .core import (NO_HANDLER_MESSAGE, DialogEvent, DialogRecord, Notification, PresentationFields, ProtocolCore,
-                   Response, Router, ServerRequest, failure_message, outcome_urls)
+from .core import (NO_HANDLER_MESSAGE, DialogEvent, DialogRecord, Notification, OutputTail, PresentationFields,
+                   ProtocolCore, Response, Router, ServerRequest, failure_message, outcome_urls)
 from .errors import ConnectionLost, RequestError, WharfError, WharfTimeout
 from .framing import LSP, FramingError
+from .paths import url_to_path
 from .types import (AccessList, DialogFilters, DialogOptions, DirectoryEntry, DirectoryListing, ExportDocument,
                     Identification, InitializeResult, Lease, TypeDescription)
 
@@ -188,7 +189,6 @@ class WharfClient:
         self.process = process
         self.timeout = timeout
         self.initialize_result: Optional[InitializeResult] = None
-        self._reader = reader
         self._writer = writer
         self._core = ProtocolCore(framing)
         self._router = Router()
@@ -202,13 +202,23 @@ class WharfClient:
         self._presents_dialogs = False
         self._listeners: List[Callable[[str, JSON], None]] = []
         self._traffic = traffic
-        self._stderr: Deque[str] = collections.deque(maxlen=40)
+        self._stderr = OutputTail()
+        self._stderr_thread: Optional[threading.Thread] = None
         self._work: "queue.Queue[Optional[Callable[[], None]]]" = queue.Queue()
-        self._reader_thread = threading.Thread(target=self._read_loop, name="wharf-reader", daemon=True)
-        threading.Thread(target=self._work_loop, name="wharf-dispatcher", daemon=True).start()
+        # The client's threads hold it only while they handle something (see _read_loop): a
+        # client dropped without close() is collected, and then this ends its server. Not at
+        # exit: the pipes close with the process.
+        self._end_input = weakref.finalize(self, WharfClient._close_input, writer, self._write_lock, self._work)
+        self._end_input.atexit = False
+        self._reader_thread = threading.Thread(target=WharfClient._read_loop, args=(weakref.ref(self), reader, process),
+                                               name="wharf-reader", daemon=True)
+        threading.Thread(target=WharfClient._work_loop, args=(self._work,), name="wharf-dispatcher",
+                         daemon=True).start()
         if process is not None and process.stderr is not None:
-            threading.Thread(target=self._collect_stderr, args=(process.stderr,), name="wharf-stderr",
-                             daemon=True).start()
+            self._stderr_thread = threading.Thread(target=WharfClient._collect_stderr,
+                                                   args=(process.stderr, self._stderr, self._lock),
+                                                   name="wharf-stderr", daemon=True)
+            self._stderr_thread.start()
         self._reader_thread.start()
 
     # Making one
@@ -288,7 +298,7 @@ class WharfClient:
         wait = self.timeout if timeout is None else timeout
         try:
             result = future.result(wait)
-        except TimeoutError:
+        except concurrent.futures.TimeoutError:  # not the builtin TimeoutError before Python 3.11
             with self._lock:
                 expired = self._core.expire(request_id)
                 if expired:
@@ -366,16 +376,9 @@ class WharfClient:
             with contextlib.suppress(WharfError):
                 self.shutdown(timeout)
                 self.exit()
-        with self._write_lock, contextlib.suppress(OSError, ValueError):
-            self._writer.close()
+        self._end_input()
         self._reader_thread.join(timeout)
-        if self.process is not None:
-            try:
-                return self.process.wait(timeout)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                return self.process.wait()
-        return None
+        return None if self.process is None else _reap(self.process, timeout)
 
     def kill(self) -> None:
         """Kills a spawned server at once (tests of a server dying use this)."""
@@ -387,7 +390,7 @@ class WharfClient:
     def stderr_tail(self) -> str:
         """The last lines the spawned server wrote to standard error."""
         with self._lock:
-            return "".join(self._stderr)
+            return self._stderr.text
 
     # Content types
 
@@ -483,10 +486,12 @@ class WharfClient:
     def access(self, url: Optional[str] = None, *, bookmark: Optional[str] = None,
                timeout: Optional[float] = None) -> Iterator[str]:
         """``with client.access(url) as path:`` resolves access, yields the local path, and
-        always releases it, whatever happens in the block."""
+        always releases it, whatever happens in the block. The path is made from the lease's
+        ``url`` (:func:`url_to_path`), not its ``path``, which is for display and may name
+        another file when the name is not UTF-8."""
         lease = self.resolve_access(url, bookmark=bookmark, timeout=timeout)
         try:
-            yield lease.path
+            yield url_to_path(lease.url)
         finally:
             with contextlib.suppress(ConnectionLost):
                 self.release_access(lease.access_id, timeout)
@@ -513,26 +518,43 @@ class WharfClient:
 
     # Reading (the reader thread)
 
-    def _read_loop(self) -> None:
-        read = cast(Callable[[int], bytes], getattr(self._reader, "read1", self._reader.read))
+    @staticmethod
+    def _read_loop(client_ref: "weakref.ref[WharfClient]", reader: IO[bytes],
+                   process: "Optional[subprocess.Popen[bytes]]") -> None:
+        """The reader thread. It holds the client only while it handles what it has read, never
+        while it waits for more, so a client dropped without close() is collected; its finalizer
+        closes the server's input (:meth:`_close_input`). This thread then reads the server's
+        output to its end, so the server is never blocked writing, and reaps it."""
+        read = cast(Callable[[int], bytes], getattr(reader, "read1", reader.read))
         reason: Optional[str] = None
+        client: Optional[WharfClient] = None
         try:
             while True:
+                client = None
                 data = read(65536)
+                client = client_ref()
+                if client is None:  # dropped: read on to the end
+                    if not data:
+                        break
+                    continue
                 if not data:
-                    with self._lock:
-                        self._core.end_of_input()
+                    with client._lock:
+                        client._core.end_of_input()
                     break
-                with self._lock:
-                    incoming = self._core.receive(data)
+                with client._lock:
+                    incoming = client._core.receive(data)
                 for item in incoming:
-                    self._handle(item)
+                    client._handle(item)
         except (FramingError, ValueError) as error:
             reason = f"the server sent something unreadable: {error}"
         except OSError as error:
             reason = f"reading from the server failed: {error}"
         finally:
-            self._finish(reason)
+            client = client_ref()
+            if client is not None:
+                client._finish(reason)
+            elif process is not None:
+                _reap(process, 10.0)
 
     def _handle(self, item: Union[Response, Notification, ServerRequest]) -> None:
         if self._traffic is not None:
@@ -657,28 +679,59 @@ class WharfClient:
             presentation.hidden.set()
         self._work.put(None)
 
-    def _work_loop(self) -> None:
+    @staticmethod
+    def _work_loop(work: "queue.Queue[Optional[Callable[[], None]]]") -> None:
+        """The dispatcher thread. It holds the client only while it runs a job, not while it
+        waits for the next (see _read_loop)."""
         while True:
-            work = self._work.get()
-            if work is None:
+            job = work.get()
+            if job is None:
                 return
-            work()
+            job()
+            del job
+
+    @staticmethod
+    def _close_input(writer: IO[bytes], write_lock: threading.Lock,
+                     work: "queue.Queue[Optional[Callable[[], None]]]") -> None:
+        """Closes the server's input, which ends the server (as ``exit`` does, if it was not
+        sent), and stops the dispatcher thread. Run once (``_end_input``, a weakref.finalize): by
+        close(), or when a client dropped without close() is collected."""
+        with write_lock, contextlib.suppress(OSError, ValueError):
+            writer.close()
+        work.put(None)
 
     def _describe_end(self) -> str:
         """Why the input ended, for the errors of everything still waiting (reader thread)."""
         status = None
         if self.process is not None:
-            # Output ends a moment before the process does; its status makes the better story.
+            # Output ends a moment before the process does; its status makes the better story,
+            # and its standard error, which ends with it, its last words.
             with contextlib.suppress(subprocess.TimeoutExpired):
                 status = self.process.wait(1)
+        if self._stderr_thread is not None:
+            self._stderr_thread.join(1)
         what = f"wharf exited with status {status}" if status is not None else "the server closed the connection"
         tail = self.stderr_tail.strip()
         return what + (f"; its last words: {tail[-500:]}" if tail else "")
 
-    def _collect_stderr(self, stream: IO[bytes]) -> None:
-        for line in iter(stream.readline, b""):
-            with self._lock:
-                self._stderr.append(line.decode("utf-8", "replace"))
+    @staticmethod
+    def _collect_stderr(stream: IO[bytes], tail: OutputTail, lock: threading.RLock) -> None:
+        """Reads standard error to its end, in chunks (see :class:`OutputTail`)."""
+        read = cast(Callable[[int], bytes], getattr(stream, "read1", stream.read))
+        with contextlib.suppress(OSError, ValueError):
+            for data in iter(lambda: read(65536), b""):
+                with lock:
+                    tail.feed(data)
+
+
+def _reap(process: "subprocess.Popen[bytes]", timeout: float) -> int:
+    """Waits for a server whose input is closed to exit, killing it after ``timeout`` seconds;
+    its exit status."""
+    try:
+        return process.wait(timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        return process.wait()
 
 
 def _as_message(item: Union[Response, Notification, ServerRequest]) -> Dict[str, JSON]:

@@ -7,7 +7,8 @@ keeps what a session knows about its dialogs: each dialog's events in the server
 dialogs this client was asked to draw. :func:`outcome_urls` turns a dialog's final event into
 its URLs or the exception to raise. A request that timed out is forgotten with
 :meth:`ProtocolCore.expire`; should a present's answer still come, :attr:`Response.late_dialog`
-names the dialog nobody waits for, to cancel and :meth:`Router.abandon`.
+names the dialog nobody waits for, to cancel and :meth:`Router.abandon`. :class:`OutputTail`
+keeps the server's last words on standard error.
 
 The synchronous client (:mod:`wharf_client.client`, a reader thread) and the asyncio one
 (:mod:`wharf_client.aio`, asyncio streams, no threads) are thin drivers around these: they
@@ -15,10 +16,11 @@ only move bytes and wake whoever waits, so the two cannot disagree about the pro
 """
 from __future__ import annotations
 
+import collections
 import itertools
 import json
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, Iterator, List, Optional, Set, Union
+from typing import Any, Callable, Deque, Dict, Iterator, List, Optional, Set, Union
 
 from .errors import ConnectionLost, DialogCancelled, DialogFailed, RequestError
 from .framing import LSP, FrameDecoder, FramingError, encode
@@ -339,3 +341,28 @@ def failure_message(error: BaseException) -> str:
 
 NO_HANDLER_MESSAGE = ("this client said presentsDialogs but registered no on_present handler, "
                       "so nothing can draw the dialog")
+
+
+class OutputTail:
+    """The last lines a server wrote to standard error, in bounded memory: at most ``lines``
+    lines, each cut to its last ``line_bytes`` bytes, and the line being written.
+
+    The clients feed it what they read in chunks, not line by line: a line may be of any
+    length, and reading one whole would hold it all in memory (or, with asyncio's
+    ``readline()``, fail past its limit and stop the reading, and a server whose standard error
+    is not read blocks when it writes there)."""
+
+    def __init__(self, lines: int = 40, line_bytes: int = 4096) -> None:
+        self._lines: Deque[bytes] = collections.deque(maxlen=lines)
+        self._line_bytes = line_bytes
+        self._partial = b""
+
+    def feed(self, data: bytes) -> None:
+        *complete, partial = (self._partial + data).split(b"\n")
+        for line in complete:
+            self._lines.append(line[-self._line_bytes:] + b"\n")
+        self._partial = partial[-self._line_bytes:]
+
+    @property
+    def text(self) -> str:
+        return b"".join([*self._lines, self._partial]).decode("utf-8", "replace")

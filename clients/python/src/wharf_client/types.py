@@ -175,7 +175,8 @@ class DirectoryListing(WireObject):
 
 @dataclass(frozen=True)
 class Lease(WireObject):
-    """``resolveAccess``: one balanced access to a granted file; release it once."""
+    """``resolveAccess``: one balanced access to a granted file; release it once. ``path`` is
+    for display (a name that is not UTF-8 shows U+FFFD there): open ``url_to_path(url)``."""
     SCHEMA = "#/$defs/Lease"
     access_id: str
     url: str
@@ -189,7 +190,7 @@ class Lease(WireObject):
 
 @dataclass(frozen=True)
 class AccessEntry(WireObject):
-    """One grant or bookmark of ``listAccess``."""
+    """One grant or bookmark of ``listAccess``; ``path`` is for display, as a Lease's is."""
     SCHEMA = "#/$defs/AccessEntry"
     id: str
     kind: str
