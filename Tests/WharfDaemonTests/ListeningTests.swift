@@ -40,10 +40,17 @@ import WharfTestSupport
     /// and a place it gives back is its again.
     @Test func oneAppTakesAtMostItsShareOfConnections() throws {
         let daemon = try DaemonProcess(["--presenter", "kdialog", "--max-clients-per-app=2"])
-        let silent = try (0..<2).map { _ in try UnixSocket.connect(to: daemon.socketPath) }
+        // Two connections the daemon keeps. (Its start-up probe, a connection of this app
+        // closed at once, may be counted for a moment longer: one refused meanwhile is retried.)
+        var silent: [FileDescriptor] = []
+        let settled = Deadline(secondsFromNow: 20)
+        while silent.count < 2 && !settled.hasPassed {
+            let connection = try UnixSocket.connect(to: daemon.socketPath)
+            if !closedByPeer(connection, within: 1) { silent.append(connection) }
+        }
+        try #require(silent.count == 2)
         let refused = try UnixSocket.connect(to: daemon.socketPath)
-        var byte: UInt8 = 0
-        #expect(read(refused.raw, &byte, 1) == 0, "the app's third connection was not closed")
+        #expect(closedByPeer(refused, within: 10), "the app's third connection was not closed")
         #expect(daemon.log().contains("--max-clients-per-app"))
 
         // Another app (the program python3 runs) is served meanwhile.
@@ -68,6 +75,14 @@ import WharfTestSupport
         }
         #expect(answered, "the place given back was not the app's again")
         withExtendedLifetime(silent) {}
+    }
+
+    /// The daemon closes `socket` within `seconds` (its end of file arrives).
+    private func closedByPeer(_ socket: FileDescriptor, within seconds: Double) -> Bool {
+        var ready = pollfd(fd: socket.raw, events: Int16(POLLIN), revents: 0)
+        guard poll(&ready, 1, Int32(seconds * 1000)) == 1 else { return false }
+        var byte: UInt8 = 0
+        return read(socket.raw, &byte, 1) == 0
     }
 
     @Test func aStaleSocketIsReplacedALiveOneIsNot() throws {
