@@ -13,6 +13,9 @@ public final class Connection: @unchecked Sendable {
         public var framing: FramingMode = .auto
         /// Longer messages are discarded unread and answered with -32600.
         public var maxMessageBytes = 64 * 1024 * 1024
+        /// Messages holding more values than this are refused unparsed (-32600): parsed, each
+        /// value costs some 60 times its text (``JSON/holdsMoreValues(than:in:)``).
+        public var maxMessageValues = 250_000
         /// Reading pauses while more than this is waiting to be written.
         public var backlogLimit = 16 * 1024 * 1024
         /// Reading pauses while this many requests from the peer wait for their answers.
@@ -234,6 +237,14 @@ public final class Connection: @unchecked Sendable {
     private func process(_ event: consuming FrameEvent, _ handler: Handler) {
         switch consume event {
         case .message(let body):
+            // A message of fewer bytes than the limit cannot hold more values than it.
+            if body.count > options.maxMessageValues,
+               body.withUnsafeBytes({ JSON.holdsMoreValues(than: options.maxMessageValues, in: $0) }) {
+                logger.warning("discarded a message of \(body.count) bytes holding more than \(options.maxMessageValues) JSON values")
+                write(OutgoingMessage.response(id: .null, error: .invalidRequest(
+                    "a message holding more than \(options.maxMessageValues) JSON values is refused unread")))
+                return
+            }
             let json: JSON
             do {
                 json = try JSON.parse(consume body)

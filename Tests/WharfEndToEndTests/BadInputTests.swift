@@ -96,6 +96,25 @@ import WharfTestSupport
         expectAlive(client)
     }
 
+    /// 3 bytes of text, `[],`, make two allocations once parsed: 32 MiB of them took 2 GB. A
+    /// message holding more than 250,000 values is refused before it is parsed.
+    @Test func aMessageOfTooManyValuesIsRefusedUnparsed() throws {
+        let client = try initialized()
+        let child = try #require(client.process)
+        let before = residentKilobytes(child.pid)
+        let values = Array(repeating: "[]", count: 2_000_000).joined(separator: ",")
+        client.sendBody(Array(#"{"jsonrpc":"2.0","id":5,"method":"ping","params":{"x":[\#(values)]}}"#.utf8))
+        let response = client.nextMessage()
+        #expect(response?["error"]?["code"] == -32600)
+        #expect(response?["error"]?["message"]?.stringValue?.contains("250000 JSON values") == true)
+        let grown = residentKilobytes(child.pid) - before
+        #expect(grown < 64 * 1024, "the refused message was parsed (grew \(grown) KiB)")
+        expectAlive(client)
+        // Big messages of few values still go through: commas and brackets inside strings are text.
+        let text = String(repeating: "[],\\\",", count: 500_000)
+        #expect(client.call("ping", ["padding": .string(text)]) == [:])
+    }
+
     @Test func aHugeDeclaredLengthIsDiscardedWithoutBuffering() throws {
         let client = try initialized(["--max-message-bytes", "1024"])
         let child = try #require(client.process)

@@ -153,3 +153,24 @@ import WharfJSON
         #expect(appended == Array("prefix:".utf8) + Array(text.utf8))
     }
 }
+
+/// Counting a text's values before parsing it (`JSON.holdsMoreValues(than:in:)`).
+@Suite struct ValueCountTests {
+    func holdsMore(_ text: String, than limit: Int) -> Bool {
+        Array(text.utf8).withUnsafeBytes { JSON.holdsMoreValues(than: limit, in: $0) }
+    }
+
+    @Test func containersAndCommasOutsideStringsCount() {
+        #expect(!holdsMore("[[],[],[]]", than: 6))  // four containers, two commas
+        #expect(holdsMore("[[],[],[]]", than: 5))
+        #expect(!holdsMore(#"{"a":1,"b":[2,3]}"#, than: 4))
+        #expect(holdsMore(#"{"a":1,"b":[2,3]}"#, than: 3))
+    }
+
+    @Test func whatIsInsideAStringIsText() {
+        #expect(!holdsMore(#"["[,{,[,{,",1]"#, than: 2))
+        // An escaped quote does not end the string; an escaped backslash before a quote does.
+        #expect(!holdsMore(#"["a\",[,[,[",1]"#, than: 2))
+        #expect(holdsMore(#"["a\\",[],[],1]"#, than: 4))
+    }
+}
