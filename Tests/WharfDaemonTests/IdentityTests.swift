@@ -123,6 +123,36 @@ import WharfTestSupport
         #expect(free.contains("present ok") && free.contains("presenter role ok"), "\(free)")
     }
 
+    /// A bridge started already orphaned has pid 1 for a parent, which started nothing: it is
+    /// refused, not taken for pid 1's client.
+    @Test func aBridgeStartedOrphanedIsRefused() throws {
+        let daemon = try scriptedDaemon()
+        let script = """
+            import os, sys, time
+            wharf, socket = sys.argv[1:3]
+            done_r, done_w = os.pipe()
+            if os.fork() == 0:
+                if os.fork() == 0:
+                    while os.getppid() != 1:
+                        time.sleep(0.01)  # until the process between has exited
+                    request_r, request_w = os.pipe()
+                    os.write(request_w, b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}\\n')
+                    os.close(request_w)
+                    os.dup2(request_r, 0)
+                    os.dup2(done_w, 1)
+                    os.execv(wharf, [wharf, '--connect=' + socket])
+                os._exit(0)
+            os.close(done_w)
+            answer = b''
+            while chunk := os.read(done_r, 65536):
+                answer += chunk
+            print('answered' if answer else 'nothing answered')
+            """
+        let (status, output) = run("/usr/bin/python3", ["-c", script, wharfExecutablePath(), daemon.socketPath.description])
+        #expect(status == 0 && output.contains("nothing answered"), "\(output)")
+        #expect(daemon.log().contains("the process that started it (pid 1) is gone"), "\(daemon.log())")
+    }
+
     @Test func identitiesAreReadFromWhatTheSandboxesWrite() {
         let info = Array("[Application]\nname=org.gnome.TextEditor\nruntime=runtime/org.gnome.Platform/x86_64/45\n\n[Instance]\nname=ignored\n".utf8)
         #expect(VerifiedApp.flatpakApp(fromInfo: info) == "org.gnome.TextEditor")

@@ -288,7 +288,8 @@ final class Daemon: @unchecked Sendable {
             logger.warning("refused a bridge greeting from pid \(bridgePID), which does not run wharf")
             return nil
         }
-        guard peer.parentPID == greeting.parentPID, bridge.parentPID() == greeting.parentPID,
+        // Pid 1 adopts orphans: a bridge "started" by it was started by a process now gone.
+        guard greeting.parentPID != 1, peer.parentPID == greeting.parentPID, bridge.parentPID() == greeting.parentPID,
               let parent = try? ProcessRecord(pid: greeting.parentPID) else {
             logger.warning("refused a bridge (pid \(bridgePID)): the process that started it (pid \(greeting.parentPID)) is gone")
             return nil
