@@ -9,7 +9,8 @@ public enum DesktopDialogResult: Sendable, Equatable {
 
 /// Who ended a dialog without a choice.
 public enum DesktopDialogCancellation: Sendable, Equatable {
-    /// The human: Cancel, Escape, or closing the window (portal responses 1 and 2, exit 1).
+    /// The human: Cancel, Escape, or closing the window (portal responses 1 and 2; exit 1,
+    /// unless GTK said it could not open the display).
     case user
     /// The caller, through ``DesktopDialogSession/cancel(_:)`` (the client's `cancel`, a
     /// disconnect).

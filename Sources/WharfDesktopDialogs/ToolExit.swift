@@ -3,9 +3,12 @@ import WharfSystem
 /// A dialog program's end as a dialog result.
 ///
 /// Exit status: 0 chosen (with output), 1 the human cancelled (Cancel, Escape, closing the
-/// window), 5 zenity's timeout, anything else (zenity's -1/255, a crash, a display it could not
-/// open) failed, with the end of what it wrote to standard error. A child killed by our own
-/// cancel is reported by the session as the caller's cancellation, whatever its status.
+/// window), 5 zenity's timeout, anything else (zenity's -1/255, a crash) failed, with the end of
+/// what it wrote to standard error. One exit 1 is no cancel: GTK that cannot open its display
+/// (a stale `DISPLAY`, a dead X server, `WAYLAND_DISPLAY` without a compositor) prints
+/// `cannot open display` and exits 1 before any window was shown (see
+/// ``displayFailure(in:)``). A child killed by our own cancel is reported by the session as the
+/// caller's cancellation, whatever its status.
 public enum ToolExit {
     /// How a child ended, as `waitpid` tells it.
     public typealias Status = Subprocess.Ending
@@ -19,6 +22,7 @@ public enum ToolExit {
         case .exited(0):
             break
         case .exited(1):
+            if stdout.isEmpty, let line = displayFailure(in: stderr) { return .failed("\(name) exited with status 1: \(line)") }
             return .cancelled(.user)
         case .exited(5) where kind == .zenity:
             return .cancelled(.timedOut)
@@ -54,10 +58,34 @@ public enum ToolExit {
         "\(name) returned a path that cannot be read back exactly (\(name) cannot print file names that are not valid UTF-8)"
     }
 
-    static func lastLine(of stderr: [UInt8]) -> String {
-        let lines = stderr.split(separator: UInt8(ascii: "\n")).map { String(decoding: $0, as: UTF8.self) }
+    static func lastLine(of stderr: [UInt8]) -> String { lines(of: stderr).last ?? "" }
+
+    /// The line of `stderr` in which GTK says it cannot open the display, as `gtk_init` words
+    /// it: `(zenity:42): Gtk-WARNING **: 07:08:25.407: cannot open display: :77` (the time
+    /// since GLib 2.50; the display's name empty for Wayland). Only that exact warning counts:
+    /// GTK prints other warnings on an ordinary cancel, and a warning may quote a file name.
+    static func displayFailure(in stderr: [UInt8]) -> String? {
+        let marker = "Gtk-WARNING **: "
+        return lines(of: stderr).first { line in
+            let halves = line.split(separator: marker, maxSplits: 1, omittingEmptySubsequences: false)
+            guard halves.count == 2 else { return false }
+            return withoutTime(halves[1]).hasPrefix("cannot open display:")
+        }
+    }
+
+    /// `07:08:25.407: message` → `message`; anything else as it is.
+    private static func withoutTime(_ text: Substring) -> Substring {
+        let shape = Array("00:00:00.000: ".utf8), zero = UInt8(ascii: "0")
+        let head = text.utf8.prefix(shape.count)
+        let isTime = head.count == shape.count && zip(head, shape).allSatisfy { byte, expected in
+            expected == zero ? (zero...zero + 9).contains(byte) : byte == expected
+        }
+        return isTime ? Substring(text.utf8.dropFirst(shape.count)) : text
+    }
+
+    private static func lines(of stderr: [UInt8]) -> [String] {
+        stderr.split(separator: UInt8(ascii: "\n")).map { String(decoding: $0, as: UTF8.self) }
             .map { $0.trimmingSpaces() }.filter { !$0.isEmpty }
-        return lines.last ?? ""
     }
 }
 

@@ -42,6 +42,20 @@ import WharfDesktopDialogs
         #expect(result(.zenity, 0, [], openOne) == .cancelled(.user), "accepted with nothing chosen")
     }
 
+    @Test func gtkThatCannotOpenItsDisplayFailsThoughItExits1() {
+        let x11 = "(zenity:10866): Gtk-WARNING **: 07:08:25.407: cannot open display: :77"
+        #expect(result(.zenity, 1, [], openOne, err: "\n" + x11 + "\n") == .failed("zenity exited with status 1: " + x11))
+        let wayland = "(zenity:10868): Gtk-WARNING **: cannot open display: "
+        #expect(result(.zenity, 1, [], openOne, err: wayland) == .failed("zenity exited with status 1: (zenity:10868): Gtk-WARNING **: cannot open display:"),
+                "no time (GLib before 2.50), no display name (Wayland)")
+        // What GTK prints on an ordinary cancel, or a warning quoting a name, is still a cancel.
+        #expect(result(.zenity, 1, [], openOne, err: "Gtk-Message: 07:08:25.407: GtkDialog mapped without a transient parent. This is discouraged.\n")
+            == .cancelled(.user))
+        #expect(result(.zenity, 1, [], openOne, err: "(zenity:1): Gtk-WARNING **: 07:08:25.407: Could not load /tmp/cannot open display: x.png\n")
+            == .cancelled(.user))
+        #expect(result(.zenity, 1, [], openOne, err: "cannot open display: :77\n") == .cancelled(.user), "not GTK's warning")
+    }
+
     @Test func choicesAreCheckedAgainstTheRequest() {
         #expect(result(.zenity, 0, bytes("/a//b\n"), openOne) == .failed("zenity returned 2 paths for a single choice"))
         #expect(result(.kdialog, 0, bytes("/a\n/b\n"), openMany).paths == [bytes("/a"), bytes("/b")])

@@ -69,6 +69,17 @@ import WharfTestSupport
         #expect(!ProcessIdentity(pid: grandchild, startTime: 0).isRunning, "the dialog's own child died with it")
     }
 
+    @Test func zenityThatCannotOpenItsDisplayFailsRatherThanCancels() throws {
+        let fake = FakeTool("echo '(zenity:4242): Gtk-WARNING **: 07:08:25.407: cannot open display: :77' >&2; exit 1")
+        #expect(run(presenter(fake), open()) == .failed("zenity exited with status 1: (zenity:4242): Gtk-WARNING **: 07:08:25.407: cannot open display: :77"))
+        // The real one, where installed, on a display nobody serves.
+        guard let zenity = ToolDialogPresenter.locate(.zenity, environment: ["PATH": "/usr/bin:/bin"]),
+              (try? FileStatus.ofLink("/tmp/.X11-unix/X77")) == nil else { return }
+        let real = ToolDialogPresenter(kind: .zenity, program: zenity, environment: ["PATH=/usr/bin:/bin", "DISPLAY=:77"].map { Array($0.utf8) })
+        let reason = try #require(run(real, open())?.failure)
+        #expect(reason.hasPrefix("zenity exited with status 1: ") && reason.hasSuffix("cannot open display: :77"), "\(reason)")
+    }
+
     @Test func aProgramThatCannotStartFails() {
         let presenter = ToolDialogPresenter(kind: .zenity, program: Array("/nonexistent/zenity".utf8))
         #expect(run(presenter, open())?.failure?.hasPrefix("cannot start zenity: posix_spawn /nonexistent/zenity") == true)
