@@ -44,6 +44,7 @@ public enum ToolExit {
             if !paths.allSatisfy(exists) { return .failed(unreadable(name)) }
         case .save:
             guard paths.count == 1 else { return .failed("\(name) returned \(paths.count) paths for one place to save") }
+            if kind == .kdialog, let problem = kdialogSaveProblem(paths[0], exists: exists) { return .failed(problem) }
             choice.overwriteConfirmed = true   // --confirm-overwrite; Qt's save dialog asks by default
         case .saveFiles(let files):
             guard paths.count == 1, exists(paths[0]) else { return .failed(unreadable(name)) }
@@ -52,6 +53,22 @@ public enum ToolExit {
             choice.paths = files.map { ZenityArguments.withTrailingSlash(folder) + $0 }
         }
         return .chosen(choice)
+    }
+
+    /// Why kdialog's save path cannot be the place the human chose, if it cannot. kdialog prints
+    /// a name that is not UTF-8 with U+FFFD (EF BF BD) in place of each byte it cannot say and
+    /// exits 0; and a save's path need not exist, so the open dialogs' check does not catch it.
+    /// Taken as printed it is another, new file (saving over `caf\xE9.txt` wrote `caf�.txt`), and
+    /// the overwrite the human confirmed would not be the one made. So a path holding U+FFFD, or
+    /// whose folder does not exist as printed (a folder's name was mangled), fails.
+    static func kdialogSaveProblem(_ path: [UInt8], exists: ([UInt8]) -> Bool) -> String? {
+        let replacement: [UInt8] = [0xEF, 0xBF, 0xBD]
+        let mangled = path.indices.contains { path[$0...].starts(with: replacement) }
+        if mangled {
+            return "kdialog returned a path with U+FFFD in place of bytes it could not print (kdialog cannot print "
+                + "file names that are not valid UTF-8), so where to save is not known"
+        }
+        return exists(PortalResponse.parent(of: path)) ? nil : unreadable("kdialog")
     }
 
     static func unreadable(_ name: String) -> String {

@@ -64,6 +64,14 @@ import WharfDesktopDialogs
         #expect(missing.failure?.contains("cannot print file names that are not valid UTF-8") == true)
         let save = DesktopDialogRequest(kind: .save(currentName: bytes("x"), currentFile: nil), title: "")
         #expect(result(.zenity, 0, bytes("/out/x\n"), save) == .chosen(DesktopDialogChoice(paths: [bytes("/out/x")], overwriteConfirmed: true)))
+        // kdialog prints U+FFFD for bytes it cannot say (saving over caf\xE9.txt printed caf\u{FFFD}.txt).
+        #expect(result(.kdialog, 0, bytes("/out/caf\u{FFFD}.txt\n"), save).failure?.hasPrefix("kdialog returned a path with U+FFFD") == true)
+        #expect(result(.zenity, 0, bytes("/out/caf\u{FFFD}.txt\n"), save).paths == [bytes("/out/caf\u{FFFD}.txt")],
+                "zenity prints a name exactly or not at all")
+        let mangledFolder = ToolExit.result(kind: .kdialog, status: .exited(0), stdout: bytes("/out/x\n"), stderr: [],
+                                            request: save, exists: { $0 != bytes("/out") })
+        #expect(mangledFolder.failure?.contains("kdialog cannot print file names that are not valid UTF-8") == true)
+        #expect(result(.kdialog, 0, bytes("/out/x\n"), save) == .chosen(DesktopDialogChoice(paths: [bytes("/out/x")], overwriteConfirmed: true)))
         let files = DesktopDialogRequest(kind: .saveFiles(files: [bytes("a.txt"), bytes("b")]), title: "")
         #expect(result(.kdialog, 0, bytes("/out\n"), files) == .chosen(DesktopDialogChoice(
             paths: [bytes("/out/a.txt"), bytes("/out/b")], overwriteConfirmed: false, folder: bytes("/out"))))

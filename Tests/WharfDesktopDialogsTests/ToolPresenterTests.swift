@@ -6,19 +6,21 @@ import WharfTestSupport
 /// The zenity/kdialog runner against stand-in programs (shell scripts named like the real
 /// ones): argument bytes, environment, output, exit codes, and cancel killing the group.
 @Suite struct ToolPresenterTests {
-    /// A directory with an executable `zenity` that runs `script`.
+    /// A directory with an executable `zenity` (or `kdialog`) that runs `script`.
     final class FakeTool {
         let directory = ScratchDirectory("wharf-tool")
-        var program: [UInt8] { directory.path("zenity").bytes }
-        init(_ script: String) {
-            directory.write("zenity", "#!/bin/sh\n" + script + "\n", mode: 0o755)
+        let kind: DesktopPresenterKind
+        var program: [UInt8] { directory.path(kind.rawValue).bytes }
+        init(_ script: String, kind: DesktopPresenterKind = .zenity) {
+            self.kind = kind
+            directory.write(kind.rawValue, "#!/bin/sh\n" + script + "\n", mode: 0o755)
         }
         /// What the script left in `name`; empty until it wrote it.
         func read(_ name: String) -> [UInt8] { directory.read(name) ?? [] }
     }
 
     func presenter(_ tool: FakeTool, environment: [String] = ["PATH=/usr/bin:/bin", "ZENITY_CANCEL=0"]) -> ToolDialogPresenter {
-        ToolDialogPresenter(kind: .zenity, program: tool.program, environment: environment.map { Array($0.utf8) }, killGraceSeconds: 1)
+        ToolDialogPresenter(kind: tool.kind, program: tool.program, environment: environment.map { Array($0.utf8) }, killGraceSeconds: 1)
     }
 
     @Test func argumentsArriveAsBytesAndTheOutputComesBack() throws {
@@ -78,6 +80,14 @@ import WharfTestSupport
         let real = ToolDialogPresenter(kind: .zenity, program: zenity, environment: ["PATH=/usr/bin:/bin", "DISPLAY=:77"].map { Array($0.utf8) })
         let reason = try #require(run(real, open())?.failure)
         #expect(reason.hasPrefix("zenity exited with status 1: ") && reason.hasSuffix("cannot open display: :77"), "\(reason)")
+    }
+
+    @Test func kdialogSavingOverANameThatIsNotUTF8Fails() throws {
+        // What kdialog 22.12 printed, exit 0, when the human saved over caf\xE9.txt in an existing folder.
+        let tool = FakeTool(#"printf '%s/caf\357\277\275.txt\n' "$(dirname "$0")""#, kind: .kdialog)
+        let save = DesktopDialogRequest(kind: .save(currentName: bytes("new.txt"), currentFile: nil), title: "Save")
+        let reason = try #require(run(presenter(tool), save)?.failure)
+        #expect(reason.contains("U+FFFD") && reason.contains("kdialog cannot print file names that are not valid UTF-8"))
     }
 
     @Test func aProgramThatCannotStartFails() {
