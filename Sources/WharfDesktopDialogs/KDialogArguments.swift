@@ -1,6 +1,7 @@
 /// kdialog's command line for a request (kdialog 22.12, Debian 12; read in its `kdialog.cpp`).
 ///
-/// - `--title` (title and message), `--attach 0x<XID>` for an `x11:` parent window;
+/// - `--title` (title and message, control characters made spaces: see ``ToolText``),
+///   `--attach 0x<XID>` for an `x11:` parent window;
 /// - open: `--getopenfilename` (with `--multiple --separate-output` for several),
 ///   `--getexistingdirectory` for folders; save: `--getsavefilename` (Qt's save dialog asks
 ///   before replacing); save several: `--getexistingdirectory`;
@@ -15,11 +16,13 @@
 public enum KDialogArguments {
     public static func build(_ request: DesktopDialogRequest) -> [[UInt8]] {
         var args: [[UInt8]] = []
-        let title = request.displayTitle
+        let title = ToolText.line(request.displayTitle)
         if !title.isEmpty { args += [bytes("--title"), bytes(title)] }
         if request.parentWindow.hasPrefix("x11:") {
-            let xid = request.parentWindow.dropFirst(4)
-            if !xid.isEmpty { args += [bytes("--attach"), bytes(xid.hasPrefix("0x") ? String(xid) : "0x" + xid)] }
+            var xid = request.parentWindow.dropFirst(4)
+            if xid.hasPrefix("0x") { xid = xid.dropFirst(2) }
+            // An X window id is hex; anything else (a NUL would stop the spawn) is no parent.
+            if !xid.isEmpty && xid.allSatisfy({ $0.isASCII && $0.isHexDigit }) { args += [bytes("--attach"), bytes("0x" + xid)] }
         }
         let folder = request.currentFolder
         var start: [UInt8]? = folder
@@ -59,7 +62,7 @@ public enum KDialogArguments {
             for character in text {
                 switch character {
                 case "\\": out += "\\\\"
-                case "|", "\n", "\r": out += " "
+                case "|": out += " "
                 default: out.append(character)
                 }
             }
@@ -67,10 +70,10 @@ public enum KDialogArguments {
         }
         let named = filters.filter { !$0.globs.isEmpty }
         if !named.isEmpty {
-            return named.map { escaped($0.name) + " (" + $0.globs.map(escaped).joined(separator: " ") + ")" }
+            return named.map { escaped(ToolText.line($0.name)) + " (" + $0.globs.map { escaped(ToolText.glob($0)) }.joined(separator: " ") + ")" }
                 .joined(separator: "\n")
         }
-        let types = filters.flatMap(\.mimeTypes).filter { !$0.contains("*") && !$0.contains(" ") }
+        let types = filters.flatMap(\.mimeTypes).filter { !$0.contains("*") && !$0.contains(" ") && !ToolText.hasControls($0) }
         return types.isEmpty ? nil : types.joined(separator: " ")
     }
 

@@ -90,6 +90,13 @@ import WharfTestSupport
         #expect(reason.contains("U+FFFD") && reason.contains("kdialog cannot print file names that are not valid UTF-8"))
     }
 
+    @Test func aTitleWithANulStillShowsTheDialog() throws {
+        let tool = FakeTool(#"for a in "$@"; do printf '%s\n' "$a"; done > "$(dirname "$0")/args"; printf '/tmp\n'"#)
+        let request = DesktopDialogRequest(kind: .open(multiple: false, directory: true), title: "Pick\0 a folder", message: "one\ntwo")
+        #expect(run(presenter(tool), request)?.paths == [bytes("/tmp")])
+        #expect(String(decoding: tool.read("args"), as: UTF8.self).contains("--title=Pick  a folder — one two\n"))
+    }
+
     @Test func aProgramThatCannotStartFails() {
         let presenter = ToolDialogPresenter(kind: .zenity, program: Array("/nonexistent/zenity".utf8))
         #expect(run(presenter, open())?.failure?.hasPrefix("cannot start zenity: posix_spawn /nonexistent/zenity") == true)
