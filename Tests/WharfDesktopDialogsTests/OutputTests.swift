@@ -128,6 +128,11 @@ import WharfDesktopDialogs
         let kdialog = env(["QT_QPA_PLATFORMTHEME=xdgdesktopportal", "LANG=C.UTF-8"], .kdialog)
         #expect(!kdialog.contains { $0.hasPrefix("QT_QPA_PLATFORMTHEME") } && kdialog.contains("QT_ACCESSIBILITY=0"))
         #expect(env(["QT_QPA_PLATFORMTHEME=kde", "LANG=C.UTF-8"], .kdialog).contains("QT_QPA_PLATFORMTHEME=kde"))
+        // GLib would print names converted from these character sets, not their bytes.
+        for kind in [DesktopPresenterKind.zenity, .kdialog] {
+            let glib = env(["G_FILENAME_ENCODING=ISO-8859-1", "G_BROKEN_FILENAMES=1", "LANG=C.UTF-8"], kind)
+            #expect(!glib.contains { $0.hasPrefix("G_FILENAME_ENCODING=") || $0.hasPrefix("G_BROKEN_FILENAMES=") }, "\(kind)")
+        }
     }
 
     @Test func probesOfToolsSayWhatIsMissing() {

@@ -19,7 +19,8 @@ import WharfTestSupport
         func read(_ name: String) -> [UInt8] { directory.read(name) ?? [] }
     }
 
-    func presenter(_ tool: FakeTool, environment: [String] = ["PATH=/usr/bin:/bin", "ZENITY_CANCEL=0"]) -> ToolDialogPresenter {
+    func presenter(_ tool: FakeTool, environment: [String] = ["PATH=/usr/bin:/bin", "ZENITY_CANCEL=0", "G_FILENAME_ENCODING=@locale",
+                                                              "G_BROKEN_FILENAMES=1"]) -> ToolDialogPresenter {
         ToolDialogPresenter(kind: tool.kind, program: tool.program, environment: environment.map { Array($0.utf8) }, killGraceSeconds: 1)
     }
 
@@ -38,6 +39,7 @@ import WharfTestSupport
         #expect(args.contains(bytes("--filename=") + folder + bytes("/")))
         let env = String(decoding: tool.read("env"), as: UTF8.self).split(separator: "\n")
         #expect(env.contains("NO_AT_BRIDGE=1") && env.contains("GTK_USE_PORTAL=0") && !env.contains { $0.hasPrefix("ZENITY_") })
+        #expect(!env.contains { $0.hasPrefix("G_FILENAME_ENCODING=") || $0.hasPrefix("G_BROKEN_FILENAMES=") })
     }
 
     @Test func exitStatusesBecomeResults() throws {
