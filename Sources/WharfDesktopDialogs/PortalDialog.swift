@@ -9,6 +9,13 @@ import WharfSystem
 /// unique name, then wait for Response. A cancel sends `Request.Close` to that handle (as soon as
 /// it is known) and ends the dialog when the portal acknowledged it, so the window is gone by
 /// the time the caller hears `cancelled`.
+///
+/// Only the portal that answered the call speaks for its Request: any connection on the bus may
+/// emit a signal with the request's path (its token is no secret from a bus monitor), so a
+/// Response from another sender is ignored. One that comes before the reply, when the portal's
+/// unique name is not known yet, waits for it. (The name cannot go into the match rule: before
+/// the call it may not be known at all, the call itself starting the portal by D-Bus activation,
+/// and a stale one would drop the real Response and leave the dialog open for good.)
 final class PortalDialog: Sendable {
     private struct State {
         var token: String?
@@ -17,6 +24,8 @@ final class PortalDialog: Sendable {
         var handle: String?
         /// The portal's unique name, from the reply's sender.
         var owner: String?
+        /// Responses that came before the reply, to be judged by its sender.
+        var early: [BusMessage] = []
         var closing = false
         var done = false
     }
@@ -72,20 +81,30 @@ final class PortalDialog: Sendable {
             guard let handle = message.body.first?.stringValue else {
                 return fail("the desktop portal answered \(PortalCall(request: request, token: "").method) without a request handle")
             }
-            let closeNow = state.withValue { state -> Bool in
+            let (closeNow, early) = state.withValue { state -> (Bool, [BusMessage]) in
                 state.handle = handle
-                state.owner = message.sender
-                return state.closing && !state.done
+                state.owner = message.sender ?? ""
+                defer { state.early = [] }
+                return (state.closing && !state.done, state.early)
             }
             // A portal older than 0.9 chose its own path: listen there too (the old race).
             if handle != expected { subscribe(path: handle) }
             if closeNow { sendClose() }
+            for response in early { responded(response) }
         }
     }
 
     // MARK: Ending
 
     private func responded(_ message: BusMessage) {
+        let fromThePortal = state.withValue { state -> Bool in
+            guard let owner = state.owner else {
+                state.early.append(message)
+                return false
+            }
+            return message.sender == owner
+        }
+        guard fromThePortal else { return }
         guard message.body.count >= 2, let code = message.body[0].uint32Value else {
             return fail("the desktop portal sent a malformed Response (\(message.body.map(\.signature).joined()))")
         }
