@@ -8,7 +8,9 @@ import WharfSystem
 /// ``BusConnection/subscribe(_:installed:handler:)``), take the reply's handle and the portal's
 /// unique name, then wait for Response. A cancel sends `Request.Close` to that handle (as soon as
 /// it is known) and ends the dialog when the portal acknowledged it, so the window is gone by
-/// the time the caller hears `cancelled`.
+/// the time the caller hears `cancelled`. A portal that has not answered the call within
+/// `closeTimeoutMs` does not hold the cancel up: the dialog ends, and Close follows the late
+/// answer, so no window is left open.
 ///
 /// Only the portal that answered the call speaks for its Request: any connection on the bus may
 /// emit a signal with the request's path (its token is no secret from a bus monitor), so a
@@ -70,7 +72,12 @@ final class PortalDialog: Sendable {
         guard let connection = link.withValue({ $0 })?.connection else { return }
         let rule = BusMatchRule(path: path, interface: Portal.request, member: "Response")
         let subscription = connection.subscribe(rule) { [weak self] message in self?.responded(message) }
-        state.withValue { $0.subscriptions.append(subscription) }
+        // A dialog that has ended already unsubscribed from everything it held: this one too.
+        let kept = state.withValue { state -> Bool in
+            if !state.done { state.subscriptions.append(subscription) }
+            return !state.done
+        }
+        if !kept { connection.unsubscribe(subscription) }
     }
 
     private func called(_ reply: Result<BusMessage, BusError>, expected: String) {
@@ -85,10 +92,13 @@ final class PortalDialog: Sendable {
                 state.handle = handle
                 state.owner = message.sender ?? ""
                 defer { state.early = [] }
-                return (state.closing && !state.done, state.early)
+                return (state.closing, state.early)
             }
             // A portal older than 0.9 chose its own path: listen there too (the old race).
             if handle != expected { subscribe(path: handle) }
+            // Cancelled while the call was in flight: the window this handle names is up, even
+            // when the dialog has ended meanwhile (the portal answered after closeTimeoutMs),
+            // and nobody else will take it down.
             if closeNow { sendClose() }
             for response in early { responded(response) }
         }
@@ -124,8 +134,8 @@ final class PortalDialog: Sendable {
         case 1: sendClose()
         case 2: startThread { [self] in finish(.cancelled(.caller)) }
         default:
-            // The call is in flight: Close follows its reply. A portal that never replies must
-            // not hold the cancel up until the call's own timeout.
+            // The call is in flight: Close follows its reply, however late. A portal that never
+            // replies must not hold the cancel up until the call's own timeout.
             let wait = closeTimeoutMs
             startThread { [self] in
                 ProcessControl.sleep(milliseconds: wait)

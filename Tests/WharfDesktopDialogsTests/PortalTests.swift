@@ -133,6 +133,24 @@ import WharfSystem
         #expect(portal.closes.count == portal.calls.count)
     }
 
+    @Test func aCancelAnsweredLateStillClosesTheWindowThePortalOpened() throws {
+        let bus = try PrivateBus()
+        let portal = try FakePortal(bus: bus, dialogs: .holdAfter(milliseconds: 700))
+        let chooser = PortalFileChooser(environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address], closeTimeoutMs: 200)
+        let started = monotonicNanoseconds()
+        let result = run(chooser, open()) { session in
+            let deadline = Deadline(secondsFromNow: 5)
+            while portal.calls.isEmpty && !deadline.hasPassed { ProcessControl.sleep(milliseconds: 5) }
+            session.cancel()
+        }
+        #expect(result == .cancelled(.caller))
+        #expect(millisecondsSince(started) < 700, "the cancel did not wait for the portal's reply")
+        // The reply comes after the dialog ended; the window it names must still be closed.
+        let deadline = Deadline(secondsFromNow: 5)
+        while portal.closes.isEmpty && !deadline.hasPassed { ProcessControl.sleep(milliseconds: 10) }
+        #expect(portal.closes.count == 1)
+    }
+
     @Test func thePortalLeavingMidDialogFailsItWithTheReason() throws {
         let bus = try PrivateBus()
         let portal = try FakePortal(bus: bus, dialogs: .hold)
