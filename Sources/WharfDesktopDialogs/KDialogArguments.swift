@@ -15,15 +15,7 @@
 /// Not passed: an accept label and modality (kdialog has neither).
 public enum KDialogArguments {
     public static func build(_ request: DesktopDialogRequest) -> [[UInt8]] {
-        var args: [[UInt8]] = []
-        let title = ToolText.line(request.displayTitle)
-        if !title.isEmpty { args += [bytes("--title"), bytes(title)] }
-        if request.parentWindow.hasPrefix("x11:") {
-            var xid = request.parentWindow.dropFirst(4)
-            if xid.hasPrefix("0x") { xid = xid.dropFirst(2) }
-            // An X window id is hex; anything else (a NUL would stop the spawn) is no parent.
-            if !xid.isEmpty && xid.allSatisfy({ $0.isASCII && $0.isHexDigit }) { args += [bytes("--attach"), bytes("0x" + xid)] }
-        }
+        var args = window(title: request.displayTitle, parent: request.parentWindow)
         let folder = request.currentFolder
         var start: [UInt8]? = folder
         var offersFilters = true
@@ -53,6 +45,30 @@ public enum KDialogArguments {
         args.append(bytes("--"))
         if start != nil || filter != nil { args.append(start ?? []) }
         if let filter { args.append(bytes(filter)) }
+        return args
+    }
+
+    /// `--warningyesno` for ``DesktopReplaceQuestion``, its buttons named for what they do. Yes
+    /// is "Choose Another Folder" and No "Replace": kdialog focuses Yes, and Return must not
+    /// replace files. (Qt shows the text as HTML only when its first line looks like HTML,
+    /// which the question's first line never does.)
+    public static func question(_ question: DesktopReplaceQuestion) -> [[UInt8]] {
+        window(title: question.title, parent: question.parentWindow)
+            + [bytes("--warningyesno"), bytes(question.text), bytes("--yes-label"), bytes(DesktopReplaceQuestion.otherFolderLabel),
+               bytes("--no-label"), bytes(DesktopReplaceQuestion.replaceLabel)]
+    }
+
+    /// `--title` and, for an `x11:` parent window, `--attach`.
+    private static func window(title: String, parent: String) -> [[UInt8]] {
+        var args: [[UInt8]] = []
+        let title = ToolText.line(title)
+        if !title.isEmpty { args += [bytes("--title"), bytes(title)] }
+        if parent.hasPrefix("x11:") {
+            var xid = parent.dropFirst(4)
+            if xid.hasPrefix("0x") { xid = xid.dropFirst(2) }
+            // An X window id is hex; anything else (a NUL would stop the spawn) is no parent.
+            if !xid.isEmpty && xid.allSatisfy({ $0.isASCII && $0.isHexDigit }) { args += [bytes("--attach"), bytes("0x" + xid)] }
+        }
         return args
     }
 

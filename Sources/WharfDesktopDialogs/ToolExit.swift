@@ -18,19 +18,7 @@ public enum ToolExit {
         exists: ([UInt8]) -> Bool = { path in FilePath(bytes: path).map { (try? FileStatus.ofLink($0)) != nil } ?? false }
     ) -> DesktopDialogResult {
         let name = kind.rawValue
-        switch status {
-        case .exited(0):
-            break
-        case .exited(1):
-            if stdout.isEmpty, let line = displayFailure(in: stderr) { return .failed("\(name) exited with status 1: \(line)") }
-            return .cancelled(.user)
-        case .exited(5) where kind == .zenity:
-            return .cancelled(.timedOut)
-        case .exited(let code), .killed(let code):
-            let how = status == .exited(code) ? "exited with status \(code)" : "was killed by signal \(code)"
-            let said = lastLine(of: stderr)
-            return .failed("\(name) \(how)" + (said.isEmpty ? "" : ": \(said)"))
-        }
+        if let ended = ending(kind: kind, status: status, stdout: stdout, stderr: stderr) { return ended }
         let parsed = kind == .kdialog ? ToolOutput.kdialogPaths(stdout) : ToolOutput.zenityPaths(stdout)
         guard let paths = parsed, !paths.isEmpty else {
             if stdout.isEmpty || stdout == [UInt8(ascii: "\n")] { return .cancelled(.user) }
@@ -53,6 +41,41 @@ public enum ToolExit {
             choice.paths = files.map { ZenityArguments.withTrailingSlash(folder) + $0 }
         }
         return .chosen(choice)
+    }
+
+    /// The answer to ``DesktopReplaceQuestion``: replace (`.chosen`, with `overwriteConfirmed`)
+    /// or not (`.cancelled(.user)`, for Escape and the window closed too); a failure as for a
+    /// file dialog. zenity: 0 is Replace, 1 the rest. kdialog focuses its Yes button, with no
+    /// way to choose another, so Yes is the answer that replaces nothing (see
+    /// ``KDialogArguments/question(_:)``): 1 (No) is Replace, 0 and 2 (Escape) the rest.
+    public static func answer(kind: DesktopPresenterKind, status: Status, stderr: [UInt8]) -> DesktopDialogResult {
+        let replace = DesktopDialogResult.chosen(DesktopDialogChoice(paths: [], overwriteConfirmed: true))
+        if kind == .kdialog {
+            switch status {
+            case .exited(0), .exited(2): return .cancelled(.user)
+            case .exited(1): return replace
+            default: break
+            }
+        }
+        return ending(kind: kind, status: status, stdout: [], stderr: stderr) ?? replace
+    }
+
+    /// The result of any end but exit 0 (which has output to read), or nil.
+    private static func ending(kind: DesktopPresenterKind, status: Status, stdout: [UInt8], stderr: [UInt8]) -> DesktopDialogResult? {
+        let name = kind.rawValue
+        switch status {
+        case .exited(0):
+            return nil
+        case .exited(1):
+            if stdout.isEmpty, let line = displayFailure(in: stderr) { return .failed("\(name) exited with status 1: \(line)") }
+            return .cancelled(.user)
+        case .exited(5) where kind == .zenity:
+            return .cancelled(.timedOut)
+        case .exited(let code), .killed(let code):
+            let how = status == .exited(code) ? "exited with status \(code)" : "was killed by signal \(code)"
+            let said = lastLine(of: stderr)
+            return .failed("\(name) \(how)" + (said.isEmpty ? "" : ": \(said)"))
+        }
     }
 
     /// Why kdialog's save path cannot be the place the human chose, if it cannot. kdialog prints

@@ -56,6 +56,19 @@ public enum ZenityArguments {
         return args
     }
 
+    /// `--question` for ``DesktopReplaceQuestion``: the text as it is (`--no-markup`: zenity
+    /// then neither reads Pango markup nor `\` escapes in it), the buttons named for what they
+    /// do, and the one that does not replace focused, so that Return replaces nothing.
+    public static func question(_ question: DesktopReplaceQuestion) -> [[UInt8]] {
+        var args = [bytes("--question")]
+        let title = ToolText.line(question.title)
+        if !title.isEmpty { args.append(bytes("--title=" + title)) }
+        args += [bytes("--modal"), bytes("--no-markup"), bytes("--default-cancel"), bytes("--icon-name=dialog-warning"),
+                 bytes("--text=" + question.text), bytes("--ok-label=" + DesktopReplaceQuestion.replaceLabel),
+                 bytes("--cancel-label=" + DesktopReplaceQuestion.otherFolderLabel)]
+        return args
+    }
+
     /// The filters with the current one first.
     static func ordered(_ request: DesktopDialogRequest) -> [DesktopDialogFilter] {
         guard let current = request.validCurrentFilter else { return request.filters }

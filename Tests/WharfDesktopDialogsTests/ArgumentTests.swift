@@ -104,4 +104,20 @@ import WharfDesktopDialogs
         let mimeOnly = DesktopDialogRequest(kind: .open(multiple: false, directory: false), title: "T", filters: [filters[1]])
         #expect(text(KDialogArguments.build(mimeOnly)).last == "text/csv")
     }
+    @Test func theReplaceQuestionNamesTheFilesAndTheFolder() {
+        let question = DesktopReplaceQuestion(title: "Export", folder: bytes("/out/back\\slash"),
+                                              names: [bytes("<b>.txt"), bytes("two\nlines") + [0xE9]], parentWindow: "x11:0x1e00004")
+        #expect(question.text == "These 2 files already exist in the folder you chose. Replace them?\n\n<b>.txt\ntwo lines\u{FFFD}\n\nFolder: /out/back\\slash",
+                "no name on the first line (Qt reads a first line that looks like HTML as HTML); one name a line")
+        #expect(text(ZenityArguments.question(question)) == [
+            "--question", "--title=Export", "--modal", "--no-markup", "--default-cancel", "--icon-name=dialog-warning",
+            "--text=" + question.text, "--ok-label=Replace", "--cancel-label=Choose Another Folder"])
+        #expect(text(KDialogArguments.question(question)) == [
+            "--title", "Export", "--attach", "0x1e00004", "--warningyesno", question.text,
+            "--yes-label", "Choose Another Folder", "--no-label", "Replace"], "kdialog focuses Yes: Return must not replace")
+        let one = DesktopReplaceQuestion(title: "", folder: bytes("/out"), names: [bytes("b.txt")])
+        #expect(one.text == "This file already exists in the folder you chose. Replace it?\n\nb.txt\n\nFolder: /out")
+        let many = DesktopReplaceQuestion(title: "", folder: bytes("/o"), names: (1...12).map { bytes("f\($0)") })
+        #expect(many.text.hasSuffix("\nf10\nand 2 more\n\nFolder: /o"))
+    }
 }

@@ -56,6 +56,17 @@ import WharfDesktopDialogs
         #expect(result(.zenity, 1, [], openOne, err: "cannot open display: :77\n") == .cancelled(.user), "not GTK's warning")
     }
 
+    @Test func aQuestionsAnswer() {
+        let replace = DesktopDialogResult.chosen(DesktopDialogChoice(paths: [], overwriteConfirmed: true))
+        #expect(ToolExit.answer(kind: .zenity, status: .exited(0), stderr: []) == replace)
+        #expect(ToolExit.answer(kind: .zenity, status: .exited(1), stderr: []) == .cancelled(.user))
+        // kdialog's Yes (focused) is Choose Another Folder; Escape is 2.
+        #expect(ToolExit.answer(kind: .kdialog, status: .exited(1), stderr: []) == replace)
+        #expect(ToolExit.answer(kind: .kdialog, status: .exited(0), stderr: []) == .cancelled(.user))
+        #expect(ToolExit.answer(kind: .kdialog, status: .exited(2), stderr: []) == .cancelled(.user))
+        #expect(ToolExit.answer(kind: .kdialog, status: .exited(3), stderr: bytes("oops\n")) == .failed("kdialog exited with status 3: oops"))
+    }
+
     @Test func choicesAreCheckedAgainstTheRequest() {
         #expect(result(.zenity, 0, bytes("/a//b\n"), openOne) == .failed("zenity returned 2 paths for a single choice"))
         #expect(result(.kdialog, 0, bytes("/a\n/b\n"), openMany).paths == [bytes("/a"), bytes("/b")])

@@ -99,6 +99,18 @@ import WharfTestSupport
         #expect(String(decoding: tool.read("args"), as: UTF8.self).contains("--title=Pick  a folder — one two\n"))
     }
 
+    @Test func theReplaceQuestionIsAskedAndAnswered() throws {
+        let question = DesktopReplaceQuestion(title: "Export", folder: bytes("/out"), names: [bytes("b.txt")])
+        func ask(_ tool: FakeTool) -> DesktopDialogResult? {
+            presenter(tool).askToReplace(question) { _ in }?.waitForResult(seconds: 10)
+        }
+        let no = FakeTool(#"for a in "$@"; do printf '%s\0' "$a"; done > "$(dirname "$0")/args"; exit 1"#, kind: .kdialog)
+        #expect(ask(no) == .chosen(DesktopDialogChoice(paths: [], overwriteConfirmed: true)), "kdialog's No is Replace")
+        #expect(no.read("args").split(separator: 0).map(Array.init) == KDialogArguments.question(question))
+        #expect(ask(FakeTool("exit 1")) == .cancelled(.user), "Choose Another Folder, Escape")
+        #expect(PortalFileChooser(environment: [:]).askToReplace(question) { _ in } == nil, "the portal has no question")
+    }
+
     @Test func aProgramThatCannotStartFails() {
         let presenter = ToolDialogPresenter(kind: .zenity, program: Array("/nonexistent/zenity".utf8))
         #expect(run(presenter, open())?.failure?.hasPrefix("cannot start zenity: posix_spawn /nonexistent/zenity") == true)
