@@ -11,13 +11,16 @@ import WharfSystem
 ///   kdialog when it names the portal (`xdgdesktopportal`, `flatpak`), for the same reason.
 /// - every `ZENITY_*` variable removed: `ZENITY_OK`, `ZENITY_CANCEL`, `ZENITY_ESC`,
 ///   `ZENITY_ERROR`, `ZENITY_TIMEOUT` renumber zenity's exit codes.
+/// - `G_FILENAME_ENCODING` and `G_BROKEN_FILENAMES` removed: they tell GLib that file names are
+///   in another character set (or the locale's), so zenity would convert the bytes of a name
+///   before printing it and the path read back would not be the file's.
 /// - a character set that can carry the paths: GLib converts what it prints to the locale's
 ///   character set, so in the C locale every non-ASCII byte would become `?`. When the
 ///   effective `LC_CTYPE` is not UTF-8, `LC_CTYPE=C.UTF-8` is set (and an `LC_ALL`, which
 ///   would override it, is moved to `LANG`), leaving the language of the dialog alone.
 public enum ChildEnvironment {
     public static func build(for kind: DesktopPresenterKind, from base: [[UInt8]] = current()) -> [[UInt8]] {
-        var removed: Set<String> = ["NO_AT_BRIDGE", "GTK_A11Y", "QT_ACCESSIBILITY"]
+        var removed: Set<String> = ["NO_AT_BRIDGE", "GTK_A11Y", "QT_ACCESSIBILITY", "G_FILENAME_ENCODING", "G_BROKEN_FILENAMES"]
         var added: [(String, String)] = [("NO_AT_BRIDGE", "1"), ("GTK_A11Y", "none"), ("QT_ACCESSIBILITY", "0")]
         let variables = Dictionary(base.compactMap(split), uniquingKeysWith: { first, _ in first })
         switch kind {

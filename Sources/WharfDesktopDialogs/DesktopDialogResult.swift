@@ -9,7 +9,8 @@ public enum DesktopDialogResult: Sendable, Equatable {
 
 /// Who ended a dialog without a choice.
 public enum DesktopDialogCancellation: Sendable, Equatable {
-    /// The human: Cancel, Escape, or closing the window (portal responses 1 and 2, exit 1).
+    /// The human: Cancel, Escape, or closing the window (portal responses 1 and 2; exit 1,
+    /// unless GTK said it could not open the display).
     case user
     /// The caller, through ``DesktopDialogSession/cancel(_:)`` (the client's `cancel`, a
     /// disconnect).
@@ -28,7 +29,8 @@ public struct DesktopDialogChoice: Sendable, Equatable {
     /// True when the dialog itself asked "Replace?" before returning a path that exists, so
     /// the caller may write over an existing file without asking again: the portal's and
     /// zenity's save dialogs (with `--confirm-overwrite`), kdialog's. False for open dialogs
-    /// and for saving several files (the human chose a folder; nobody was asked about names).
+    /// and for saving several files (the human chose a folder; nobody was asked about names:
+    /// zenity and kdialog ask afterwards, see ``DesktopReplaceQuestion``).
     public var overwriteConfirmed: Bool
     /// The index (in the request's `filters`) of the filter selected when the human accepted,
     /// when the presenter says (the portal does; zenity and kdialog do not).

@@ -7,6 +7,16 @@
 public protocol DesktopPresenter: Sendable {
     var kind: DesktopPresenterKind { get }
     func present(_ request: DesktopDialogRequest, completion: @escaping @Sendable (DesktopDialogResult) -> Void) -> DesktopDialogSession
+    /// Asks ``DesktopReplaceQuestion``: `completion` gets `.chosen` (with `overwriteConfirmed`)
+    /// to replace, `.cancelled(.user)` to choose another folder, otherwise as `present`. Nil when
+    /// this presenter has no question to ask with (the portal has none).
+    func askToReplace(_ question: DesktopReplaceQuestion, completion: @escaping @Sendable (DesktopDialogResult) -> Void) -> DesktopDialogSession?
+}
+
+extension DesktopPresenter {
+    public func askToReplace(_ question: DesktopReplaceQuestion, completion: @escaping @Sendable (DesktopDialogResult) -> Void) -> DesktopDialogSession? {
+        nil
+    }
 }
 
 /// The three desktop presenters, in the order `auto` tries them.

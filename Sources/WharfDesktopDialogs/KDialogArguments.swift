@@ -1,6 +1,7 @@
 /// kdialog's command line for a request (kdialog 22.12, Debian 12; read in its `kdialog.cpp`).
 ///
-/// - `--title` (title and message), `--attach 0x<XID>` for an `x11:` parent window;
+/// - `--title` (title and message, control characters made spaces: see ``ToolText``),
+///   `--attach 0x<XID>` for an `x11:` parent window;
 /// - open: `--getopenfilename` (with `--multiple --separate-output` for several),
 ///   `--getexistingdirectory` for folders; save: `--getsavefilename` (Qt's save dialog asks
 ///   before replacing); save several: `--getexistingdirectory`;
@@ -14,13 +15,7 @@
 /// Not passed: an accept label and modality (kdialog has neither).
 public enum KDialogArguments {
     public static func build(_ request: DesktopDialogRequest) -> [[UInt8]] {
-        var args: [[UInt8]] = []
-        let title = request.displayTitle
-        if !title.isEmpty { args += [bytes("--title"), bytes(title)] }
-        if request.parentWindow.hasPrefix("x11:") {
-            let xid = request.parentWindow.dropFirst(4)
-            if !xid.isEmpty { args += [bytes("--attach"), bytes(xid.hasPrefix("0x") ? String(xid) : "0x" + xid)] }
-        }
+        var args = window(title: request.displayTitle, parent: request.parentWindow)
         let folder = request.currentFolder
         var start: [UInt8]? = folder
         var offersFilters = true
@@ -53,13 +48,37 @@ public enum KDialogArguments {
         return args
     }
 
+    /// `--warningyesno` for ``DesktopReplaceQuestion``, its buttons named for what they do. Yes
+    /// is "Choose Another Folder" and No "Replace": kdialog focuses Yes, and Return must not
+    /// replace files. (Qt shows the text as HTML only when its first line looks like HTML,
+    /// which the question's first line never does.)
+    public static func question(_ question: DesktopReplaceQuestion) -> [[UInt8]] {
+        window(title: question.title, parent: question.parentWindow)
+            + [bytes("--warningyesno"), bytes(question.text), bytes("--yes-label"), bytes(DesktopReplaceQuestion.otherFolderLabel),
+               bytes("--no-label"), bytes(DesktopReplaceQuestion.replaceLabel)]
+    }
+
+    /// `--title` and, for an `x11:` parent window, `--attach`.
+    private static func window(title: String, parent: String) -> [[UInt8]] {
+        var args: [[UInt8]] = []
+        let title = ToolText.line(title)
+        if !title.isEmpty { args += [bytes("--title"), bytes(title)] }
+        if parent.hasPrefix("x11:") {
+            var xid = parent.dropFirst(4)
+            if xid.hasPrefix("0x") { xid = xid.dropFirst(2) }
+            // An X window id is hex; anything else (a NUL would stop the spawn) is no parent.
+            if !xid.isEmpty && xid.allSatisfy({ $0.isASCII && $0.isHexDigit }) { args += [bytes("--attach"), bytes("0x" + xid)] }
+        }
+        return args
+    }
+
     static func filterArgument(_ filters: [DesktopDialogFilter]) -> String? {
         func escaped(_ text: String) -> String {
             var out = ""
             for character in text {
                 switch character {
                 case "\\": out += "\\\\"
-                case "|", "\n", "\r": out += " "
+                case "|": out += " "
                 default: out.append(character)
                 }
             }
@@ -67,10 +86,10 @@ public enum KDialogArguments {
         }
         let named = filters.filter { !$0.globs.isEmpty }
         if !named.isEmpty {
-            return named.map { escaped($0.name) + " (" + $0.globs.map(escaped).joined(separator: " ") + ")" }
+            return named.map { escaped(ToolText.line($0.name)) + " (" + $0.globs.map { escaped(ToolText.glob($0)) }.joined(separator: " ") + ")" }
                 .joined(separator: "\n")
         }
-        let types = filters.flatMap(\.mimeTypes).filter { !$0.contains("*") && !$0.contains(" ") }
+        let types = filters.flatMap(\.mimeTypes).filter { !$0.contains("*") && !$0.contains(" ") && !ToolText.hasControls($0) }
         return types.isEmpty ? nil : types.joined(separator: " ")
     }
 

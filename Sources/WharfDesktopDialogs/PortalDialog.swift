@@ -8,7 +8,16 @@ import WharfSystem
 /// ``BusConnection/subscribe(_:installed:handler:)``), take the reply's handle and the portal's
 /// unique name, then wait for Response. A cancel sends `Request.Close` to that handle (as soon as
 /// it is known) and ends the dialog when the portal acknowledged it, so the window is gone by
-/// the time the caller hears `cancelled`.
+/// the time the caller hears `cancelled`. A portal that has not answered the call within
+/// `closeTimeoutMs` does not hold the cancel up: the dialog ends, and Close follows the late
+/// answer, so no window is left open.
+///
+/// Only the portal that answered the call speaks for its Request: any connection on the bus may
+/// emit a signal with the request's path (its token is no secret from a bus monitor), so a
+/// Response from another sender is ignored. One that comes before the reply, when the portal's
+/// unique name is not known yet, waits for it. (The name cannot go into the match rule: before
+/// the call it may not be known at all, the call itself starting the portal by D-Bus activation,
+/// and a stale one would drop the real Response and leave the dialog open for good.)
 final class PortalDialog: Sendable {
     private struct State {
         var token: String?
@@ -17,6 +26,8 @@ final class PortalDialog: Sendable {
         var handle: String?
         /// The portal's unique name, from the reply's sender.
         var owner: String?
+        /// Responses that came before the reply, to be judged by its sender.
+        var early: [BusMessage] = []
         var closing = false
         var done = false
     }
@@ -61,7 +72,12 @@ final class PortalDialog: Sendable {
         guard let connection = link.withValue({ $0 })?.connection else { return }
         let rule = BusMatchRule(path: path, interface: Portal.request, member: "Response")
         let subscription = connection.subscribe(rule) { [weak self] message in self?.responded(message) }
-        state.withValue { $0.subscriptions.append(subscription) }
+        // A dialog that has ended already unsubscribed from everything it held: this one too.
+        let kept = state.withValue { state -> Bool in
+            if !state.done { state.subscriptions.append(subscription) }
+            return !state.done
+        }
+        if !kept { connection.unsubscribe(subscription) }
     }
 
     private func called(_ reply: Result<BusMessage, BusError>, expected: String) {
@@ -72,20 +88,33 @@ final class PortalDialog: Sendable {
             guard let handle = message.body.first?.stringValue else {
                 return fail("the desktop portal answered \(PortalCall(request: request, token: "").method) without a request handle")
             }
-            let closeNow = state.withValue { state -> Bool in
+            let (closeNow, early) = state.withValue { state -> (Bool, [BusMessage]) in
                 state.handle = handle
-                state.owner = message.sender
-                return state.closing && !state.done
+                state.owner = message.sender ?? ""
+                defer { state.early = [] }
+                return (state.closing, state.early)
             }
             // A portal older than 0.9 chose its own path: listen there too (the old race).
             if handle != expected { subscribe(path: handle) }
+            // Cancelled while the call was in flight: the window this handle names is up, even
+            // when the dialog has ended meanwhile (the portal answered after closeTimeoutMs),
+            // and nobody else will take it down.
             if closeNow { sendClose() }
+            for response in early { responded(response) }
         }
     }
 
     // MARK: Ending
 
     private func responded(_ message: BusMessage) {
+        let fromThePortal = state.withValue { state -> Bool in
+            guard let owner = state.owner else {
+                state.early.append(message)
+                return false
+            }
+            return message.sender == owner
+        }
+        guard fromThePortal else { return }
         guard message.body.count >= 2, let code = message.body[0].uint32Value else {
             return fail("the desktop portal sent a malformed Response (\(message.body.map(\.signature).joined()))")
         }
@@ -105,8 +134,8 @@ final class PortalDialog: Sendable {
         case 1: sendClose()
         case 2: startThread { [self] in finish(.cancelled(.caller)) }
         default:
-            // The call is in flight: Close follows its reply. A portal that never replies must
-            // not hold the cancel up until the call's own timeout.
+            // The call is in flight: Close follows its reply, however late. A portal that never
+            // replies must not hold the cancel up until the call's own timeout.
             let wait = closeTimeoutMs
             startThread { [self] in
                 ProcessControl.sleep(milliseconds: wait)

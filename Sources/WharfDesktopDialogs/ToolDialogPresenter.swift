@@ -36,6 +36,28 @@ public final class ToolDialogPresenter: DesktopPresenter {
     }
 
     public func present(_ request: DesktopDialogRequest, completion: @escaping @Sendable (DesktopDialogResult) -> Void) -> DesktopDialogSession {
+        let kind = kind
+        return run(arguments(for: request), completion: completion) { status, stdout, stderr in
+            ToolExit.result(kind: kind, status: status, stdout: stdout, stderr: stderr, request: request)
+        }
+    }
+
+    /// The command line for `question` (without the program).
+    public func arguments(for question: DesktopReplaceQuestion) -> [[UInt8]] {
+        kind == .kdialog ? KDialogArguments.question(question) : ZenityArguments.question(question)
+    }
+
+    /// A question dialog: zenity's `--question`, kdialog's `--warningyesno`.
+    public func askToReplace(_ question: DesktopReplaceQuestion, completion: @escaping @Sendable (DesktopDialogResult) -> Void) -> DesktopDialogSession? {
+        let kind = kind
+        return run(arguments(for: question), completion: completion) { status, _, stderr in
+            ToolExit.answer(kind: kind, status: status, stderr: stderr)
+        }
+    }
+
+    /// Runs the program with `arguments` in a session; `interpret` turns how it ended into the result.
+    private func run(_ arguments: [[UInt8]], completion: @escaping @Sendable (DesktopDialogResult) -> Void,
+                     interpret: @escaping @Sendable (ToolExit.Status, [UInt8], [UInt8]) -> DesktopDialogResult) -> DesktopDialogSession {
         let session = DesktopDialogSession(completion: completion)
         let child = Locked<Subprocess?>(nil)
         let grace = killGraceSeconds
@@ -48,7 +70,6 @@ public final class ToolDialogPresenter: DesktopPresenter {
                 process.signal(SIGKILL)
             }
         }
-        let arguments = arguments(for: request)
         let kind = kind, program = program, environment = environment
         startThread {
             if session.cancelRequested != nil { session.finish(.cancelled(.caller)); return }
@@ -68,7 +89,7 @@ public final class ToolDialogPresenter: DesktopPresenter {
             let (stdout, stderr) = process.readUntilExit(errorLimit: 8192)
             process.signal(SIGKILL)
             let status = process.wait()
-            session.finish(ToolExit.result(kind: kind, status: status, stdout: stdout, stderr: stderr, request: request))
+            session.finish(interpret(status, stdout, stderr))
         }
         return session
     }

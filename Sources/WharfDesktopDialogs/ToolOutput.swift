@@ -13,6 +13,9 @@
 /// **kdialog** can only print one path per line (`--separate-output`). Every path is absolute,
 /// so a line that does not start with `/` continues the previous path after a newline that was
 /// part of its name. (A name containing a newline followed by `/` cannot be told apart.)
+/// Qt prints a name that is not valid UTF-8 with U+FFFD in place of the bytes it cannot say:
+/// an open dialog's path then does not exist, and a save's holds U+FFFD or names a folder that
+/// does not exist; either fails (``ToolExit``) rather than returning another file.
 public enum ToolOutput {
     public static func zenityPaths(_ output: [UInt8]) -> [[UInt8]]? {
         var text = output[...]

@@ -2,7 +2,7 @@
 /// was read in its `fileselection.c`).
 ///
 /// - `--file-selection`, `--title` (the title with the message: zenity accepts `--text` for a
-///   file selection but ignores it), `--modal`;
+///   file selection but ignores it; control characters made spaces, see ``ToolText``), `--modal`;
 /// - open: `--multiple`, `--directory`; save: `--save --confirm-overwrite`; save several:
 ///   `--directory` (the human picks the folder);
 /// - `--filename`: the start folder with a trailing `/` (zenity then only opens it), or for a
@@ -19,7 +19,7 @@
 public enum ZenityArguments {
     public static func build(_ request: DesktopDialogRequest) -> [[UInt8]] {
         var args: [[UInt8]] = [bytes("--file-selection")]
-        let title = request.displayTitle
+        let title = ToolText.line(request.displayTitle)
         if !title.isEmpty { args.append(bytes("--title=" + title)) }
         if request.modal { args.append(bytes("--modal")) }
         let slash = UInt8(ascii: "/")
@@ -46,13 +46,26 @@ public enum ZenityArguments {
         }
         if offersFilters {
             for filter in ordered(request) {
-                let globs = filter.globs.map { GlobCaseFolding.fold($0).replacingSpaces() }
+                let globs = filter.globs.map { ToolText.glob(GlobCaseFolding.fold($0)).replacingSpaces() }
                 guard !globs.isEmpty else { continue }
-                let name = String(filter.name.map { $0 == "|" ? "¦" : $0 })
+                let name = String(ToolText.line(filter.name).map { $0 == "|" ? "¦" : $0 })
                 args.append(bytes("--file-filter=" + name + " | " + globs.joined(separator: " ")))
             }
         }
         args.append([UInt8]("--separator=".utf8) + [slash])
+        return args
+    }
+
+    /// `--question` for ``DesktopReplaceQuestion``: the text as it is (`--no-markup`: zenity
+    /// then neither reads Pango markup nor `\` escapes in it), the buttons named for what they
+    /// do, and the one that does not replace focused, so that Return replaces nothing.
+    public static func question(_ question: DesktopReplaceQuestion) -> [[UInt8]] {
+        var args = [bytes("--question")]
+        let title = ToolText.line(question.title)
+        if !title.isEmpty { args.append(bytes("--title=" + title)) }
+        args += [bytes("--modal"), bytes("--no-markup"), bytes("--default-cancel"), bytes("--icon-name=dialog-warning"),
+                 bytes("--text=" + question.text), bytes("--ok-label=" + DesktopReplaceQuestion.replaceLabel),
+                 bytes("--cancel-label=" + DesktopReplaceQuestion.otherFolderLabel)]
         return args
     }
 

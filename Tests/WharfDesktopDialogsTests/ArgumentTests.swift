@@ -88,4 +88,36 @@ import WharfDesktopDialogs
         let files = DesktopDialogRequest(kind: .saveFiles(files: [Array("a".utf8)]), title: "E")
         #expect(text(KDialogArguments.build(files)) == ["--title", "E", "--getexistingdirectory", "--"])
     }
+    /// A NUL stops the spawn, and each text is one line on screen: control characters become
+    /// spaces in titles and filter names, `?` in globs; a MIME type holding one is left out.
+    @Test func controlCharactersNeverReachTheCommandLine() {
+        let filters = [DesktopDialogFilter(name: "Im\0ages\nnew", patterns: [.glob("*.p\0ng"), .mime("image/\0png")]),
+                       DesktopDialogFilter(name: "Text", patterns: [.mime("text/\u{7}plain"), .mime("text/csv")])]
+        let request = DesktopDialogRequest(kind: .open(multiple: false, directory: false), title: "Open\0 now",
+                                           message: "line one\nline two\r\u{1B}[31m\u{85}", parentWindow: "x11:1e0\0", filters: filters)
+        let zenity = ZenityArguments.build(request), kdialog = KDialogArguments.build(request)
+        for arg in zenity + kdialog { #expect(!arg.contains { $0 < 0x20 || $0 == 0x7F }, "\(text([arg]))") }
+        #expect(text(zenity).prefix(2) == ["--file-selection", "--title=Open  now — line one line two  [31m "])
+        #expect(text(zenity).contains("--file-filter=Im ages new | *.[pP]?[nN][gG]"))
+        #expect(text(kdialog) == ["--title", "Open  now — line one line two  [31m ", "--getopenfilename", "--", "",
+                                  "Im ages new (*.p?ng)"], "no --attach for a window id that is not hex")
+        let mimeOnly = DesktopDialogRequest(kind: .open(multiple: false, directory: false), title: "T", filters: [filters[1]])
+        #expect(text(KDialogArguments.build(mimeOnly)).last == "text/csv")
+    }
+    @Test func theReplaceQuestionNamesTheFilesAndTheFolder() {
+        let question = DesktopReplaceQuestion(title: "Export", folder: bytes("/out/back\\slash"),
+                                              names: [bytes("<b>.txt"), bytes("two\nlines") + [0xE9]], parentWindow: "x11:0x1e00004")
+        #expect(question.text == "These 2 files already exist in the folder you chose. Replace them?\n\n<b>.txt\ntwo lines\u{FFFD}\n\nFolder: /out/back\\slash",
+                "no name on the first line (Qt reads a first line that looks like HTML as HTML); one name a line")
+        #expect(text(ZenityArguments.question(question)) == [
+            "--question", "--title=Export", "--modal", "--no-markup", "--default-cancel", "--icon-name=dialog-warning",
+            "--text=" + question.text, "--ok-label=Replace", "--cancel-label=Choose Another Folder"])
+        #expect(text(KDialogArguments.question(question)) == [
+            "--title", "Export", "--attach", "0x1e00004", "--warningyesno", question.text,
+            "--yes-label", "Choose Another Folder", "--no-label", "Replace"], "kdialog focuses Yes: Return must not replace")
+        let one = DesktopReplaceQuestion(title: "", folder: bytes("/out"), names: [bytes("b.txt")])
+        #expect(one.text == "This file already exists in the folder you chose. Replace it?\n\nb.txt\n\nFolder: /out")
+        let many = DesktopReplaceQuestion(title: "", folder: bytes("/o"), names: (1...12).map { bytes("f\($0)") })
+        #expect(many.text.hasSuffix("\nf10\nand 2 more\n\nFolder: /o"))
+    }
 }

@@ -42,6 +42,31 @@ import WharfDesktopDialogs
         #expect(result(.zenity, 0, [], openOne) == .cancelled(.user), "accepted with nothing chosen")
     }
 
+    @Test func gtkThatCannotOpenItsDisplayFailsThoughItExits1() {
+        let x11 = "(zenity:10866): Gtk-WARNING **: 07:08:25.407: cannot open display: :77"
+        #expect(result(.zenity, 1, [], openOne, err: "\n" + x11 + "\n") == .failed("zenity exited with status 1: " + x11))
+        let wayland = "(zenity:10868): Gtk-WARNING **: cannot open display: "
+        #expect(result(.zenity, 1, [], openOne, err: wayland) == .failed("zenity exited with status 1: (zenity:10868): Gtk-WARNING **: cannot open display:"),
+                "no time (GLib before 2.50), no display name (Wayland)")
+        // What GTK prints on an ordinary cancel, or a warning quoting a name, is still a cancel.
+        #expect(result(.zenity, 1, [], openOne, err: "Gtk-Message: 07:08:25.407: GtkDialog mapped without a transient parent. This is discouraged.\n")
+            == .cancelled(.user))
+        #expect(result(.zenity, 1, [], openOne, err: "(zenity:1): Gtk-WARNING **: 07:08:25.407: Could not load /tmp/cannot open display: x.png\n")
+            == .cancelled(.user))
+        #expect(result(.zenity, 1, [], openOne, err: "cannot open display: :77\n") == .cancelled(.user), "not GTK's warning")
+    }
+
+    @Test func aQuestionsAnswer() {
+        let replace = DesktopDialogResult.chosen(DesktopDialogChoice(paths: [], overwriteConfirmed: true))
+        #expect(ToolExit.answer(kind: .zenity, status: .exited(0), stderr: []) == replace)
+        #expect(ToolExit.answer(kind: .zenity, status: .exited(1), stderr: []) == .cancelled(.user))
+        // kdialog's Yes (focused) is Choose Another Folder; Escape is 2.
+        #expect(ToolExit.answer(kind: .kdialog, status: .exited(1), stderr: []) == replace)
+        #expect(ToolExit.answer(kind: .kdialog, status: .exited(0), stderr: []) == .cancelled(.user))
+        #expect(ToolExit.answer(kind: .kdialog, status: .exited(2), stderr: []) == .cancelled(.user))
+        #expect(ToolExit.answer(kind: .kdialog, status: .exited(3), stderr: bytes("oops\n")) == .failed("kdialog exited with status 3: oops"))
+    }
+
     @Test func choicesAreCheckedAgainstTheRequest() {
         #expect(result(.zenity, 0, bytes("/a//b\n"), openOne) == .failed("zenity returned 2 paths for a single choice"))
         #expect(result(.kdialog, 0, bytes("/a\n/b\n"), openMany).paths == [bytes("/a"), bytes("/b")])
@@ -50,6 +75,14 @@ import WharfDesktopDialogs
         #expect(missing.failure?.contains("cannot print file names that are not valid UTF-8") == true)
         let save = DesktopDialogRequest(kind: .save(currentName: bytes("x"), currentFile: nil), title: "")
         #expect(result(.zenity, 0, bytes("/out/x\n"), save) == .chosen(DesktopDialogChoice(paths: [bytes("/out/x")], overwriteConfirmed: true)))
+        // kdialog prints U+FFFD for bytes it cannot say (saving over caf\xE9.txt printed caf\u{FFFD}.txt).
+        #expect(result(.kdialog, 0, bytes("/out/caf\u{FFFD}.txt\n"), save).failure?.hasPrefix("kdialog returned a path with U+FFFD") == true)
+        #expect(result(.zenity, 0, bytes("/out/caf\u{FFFD}.txt\n"), save).paths == [bytes("/out/caf\u{FFFD}.txt")],
+                "zenity prints a name exactly or not at all")
+        let mangledFolder = ToolExit.result(kind: .kdialog, status: .exited(0), stdout: bytes("/out/x\n"), stderr: [],
+                                            request: save, exists: { $0 != bytes("/out") })
+        #expect(mangledFolder.failure?.contains("kdialog cannot print file names that are not valid UTF-8") == true)
+        #expect(result(.kdialog, 0, bytes("/out/x\n"), save) == .chosen(DesktopDialogChoice(paths: [bytes("/out/x")], overwriteConfirmed: true)))
         let files = DesktopDialogRequest(kind: .saveFiles(files: [bytes("a.txt"), bytes("b")]), title: "")
         #expect(result(.kdialog, 0, bytes("/out\n"), files) == .chosen(DesktopDialogChoice(
             paths: [bytes("/out/a.txt"), bytes("/out/b")], overwriteConfirmed: false, folder: bytes("/out"))))
@@ -106,6 +139,11 @@ import WharfDesktopDialogs
         let kdialog = env(["QT_QPA_PLATFORMTHEME=xdgdesktopportal", "LANG=C.UTF-8"], .kdialog)
         #expect(!kdialog.contains { $0.hasPrefix("QT_QPA_PLATFORMTHEME") } && kdialog.contains("QT_ACCESSIBILITY=0"))
         #expect(env(["QT_QPA_PLATFORMTHEME=kde", "LANG=C.UTF-8"], .kdialog).contains("QT_QPA_PLATFORMTHEME=kde"))
+        // GLib would print names converted from these character sets, not their bytes.
+        for kind in [DesktopPresenterKind.zenity, .kdialog] {
+            let glib = env(["G_FILENAME_ENCODING=ISO-8859-1", "G_BROKEN_FILENAMES=1", "LANG=C.UTF-8"], kind)
+            #expect(!glib.contains { $0.hasPrefix("G_FILENAME_ENCODING=") || $0.hasPrefix("G_BROKEN_FILENAMES=") }, "\(kind)")
+        }
     }
 
     @Test func probesOfToolsSayWhatIsMissing() {

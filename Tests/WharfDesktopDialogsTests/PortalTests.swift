@@ -85,6 +85,27 @@ import WharfSystem
         #expect(run(chooser(bus), open()) == expected)
     }
 
+    @Test func aResponseFromAnotherConnectionThanThePortalIsIgnored() throws {
+        let bus = try PrivateBus()
+        let portal = try FakePortal(bus: bus, dialogs: .hold)
+        let impostor = try bus.connect()
+        func response(_ uri: String) -> BusSignal {
+            let handle = PortalRequestPath.path(sender: portal.calls[0].sender ?? "", token: portal.options()["handle_token"]?.stringValue ?? "")
+            return BusSignal(path: handle, interface: "org.freedesktop.portal.Request", member: "Response",
+                             body: [.uint32(0), .vardict([("uris", .strings([uri]))])])
+        }
+        let result = run(chooser(bus), open()) { _ in
+            let deadline = Deadline(secondsFromNow: 5)
+            while portal.calls.isEmpty && !deadline.hasPassed { ProcessControl.sleep(milliseconds: 5) }
+            ProcessControl.sleep(milliseconds: 50)
+            impostor.emit(response("file:///etc/passwd"))
+            impostor.emit(BusSignal(path: response("").path, interface: "org.freedesktop.portal.Request", member: "Response", body: []))
+            ProcessControl.sleep(milliseconds: 200)
+            portal.connection.emit(response("file:///tmp/chosen"))
+        }
+        #expect(result?.paths == [bytes("/tmp/chosen")])
+    }
+
     @Test func cancelClosesTheRequestAndEndsCancelledOnce() throws {
         let bus = try PrivateBus()
         let portal = try FakePortal(bus: bus, dialogs: .hold)
@@ -110,6 +131,24 @@ import WharfSystem
         let deadline = Deadline(secondsFromNow: 2)
         while portal.closes.count < portal.calls.count && !deadline.hasPassed { ProcessControl.sleep(milliseconds: 5) }
         #expect(portal.closes.count == portal.calls.count)
+    }
+
+    @Test func aCancelAnsweredLateStillClosesTheWindowThePortalOpened() throws {
+        let bus = try PrivateBus()
+        let portal = try FakePortal(bus: bus, dialogs: .holdAfter(milliseconds: 700))
+        let chooser = PortalFileChooser(environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address], closeTimeoutMs: 200)
+        let started = monotonicNanoseconds()
+        let result = run(chooser, open()) { session in
+            let deadline = Deadline(secondsFromNow: 5)
+            while portal.calls.isEmpty && !deadline.hasPassed { ProcessControl.sleep(milliseconds: 5) }
+            session.cancel()
+        }
+        #expect(result == .cancelled(.caller))
+        #expect(millisecondsSince(started) < 700, "the cancel did not wait for the portal's reply")
+        // The reply comes after the dialog ended; the window it names must still be closed.
+        let deadline = Deadline(secondsFromNow: 5)
+        while portal.closes.isEmpty && !deadline.hasPassed { ProcessControl.sleep(milliseconds: 10) }
+        #expect(portal.closes.count == 1)
     }
 
     @Test func thePortalLeavingMidDialogFailsItWithTheReason() throws {

@@ -10,16 +10,24 @@ import WharfSystem
 ///
 /// A desktop dialog's filters are only advice (a person can type any name), and it has no
 /// place for an error: a pick the engine refuses opens the dialog again, saying why in its
-/// title. The person cancelling ends the dialog as cancelled by the user; the app ending it
-/// (`cancel`, a timeout, a disconnect) takes the real window down.
+/// title. Saving several documents into a folder that holds some of their names asks whether
+/// to replace them, naming them (zenity's and kdialog's folder dialogs asked nobody about the
+/// names in it); the human replaces them or chooses another folder. The same pick refused
+/// ``refusalLimit`` times in a row ends the dialog as failed, so a dialog that answers without
+/// a human cannot loop for ever. The person cancelling ends the dialog as cancelled by the
+/// user; the app ending it (`cancel`, a timeout, a disconnect) takes the real window down.
 final class DesktopDialogPresenter: DialogPresenter {
     private let desktop: any DesktopPresenter
     /// The client's content types, for naming filters (nil once the client is gone).
     private let types: @Sendable () -> ContentTypeScope?
-    /// The desktop dialog on screen for each dialog still shown.
+    /// The desktop dialog (or question) on screen for each dialog still shown.
     private let shown = Locked<[DialogID: DesktopDialogSession]>([:])
     /// Dialogs the app ended while their desktop dialog was being opened.
     private let hidden = Locked<Set<DialogID>>([])
+    /// Each dialog's last refused pick and how many times in a row it came.
+    private let refused = Locked<[DialogID: (paths: [[UInt8]], times: Int)]>([:])
+    /// How many times in a row the same pick may be refused: the last refusal fails the dialog.
+    static let refusalLimit = 5
 
     init(_ desktop: any DesktopPresenter, types: @escaping @Sendable () -> ContentTypeScope?) {
         self.desktop = desktop
@@ -33,6 +41,7 @@ final class DesktopDialogPresenter: DialogPresenter {
     }
 
     func hide(_ id: DialogID) {
+        refused.withValue { _ = $0.removeValue(forKey: id) }
         let session = shown.withValue { $0.removeValue(forKey: id) }
         if let session {
             session.cancel(.caller)
@@ -46,39 +55,70 @@ final class DesktopDialogPresenter: DialogPresenter {
         let request = DesktopDialogRequest(dialog, note: note, types: types())
         let session = desktop.present(request) { [self] result in
             shown.withValue { _ = $0.removeValue(forKey: dialog.id) }
-            answer(dialog, request, result)
+            answer(dialog, result)
         }
+        track(session, of: dialog.id)
+    }
+
+    /// Keeps `session` as what is on screen for `id`, or takes it down at once when the app
+    /// ended the dialog while it was being opened.
+    private func track(_ session: DesktopDialogSession, of id: DialogID) {
         let alreadyHidden = shown.withValue { shown -> Bool in
-            if hidden.withValue({ $0.remove(dialog.id) != nil }) { return true }
-            if session.result == nil { shown[dialog.id] = session }
+            if hidden.withValue({ $0.remove(id) != nil }) { return true }
+            if session.result == nil { shown[id] = session }
             return false
         }
         if alreadyHidden { session.cancel(.caller) }
     }
 
     /// Hands what happened on screen to the engine.
-    private func answer(_ dialog: PresentedDialog, _ request: DesktopDialogRequest, _ result: DesktopDialogResult) {
+    private func answer(_ dialog: PresentedDialog, _ result: DesktopDialogResult) {
         let responder = dialog.responder
         switch result {
         case .chosen(let choice):
             do throws(DialogError) {
                 try accept(choice, for: dialog)
+                refused.withValue { _ = $0.removeValue(forKey: dialog.id) }
             } catch {
-                switch error {
-                case .rejectedChoice, .fileExists, .contentTypeNotOffered:
-                    open(dialog, note: "\(error)")
-                default:
-                    // The dialog ended meanwhile (the app cancelled it): nothing to tell.
-                    break
+                refuse(choice.paths, of: dialog, error) {
+                    // Several documents into a folder: nobody was asked about the names in it.
+                    if case .fileExists = error, let folder = choice.folder {
+                        askToReplace(dialog, in: folder)
+                    } else {
+                        open(dialog, note: "\(error)")
+                    }
                 }
             }
         case .cancelled:
             // The person cancelled; or the app ended the dialog (then it has ended already, and
             // this is refused as such).
+            refused.withValue { _ = $0.removeValue(forKey: dialog.id) }
             try? responder.dismiss()
         case .failed(let reason):
+            refused.withValue { _ = $0.removeValue(forKey: dialog.id) }
             try? responder.fail("\(desktop.kind.displayName) failed: \(reason)")
         }
+    }
+
+    /// The engine refused `paths`: `retry` (the dialog again, or the question), unless the
+    /// dialog has ended meanwhile, or this is the ``refusalLimit``th refusal of the same pick
+    /// in a row, which no person keeps making: then the dialog fails, saying why.
+    private func refuse(_ paths: [[UInt8]], of dialog: PresentedDialog, _ error: DialogError, retry: () -> Void) {
+        switch error {
+        case .rejectedChoice, .fileExists, .contentTypeNotOffered:
+            break
+        default:
+            // The dialog ended meanwhile (the app cancelled it): nothing to tell.
+            refused.withValue { _ = $0.removeValue(forKey: dialog.id) }
+            return
+        }
+        let times = refused.withValue { refused -> Int in
+            let times = refused[dialog.id].map { $0.paths == paths ? $0.times + 1 : 1 } ?? 1
+            refused[dialog.id] = times < Self.refusalLimit ? (paths, times) : nil
+            return times
+        }
+        guard times >= Self.refusalLimit else { return retry() }
+        try? dialog.responder.fail("\(desktop.kind.displayName) returned the same refused choice \(times) times in a row: \(error)")
     }
 
     private func accept(_ choice: DesktopDialogChoice, for dialog: PresentedDialog) throws(DialogError) {
@@ -93,6 +133,39 @@ final class DesktopDialogPresenter: DialogPresenter {
             // The desktop dialog asked "Replace?" itself when it says so.
             try dialog.responder.save(url: destination, contentType: contentType, overwrite: choice.overwriteConfirmed)
         }
+    }
+
+    /// Several documents, and `folder` holds some of their names: asks whether to replace
+    /// those, naming them, then saves over them or shows the folder dialog again. The portal
+    /// has no question to ask with: its dialog comes back saying which names exist.
+    private func askToReplace(_ dialog: PresentedDialog, in folder: [UInt8]) {
+        let existing = (dialog.exporter?.filenames ?? []).map { Array($0.utf8) }.filter { name in
+            (try? FileStatus.ofLink(FilePath(unchecked: folder).appending(name))) != nil
+        }
+        let folderURL = FileURL.from(path: FilePath(unchecked: folder))
+        let names = existing.map { "\u{201C}" + String(decoding: $0, as: UTF8.self) + "\u{201D}" }.joined(separator: ", ")
+        let which = existing.isEmpty ? "some of the files" : names
+        let note = which + (existing.count == 1 ? " already exists" : " already exist") + " in \(folderURL): choose another folder"
+        let question = DesktopReplaceQuestion(title: dialog.title ?? "Save", folder: folder, names: existing,
+                                              parentWindow: dialog.parentWindow ?? "")
+        let session = existing.isEmpty ? nil : desktop.askToReplace(question) { [self] result in
+            shown.withValue { _ = $0.removeValue(forKey: dialog.id) }
+            switch result {
+            case .chosen:
+                do throws(DialogError) {
+                    try dialog.responder.save(url: folderURL, contentType: nil, overwrite: true)
+                    refused.withValue { _ = $0.removeValue(forKey: dialog.id) }
+                } catch {
+                    refuse([folder], of: dialog, error) { open(dialog, note: "\(error)") }
+                }
+            case .cancelled(.user):
+                open(dialog, note: note)   // Choose Another Folder, Escape, the window closed
+            case .cancelled, .failed:
+                answer(dialog, result)
+            }
+        }
+        guard let session else { return open(dialog, note: note) }
+        track(session, of: dialog.id)
     }
 }
 

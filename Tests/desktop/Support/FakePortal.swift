@@ -12,6 +12,9 @@ public final class FakePortal: @unchecked Sendable {
         case answer(code: UInt32, results: [(String, BusValue)])
         /// Keep the dialog open until Close (or until the portal goes away).
         case hold
+        /// As `hold`, but answer the call (with the request handle) only after this long: a
+        /// portal that is slow to put its window up.
+        case holdAfter(milliseconds: Int)
         /// Never reply to anything (a hanging portal).
         case hang
     }
@@ -47,12 +50,13 @@ public final class FakePortal: @unchecked Sendable {
                 let response = BusSignal(path: handle, interface: "org.freedesktop.portal.Request", member: "Response",
                                          body: [.uint32(code), .vardict(results)])
                 return .signalsThenReply([response], [.objectPath(handle)])
-            case .hold, .hang:
+            case .hold, .holdAfter, .hang:
                 connection.export(path: handle) { close in
                     guard close.member == "Close" else { return .notHandled }
                     recorded.withValue { $0.closes.append(handle) }
                     return .reply([])
                 }
+                if case .holdAfter(let delay) = dialogs { ProcessControl.sleep(milliseconds: delay) }
                 return .reply([.objectPath(handle)])
             }
         }
