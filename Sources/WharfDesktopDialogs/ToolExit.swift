@@ -107,9 +107,9 @@ public enum ToolExit {
     static func displayFailure(in stderr: [UInt8]) -> String? {
         let marker = "Gtk-WARNING **: "
         return lines(of: stderr).first { line in
-            let halves = line.split(separator: marker, maxSplits: 1, omittingEmptySubsequences: false)
-            guard halves.count == 2 else { return false }
-            return withoutTime(halves[1]).hasPrefix("cannot open display:")
+            // By bytes (TextSearch): a split on a string would link Swift's regex modules.
+            guard let found = line.firstRange(ofASCII: marker) else { return false }
+            return withoutTime(line[found.upperBound...]).hasPrefix("cannot open display:")
         }
     }
 
