@@ -11,6 +11,13 @@ import WharfTestSupport
     let state = TemporaryDirectory()
     let directory = TemporaryDirectory()
 
+    /// `notes.txt`, and two processes' stores: the editor's, and the one `wharf access` uses.
+    private func editorAndAdmin() throws -> (notes: FilePath, editor: AccessStore, admin: AccessStore) {
+        let notes = directory.file("notes.txt")
+        writeFile(notes, "notes")
+        return (notes, try AccessStore.open(stateDirectory: state.path).0, try AccessStore.open(stateDirectory: state.path).0)
+    }
+
     /// The editor's grant for `notes.txt`, written, and its id as `wharf access list` shows it.
     private func revocableGrant(_ editor: AccessStore, _ admin: AccessStore, _ file: FilePath) throws -> String {
         try grant(editor, file)
@@ -20,13 +27,10 @@ import WharfTestSupport
     }
 
     @Test func aFilePickedAgainAfterARevocationIsGrantedAgain() throws {
-        let notes = directory.file("notes.txt")
-        writeFile(notes, "notes")
+        let (notes, editor, admin) = try editorAndAdmin()
         let other = directory.file("other.txt")
         writeFile(other, "other")
-        let (editor, _) = try AccessStore.open(stateDirectory: state.path)
         let (viewer, _) = try AccessStore.open(stateDirectory: state.path)
-        let (admin, _) = try AccessStore.open(stateDirectory: state.path)
         let id = try revocableGrant(editor, admin, notes)
         let before = try editor.resolve(app: "editor", client: "c1", url: url(notes))
         try admin.revoke(id: id)
@@ -54,10 +58,7 @@ import WharfTestSupport
     }
 
     @Test func aFilePickedAgainAfterARevocationIsKeptByTheAccessCheckBeforeItIsWritten() throws {
-        let notes = directory.file("notes.txt")
-        writeFile(notes, "notes")
-        let (editor, _) = try AccessStore.open(stateDirectory: state.path)
-        let (admin, _) = try AccessStore.open(stateDirectory: state.path)
+        let (notes, editor, admin) = try editorAndAdmin()
         let id = try revocableGrant(editor, admin, notes)
         let before = try editor.resolve(app: "editor", client: "c1", url: url(notes))
         try admin.revoke(id: id)
@@ -78,10 +79,7 @@ import WharfTestSupport
     }
 
     @Test func aRevocationAfterThePickStillWins() throws {
-        let notes = directory.file("notes.txt")
-        writeFile(notes, "notes")
-        let (editor, _) = try AccessStore.open(stateDirectory: state.path)
-        let (admin, _) = try AccessStore.open(stateDirectory: state.path)
+        let (notes, editor, admin) = try editorAndAdmin()
         let id = try revocableGrant(editor, admin, notes)
 
         // Picked again, then revoked: whether the refresh is written before the revocation or
@@ -97,10 +95,7 @@ import WharfTestSupport
     }
 
     @Test func aBookmarkRevokedInAnotherProcessDatesTheGrantsResolvedFromIt() throws {
-        let notes = directory.file("notes.txt")
-        writeFile(notes, "notes")
-        let (editor, _) = try AccessStore.open(stateDirectory: state.path)
-        let (admin, _) = try AccessStore.open(stateDirectory: state.path)
+        let (notes, editor, admin) = try editorAndAdmin()
         try grant(editor, notes)
         let bookmark = try editor.createBookmark(app: "editor", client: "c1", url: url(notes))
         editor.endSession(client: "c1")
