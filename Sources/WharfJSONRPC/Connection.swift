@@ -16,6 +16,9 @@ public final class Connection: @unchecked Sendable {
         /// Messages holding more values than this are refused unparsed (-32600): parsed, each
         /// value costs some 60 times its text (``JSON/holdsMoreValues(than:in:)``).
         public var maxMessageValues = 250_000
+        /// Shared with other connections (the daemon's, of one app): what their unfinished
+        /// messages may hold together; nil for no limit but `maxMessageBytes`.
+        public var inputBudget: InputBudget?
         /// Reading pauses while more than this is waiting to be written.
         public var backlogLimit = 16 * 1024 * 1024
         /// Reading pauses while this many requests from the peer wait for their answers.
@@ -118,6 +121,24 @@ public final class Connection: @unchecked Sendable {
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: capacity, alignment: 16)
         defer { buffer.deallocate() }
         var reason: EndReason
+        /// What this connection's unfinished message counts against `options.inputBudget`.
+        var counted = 0
+        defer { _ = options.inputBudget?.move(from: counted, to: 0) }
+        /// Counts what is left unfinished against the budget, or throws it away when the
+        /// budget has no room for it.
+        func countUnfinishedInput() {
+            guard let budget = options.inputBudget else { return }
+            if budget.move(from: counted, to: decoder.bufferedBytes) {
+                counted = decoder.bufferedBytes
+                return
+            }
+            decoder.abandonPartialMessage()
+            _ = budget.move(from: counted, to: decoder.bufferedBytes)
+            counted = decoder.bufferedBytes
+            logger.warning("discarded an unfinished message: this app's unfinished messages would hold more than \(budget.limit) bytes")
+            write(OutgoingMessage.response(id: .null, error: .invalidRequest(
+                "a message was discarded unfinished: this app's unfinished messages, on all its connections, may hold at most \(budget.limit) bytes")))
+        }
         /// Replies use the client's framing from the moment the decoder has seen it, which can be
         /// before any message is complete (and, for a last NDJSON line without its newline, only
         /// at the end of input).
@@ -158,6 +179,7 @@ public final class Connection: @unchecked Sendable {
                 if stopReason() != nil { continue reading }
                 waitForRequestRoom()
             }
+            countUnfinishedInput()
         }
         end(reason)
         return reason

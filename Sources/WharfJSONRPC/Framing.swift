@@ -102,6 +102,21 @@ package struct FrameDecoder {
         }
     }
 
+    /// Throws away the message that has begun to arrive: what of it is held now, and the rest
+    /// as it arrives, as with an oversized one (``InputBudget``). An unfinished LSP header is
+    /// kept, so that the frames after it are still found.
+    package mutating func abandonPartialMessage() {
+        if let length = pendingBody {
+            discarding += length - body.count
+            pendingBody = nil
+            body = []
+        } else if framing == .ndjson, firstNonBlank() != nil {
+            buffer = []
+            start = 0
+            discardingLine = true
+        }
+    }
+
     /// Whether bytes of an unfinished frame remain (a truncated message at end of input).
     /// Trailing blank bytes do not count.
     package var hasPartialFrame: Bool {

@@ -175,3 +175,36 @@ import WharfTestSupport
 func readFile(_ path: FilePath) throws -> [UInt8] {
     try FileDescriptor.open(path, O_RDONLY).readToEnd()
 }
+
+/// The unfinished messages of one app's connections share one budget, twice
+/// `--max-message-bytes`: an app cannot have the daemon hold a message that never ends on every
+/// one of its connections.
+@Suite struct UnfinishedInput {
+    @Test func oneAppsUnfinishedMessagesShareABudget() throws {
+        let daemon = try DaemonProcess(["--presenter", "kdialog", "--max-message-bytes=1000000"])
+        /// A `ping` of 900,000 bytes.
+        func ping(_ id: Int) -> [UInt8] {
+            let head = Array(#"{"jsonrpc":"2.0","id":\#(id),"method":"ping","params":{"padding":""#.utf8), tail = Array(#""}}"#.utf8)
+            return head + [UInt8](repeating: UInt8(ascii: "a"), count: 900_000 - head.count - tail.count) + tail
+        }
+        let clients = try (1...3).map { _ in try daemon.connect() }
+        for (index, client) in clients.enumerated() {
+            client.sendRaw("Content-Length: 900000\r\n\r\n")
+            client.sendRaw(Array(ping(index + 1).prefix(800_000)))
+        }
+        // 3 × 800,000 bytes unfinished, over 2,000,000: one connection throws its message away.
+        let deadline = Deadline(secondsFromNow: 20)
+        while !daemon.log().contains("discarded an unfinished message") && !deadline.hasPassed {
+            ProcessControl.sleep(milliseconds: 10)
+        }
+        for (index, client) in clients.enumerated() { client.sendRaw(Array(ping(index + 1).dropFirst(800_000))) }
+        let first = clients.map { $0.nextMessage() }
+        let refused = first.indices.filter { first[$0]?["error"]?["code"] == -32600 && first[$0]?["id"] == .null }
+        #expect(refused.count == 1, "\(first.map { $0?["error"]?["message"] ?? $0?["id"] ?? "nothing" })")
+        #expect(first.indices.filter { first[$0]?["id"] == .int(Int64($0 + 1)) }.count == 2)
+        let refusal = try #require(refused.first)
+        #expect(first[refusal]?["error"]?["message"]?.stringValue?.contains("at most 2000000 bytes") == true)
+        // The refused connection goes on: the rest of its message was thrown away, not read as a new one.
+        #expect(clients[refusal].request("ping", [:])?["id"] != nil)
+    }
+}

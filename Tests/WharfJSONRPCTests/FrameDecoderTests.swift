@@ -179,3 +179,30 @@ extension Array {
         stride(from: 0, to: count, by: size).map { Array(self[$0..<Swift.min($0 + size, count)]) }
     }
 }
+
+/// A message thrown away unfinished (``InputBudget``): the rest of it is skipped as it arrives,
+/// and the next message is read whole.
+@Suite struct AbandonedMessages {
+    func events(_ decoder: inout FrameDecoder, _ text: String) -> [FrameEvent] {
+        bytes(text).withUnsafeBytes { decoder.append($0) }
+        var events: [FrameEvent] = []
+        while let event = decoder.next() { events.append(event) }
+        return events
+    }
+
+    @Test func anLSPBodyAbandonedMidwayIsSkippedToItsEnd() {
+        var decoder = FrameDecoder(mode: .lsp, maxMessageBytes: 1 << 20)
+        #expect(events(&decoder, "Content-Length: 9\r\n\r\n[1,2") == [])
+        decoder.abandonPartialMessage()
+        #expect(decoder.bufferedBytes == 0)
+        #expect(events(&decoder, ",3,4]" + frame("[5]")) == [.message(bytes("[5]"))])
+    }
+
+    @Test func anNDJSONLineAbandonedMidwayIsSkippedToItsNewline() {
+        var decoder = FrameDecoder(mode: .ndjson, maxMessageBytes: 1 << 20)
+        #expect(events(&decoder, "[1]\n[2,") == [.message(bytes("[1]"))])
+        decoder.abandonPartialMessage()
+        #expect(decoder.bufferedBytes == 0)
+        #expect(events(&decoder, "3]\n[4]\n") == [.message(bytes("[4]"))])
+    }
+}

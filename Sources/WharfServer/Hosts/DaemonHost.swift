@@ -81,6 +81,8 @@ final class Daemon: @unchecked Sendable {
     private var waiting: [ObjectIdentifier: Interrupter] = [:]
     /// Connections per peer identity (`--max-clients-per-app`).
     private var connectionsPerApp: [String: Int] = [:]
+    /// Each app's sessions share one budget for their unfinished messages, and how many share it.
+    private var inputBudgets: [VerifiedApp: (budget: InputBudget, sessions: Int)] = [:]
 
     init(server: Server, listener: FileDescriptor, bound: DaemonSocket?, logger: Logger) {
         self.server = server
@@ -233,6 +235,8 @@ final class Daemon: @unchecked Sendable {
         var connectionOptions = options.connectionOptions
         connectionOptions.nonBlocking = true
         connectionOptions.passesDescriptors = true
+        connectionOptions.inputBudget = takeInputBudget(of: app)
+        defer { giveBackInputBudget(of: app) }
         let connection = Connection(input: socket, output: output, options: connectionOptions, logger: logger)
         let origin = ClientOrigin(transport: .socket, app: app, pid: credentials.pid, confined: peer.confined)
         let code = server.serve(connection, origin: origin, events: sessionEvents(onStart: { _ in }))
@@ -267,6 +271,8 @@ final class Daemon: @unchecked Sendable {
         }
         var connectionOptions = options.connectionOptions
         connectionOptions.nonBlocking = true
+        connectionOptions.inputBudget = takeInputBudget(of: app)
+        defer { giveBackInputBudget(of: app) }
         let connection = Connection(input: input, output: output, options: connectionOptions, logger: logger)
         let control = BridgeControl(socket: socket, logger: logger)
         let origin = ClientOrigin(transport: .bridge, app: app, pid: clientPID, confined: confined, opener: control)
@@ -312,6 +318,23 @@ final class Daemon: @unchecked Sendable {
         if let own = try? passed.reopen(mode | O_NONBLOCK) { return own }
         guard (try? passed.setNonBlocking()) != nil else { return nil }
         return passed
+    }
+
+    /// The budget `app`'s sessions share for their unfinished messages: room for two of the
+    /// largest (`--max-message-bytes`), however many connections the app opens.
+    private func takeInputBudget(of app: VerifiedApp) -> InputBudget {
+        lock.withLock {
+            let entry = inputBudgets[app] ?? (InputBudget(limit: 2 * options.connectionOptions.maxMessageBytes), 0)
+            inputBudgets[app] = (entry.budget, entry.sessions + 1)
+            return entry.budget
+        }
+    }
+
+    private func giveBackInputBudget(of app: VerifiedApp) {
+        lock.withLock {
+            guard let entry = inputBudgets[app] else { return }
+            inputBudgets[app] = entry.sessions > 1 ? (entry.budget, entry.sessions - 1) : nil
+        }
     }
 
     /// Counts a connection of the peer identity `holder`, unless it has
