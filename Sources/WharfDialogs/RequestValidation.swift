@@ -62,11 +62,11 @@ enum RequestValidation {
         if let id = options.customizationId, id.isEmpty {
             throw .invalidArgument(field: "options.customizationId", reason: "must not be empty")
         }
-        for (field, text) in [("title", options.title), ("message", options.message),
-                              ("confirmationLabel", options.confirmationLabel), ("filenameLabel", options.filenameLabel),
-                              ("customizationId", options.customizationId)] {
-            try validate(text: text, field: "options." + field)
-        }
+        try validate(text: options.title, field: "options.title")
+        try validate(text: options.message, field: "options.message")
+        try validate(text: options.confirmationLabel, field: "options.confirmationLabel")
+        try validate(text: options.filenameLabel, field: "options.filenameLabel")
+        try validate(text: options.customizationId, field: "options.customizationId")
         try options.urlEnabled?.validate(field: "options.urlEnabled", types: types)
     }
 
@@ -82,9 +82,10 @@ enum RequestValidation {
     /// the presenter shown (and a daemon queues for it) to a size a dialog can show.
     static let maximumTextLength = 4096
 
-    private static func validate(text: String?, field: String) throws(DialogError) {
+    /// (`field` is a literal: checking costs no string built, a dialog's worth of them a cycle.)
+    private static func validate(text: String?, field: StaticString) throws(DialogError) {
         guard let text, text.utf8.count > maximumTextLength, text.unicodeScalars.count > maximumTextLength else { return }
-        throw .invalidArgument(field: field, reason: "is longer than \(maximumTextLength) characters")
+        throw .invalidArgument(field: "\(field)", reason: "is longer than \(maximumTextLength) characters")
     }
 
     /// A name a file can have in a directory: no slash, no NUL, not `.` or `..`, at most 255 bytes.
