@@ -43,9 +43,8 @@ extension AccessStore {
                 // what was read. Judged at the next check, which this one leaves due.
                 guard grant.writtenIn <= written else { judgedAll = false; continue }
                 judged.append(row)
-                if let revoked = snapshot.revoked[row], revoked < grant.given {
-                    state.grants[grant.id]?.rowId = nil
-                    state.detachLeases(of: grant.id, startedBefore: revoked)
+                if let revoked = snapshot.revoked[row], revoked < grant.latestGift.time {
+                    state.renewAfterRevocation(grant.id)
                     givenAgain.append(grant.id)
                 } else {
                     state.remove(grant: grant.id)

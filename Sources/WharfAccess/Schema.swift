@@ -118,7 +118,9 @@ enum Schema {
     /// human may have picked the same file again in a dialog: the record's time tells a pick
     /// made after the revocation (a new consent, kept) from one made before it (revoked with the
     /// rest). The process deletes the record once it has judged it; the rest go with its
-    /// instance row.
+    /// instance row. A grant's row id is never used twice (`grant_ids` counts them, as
+    /// AUTOINCREMENT would: SQLite otherwise gives the highest id again once its row is
+    /// deleted), so a record, and a process's memory of its rows, always means one grant.
     static let version4 = """
         CREATE TABLE revoked_grants (
             instance TEXT NOT NULL REFERENCES instances (id) ON DELETE CASCADE,
@@ -126,5 +128,7 @@ enum Schema {
             revoked REAL NOT NULL,
             PRIMARY KEY (instance, grant_row)
         );
+        CREATE TABLE grant_ids (last INTEGER NOT NULL);
+        INSERT INTO grant_ids (last) SELECT coalesce(max(id), 0) FROM grants;
         """
 }

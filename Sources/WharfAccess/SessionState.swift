@@ -36,11 +36,12 @@ struct SessionState {
 
     /// Adds a grant, or refreshes the client's grant for the same path (the identity becomes
     /// the new one; the rights widen to the wider of the two; a dialog's grant is never demoted
-    /// to one that depends on a bookmark). Either way it was given at `new.created`. Answers its
+    /// to one that depends on a bookmark). Either way `new` is its latest gift. Answers its
     /// local id.
     mutating func upsert(_ new: Grant) -> Int {
+        let gift = Grant.Gift(time: new.created, readOnly: new.readOnly, bookmarkId: new.bookmarkId)
         if let id = clients[new.client]?.byPath[new.path], var old = grants[id] {
-            old.given = new.created
+            old.latestGift = gift
             old.fingerprint = new.fingerprint
             old.isDirectory = new.isDirectory
             old.isSymlink = new.isSymlink
@@ -51,7 +52,7 @@ struct SessionState {
             return id
         }
         var grant = new
-        grant.given = new.created
+        grant.latestGift = gift
         grant.id = nextGrantId
         nextGrantId += 1
         grants[grant.id] = grant
@@ -76,11 +77,20 @@ struct SessionState {
         return grant
     }
 
-    /// A grant revoked at `time` and given again since: the leases started through it before
-    /// the revocation were of the consent revoked, and refuse I/O from now on, as they would
-    /// have had this process heard of the revocation before the new pick.
-    mutating func detachLeases(of grant: Int, startedBefore time: Double) {
-        for (accessId, lease) in leases where lease.grantId == grant && lease.created < time { leases[accessId]?.grantId = nil }
+    /// A grant another process revoked, given again since: all that is left of it is its latest
+    /// gift, as if this process had heard of the revocation first and the new pick had made a
+    /// new grant. Its rights are that gift's (not the wider ones merged from gifts before the
+    /// revocation), it has no row (it is written afresh), and the leases started before the
+    /// gift, on the consent revoked, refuse I/O from now on.
+    mutating func renewAfterRevocation(_ id: Int) {
+        guard var grant = grants[id] else { return }
+        grant.readOnly = grant.latestGift.readOnly
+        grant.bookmarkId = grant.latestGift.bookmarkId
+        grant.rowId = nil
+        grants[id] = grant
+        for (accessId, lease) in leases where lease.grantId == id && lease.created < grant.latestGift.time {
+            leases[accessId]?.grantId = nil
+        }
     }
 
     /// How many leases are open through each grant.
@@ -114,9 +124,16 @@ struct Grant {
     /// The bookmark it came from (revoking the bookmark revokes it); nil for a dialog's grant.
     var bookmarkId: Int64?
     var created: Double
-    /// When it was last given, by a dialog or a resolved bookmark: a revocation that another
-    /// process recorded before this time was of an earlier consent, and does not take it.
-    var given: Double = 0
+    /// The latest time it was given, by a dialog or a resolved bookmark, and what that gave: a
+    /// revocation another process recorded before it was of an earlier consent, and leaves this
+    /// one (``SessionState/renewAfterRevocation(_:)``).
+    var latestGift = Gift(time: 0, readOnly: true, bookmarkId: nil)
+
+    struct Gift {
+        var time: Double
+        var readOnly: Bool
+        var bookmarkId: Int64?
+    }
 }
 
 /// One started access.

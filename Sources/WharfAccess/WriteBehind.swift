@@ -151,8 +151,8 @@ extension AccessStore {
         }
         var rowIds: [Int: Int64] = [:]
         var revoked: [Int] = []
-        /// Grants given again after their rows were revoked: when the revocation was.
-        var givenAgain: [Int: Double] = [:]
+        /// Grants given again after their rows were revoked.
+        var givenAgain: Set<Int> = []
         try write { db in
             // Grant and lease rows hang off this process's instance row: make sure it exists
             // in the batch that writes them (a batch taken before the database finished
@@ -175,7 +175,7 @@ extension AccessStore {
             for grant in grants {
                 let written = try Self.writeGrant(db, grant, instance: instance)
                 if let row = written.row { rowIds[grant.id] = row } else { revoked.append(grant.id) }
-                if written.row != nil, let time = written.revokedBefore { givenAgain[grant.id] = time }
+                if written.row != nil && written.renewed { givenAgain.insert(grant.id) }
             }
             for accessId in changes.deletedLeases {
                 try db.run("DELETE FROM leases WHERE access_id = ?", [.text(accessId)])
@@ -199,11 +199,11 @@ extension AccessStore {
             var goneGrantRows: [Int64] = []
             for (id, row) in rowIds {
                 if state.grants[id] == nil { goneGrantRows.append(row); continue }
+                if givenAgain.contains(id) { state.renewAfterRevocation(id) }
                 state.grants[id]?.rowId = row
                 state.grants[id]?.writtenIn = state.batchesWritten
             }
             for id in revoked { state.remove(grant: id) }
-            for (id, time) in givenAgain { state.detachLeases(of: id, startedBefore: time) }
             var goneLeases: [String] = []
             for (lease, _) in leases {
                 if state.leases[lease.accessId] != nil { state.leases[lease.accessId]?.written = true } else { goneLeases.append(lease.accessId) }
@@ -221,11 +221,13 @@ extension AccessStore {
 
     /// Inserts a grant not written before, or updates its row. Answers the row id, or nil when
     /// the grant was revoked meanwhile (its row is gone, or its bookmark is). A grant given
-    /// again after its row was revoked gets a new row, and answers when the revocation was.
+    /// again after its row was revoked gets a new row holding its latest gift (`renewed`).
     private static func writeGrant(_ db: SQLiteConnection, _ grant: Grant, instance: String) throws
-        -> (row: Int64?, revokedBefore: Double?) {
-        let facts: [SQLiteValue] = SQLiteValue.fingerprint(grant.fingerprint)
-            + [.bool(grant.isDirectory), .bool(grant.readOnly), .optional(grant.bookmarkId), .bool(grant.isSymlink)]
+        -> (row: Int64?, renewed: Bool) {
+        func facts(_ grant: Grant) -> [SQLiteValue] {
+            SQLiteValue.fingerprint(grant.fingerprint)
+                + [.bool(grant.isDirectory), .bool(grant.readOnly), .optional(grant.bookmarkId), .bool(grant.isSymlink)]
+        }
         if let row = grant.rowId {
             // Matched by instance too: a row id another process's revocation freed may already
             // be another instance's grant (SQLite reuses the highest id).
@@ -233,30 +235,37 @@ extension AccessStore {
                 UPDATE grants SET device = ?, inode = ?, file_system = ?, birth = ?, is_directory = ?, read_only = ?,
                                   bookmark_id = ?, is_symlink = ?
                 WHERE id = ? AND instance = ?
-                """, facts + [.integer(row), .text(instance)])
-            if updated == 1 { return (row, nil) }
+                """, facts(grant) + [.integer(row), .text(instance)])
+            if updated == 1 { return (row, false) }
             let revoked = try revocationTime(db, of: row, instance: instance)
             try forgetRevocation(db, of: row, instance: instance)
-            guard let revoked, revoked < grant.given else { return (nil, nil) }
-            return (try insertGrant(db, grant, facts, instance: instance), revoked)
+            guard let revoked, revoked < grant.latestGift.time else { return (nil, false) }
+            var renewed = grant
+            renewed.readOnly = grant.latestGift.readOnly
+            renewed.bookmarkId = grant.latestGift.bookmarkId
+            return (try insertGrant(db, renewed, facts(renewed), instance: instance), true)
         }
-        return (try insertGrant(db, grant, facts, instance: instance), nil)
+        return (try insertGrant(db, grant, facts(grant), instance: instance), false)
     }
 
     /// Inserts a grant's row (or updates the one this instance has for the client and path).
-    /// Answers nil when the bookmark it came from is gone.
+    /// Answers nil when the bookmark it came from is gone. A new row's id is one never used
+    /// before (`grant_ids`, see ``Schema/version4``).
     private static func insertGrant(_ db: SQLiteConnection, _ grant: Grant, _ facts: [SQLiteValue], instance: String) throws -> Int64? {
+        let id = try db.first("""
+            UPDATE grant_ids SET last = max(last, (SELECT coalesce(max(id), 0) FROM grants)) + 1 RETURNING last
+            """) { $0.int(0) }
         do {
             return try db.first("""
-                INSERT INTO grants (instance, client, app, path, device, inode, file_system, birth, is_directory,
+                INSERT INTO grants (id, instance, client, app, path, device, inode, file_system, birth, is_directory,
                                     read_only, bookmark_id, is_symlink, created)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT (instance, client, path) DO UPDATE SET
                     device = excluded.device, inode = excluded.inode, file_system = excluded.file_system,
                     birth = excluded.birth, is_directory = excluded.is_directory, read_only = excluded.read_only,
                     bookmark_id = excluded.bookmark_id, is_symlink = excluded.is_symlink
                 RETURNING id
-                """, [.text(instance), .text(grant.client.rawValue), .text(grant.app), .path(grant.path)] + facts
+                """, [.optional(id), .text(instance), .text(grant.client.rawValue), .text(grant.app), .path(grant.path)] + facts
                 + [.real(grant.created)], map: { $0.int(0) })
         } catch let error as SQLiteError where error.primaryCode == SQLITE_CONSTRAINT {
             // The bookmark it came from was deleted (revoked) before the grant was written.

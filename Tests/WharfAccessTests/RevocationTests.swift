@@ -34,11 +34,11 @@ import WharfTestSupport
         let id = try revocableGrant(editor, admin, notes)
         let before = try editor.resolve(app: "editor", client: "c1", url: url(notes))
         try admin.revoke(id: id)
-        // Another process's grant takes the freed row id (SQLite reuses the highest): the
-        // editor's refresh below must not write into it.
+        // Another process's grant, written next: it does not take the freed row id (SQLite
+        // would give the highest again), so the editor's refresh below cannot write into it.
         try grant(viewer, other, app: "viewer", client: "v1")
         viewer.flush()
-        #expect(try admin.allEntries().first { $0.path == other }?.id == id)
+        #expect(try admin.allEntries().first { $0.path == other }?.id != id)
 
         // The human picks the same file again before the editor has looked at the store.
         try grant(editor, notes)
@@ -76,6 +76,38 @@ import WharfTestSupport
         editor.flush()
         #expect(try admin.allEntries().filter { $0.kind == .grant }.map(\.path) == [notes])
         #expect(try editor.read(client: "c1", accessId: lease.accessId).bytes == Array("notes".utf8))
+    }
+
+    /// What is kept is the new pick, nothing more: an importer's read-only pick after a
+    /// read-write grant (an exporter's) was revoked gives read-only access, not the rights
+    /// merged from before the revocation.
+    @Test func aFilePickedAgainKeepsOnlyWhatTheNewPickGave() throws {
+        let (notes, editor, admin) = try editorAndAdmin()
+        try grant(editor, notes, readOnly: false)
+        editor.flush()
+        let id = try #require(try admin.allEntries().first { $0.path == notes }?.id)
+        try admin.revoke(id: id)
+        try grant(editor, notes, readOnly: true)
+        editor.flush()
+        let lease = try editor.resolve(app: "editor", client: "c1", url: url(notes))
+        #expect(lease.readOnly)
+        #expect(try admin.allEntries().first { $0.path == notes }?.readOnly == true)
+    }
+
+    /// A row id is never given twice: the editor's next grant does not take the row id of its
+    /// own grant that another process revoked, which would hide that revocation from it.
+    @Test func aRevokedGrantsRowIdIsNotReusedByTheSameProcess() throws {
+        let (notes, editor, admin) = try editorAndAdmin()
+        let other = directory.file("other.txt")
+        writeFile(other, "other")
+        let id = try revocableGrant(editor, admin, notes)
+        try admin.revoke(id: id)
+        try grant(editor, other)
+        editor.flush()
+        #expect(try admin.allEntries().first { $0.path == other }?.id != id)
+        let error = accessError { () throws(AccessError) in try editor.resolve(app: "editor", client: "c1", url: url(notes)) }
+        #expect(error.map { isDenied($0) } == true, "the revoked grant is still served: \(String(describing: error))")
+        #expect(try editor.resolve(app: "editor", client: "c1", url: url(other)).accessId.isEmpty == false)
     }
 
     @Test func aRevocationAfterThePickStillWins() throws {
