@@ -25,6 +25,11 @@ extension ContentTypeScope {
     /// returns the client's declarations with the batch added. Nothing changes on error.
     static func adding(_ batch: [TypeDeclaration], to declared: DeclaredTypes, tables: Tables) throws(ContentTypeError) -> DeclaredTypes {
         guard !batch.isEmpty else { throw .noTypes }
+        for declaration in batch { try DeclarationLimits.check(declaration) }
+        if declared.declarations.count + batch.count > DeclarationLimits.types {
+            throw .tooLarge(type: DeclarationLimits.shortened(batch[0].identifier),
+                            reason: "would take this client past \(DeclarationLimits.types) declared types")
+        }
         var pending: [String: TypeDeclaration] = [:]
         var order: [String] = []
         for declaration in batch {
@@ -131,5 +136,42 @@ extension ContentTypeScope {
                 return false
             }
         }
+    }
+}
+
+/// How large a client's declarations may be. What a client declares becomes the filters of its
+/// dialogs, which go to the presenter (over the daemon, a presenter every app shares) with every
+/// dialog: real declarations are a few short names, and these bounds keep an app from making
+/// every dialog it shows megabytes long.
+enum DeclarationLimits {
+    /// Bytes of an identifier, a filename extension or a MIME type.
+    static let tagBytes = 255
+    /// Parents, extensions and MIME types of one type, each.
+    static let tagsPerType = 64
+    /// Characters (code points) of a description.
+    static let descriptionLength = 4096
+    /// Types one client may declare.
+    static let types = 1024
+
+    static func check(_ declaration: TypeDeclaration) throws(ContentTypeError) {
+        let id = shortened(declaration.identifier)
+        if declaration.identifier.utf8.count > tagBytes {
+            throw .tooLarge(type: id, reason: "is longer than \(tagBytes) bytes")
+        }
+        for (tags, what) in [(declaration.conformsTo, "parents"), (declaration.filenameExtensions, "filename extensions"),
+                             (declaration.mimeTypes, "MIME types")] {
+            if tags.count > tagsPerType { throw .tooLarge(type: id, reason: "declares more than \(tagsPerType) \(what)") }
+            if let long = tags.first(where: { $0.utf8.count > tagBytes }) {
+                throw .tooLarge(type: id, reason: "declares \(what) longer than \(tagBytes) bytes ('\(shortened(long))')")
+            }
+        }
+        if let description = declaration.description, description.unicodeScalars.count > descriptionLength {
+            throw .tooLarge(type: id, reason: "has a description longer than \(descriptionLength) characters")
+        }
+    }
+
+    /// At most 64 characters of `text`, for a message about it.
+    static func shortened(_ text: String) -> String {
+        text.unicodeScalars.count <= 64 ? text : String(String.UnicodeScalarView(text.unicodeScalars.prefix(64))) + "…"
     }
 }

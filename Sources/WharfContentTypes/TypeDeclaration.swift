@@ -46,6 +46,8 @@ public enum ContentTypeError: Error, Sendable, Equatable, CustomStringConvertibl
     case duplicateDeclaration(String)
     /// A filename extension or MIME type of `type` is malformed.
     case invalidTag(type: String, tag: String)
+    /// `type` (shortened) is larger than a declaration may be, for the reason given.
+    case tooLarge(type: String, reason: String)
 
     public var description: String {
         switch self {
@@ -69,6 +71,8 @@ public enum ContentTypeError: Error, Sendable, Equatable, CustomStringConvertibl
             return "'\(id)' is declared twice in the same request"
         case .invalidTag(let type, let tag):
             return "'\(type)' declares the malformed tag '\(tag)'"
+        case .tooLarge(let type, let reason):
+            return "'\(type)' \(reason)"
         }
     }
 }

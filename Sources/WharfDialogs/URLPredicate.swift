@@ -28,6 +28,17 @@ public indirect enum URLPredicate: Sendable, Equatable {
     /// evaluation recurses.
     public static let maximumDepth = 32
 
+    /// The longest glob, in bytes: a file's path is at most 4,096 bytes.
+    static let maximumGlobBytes = 4096
+
+    private static func check(glob: String, path: String) throws(DialogError) {
+        if glob.isEmpty { throw .invalidPredicate(path: path, reason: "the glob is empty") }
+        if glob.utf8.contains(0) { throw .invalidPredicate(path: path, reason: "the glob contains a NUL byte") }
+        if glob.utf8.count > maximumGlobBytes {
+            throw .invalidPredicate(path: path, reason: "the glob is longer than \(maximumGlobBytes) bytes")
+        }
+    }
+
     /// Checks the predicate before a dialog is presented, naming the first bad node by its path
     /// (`field` is where the predicate sits in the request).
     func validate(field: String, types: any ContentTypeOracle, depth: Int = 1) throws(DialogError) {
@@ -46,11 +57,9 @@ public indirect enum URLPredicate: Sendable, Equatable {
         case .not(let operand):
             try operand.validate(field: "\(field).not", types: types, depth: depth + 1)
         case .nameMatches(let glob):
-            if glob.isEmpty { throw .invalidPredicate(path: "\(field).nameMatches", reason: "the glob is empty") }
-            if glob.utf8.contains(0) { throw .invalidPredicate(path: "\(field).nameMatches", reason: "the glob contains a NUL byte") }
+            try Self.check(glob: glob, path: "\(field).nameMatches")
         case .pathMatches(let glob):
-            if glob.isEmpty { throw .invalidPredicate(path: "\(field).pathMatches", reason: "the glob is empty") }
-            if glob.utf8.contains(0) { throw .invalidPredicate(path: "\(field).pathMatches", reason: "the glob contains a NUL byte") }
+            try Self.check(glob: glob, path: "\(field).pathMatches")
         case .conformsTo(let identifier):
             if !types.isKnown(identifier) {
                 throw .invalidPredicate(path: "\(field).conformsTo", reason: "\"\(identifier)\" is not a known content type")

@@ -70,6 +70,36 @@ import Testing
         }
     }
 
+    /// What a client declares goes into the filters of its dialogs, to the presenter: a
+    /// declaration stays small, and a refusal quotes at most 64 characters of it.
+    @Test func declarationsLargerThanTheLimitsAreRefused() {
+        let long = String(repeating: "x", count: 8 << 20)
+        func refusal(_ declaration: TypeDeclaration) -> String? {
+            var scope = freshScope()
+            do throws(ContentTypeError) {
+                try scope.declare([declaration])
+                return nil
+            } catch {
+                guard case .tooLarge = error else { return "not tooLarge: \(error)" }
+                return error.description
+            }
+        }
+        let extensions = refusal(TypeDeclaration(identifier: "com.example.a", conformsTo: ["public.data"], filenameExtensions: [long]))
+        #expect(extensions?.contains("filename extensions longer than 255 bytes") == true)
+        #expect((extensions?.utf8.count ?? .max) < 200, "the message quotes the whole extension")
+        #expect(refusal(TypeDeclaration(identifier: "com.example." + long, conformsTo: ["public.data"]))?.contains("longer than 255 bytes") == true)
+        #expect(refusal(TypeDeclaration(identifier: "com.example.a", conformsTo: ["public.data"],
+                                        mimeTypes: (0..<65).map { "application/x-a\($0)" }))?.contains("more than 64 MIME types") == true)
+        #expect(refusal(TypeDeclaration(identifier: "com.example.a", conformsTo: ["public.data"],
+                                        description: String(repeating: "é", count: 4097)))?.contains("description longer") == true)
+        #expect(refusal(TypeDeclaration(identifier: "com.example.a", conformsTo: ["public.data"], filenameExtensions: ["a"],
+                                        description: String(repeating: "é", count: 4096))) == nil)
+
+        var scope = freshScope()
+        #expect(throws: Never.self) { try scope.declare((0..<1024).map { TypeDeclaration(identifier: "com.example.t\($0)", conformsTo: ["public.data"]) }) }
+        #expect(throws: ContentTypeError.self) { try scope.declare([TypeDeclaration(identifier: "com.example.one-more", conformsTo: ["public.data"])]) }
+    }
+
     @Test func errorMessagesNameTheOffendingTypes() {
         let unknown = ContentTypeError.unknownParent(type: "com.example.a", parent: "com.example.missing")
         #expect(unknown.description.contains("com.example.a") && unknown.description.contains("com.example.missing"))

@@ -96,6 +96,9 @@ import WharfTestSupport
             == .invalidPredicate(path: "options.urlEnabled.not.any[0].nameMatches", reason: "the glob is empty"))
         #expect(error(.sizeAtMost(-1)) == .invalidPredicate(
             path: "options.urlEnabled.sizeAtMost", reason: "a size cannot be negative (-1)"))
+        #expect(error(.pathMatches(String(repeating: "*", count: 4097))) == .invalidPredicate(
+            path: "options.urlEnabled.pathMatches", reason: "the glob is longer than 4096 bytes"))
+        #expect(error(.nameMatches(String(repeating: "a", count: 4096))) == nil)
         var deep = URLPredicate.isHidden(false)
         for _ in 0..<40 { deep = .not(deep) }
         guard case .invalidPredicate(_, let reason)? = error(deep) else {
