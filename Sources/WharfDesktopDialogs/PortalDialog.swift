@@ -26,7 +26,8 @@ final class PortalDialog: Sendable {
         var handle: String?
         /// The portal's unique name, from the reply's sender.
         var owner: String?
-        /// Responses that came before the reply, to be judged by its sender.
+        /// Responses that came before the reply, to be judged by its sender (the first few:
+        /// any connection on the bus can send them, and the portal sends one).
         var early: [BusMessage] = []
         var closing = false
         var done = false
@@ -109,7 +110,7 @@ final class PortalDialog: Sendable {
     private func responded(_ message: BusMessage) {
         let fromThePortal = state.withValue { state -> Bool in
             guard let owner = state.owner else {
-                state.early.append(message)
+                if !state.done && state.early.count < 8 { state.early.append(message) }
                 return false
             }
             return message.sender == owner

@@ -115,7 +115,9 @@ import WharfTestSupport
             print('presenter role', call(session(), 'initialize', {'role': 'presenter'}))
             """
         let socket = daemon.socketPath.description
-        let (status, confined) = run("/usr/bin/unshare", ["--user", "--map-root-user", "--mount", "/usr/bin/python3", "-c", script, socket])
+        // A mount namespace of its own: root may make one; anyone else needs a user namespace too.
+        let unshare = getuid() == 0 ? ["--mount"] : ["--user", "--map-root-user", "--mount"]
+        let (status, confined) = run("/usr/bin/unshare", unshare + ["/usr/bin/python3", "-c", script, socket])
         #expect(status == 0, "\(confined)")
         #expect(confined.contains("present -32010"), "a confined client presented its own dialog: \(confined)")
         #expect(confined.contains("presenter role -32018"), "\(confined)")
@@ -124,7 +126,9 @@ import WharfTestSupport
     }
 
     /// A bridge started already orphaned has pid 1 for a parent, which started nothing: it is
-    /// refused, not taken for pid 1's client.
+    /// refused, not taken for pid 1's client. (Under a subreaper, such as `systemd --user` in a
+    /// desktop's terminal, the orphan is the subreaper's, and is taken for its client, as
+    /// protocol/README says.)
     @Test func aBridgeStartedOrphanedIsRefused() throws {
         let daemon = try scriptedDaemon()
         let script = """
@@ -132,9 +136,12 @@ import WharfTestSupport
             wharf, socket = sys.argv[1:3]
             done_r, done_w = os.pipe()
             if os.fork() == 0:
+                between = os.getpid()
                 if os.fork() == 0:
-                    while os.getppid() != 1:
+                    deadline = time.monotonic() + 10
+                    while os.getppid() == between and time.monotonic() < deadline:
                         time.sleep(0.01)  # until the process between has exited
+                    os.write(done_w, b'adopted by %d\\n' % os.getppid())
                     request_r, request_w = os.pipe()
                     os.write(request_w, b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}\\n')
                     os.close(request_w)
@@ -146,11 +153,17 @@ import WharfTestSupport
             answer = b''
             while chunk := os.read(done_r, 65536):
                 answer += chunk
-            print('answered' if answer else 'nothing answered')
+            adoption, _, rest = answer.partition(b'\\n')
+            print(adoption.decode(), 'and answered' if rest else 'and nothing answered')
             """
         let (status, output) = run("/usr/bin/python3", ["-c", script, wharfExecutablePath(), daemon.socketPath.description])
-        #expect(status == 0 && output.contains("nothing answered"), "\(output)")
-        #expect(daemon.log().contains("the process that started it (pid 1) is gone"), "\(daemon.log())")
+        #expect(status == 0, "\(output)")
+        if output.contains("adopted by 1 ") {
+            #expect(output.contains("nothing answered"), "\(output)")
+            #expect(daemon.log().contains("the process that started it (pid 1) is gone"), "\(daemon.log())")
+        } else {
+            #expect(output.contains("and answered"), "a bridge adopted by a subreaper is its client: \(output)")
+        }
     }
 
     @Test func identitiesAreReadFromWhatTheSandboxesWrite() {

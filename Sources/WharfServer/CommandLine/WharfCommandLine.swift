@@ -108,7 +108,7 @@ extension CommandLineReference {
 
     static let maxClientsPerApp = CommandLineOption(
         ["--max-clients-per-app"], OptionValue("N", .integer(1...1_000_000), default: "64"),
-        "With `--listen`: how many of those connections one app (the connecting process's) may have at once, counted from the moment they arrive; more are closed as they come."
+        "With `--listen`: how many of those connections one app (the connecting process's: a sandbox's bridges count as its app, the bridges of unsandboxed programs together as wharf's) may have at once, counted from the moment they arrive; more are closed as they come."
     )
 
     static let idleTimeout = CommandLineOption(

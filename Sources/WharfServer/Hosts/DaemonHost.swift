@@ -172,6 +172,11 @@ final class Daemon: @unchecked Sendable {
             logger.warning("refused a connection: \(refusal.reason)")
             return
         }
+        // A peer that will be refused whatever it says is refused now, holding no place.
+        if case .refused(let reason) = peer.own {
+            logger.warning("refused a connection: \(reason)")
+            return
+        }
         // Counted from the start, silent connections too: an app opening connection after
         // connection and saying nothing must not take every place.
         let holder = peer.own.counted
