@@ -229,8 +229,8 @@ extension AccessStore {
                 + [.bool(grant.isDirectory), .bool(grant.readOnly), .optional(grant.bookmarkId), .bool(grant.isSymlink)]
         }
         if let row = grant.rowId {
-            // Matched by instance too: a row id another process's revocation freed may already
-            // be another instance's grant (SQLite reuses the highest id).
+            // Matched by instance too: row ids are never given twice now (`grant_ids`), but a
+            // store written before version 4 may have given one again to another process.
             let updated = try db.run("""
                 UPDATE grants SET device = ?, inode = ?, file_system = ?, birth = ?, is_directory = ?, read_only = ?,
                                   bookmark_id = ?, is_symlink = ?
