@@ -29,6 +29,9 @@ cleanup() {
     done
     wait 2>/dev/null || true
     rm -rf "$RIG"
+    # SwiftPM run inside the session keeps its locks beside the config and cache it was given,
+    # as /tmp files named after their paths: they would stay behind, two a run.
+    rm -f "/tmp/$(echo "$RIG" | tr / _)"_*swiftpm*.lock
     exit $status
 }
 trap cleanup EXIT
