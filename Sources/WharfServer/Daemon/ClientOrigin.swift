@@ -206,15 +206,6 @@ enum PeerIdentification {
         case app(VerifiedApp)
         /// The peer may not connect; the reason is logged.
         case refused(String)
-
-        /// Whose connection it is, for `--max-clients-per-app`: the peer's own identity (a
-        /// bridge's is wharf's, or its sandbox's).
-        var counted: String {
-            switch self {
-            case .app(let app): app.identity
-            case .refused: "unidentified peers"
-            }
-        }
     }
 
     /// The app of the process `record` is of (read through its `/proc` entry, opened first so

@@ -173,13 +173,17 @@ final class Daemon: @unchecked Sendable {
             return
         }
         // A peer that will be refused whatever it says is refused now, holding no place.
-        if case .refused(let reason) = peer.own {
+        let own: VerifiedApp
+        switch peer.own {
+        case .app(let app): own = app
+        case .refused(let reason):
             logger.warning("refused a connection: \(reason)")
             return
         }
         // Counted from the start, silent connections too: an app opening connection after
-        // connection and saying nothing must not take every place.
-        let holder = peer.own.counted
+        // connection and saying nothing must not take every place. (A bridge counts as its
+        // own process's app: wharf's, or its sandbox's.)
+        let holder = own.identity
         guard admit(holder) else { return }
         defer { release(holder) }
         guard let firstByte = waitForFirstByte(socket) else { return }
