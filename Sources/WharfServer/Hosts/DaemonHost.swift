@@ -190,7 +190,7 @@ final class Daemon: @unchecked Sendable {
         if firstByte == 0 {
             serveBridge(socket, peer)
         } else {
-            serveSocketClient(socket, peer)
+            serveSocketClient(socket, peer, app: own)
         }
     }
 
@@ -224,16 +224,9 @@ final class Daemon: @unchecked Sendable {
         return nil
     }
 
-    /// A client speaking the protocol on the socket itself: its app is the peer's.
-    private func serveSocketClient(_ socket: FileDescriptor, _ peer: Peer) {
+    /// A client speaking the protocol on the socket itself: its app is the peer's, `app`.
+    private func serveSocketClient(_ socket: FileDescriptor, _ peer: Peer, app: VerifiedApp) {
         let credentials = peer.credentials
-        let app: VerifiedApp
-        switch peer.own {
-        case .app(let own): app = own
-        case .refused(let reason):
-            logger.warning("refused a connection: \(reason)")
-            return
-        }
         let output: FileDescriptor
         do {
             output = try socket.duplicate()
