@@ -13,9 +13,16 @@ extension FileDescriptor {
 
     /// A new open file description of the same file or pipe (`/proc/self/fd/N` opened again
     /// with `flags`), so that flags set on it (`O_NONBLOCK`) and its offset are ours alone,
-    /// not shared with whoever passed us this descriptor.
+    /// not shared with whoever passed us this descriptor. Never with more access than this
+    /// description has (`EACCES`): opened through `/proc`, the file's permissions, not how its
+    /// sender opened it, would decide, and a descriptor passed `O_PATH` or read-only would
+    /// become a read or a write its sender could not make.
     public func reopen(_ flags: Int32) throws(SystemError) -> FileDescriptor {
-        try FileDescriptor.open(FilePath("/proc/self/fd/\(raw)")!, flags | O_NOCTTY)
+        let wanted = flags & O_ACCMODE
+        guard wanted == O_WRONLY || isOpenForReading, wanted == O_RDONLY || isOpenForWriting else {
+            throw failure("open again with more access than it was opened with", code: EACCES)
+        }
+        return try FileDescriptor.open(FilePath("/proc/self/fd/\(raw)")!, flags | O_NOCTTY)
     }
 
     /// The access mode the description was opened with (`O_RDONLY`, `O_WRONLY`, `O_RDWR`), and

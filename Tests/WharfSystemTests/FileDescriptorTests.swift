@@ -49,3 +49,24 @@ import WharfTestSupport
         #expect(try opened.identity(status: try opened.status()) == opened.identity())
     }
 }
+
+/// Opening a descriptor again (`reopen`, through `/proc/self/fd`) never gives more access than
+/// the description has: the file's permissions would otherwise decide, not how its sender
+/// opened it.
+@Suite struct OpeningAgain {
+    @Test func aDescriptorIsOpenedAgainOnlyWithTheAccessItHas() throws {
+        let scratch = ScratchDirectory()
+        let file = scratch.write("a.txt", "a")  // writable by its owner: the permissions allow it all
+        let readOnly = try FileDescriptor.open(file, O_RDONLY)
+        #expect(readOnly.isOpenForReading && !readOnly.isOpenForWriting)
+        #expect(try readOnly.reopen(O_RDONLY).readToEnd() == Array("a".utf8))
+        #expect(throws: SystemError.self) { try readOnly.reopen(O_WRONLY) }
+        #expect(throws: SystemError.self) { try readOnly.reopen(O_RDWR) }
+        let pathOnly = try FileDescriptor.open(file, 0o10_000_000)  // O_PATH
+        #expect(!pathOnly.isOpenForReading && !pathOnly.isOpenForWriting)
+        #expect(throws: SystemError.self) { try pathOnly.reopen(O_RDONLY) }
+        let writeOnly = try FileDescriptor.open(file, O_WRONLY)
+        #expect(throws: SystemError.self) { try writeOnly.reopen(O_RDONLY) }
+        #expect(try writeOnly.reopen(O_WRONLY).isOpenForWriting)
+    }
+}

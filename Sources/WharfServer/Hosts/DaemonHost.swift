@@ -264,9 +264,8 @@ final class Daemon: @unchecked Sendable {
             return
         }
         guard let (app, clientPID, confined) = bridgedApp(peer, greeting) else { return }
-        // Opened again below, as the user: only with the rights the bridge's own were opened with.
-        let input = passed[0].isOpenForReading ? Self.ownDescription(passed[0], O_RDONLY) : nil
-        let output = passed[1].isOpenForWriting ? Self.ownDescription(passed[1], O_WRONLY) : nil
+        let input = Self.ownDescription(passed[0], O_RDONLY)
+        let output = Self.ownDescription(passed[1], O_WRONLY)
         guard let input, let output else {
             logger.warning("refused a bridge (pid \(credentials.pid)): its standard streams cannot be used")
             return
@@ -315,8 +314,9 @@ final class Daemon: @unchecked Sendable {
 
     /// A passed pipe or terminal opened again, so that `O_NONBLOCK` is set on a description
     /// of our own (the editor's other processes may share the one passed); a socket, which
-    /// cannot be opened again, as it is.
+    /// cannot be opened again, as it is. Nil unless the bridge's own was open for `mode`.
     private static func ownDescription(_ passed: FileDescriptor, _ mode: Int32) -> FileDescriptor? {
+        guard mode == O_RDONLY ? passed.isOpenForReading : passed.isOpenForWriting else { return nil }
         if let own = try? passed.reopen(mode | O_NONBLOCK) { return own }
         guard (try? passed.setNonBlocking()) != nil else { return nil }
         return passed
