@@ -135,6 +135,13 @@ final class BusCore: @unchecked Sendable {
                     break
                 }
                 if r == 0 { break }
+                // What the message's handler enqueued (an object it exported, a subscription)
+                // is in place before the next message is dispatched: a peer answered by the
+                // handler may call that object at once.
+                if runJobs() {
+                    failure = BusError(name: BusError.Names.disconnected, message: "the D-Bus connection was closed")
+                    break
+                }
             }
             releaseFinished()
             if failure != nil { break }

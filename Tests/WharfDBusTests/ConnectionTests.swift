@@ -132,6 +132,30 @@ import WharfSystem
 /// Regression: a finished call once released the exported object that happened to share its
 /// number, and the service answered "Unknown object" from then on.
 @Suite struct ExportLifetimeTests {
+    /// An object a method's handler exports is there for the next message: a peer answered by
+    /// that handler may call it at once (a portal's Request object, closed as soon as its path
+    /// is known). The second call is sent before the first is answered, so it is waiting to be
+    /// read when the first handler returns.
+    @Test func anObjectExportedByAHandlerServesTheVeryNextCall() throws {
+        let bus = try PrivateBus()
+        let service = try bus.connect()
+        service.export(path: "/org/wharf/Maker") { call in
+            guard call.member == "Make" else { return .notHandled }
+            service.export(path: "/org/wharf/Made") { _ in .reply([.string("made")]) }
+            ProcessControl.sleep(milliseconds: 100)  // the client's next call arrives meanwhile
+            return .reply([])
+        }
+        let name = service.uniqueName
+        let client = try bus.connect()
+        let made = OneShot<Result<BusMessage, BusError>>()
+        client.call(destination: name, path: "/org/wharf/Maker", interface: "org.wharf.Test", member: "Make", timeoutMs: 5000) { _ in }
+        client.call(destination: name, path: "/org/wharf/Made", interface: "org.wharf.Test", member: "Which", timeoutMs: 5000) {
+            made.set($0)
+        }
+        let reply = try #require(made.wait(until: Deadline(secondsFromNow: 10)))
+        #expect((try? reply.get().body) == [.string("made")], "\(reply)")
+    }
+
     @Test func anExportedObjectOutlivesManyCallsOfItsOwnConnection() throws {
         let bus = try PrivateBus()
         let service = try bus.connect()
