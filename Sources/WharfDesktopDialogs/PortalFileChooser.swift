@@ -170,13 +170,21 @@ public final class PortalFileChooser: DesktopPresenter {
             case .success(let found):
                 address = found
             }
+            // The link this connection became, for its disconnect: by the time that is
+            // reported, a newer link may already be open or opening (a dialog presented after
+            // the connection closed opens one at once), and it must not be mistaken for this one.
+            // Taken when the disconnect is reported, which ends the cycle connection → handler
+            // → link → connection.
+            let opened = Locked<PortalLink?>(nil)
             BusConnection.open(address: address, description: "wharf-portal", timeoutMs: timeoutMs, onDisconnect: { [weak self] error in
-                self?.connectionLost(error)
+                guard let lost = opened.withValue({ link in defer { link = nil }; return link }) else { return }
+                self?.connectionLost(lost, error)
             }) { [self] result in
                 switch result {
                 case .success(let connection):
-                    let opened = PortalLink(connection: connection)
-                    for waiter in takeWaiters(.open(opened)) { waiter(.success(opened)) }
+                    let link = PortalLink(connection: connection)
+                    opened.withValue { $0 = link }
+                    for waiter in takeWaiters(.open(link)) { waiter(.success(link)) }
                 case .failure(let error):
                     let reason = error.isTimeout
                         ? "the D-Bus session bus at \(address) did not answer within \(timeoutMs) ms"
@@ -195,13 +203,12 @@ public final class PortalFileChooser: DesktopPresenter {
         }
     }
 
-    private func connectionLost(_ error: BusError) {
-        let lost = link.withValue { state -> PortalLink? in
-            guard case .open(let link) = state, !link.connection.isOpen else { return nil }
-            state = .idle
-            return link
+    /// `lost`'s connection ended: its dialogs fail, whatever link is current by now.
+    private func connectionLost(_ lost: PortalLink, _ error: BusError) {
+        link.withValue { state in
+            if case .open(let current) = state, current === lost { state = .idle }
         }
-        lost?.lost("the connection to the D-Bus session bus was lost while the dialog was open: \(error.message)")
+        lost.lost("the connection to the D-Bus session bus was lost while the dialog was open: \(error.message)")
     }
 }
 

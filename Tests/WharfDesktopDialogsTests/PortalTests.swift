@@ -165,6 +165,39 @@ import WharfSystem
         #expect(reason.contains("left the session bus while the dialog was open"))
     }
 
+    /// The bus goes away while a dialog is open, and another use of the presenter comes between
+    /// the connection closing and its disconnect being reported (held up here behind a probe's
+    /// completion on the connection's delivery queue): that use opens a new link, and the old
+    /// link's dialog must still fail rather than wait for ever.
+    @Test func aDialogOnALostConnectionFailsEvenWhenANewConnectionWasTriedFirst() throws {
+        let bus = try PrivateBus()
+        let portal = try FakePortal(bus: bus, dialogs: .hold)
+        let chooser = chooser(bus, connectTimeoutMs: 500)
+        let result = run(chooser, open(), seconds: 5) { _ in
+            let deadline = Deadline(secondsFromNow: 5)
+            while portal.calls.isEmpty && !deadline.hasPassed { ProcessControl.sleep(milliseconds: 5) }
+            // Holds the delivery queue (a probe's completion runs there) until released.
+            let release = OneShot<Void>()
+            let holding = OneShot<Void>()
+            chooser.probe(timeoutMs: 5000) { _ in
+                holding.set(())
+                release.wait()
+            }
+            _ = holding.wait(until: deadline)
+            bus.stop()
+            // Until the connection has seen the bus go, a probe waits behind the held queue and
+            // times out; once it has, the probe opens a new connection, which fails at once.
+            var problem = ""
+            repeat {
+                problem = chooser.probeAndWait(timeoutMs: 200).problem ?? ""
+            } while problem.contains("did not answer within") && !deadline.hasPassed
+            #expect(!problem.isEmpty && !problem.contains("did not answer within"), "\(problem)")
+            release.set(())
+        }
+        let reason = try #require(result?.failure)
+        #expect(reason.hasPrefix("the connection to the D-Bus session bus was lost while the dialog was open"), "\(reason)")
+    }
+
     @Test func probeReportsTheVersion() throws {
         let bus = try PrivateBus()
         _ = try FakePortal(bus: bus, dialogs: .hold, version: 3)
