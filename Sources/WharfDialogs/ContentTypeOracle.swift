@@ -23,6 +23,9 @@ public protocol ContentTypeOracle: Sendable {
     func type(forFilename name: [UInt8]) -> String
     /// The extension to give a file of this type (`"txt"` for `public.plain-text`), if any.
     func preferredFilenameExtension(of identifier: String) -> String?
+    /// What to call the type in a dialog's type chooser ("plain text document"), if it has a
+    /// description.
+    func description(of identifier: String) -> String?
     /// How a frontend should filter its own file view for these types.
     func filters(for identifiers: [String]) -> DialogFilters
     /// The type is a package: a directory the user sees as a single file.

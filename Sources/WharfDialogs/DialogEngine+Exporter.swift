@@ -17,6 +17,10 @@ extension DialogEngine {
         let directory = initialDirectory(app: app, options: options)
         let filters = types.filters(for: plan.offered)
         let filenames = plan.filenames(choosing: plan.defaultChoice, types: types)
+        let choices = plan.offered.map { type in
+            PresentedDialog.TypeChoice(contentType: type, description: types.description(of: type),
+                                       filenames: plan.filenames(choosing: type, types: types))
+        }
         let rules = SelectionRules(
             kind: .exporter, contentTypes: plan.offered,
             browserOptions: options.browserOptions, urlEnabled: options.urlEnabled)
@@ -31,7 +35,7 @@ extension DialogEngine {
                 browserOptions: options.browserOptions, parentWindow: options.parentWindow,
                 details: .exporter(.init(
                     filename: filenames.count == 1 ? filenames[0] : nil, filenames: filenames,
-                    contentTypes: plan.offered, filenameLabel: options.filenameLabel)),
+                    contentTypes: plan.offered, filenameLabel: options.filenameLabel, choices: choices)),
                 responder: responder)
         }
     }

@@ -93,15 +93,37 @@ public final class PresentedDialog: Sendable {
         public var contentTypes: [String]
         /// `fileExporterFilenameLabel`.
         public var filenameLabel: String?
+        /// One for each of `contentTypes`, in order: what a type chooser shows for it and the
+        /// names the documents take when the human picks it, so that a frontend changes the
+        /// name as the type changes without asking the server.
+        public var choices: [TypeChoice]
 
         /// How many documents are saved.
         public var documentCount: Int { filenames.count }
 
-        public init(filename: String?, filenames: [String], contentTypes: [String], filenameLabel: String?) {
+        public init(filename: String?, filenames: [String], contentTypes: [String], filenameLabel: String?,
+                    choices: [TypeChoice] = []) {
             self.filename = filename
             self.filenames = filenames
             self.contentTypes = contentTypes
             self.filenameLabel = filenameLabel
+            self.choices = choices
+        }
+    }
+
+    /// One content type an exporter offers, as a type chooser shows it.
+    public struct TypeChoice: Sendable, Equatable {
+        public var contentType: String
+        /// The type's description, if it has one.
+        public var description: String?
+        /// The name each document is written under when this type is picked: for one document
+        /// the name to suggest, for several what a save with this type into a folder writes.
+        public var filenames: [String]
+
+        public init(contentType: String, description: String?, filenames: [String]) {
+            self.contentType = contentType
+            self.description = description
+            self.filenames = filenames
         }
     }
 

@@ -29,6 +29,11 @@ struct ContentTypeOracleAdapter: ContentTypeOracle {
         scope.preferredFilenameExtension(of: identifier)
     }
 
+    func description(of identifier: String) -> String? {
+        guard let description = scope.describe(identifier)?.description, !description.isEmpty else { return nil }
+        return description
+    }
+
     func filters(for identifiers: [String]) -> WharfDialogs.DialogFilters {
         let filters = scope.filters(for: identifiers)
         // "All files" is an empty filter for a frontend.

@@ -37,6 +37,10 @@ struct FakeTypes: ContentTypeOracle {
 
     func isKnown(_ identifier: String) -> Bool { Self.parents[identifier] != nil }
 
+    func description(of identifier: String) -> String? {
+        ["public.plain-text": "plain text", "public.json": "JSON"][identifier]
+    }
+
     func conforms(_ identifier: String, to other: String) -> Bool {
         if identifier == other { return true }
         return (Self.parents[identifier] ?? []).contains { conforms($0, to: other) }

@@ -77,6 +77,25 @@ import WharfTestSupport
         #expect(client.ending(of: id)?["params"]?["contentTypes"] == ["public.plain-text"])
     }
 
+    @Test func eachOfferedTypeComesWithItsDescriptionAndTheNamesItWrites() throws {
+        let client = try frontend()
+        scratch.makeDirectory("out")
+        let writable: JSON = ["public.json", "public.plain-text"]
+        let id = try #require(client.present([
+            "documents": [["filename": "first", "writableContentTypes": writable, "contents": ["text": "1"]],
+                          ["filename": "second", "writableContentTypes": writable, "contents": ["text": "2"]]],
+        ], method: "presentExporter"))
+        let show = try #require(client.notification("presenter/show")?["params"])
+        let choices = try #require(show["contentTypeChoices"]?.arrayValue)
+        #expect(choices.map { $0["contentType"] } == show["contentTypes"]?.arrayValue)
+        #expect(choices.map { $0["filenames"] } == [["first.json", "second.json"], ["first.txt", "second.txt"]])
+        #expect(choices.allSatisfy { ($0["description"]?.stringValue?.isEmpty) == false }, "\(choices)")
+        // What the second choice said is what choosing it writes.
+        #expect(client.call("dialog/choose", ["dialogId": .string(id), "url": .string(scratch.url("out")), "contentType": "public.plain-text"]) == [:])
+        _ = client.ending(of: id)
+        #expect(scratch.contents("out") == ["first.txt", "second.txt"])
+    }
+
     @Test func anExistingFileIsReplacedOnlyWithOverwrite() throws {
         scratch.write("keep.txt", "original")
         let client = try frontend()

@@ -193,6 +193,15 @@ export interface DialogOptions {
 }
 
 /** @schema #/$defs/DirectoryEntry */
+/** One type an exporter offers (`presenter/show`'s `contentTypeChoices`). */
+export interface ContentTypeChoice {
+  contentType: ContentTypeIdentifier;
+  /** What a type chooser shows; null when the type has no description. */
+  description: string | null;
+  /** Each document's name when the human picks this type. */
+  filenames: string[];
+}
+
 export interface DirectoryEntry {
   name: string;
   url: FileURL;
@@ -296,6 +305,8 @@ export interface PresenterShowParams {
   contentTypes?: ContentTypeIdentifier[];
   filenameLabel?: string | null;
   documentCount?: number;
+  /** Exporters: one for each of `contentTypes`, in order. */
+  contentTypeChoices?: ContentTypeChoice[];
   /** To the daemon's presenter connection: whose dialog it is. */
   client?: ClientIdentity;
 }
@@ -437,6 +448,8 @@ export declare class Presentation extends EventEmitter {
   readonly filenameLabel: string | null;
   /** Exporters: how many documents are saved (0 for an importer). */
   readonly documentCount: number;
+  /** Exporters: one for each of `contentTypes`, in order ([] for an importer or an older server). */
+  readonly contentTypeChoices: ContentTypeChoice[];
   readonly hidden: boolean;
   /** `showHidden`: list hidden files (names starting with "."), or not; default: as the dialog's `includeHiddenFiles`. */
   list(options?: { directory?: PathOrFileURL; cursor?: string; limit?: number; showHidden?: boolean }): Promise<DirectoryListing>;

@@ -28,13 +28,17 @@ public struct PresenterShowNotification: NotificationMessage {
         public var contentTypes: [String]
         public var filenameLabel: String?
         public var documentCount: Int64
+        /// One for each of `contentTypes`, in order (empty from a server older than them).
+        public var contentTypeChoices: [ContentTypeChoiceInfo]
 
-        public init(filename: String?, filenames: [String], contentTypes: [String], filenameLabel: String?, documentCount: Int64) {
+        public init(filename: String?, filenames: [String], contentTypes: [String], filenameLabel: String?, documentCount: Int64,
+                    contentTypeChoices: [ContentTypeChoiceInfo] = []) {
             self.filename = filename
             self.filenames = filenames
             self.contentTypes = contentTypes
             self.filenameLabel = filenameLabel
             self.documentCount = documentCount
+            self.contentTypeChoices = contentTypeChoices
         }
     }
 
@@ -70,7 +74,12 @@ public struct PresenterShowNotification: NotificationMessage {
             exporter = Exporter(filename: try reader.optionalString("filename"), filenames: try reader.strings("filenames"),
                                 contentTypes: try reader.strings("contentTypes"),
                                 filenameLabel: try reader.optionalString("filenameLabel"),
-                                documentCount: try reader.int("documentCount"))
+                                documentCount: try reader.int("documentCount"),
+                                contentTypeChoices: reader.has("contentTypeChoices")
+                                    ? try reader.objects("contentTypeChoices") { reader throws(ProtocolError) in
+                                        try ContentTypeChoiceInfo(reading: &reader)
+                                    }
+                                    : [])
         }
         client = try reader.optionalObject("client") { reader throws(ProtocolError) in try ClientIdentityInfo(reading: &reader) }
     }
@@ -90,6 +99,7 @@ public struct PresenterShowNotification: NotificationMessage {
             object["contentTypes"] = .array(exporter.contentTypes.map(JSON.string))
             object["filenameLabel"] = nullable(exporter.filenameLabel)
             object["documentCount"] = .int(exporter.documentCount)
+            object["contentTypeChoices"] = .array(exporter.contentTypeChoices.map(\.json))
         }
         object.set("client", client)
         return .object(object)
@@ -101,9 +111,41 @@ public struct PresenterShowNotification: NotificationMessage {
             allowedContentTypes: [], allowsMultipleSelection: false,
             filters: DialogFiltersInfo(globs: ["*.txt"], mimeTypes: ["text/plain"], directories: false),
             directory: "file:///home/me/Documents", browserOptions: [],
-            exporter: Exporter(filename: "notes.txt", filenames: ["notes.txt"], contentTypes: ["public.plain-text"],
-                               filenameLabel: "Save as:", documentCount: 1),
+            exporter: Exporter(filename: "notes.txt", filenames: ["notes.txt"], contentTypes: ["public.plain-text", "public.html"],
+                               filenameLabel: "Save as:", documentCount: 1,
+                               contentTypeChoices: [.example,
+                                                    ContentTypeChoiceInfo(contentType: "public.html", description: "HTML text",
+                                                                          filenames: ["notes.html"])]),
             client: .example)
+    }
+}
+
+/// One content type an exporter offers: what a type chooser shows for it, and the names the
+/// documents take when the human picks it (for several documents, what `dialog/choose` with
+/// this `contentType` and a folder writes).
+public struct ContentTypeChoiceInfo: ProtocolValue {
+    public var contentType: String
+    public var description: String?
+    public var filenames: [String]
+
+    public init(contentType: String, description: String?, filenames: [String]) {
+        self.contentType = contentType
+        self.description = description
+        self.filenames = filenames
+    }
+
+    public init(reading reader: inout FieldReader) throws(ProtocolError) {
+        contentType = try reader.string("contentType")
+        description = try reader.optionalString("description")
+        filenames = try reader.strings("filenames")
+    }
+
+    public var json: JSON {
+        ["contentType": .string(contentType), "description": nullable(description), "filenames": .array(filenames.map(JSON.string))]
+    }
+
+    public static var example: ContentTypeChoiceInfo {
+        ContentTypeChoiceInfo(contentType: "public.plain-text", description: "plain text document", filenames: ["notes.txt"])
     }
 }
 

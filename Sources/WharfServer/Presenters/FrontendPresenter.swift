@@ -40,7 +40,10 @@ extension PresenterShowNotification {
             browserOptions: dialog.browserOptions.names,
             exporter: dialog.exporter.map { exporter in
                 Exporter(filename: exporter.filename, filenames: exporter.filenames, contentTypes: exporter.contentTypes,
-                         filenameLabel: exporter.filenameLabel, documentCount: Int64(exporter.documentCount))
+                         filenameLabel: exporter.filenameLabel, documentCount: Int64(exporter.documentCount),
+                         contentTypeChoices: exporter.choices.map {
+                             ContentTypeChoiceInfo(contentType: $0.contentType, description: $0.description, filenames: $0.filenames)
+                         })
             }
         )
     }

@@ -214,6 +214,7 @@ export class Presentation extends EventEmitter {
     this.contentTypes = params.contentTypes ?? [];
     this.filenameLabel = params.filenameLabel ?? null;
     this.documentCount = params.documentCount ?? 0;
+    this.contentTypeChoices = params.contentTypeChoices ?? [];
     this.hidden = false;
   }
 

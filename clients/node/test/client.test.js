@@ -289,18 +289,24 @@ test('presentsDialogs without an onPresent handler ends the dialog', async (t) =
   await assert.rejects(dialog.result(), (error) => error instanceof DialogFailed && error.serverMessage.includes(NO_HANDLER_MESSAGE));
 });
 
-test('an exporter presentation has filenames and documentCount', async (t) => {
+test('an exporter presentation has filenames, documentCount and the names for each type', async (t) => {
   const folder = scratch(t);
   const client = await spawn(t, { args: ['--state-dir', ':memory:'], presentsDialogs: true });
   const shown = new Promise((resolve) => client.onPresent(async (presentation) => {
-    resolve({ filenames: presentation.filenames, documentCount: presentation.documentCount });
+    resolve({
+      filenames: presentation.filenames, documentCount: presentation.documentCount,
+      choices: presentation.contentTypeChoices.map((choice) => [choice.contentType, choice.filenames]),
+    });
     await presentation.dismiss();
   }));
   const dialog = await client.presentExporter([
-    { writableContentTypes: ['public.plain-text'], filename: 'one', contents: '1' },
-    { writableContentTypes: ['public.plain-text'], filename: 'two', contents: '2' },
+    { writableContentTypes: ['public.plain-text', 'public.html'], filename: 'one', contents: '1' },
+    { writableContentTypes: ['public.plain-text', 'public.html'], filename: 'two', contents: '2' },
   ], { defaultDirectory: folder });
-  assert.deepEqual(await shown, { filenames: ['one.txt', 'two.txt'], documentCount: 2 });
+  assert.deepEqual(await shown, {
+    filenames: ['one.txt', 'two.txt'], documentCount: 2,
+    choices: [['public.plain-text', ['one.txt', 'two.txt']], ['public.html', ['one.html', 'two.html']]],
+  });
   await assert.rejects(dialog.result(), DialogCancelled);
 });
 

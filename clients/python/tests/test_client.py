@@ -151,6 +151,22 @@ def test_cancel_from_the_app_hides_the_presentation_and_raises_cancelled(wharf_p
         assert presentations[0].hidden.wait(10)
 
 
+def test_an_exporter_presentation_names_the_documents_for_each_offered_type(wharf_path, tmp_path):
+    with WharfClient.spawn(wharf_path, ["--state-dir", ":memory:"], presents_dialogs=True) as client:
+        shown = []
+        # Saving as the second type writes the names its choice announced.
+        client.on_present(lambda p: (shown.append(p), p.save(tmp_path.as_uri(), content_type="public.html")))
+        writable = ["public.plain-text", "public.html"]
+        dialog = client.present_exporter([ExportDocument(writable, filename="one", text="1"),
+                                          ExportDocument(writable, filename="two", text="2")])
+        urls = dialog.result(timeout=10)
+        choices = shown[0].content_type_choices
+        assert [(c.content_type, c.filenames) for c in choices] == [
+            ("public.plain-text", ["one.txt", "two.txt"]), ("public.html", ["one.html", "two.html"])]
+        assert all(c.description for c in choices)
+        assert urls == [(tmp_path / name).as_uri() for name in choices[1].filenames]
+
+
 def test_a_lazy_export_asks_for_its_snapshot_and_writes_it(wharf_path, tmp_path):
     with WharfClient.spawn(wharf_path, ["--state-dir", ":memory:"], presents_dialogs=True) as client:
         client.on_present(lambda p: p.save((tmp_path / "out.txt").as_uri()))

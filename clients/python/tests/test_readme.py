@@ -38,11 +38,11 @@ def test_the_readme_lists_every_field_of_the_data_types():
     from wharf_client import core, types
     section = README[README.index("## Data types"):README.index("## asyncio")]
     for cls in (types.InitializeResult, types.ServerInfo, types.TypeDescription, types.Identification,
-                types.DialogFilters, types.DirectoryEntry, types.DirectoryListing, types.Lease, types.AccessEntry,
+                types.DialogFilters, types.ContentTypeChoice, types.DirectoryEntry, types.DirectoryListing, types.Lease, types.AccessEntry,
                 types.AccessList, types.DialogOptions, types.ExportDocument, core.DialogEvent):
         assert f"`{cls.__name__}`" in section, cls.__name__
         for field in dataclasses.fields(cls):
             assert f"`{field.name}`" in section, f"{cls.__name__}.{field.name}"
     presentation = core.PresentationFields.__init__.__code__.co_names
-    for name in ("filenames", "document_count", "filename_label", "allowed_content_types"):
+    for name in ("filenames", "document_count", "filename_label", "allowed_content_types", "content_type_choices"):
         assert f"`{name}`" in section and name in presentation

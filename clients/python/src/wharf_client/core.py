@@ -24,7 +24,7 @@ from typing import Any, Callable, Deque, Dict, Iterator, List, Optional, Set, Un
 
 from .errors import ConnectionLost, DialogCancelled, DialogFailed, RequestError
 from .framing import LSP, FrameDecoder, FramingError, encode
-from .types import DialogFilters
+from .types import ContentTypeChoice, DialogFilters
 
 #: A JSON value as :func:`json.loads` gives it.
 JSON = Any
@@ -327,6 +327,10 @@ class PresentationFields:
         #: … what the human may choose from (the first is the default) …
         self.content_types: List[str] = list(params.get("contentTypes", []))
         self.filename_label: Optional[str] = params.get("filenameLabel")
+        #: … one ``ContentTypeChoice`` for each of ``content_types``, in order (its description
+        #: and the names the documents take when it is picked; [] from an older server) …
+        self.content_type_choices: List[ContentTypeChoice] = [
+            ContentTypeChoice.from_json(choice) for choice in params.get("contentTypeChoices", [])]
         #: … and how many documents are saved (0 for an importer).
         self.document_count: int = int(params.get("documentCount", 0))
 

@@ -139,6 +139,17 @@ class DialogFilters(WireObject):
 
 
 @dataclass(frozen=True)
+class ContentTypeChoice(WireObject):
+    """One type an exporter offers (``presenter/show``'s ``contentTypeChoices``): what a type
+    chooser shows for it, and the name of each document when the human picks it."""
+    SCHEMA = "#/notifications/presenter~1show/params/properties/contentTypeChoices/items"
+    content_type: str
+    description: Optional[str]
+    filenames: List[str]
+    extra: Dict[str, Any] = field(default_factory=dict, compare=False)
+
+
+@dataclass(frozen=True)
 class DirectoryEntry(WireObject):
     """One entry of ``dialog/list``, as the dialog's browser shows it."""
     SCHEMA = "#/$defs/DirectoryEntry"
