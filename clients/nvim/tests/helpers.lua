@@ -348,7 +348,25 @@ function Child:finish()
   vim.fn.delete(self.root, 'rf')
 end
 
+--- Stops the child's wharf (SIGSTOP), as a wedged one would be; returns its pid.
+function Child:stop_wharf()
+  local pid = self:lua('return require("wharf").status().pid')
+  vim.uv.kill(pid, 'sigstop')
+  self.stopped_pid = pid
+  return pid
+end
+
+--- Lets the stopped wharf go on (SIGCONT).
+function Child:continue_wharf()
+  if self.stopped_pid then
+    vim.uv.kill(self.stopped_pid, 'sigcont')
+    self.stopped_pid = nil
+  end
+end
+
 function Child:kill()
+  -- A wharf a failed test left stopped would never read its closed input and exit.
+  self:continue_wharf()
   if not self.finished then
     self.finished = true
     pcall(vim.fn.jobstop, self.chan)

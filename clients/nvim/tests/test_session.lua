@@ -250,7 +250,7 @@ H.test('help: doc/wharf.txt has tags that :helptags makes and :help finds', { di
   c:lua([[local dir = ...; vim.cmd('helptags ' .. vim.fn.fnameescape(dir .. '/doc')); vim.opt.rtp:prepend(dir)]], c.root)
   local tags = H.read(tmp .. '/tags')
   for _, tag in ipairs({ 'wharf', 'wharf.setup()', 'wharf.import()', 'wharf.export()', ':WharfOpen', ':WharfSaveAs',
-    ':WharfAccess', 'wharf-picker', 'wharf-keys' }) do
+    ':WharfAccess', 'wharf-picker', 'wharf-keys', 'wharf-deadlines' }) do
     ok(tags and tags:find('\n' .. vim.pesc(tag) .. '\t', 1) or tags:find('^' .. vim.pesc(tag) .. '\t'), 'a tag ' .. tag)
   end
   c:input(':help wharf.export()<CR>')

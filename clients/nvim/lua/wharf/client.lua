@@ -12,6 +12,9 @@ local session = nil
 --- Dialogs by id, and events that arrived for an id before the answer that names it.
 local dialogs = {}
 local early = {}
+--- Ids of dialogs the plugin gave up on (see `M.abandon`): what Wharf still sends for them is
+--- dropped.
+local abandoned = {}
 
 local function log(text)
   if session and session.rpc then
@@ -46,6 +49,15 @@ local function route(method, params, reply)
     end
     return
   end
+  if abandoned[id] then
+    if reply then
+      reply({ code = rpc.INTERNAL_ERROR, message = 'the Neovim plugin gave up on dialog ' .. tostring(id) })
+    end
+    if method == 'dialog/completed' or method == 'dialog/cancelled' then
+      abandoned[id] = nil
+    end
+    return
+  end
   local dialog = dialogs[id]
   if dialog then
     dialog:handle(method, params, reply)
@@ -57,11 +69,42 @@ end
 
 local function on_exit(message)
   local open = dialogs
-  dialogs, early = {}, {}
+  dialogs, early, abandoned = {}, {}, {}
   session = nil
   for _, dialog in pairs(open) do
     dialog:lost(message)
   end
+end
+
+--- Requests whose work is a write to the state store: Wharf waits up to 30 s for a store another
+--- process holds locked, then answers saying so, which tells the user more than a timeout would.
+local STORE_PATIENCE_MS = 35000
+local store_writes = { revokeAccess = true, createBookmark = true, resolveAccess = true }
+
+--- How long `method` may go unanswered (ms), or nil for ever: `request_timeout_ms`, and at
+--- least the store's patience for the requests that may wait on it.
+function M.deadline(method)
+  local configured = config.options.request_timeout_ms
+  if not configured then
+    return nil
+  end
+  if store_writes[method] then
+    return math.max(configured, STORE_PATIENCE_MS)
+  end
+  return configured
+end
+
+--- Whether `err` says the request outlived its deadline (and was cancelled).
+function M.is_timeout(err)
+  return type(err) == 'table' and type(err.data) == 'table' and err.data.timeout == true
+end
+
+--- Tells the user that Wharf did not answer: the caller only gets an error, and many callers
+--- (`cancel`, `dialog/dismiss`) have nobody to show it to. Callers that report errors
+--- themselves leave timeouts to this one message.
+local function tell_timeout(err, pid)
+  vim.notify(string.format('wharf: %s (is wharf%s stopped or overloaded?); the request was cancelled',
+    err.message, pid and (' pid ' .. pid) or ''), vim.log.levels.ERROR)
 end
 
 --- Starts the process and initializes it if that has not happened; `callback(err, session)` runs
@@ -141,6 +184,12 @@ function M.ensure(callback)
     if init_err then
       session = nil
       started:close_stdin()
+      if M.is_timeout(init_err) then
+        -- A wharf that does not answer `initialize` is of no use, and may never read its
+        -- closed input: it is ended, and the next request starts another.
+        tell_timeout(init_err, started.pid)
+        started:kill()
+      end
       for _, cb in ipairs(waiting) do
         cb(init_err, nil)
       end
@@ -156,28 +205,48 @@ function M.ensure(callback)
     for _, cb in ipairs(waiting) do
       cb(nil, new)
     end
-  end)
+  end, { timeout_ms = M.deadline('initialize') })
 end
 
 --- Sends a request once the session is up; `callback(err, result)` runs once, in the main loop.
-function M.request(method, params, callback)
+--- Its deadline (`opts.timeout_ms`, else `M.deadline`) runs from when it is sent: past it, the
+--- callback gets an error that `M.is_timeout` recognizes, the user is told (unless
+--- `opts.quiet`), and a late answer goes to `opts.on_late` only.
+---@param opts? {timeout_ms?: integer, on_late?: fun(err: table|nil, result: any), quiet?: boolean}
+function M.request(method, params, callback, opts)
+  opts = opts or {}
   M.ensure(function(err, s)
     if err then
       callback(err, nil)
       return
     end
-    s.rpc:request(method, params, callback)
+    s.rpc:request(method, params, function(req_err, result)
+      if M.is_timeout(req_err) and not opts.quiet then
+        tell_timeout(req_err, s.pid)
+      end
+      callback(req_err, result)
+    end, {
+      timeout_ms = opts.timeout_ms or M.deadline(method),
+      -- Only while this session lasts: dialog ids mean nothing to the next wharf.
+      on_late = opts.on_late and function(late_err, result)
+        if session == s then
+          opts.on_late(late_err, result)
+        end
+      end,
+    })
   end)
 end
 
---- Like `request`, but waits (at most `timeout_ms`) and returns `err, result`.
+--- Like `request`, but waits (at most `timeout_ms`) and returns `err, result`; the caller
+--- reports a timeout.
 function M.request_sync(method, params, timeout_ms)
   local done, err, result = false, nil, nil
+  timeout_ms = timeout_ms or 5000
   M.request(method, params, function(e, r)
     done, err, result = true, e, r
-  end)
-  timeout_ms = timeout_ms or 5000
-  if not vim.wait(timeout_ms, function()
+  end, { timeout_ms = timeout_ms, quiet = true })
+  -- The request's own deadline ends the wait; the margin covers a session still starting.
+  if not vim.wait(timeout_ms + 1000, function()
     return done
   end, 10) then
     return { code = rpc.INTERNAL_ERROR, message = method .. ': no answer within ' .. timeout_ms .. ' ms' }, nil
@@ -200,6 +269,14 @@ function M.register(dialog)
   for _, event in ipairs(queued or {}) do
     dialog:handle(event[1], event[2], event[3])
   end
+end
+
+--- Forgets dialog `id` for good: its caller has been told it ended (its request timed out),
+--- so what Wharf sends for it from now on (its `presenter/show`, its ending) is dropped.
+function M.abandon(id)
+  dialogs[id] = nil
+  early[id] = nil
+  abandoned[id] = true
 end
 
 function M.unregister(dialog)

@@ -10,7 +10,10 @@ end
 
 local function report_failure(result)
   if result.status == 'failed' then
-    notify(string.format('%s (%s)', result.error.message or 'failed', tostring(result.error.code)), vim.log.levels.ERROR)
+    -- A timeout: the client has said which request Wharf did not answer.
+    if not client.is_timeout(result.error) then
+      notify(string.format('%s (%s)', result.error.message or 'failed', tostring(result.error.code)), vim.log.levels.ERROR)
+    end
   elseif result.status == 'cancelled' and result.reason ~= 'user' then
     notify('dialog cancelled: ' .. tostring(result.reason), vim.log.levels.WARN)
   end
@@ -361,7 +364,9 @@ function M.access()
       local what = entry.kind == 'bookmark' and entry.bookmark and { bookmark = entry.bookmark } or { url = entry.url }
       wharf.revoke_access(what, function(err, count)
         if err then
-          notify(err.message or 'revokeAccess failed', vim.log.levels.ERROR)
+          if not client.is_timeout(err) then -- else the client has said so
+            notify(err.message or 'revokeAccess failed', vim.log.levels.ERROR)
+          end
         else
           notify(string.format('revoked %d', count or 0))
         end

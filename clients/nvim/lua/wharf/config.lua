@@ -17,6 +17,12 @@ M.defaults = {
   page_size = 200,
   --- How long the plugin waits for Wharf at exit (shutdown, then exit), in milliseconds.
   shutdown_timeout_ms = 2000,
+  --- How long a request may go unanswered, in milliseconds, before the plugin gives up on it
+  --- (cancels it, and its caller gets an error); `false`: wait for ever. Wharf answers every
+  --- request the plugin sends within milliseconds (a dialog's `present…` with its id, not when
+  --- the human is done): 10 s is a wide margin for a loaded machine, and still tells the user,
+  --- while they are still looking for their dialog, that a stopped or wedged wharf is not coming.
+  request_timeout_ms = 10000,
   --- The floating window: a fraction of the editor's size (or a number of cells), and border.
   window = {
     width = 0.6,
@@ -28,6 +34,14 @@ M.defaults = {
 M.options = vim.deepcopy(M.defaults)
 
 local presenters = { auto = true, nvim = true, native = true }
+
+--- A deadline is a whole, finite, positive number of milliseconds, or false (none).
+local function valid_deadline(value)
+  if type(value) == 'number' then
+    return value >= 1 and value == math.floor(value) and value ~= math.huge
+  end
+  return value == nil or value == false
+end
 
 --- Merges `opts` into the settings, checking what it can.
 ---@param opts table|nil
@@ -41,6 +55,7 @@ function M.set(opts)
     trace = { boolean = true },
     page_size = { number = true },
     shutdown_timeout_ms = { number = true },
+    request_timeout_ms = { number = true, boolean = true },
     window = { table = true },
   }
   for key, value in pairs(opts) do
@@ -54,6 +69,10 @@ function M.set(opts)
   end
   if opts.presenter and not presenters[opts.presenter] then
     error('wharf: presenter must be "auto", "nvim" or "native", not ' .. vim.inspect(opts.presenter), 2)
+  end
+  if not valid_deadline(opts.request_timeout_ms) then
+    error('wharf: request_timeout_ms must be a whole number of milliseconds (at least 1) or false, not '
+      .. vim.inspect(opts.request_timeout_ms), 2)
   end
   if type(opts.cmd) == 'string' then
     opts = vim.tbl_extend('force', opts, { cmd = { opts.cmd } })

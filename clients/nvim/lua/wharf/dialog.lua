@@ -272,6 +272,27 @@ function Dialog:lost(message)
   self:fail(INTERNAL_ERROR, message)
 end
 
+--- A request that was to end the dialog (`cancel`, `dialog/dismiss`, `dialog/fail`) got no
+--- answer in time: Wharf's ending may never come, so the dialog ends here, with the timeout as
+--- its failure, and whatever Wharf says of it later is dropped.
+function Dialog:give_up(err)
+  if self.done then
+    return
+  end
+  local id = self.id
+  self:fail(err.code, err.message, err.data)
+  if id then
+    client.abandon(id)
+  end
+end
+
+--- Ends the dialog for its caller if `err` is a timeout (for callbacks of requests that end it).
+function Dialog:give_up_if_timeout(err)
+  if client.is_timeout(err) then
+    self:give_up(err)
+  end
+end
+
 function Dialog:close_picker()
   local picker = self.picker
   self.picker = nil
@@ -351,7 +372,9 @@ function Dialog:cancel()
     self.cancel_requested = true
     return
   end
-  client.request('cancel', { dialogId = self.id }, function() end)
+  client.request('cancel', { dialogId = self.id }, function(err)
+    self:give_up_if_timeout(err)
+  end)
 end
 
 --- Presents a dialog: `kind` is "importer" or "exporter", `opts` the Lua options.
@@ -391,7 +414,16 @@ function M.present(kind, opts, on_done)
     if dialog.cancel_requested then
       dialog:cancel()
     end
-  end)
+  end, {
+    -- Answered after its deadline, when on_done has had the timeout: Wharf presented the
+    -- dialog before it read the cancellation. Nobody waits for it any more; end it.
+    on_late = function(err, result)
+      if not err and type(result) == 'table' and result.dialogId then
+        client.abandon(result.dialogId)
+        client.request('cancel', { dialogId = result.dialogId }, function() end, { quiet = true })
+      end
+    end,
+  })
   return handle
 end
 

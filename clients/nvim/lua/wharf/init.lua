@@ -6,7 +6,7 @@ local M = {}
 
 --- Configures the plugin. Safe to call again; a running Wharf whose command, presenter or app
 --- identity changed is stopped, and the next dialog starts the new one.
----@param opts? {cmd?: string[]|string, presenter?: "auto"|"nvim"|"native", app?: string, log_file?: string, page_size?: integer, shutdown_timeout_ms?: integer, window?: table}
+---@param opts? {cmd?: string[]|string, presenter?: "auto"|"nvim"|"native", app?: string, log_file?: string, page_size?: integer, shutdown_timeout_ms?: integer, request_timeout_ms?: integer|false, window?: table}
 function M.setup(opts)
   local config = require('wharf.config')
   local before = vim.deepcopy(config.options)

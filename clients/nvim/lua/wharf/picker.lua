@@ -174,10 +174,15 @@ function Picker:crash(err)
     return
   end
   vim.notify('wharf: the dialog failed: ' .. first, vim.log.levels.ERROR)
-  local id = self.dialog.id
+  local dialog = self.dialog
+  local id = dialog.id
   client.request('dialog/fail', { dialogId = id, message = first }, function(fail_err)
     if fail_err and fail_err.code == METHOD_NOT_FOUND then
-      client.request('dialog/dismiss', { dialogId = id }, function() end)
+      client.request('dialog/dismiss', { dialogId = id }, function(dismiss_err)
+        dialog:give_up_if_timeout(dismiss_err)
+      end)
+    else
+      dialog:give_up_if_timeout(fail_err)
     end
   end)
 end
@@ -301,10 +306,13 @@ function Picker:close()
 end
 
 function Picker:dismiss()
-  local id = self.dialog.id
+  local dialog = self.dialog
+  local id = dialog.id
   self:close()
-  if id and not self.dialog.done then
-    client.request('dialog/dismiss', { dialogId = id }, function() end)
+  if id and not dialog.done then
+    client.request('dialog/dismiss', { dialogId = id }, function(err)
+      dialog:give_up_if_timeout(err)
+    end)
   end
 end
 
@@ -378,10 +386,13 @@ function Picker:footer()
   return { { ' ? help ', 'WharfNote' } }
 end
 
---- Shows a line of text in the window's footer until the next one (and echoes it).
-function Picker:say(text, level)
+--- Shows a line of text in the window's footer until the next one (and echoes it, unless it is
+--- about `err`, a timeout, which the client has told the user of already).
+function Picker:say(text, level, err)
   self.notice = { text = text, hl = level == vim.log.levels.ERROR and 'WharfError' or 'WarningMsg' }
-  vim.notify('wharf: ' .. text, level or vim.log.levels.WARN)
+  if not client.is_timeout(err) then
+    vim.notify('wharf: ' .. text, level or vim.log.levels.WARN)
+  end
   self:update_frame()
 end
 
@@ -583,7 +594,7 @@ function Picker:list(directory, cursor_on)
         self:close()
         return
       end
-      self:say(err.message or 'could not list the folder', vim.log.levels.ERROR)
+      self:say(err.message or 'could not list the folder', vim.log.levels.ERROR, err)
       if not self.dir then
         -- Nothing to show at all: give the dialog up rather than leave it hanging.
         error('dialog/list failed: ' .. tostring(err.message))
@@ -630,7 +641,7 @@ function Picker:maybe_load_more()
     self.loading = false
     if err then
       self.next_cursor = nil
-      self:say(err.message or 'could not list more', vim.log.levels.ERROR)
+      self:say(err.message or 'could not list more', vim.log.levels.ERROR, err)
       self:render()
       return
     end
@@ -788,7 +799,8 @@ function Picker:rejected(err)
     self:close()
     return
   end
-  self:say(err.message or 'the choice was refused', err.code == CHOICE_REJECTED and vim.log.levels.WARN or vim.log.levels.ERROR)
+  local level = err.code == CHOICE_REJECTED and vim.log.levels.WARN or vim.log.levels.ERROR
+  self:say(err.message or 'the choice was refused', level, err)
 end
 
 function Picker:choose(urls)

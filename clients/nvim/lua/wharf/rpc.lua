@@ -13,6 +13,11 @@ Rpc.__index = Rpc
 --- and for its own failures: JSON-RPC's internal error.
 M.INTERNAL_ERROR = -32603
 
+--- What a request that outlived its deadline gets: it was cancelled (`$/cancelRequest`), and
+--- this is the code Wharf answers a cancelled request with. `data.timeout` tells it from a
+--- cancellation Wharf decided itself.
+M.REQUEST_CANCELLED = -32800
+
 local function now()
   return os.date('%Y-%m-%d %H:%M:%S')
 end
@@ -66,7 +71,8 @@ function M.start(cmd, handlers, opts)
   opts = opts or {}
   local self = setmetatable({
     next_id = 1,
-    pending = {}, -- id -> callback(err, result)
+    pending = {}, -- id -> {callback, method, timer?, on_late?}
+    late = {}, -- id -> {method, on_late?}: requests given up on, whose answer may still come
     handlers = handlers,
     buffer = '',
     closed = false,
@@ -194,16 +200,95 @@ function Rpc:_dispatch(body)
       end
     end
   elseif msg.id ~= nil then
-    local callback = self.pending[msg.id]
-    self.pending[msg.id] = nil
-    if callback then
-      if msg.error then
-        callback(msg.error, nil)
-      else
-        callback(nil, msg.result)
+    if msg.error then
+      self:_answered(msg.id, msg.error, nil)
+    else
+      self:_answered(msg.id, nil, msg.result)
+    end
+  end
+end
+
+--- Stops and closes a request's timer (each request has its own: closed, not left to the GC).
+local function drop_timer(entry)
+  local timer = entry.timer
+  entry.timer = nil
+  if timer and not timer:is_closing() then
+    timer:stop()
+    timer:close()
+  end
+end
+
+--- An answer came: to a waiting request (its callback, once), or to one given up on (dropped,
+--- but its `on_late` hears of it: a dialog presented after all must be ended).
+function Rpc:_answered(id, err, result)
+  local entry = self.pending[id]
+  if entry then
+    self.pending[id] = nil
+    drop_timer(entry)
+    entry.callback(err, result)
+    return
+  end
+  local late = self.late[id]
+  if late then
+    self.late[id] = nil
+    self.write_log(string.format('[%s] late answer to %s (id %s) after its deadline: dropped\n', now(), late.method,
+      tostring(id)))
+    if late.on_late then
+      local ok, late_err = pcall(late.on_late, err, result)
+      if not ok then
+        self.write_log(string.format('[%s] handling the late answer to %s: %s\n', now(), late.method, tostring(late_err)))
       end
     end
   end
+end
+
+local function duration(ms)
+  if ms % 1000 == 0 then
+    return string.format('%d s', ms / 1000)
+  end
+  return ms .. ' ms'
+end
+M.duration = duration
+
+local function timeout_error(method, ms)
+  return {
+    code = M.REQUEST_CANCELLED,
+    message = string.format('wharf did not answer %s within %s', method, duration(ms)),
+    data = { timeout = true, method = method, timeoutMs = ms },
+  }
+end
+
+--- The request's deadline passed: it is given up on (Wharf is asked to cancel it, so that it
+--- presents no dialog the app never hears of) and its callback gets a timeout error, once.
+function Rpc:_expire(id)
+  local entry = self.pending[id]
+  if not entry then
+    return
+  end
+  self.pending[id] = nil
+  drop_timer(entry)
+  self.late[id] = { method = entry.method, on_late = entry.on_late }
+  self.write_log(string.format('[%s] no answer to %s (id %s) within %s: cancelling it\n', now(), entry.method,
+    tostring(id), duration(entry.timeout_ms)))
+  self:notify('$/cancelRequest', { id = id })
+  entry.callback(timeout_error(entry.method, entry.timeout_ms), nil)
+end
+
+--- Starts the request's deadline. The timer fires in a libuv callback, where the callback may
+--- not run: the expiry is handed to the main loop, and does nothing if the answer won the race.
+function Rpc:_arm(id, entry)
+  local timer = vim.uv.new_timer()
+  if not timer then
+    return
+  end
+  entry.timer = timer
+  timer:start(entry.timeout_ms, 0, function()
+    vim.schedule(function()
+      if self.pending[id] == entry then
+        self:_expire(id)
+      end
+    end)
+  end)
 end
 
 function Rpc:_send(msg)
@@ -223,12 +308,16 @@ function Rpc:_send(msg)
 end
 
 --- Sends a request; `callback(err, result)` is called once, in the main loop: with the answer,
---- or with an error if the process ends first or the message could not be sent.
+--- or with an error if the process ends first, the message could not be sent, or no answer came
+--- within `opts.timeout_ms` (then the request is cancelled, and an answer that comes afterwards
+--- is dropped, after `opts.on_late(err, result)` has seen it).
 ---@param method string
 ---@param params table|nil
 ---@param callback fun(err: table|nil, result: any)
+---@param opts? {timeout_ms?: integer, on_late?: fun(err: table|nil, result: any)}
 ---@return integer|nil id
-function Rpc:request(method, params, callback)
+function Rpc:request(method, params, callback, opts)
+  opts = opts or {}
   local id = self.next_id
   self.next_id = id + 1
   if self.closed then
@@ -237,7 +326,8 @@ function Rpc:request(method, params, callback)
     end)
     return nil
   end
-  self.pending[id] = callback
+  local entry = { callback = callback, method = method, timeout_ms = opts.timeout_ms, on_late = opts.on_late }
+  self.pending[id] = entry
   local ok, err = self:_send({ jsonrpc = '2.0', id = id, method = method, params = params or vim.empty_dict() })
   if not ok then
     self.pending[id] = nil
@@ -246,6 +336,9 @@ function Rpc:request(method, params, callback)
     end)
     return nil
   end
+  if entry.timeout_ms then
+    self:_arm(id, entry)
+  end
   return id
 end
 
@@ -253,14 +346,20 @@ end
 ---@return table|nil err
 ---@return any result
 function Rpc:request_sync(method, params, timeout_ms)
+  timeout_ms = timeout_ms or 5000
   local done, err, result = false, nil, nil
-  self:request(method, params, function(e, r)
+  local id = self:request(method, params, function(e, r)
     done, err, result = true, e, r
-  end)
-  if not vim.wait(timeout_ms or 5000, function()
+  end, { timeout_ms = timeout_ms })
+  vim.wait(timeout_ms, function()
     return done
-  end, 10) then
-    return { code = M.INTERNAL_ERROR, message = method .. ': no answer within ' .. (timeout_ms or 5000) .. ' ms' }, nil
+  end, 10)
+  if not done and id then
+    -- The wait and the timer end together; whichever is first, the request expires once.
+    self:_expire(id)
+  end
+  if not done then
+    return timeout_error(method, timeout_ms), nil
   end
   return err, result
 end
@@ -296,9 +395,11 @@ function Rpc:_closed()
   self.closed = true
   local pending = self.pending
   self.pending = {}
+  self.late = {}
   local message = self:exit_message()
-  for _, callback in pairs(pending) do
-    pcall(callback, { code = M.INTERNAL_ERROR, message = message }, nil)
+  for _, entry in pairs(pending) do
+    drop_timer(entry)
+    pcall(entry.callback, { code = M.INTERNAL_ERROR, message = message }, nil)
   end
   if self.handlers.on_exit then
     pcall(self.handlers.on_exit, self.exit_code, self.exit_signal, message)
@@ -314,6 +415,13 @@ end
 function Rpc:close_stdin()
   if self.proc and not self.closed then
     pcall(self.proc.write, self.proc, nil)
+  end
+end
+
+--- Asks the process to end now (SIGTERM: Wharf ends its dialogs and exits).
+function Rpc:kill()
+  if self.proc and self.exit_code == nil then
+    pcall(self.proc.kill, self.proc, 'sigterm')
   end
 end
 

@@ -1,0 +1,237 @@
+-- Deadlines: a wharf that stops answering (SIGSTOP here, as a wedged one would) never leaves a
+-- caller waiting for ever. Each test uses a short `request_timeout_ms` to be quick, and lets
+-- wharf go on (SIGCONT) before the end, so that finish() still sees it exit cleanly.
+local H = require('helpers')
+local eq, ok, contains = H.eq, H.ok, H.contains
+
+local SHORT = { request_timeout_ms = 1000, trace = true }
+
+local function import(c, tag, opts)
+  opts = opts or {}
+  opts.default_directory = opts.default_directory or c.docs
+  c:lua('T.handle = require("wharf").import(..., T.recorder(' .. vim.inspect(tag) .. '))', opts)
+end
+
+--- Starts the session (a ping answered).
+local function start(c)
+  eq(nil, c:lua('return require("wharf.client").request_sync("ping", vim.empty_dict(), 5000)'), 'ping answered')
+end
+
+--- Counts the picker windows ever opened (FileType wharf) from now on.
+local function count_pickers(c)
+  c:lua([[
+    T.pickers = 0
+    vim.api.nvim_create_autocmd('FileType', { pattern = 'wharf', callback = function() T.pickers = T.pickers + 1 end })
+  ]])
+end
+
+local function open_dialogs(c)
+  return c:lua('return vim.tbl_count(require("wharf.client").open_dialogs())')
+end
+
+--- Waits for the log to say `text` `n` times (default once).
+local function wait_log(c, text, n)
+  c:wait(function()
+    return select(2, c:log():gsub(vim.pesc(text), '')) >= (n or 1)
+  end, 'the log to say ' .. text)
+end
+
+H.test('timeout: presentImporter to a stopped wharf fails once, is cancelled; its late answer is dropped', {
+  dialogs = 2,
+  setup = SHORT,
+}, function(c)
+  start(c)
+  count_pickers(c)
+  local pid = c:stop_wharf()
+  local t0 = vim.uv.hrtime()
+  import(c, 'stalled', {})
+  local r = c:wait_done('stalled')
+  local waited = (vim.uv.hrtime() - t0) / 1e6
+  ok(waited >= 900 and waited < 4000, 'on_done after about request_timeout_ms (' .. waited .. ' ms)')
+  eq({ 'failed', -32800 }, { r.status, r.error.code }, 'failed, the request cancelled')
+  eq('wharf did not answer presentImporter within 1 s', r.error.message, 'what did not answer')
+  eq(true, r.error.data.timeout, 'data.timeout')
+  contains(c:messages(), 'wharf: wharf did not answer presentImporter within 1 s (is wharf pid ' .. pid
+    .. ' stopped or overloaded?); the request was cancelled', 'the user is told')
+  eq(0, open_dialogs(c), 'no dialog thought open')
+  -- The request was cancelled on the server: `$/cancelRequest` with its id went out.
+  contains(c:log(), '"method":"$/cancelRequest"', 'the cancellation sent')
+  c:continue_wharf()
+  -- Wharf answers it now (-32800, or the dialog id if it presented before reading the
+  -- cancellation): dropped, never a second on_done, never a picker.
+  wait_log(c, 'late answer to presentImporter')
+  vim.wait(300)
+  eq(1, #c:calls('stalled'), 'on_done called once')
+  eq(0, c:lua('return T.pickers'), 'no picker shown')
+  eq(0, open_dialogs(c), 'still no dialog open')
+  -- The same wharf goes on serving.
+  import(c, 'after', {})
+  c:wait_picker()
+  eq(pid, c:lua('return require("wharf").status().pid'), 'the same process')
+  c:input('q')
+  eq('user', c:wait_done('after').reason, 'dismissed')
+end)
+
+H.test('timeout: a dialog presented after its deadline is cancelled at once, never shown', {
+  dialogs = 1,
+  setup = SHORT,
+}, function(c)
+  start(c)
+  count_pickers(c)
+  -- Wharf presents the dialog before it reads the cancellation (a race the cancellation can
+  -- lose): here it never gets one, as the session's `$/cancelRequest` is dropped.
+  c:lua([[
+    local name, session
+    local i = 1
+    repeat
+      name, session = debug.getupvalue(require('wharf.client').status, i)
+      i = i + 1
+    until name == 'session' or name == nil
+    local rpc = session.rpc
+    local notify = rpc.notify
+    rpc.notify = function(self, method, params)
+      if method ~= '$/cancelRequest' then
+        return notify(self, method, params)
+      end
+    end
+  ]])
+  c:stop_wharf()
+  import(c, 'late', {})
+  local r = c:wait_done('late')
+  eq({ 'failed', -32800 }, { r.status, r.error.code }, 'the timeout')
+  c:continue_wharf()
+  wait_log(c, 'late answer to presentImporter')
+  -- The dialog wharf presented is ended (`cancel`), and what it says of it is dropped.
+  c:wait(function()
+    local log = c:log()
+    return log:find('"method":"cancel"', 1, true) and log:find('"reason":"client"', 1, true)
+  end, 'the late dialog cancelled')
+  vim.wait(200)
+  eq(0, c:lua('return T.pickers'), 'no picker shown')
+  eq(0, open_dialogs(c), 'no dialog open')
+  eq(1, #c:calls('late'), 'on_done called once')
+  contains(c:log(), '"result":{"dialogId":"dlg-1"}', 'the late answer named a dialog')
+end)
+
+H.test('timeout: cancel() unanswered ends the dialog for its caller, once', { dialogs = 1, setup = SHORT }, function(c)
+  import(c, 'cancel', {})
+  c:wait_picker()
+  c:stop_wharf()
+  c:lua('T.handle.cancel()')
+  local r = c:wait_done('cancel')
+  eq({ 'failed', -32800 }, { r.status, r.error.code }, 'the timeout')
+  eq('wharf did not answer cancel within 1 s', r.error.message, 'what did not answer')
+  c:wait_no_picker()
+  eq(0, open_dialogs(c), 'no dialog open')
+  c:continue_wharf()
+  -- Wharf ends the dialog now (dialog/cancelled): dropped, on_done is not called again.
+  wait_log(c, 'late answer to cancel')
+  c:wait(function()
+    return c:log():find('"reason":"client"', 1, true)
+  end, 'wharf ending the dialog')
+  vim.wait(200)
+  eq(1, #c:calls('cancel'), 'on_done called once')
+end)
+
+H.test('timeout: a stopped wharf behind the picker: the listing says so, q still ends the dialog once', {
+  dialogs = 1,
+  setup = SHORT,
+}, function(c)
+  import(c, 'picker', {})
+  c:wait_picker()
+  c:stop_wharf()
+  c:input('-')
+  local p = c:wait_picker(function(picker)
+    return picker.footer:find('did not answer dialog/list', 1, true)
+  end, 'the footer saying the listing got no answer')
+  ok(p, 'the picker stays')
+  c:input('q')
+  local r = c:wait_done('picker')
+  eq({ 'failed', -32800 }, { r.status, r.error.code }, 'dismissing timed out')
+  contains(r.error.message, 'dialog/dismiss', 'what did not answer')
+  eq(0, open_dialogs(c), 'no dialog open')
+  local messages = c:messages()
+  contains(messages, 'did not answer dialog/list within 1 s', 'the user told of the listing')
+  contains(messages, 'did not answer dialog/dismiss within 1 s', 'and of the dismissal')
+  eq(1, select(2, messages:gsub('did not answer dialog/list', '')), 'told once')
+  c:continue_wharf()
+  wait_log(c, 'late answer to dialog/dismiss')
+  vim.wait(200)
+  eq(1, #c:calls('picker'), 'on_done called once')
+end)
+
+H.test('timeout: initialize unanswered: the dialog fails, that process is ended, the next starts another', {
+  dialogs = 1,
+  -- A "server" that never reads nor answers.
+  setup = { cmd = { 'sleep', '60' }, request_timeout_ms = 500 },
+}, function(c)
+  import(c, 'init', {})
+  local r = c:wait_done('init')
+  eq({ 'failed', -32800 }, { r.status, r.error.code }, 'the timeout')
+  eq('wharf did not answer initialize within 500 ms', r.error.message, 'what did not answer')
+  contains(c:messages(), 'did not answer initialize within 500 ms', 'the user is told')
+  c:wait(function()
+    return c:log():find('killed by signal 15', 1, true)
+  end, 'the process ended')
+  eq(false, c:lua('return require("wharf").status().running'), 'no session')
+end)
+
+H.test('timeout: every request\'s timer is closed, answered or expired', { dialogs = 0, setup = SHORT }, function(c)
+  start(c)
+  local function timers()
+    return c:lua([[
+      local n = 0
+      vim.uv.walk(function(h) if h:get_type() == 'timer' and not h:is_closing() then n = n + 1 end end)
+      return n
+    ]])
+  end
+  vim.wait(100)
+  local before = timers()
+  c:lua([[
+    T.answered = 0
+    for _ = 1, 50 do
+      require('wharf.client').request('ping', vim.empty_dict(), function(err) if not err then T.answered = T.answered + 1 end end)
+    end
+  ]])
+  c:wait(function()
+    return c:lua('return T.answered') == 50
+  end, '50 pings answered')
+  vim.wait(50)
+  eq(before, timers(), 'no timer left by answered requests')
+  c:stop_wharf()
+  c:lua([[
+    T.expired = 0
+    for _ = 1, 5 do
+      require('wharf.client').request('ping', vim.empty_dict(), function(err)
+        if err and err.data and err.data.timeout then T.expired = T.expired + 1 end
+      end, { timeout_ms = 200, quiet = true })
+    end
+  ]])
+  c:wait(function()
+    return c:lua('return T.expired') == 5
+  end, '5 pings expired')
+  vim.wait(50)
+  eq(before, timers(), 'no timer left by expired requests')
+  c:continue_wharf()
+  wait_log(c, 'late answer to ping', 5)
+  eq(5, c:lua('return T.expired'), 'each callback called once')
+end)
+
+H.test('timeout: request_timeout_ms is checked; false waits for ever; store writes get the store\'s patience', {
+  dialogs = 0,
+}, function(c)
+  local function setup_error(value)
+    return c:lua('local ok, err = pcall(require("wharf").setup, { request_timeout_ms = ... }); return not ok and err or nil',
+      value)
+  end
+  eq(10000, c:lua('return require("wharf.config").defaults.request_timeout_ms'), 'the default')
+  contains(setup_error(0), 'request_timeout_ms must be a whole number of milliseconds', '0')
+  contains(setup_error(1.5), 'request_timeout_ms must be', 'a fraction')
+  contains(setup_error(true), 'request_timeout_ms must be', 'true')
+  contains(setup_error('10s'), 'request_timeout_ms: expected', 'a string')
+  eq(nil, setup_error(2000), '2000 is fine')
+  eq(2000, c:lua('return require("wharf.client").deadline("presentImporter")'), 'presentImporter')
+  eq(35000, c:lua('return require("wharf.client").deadline("revokeAccess")'), 'revokeAccess waits for the store')
+  eq(nil, setup_error(false), 'false is fine')
+  eq(nil, c:lua('return require("wharf.client").deadline("presentImporter")'), 'no deadline')
+end)
