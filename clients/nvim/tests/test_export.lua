@@ -141,6 +141,30 @@ H.test('save as: overwrite asks, Cancel keeps the file and the window, Replace w
   c:wait_no_picker()
 end)
 
+H.test('export: the name for another type is the one Wharf gives for it', { dialogs = 1 }, function(c)
+  -- draft.txt offered as JSON first is suggested as draft.txt.json; picked as plain text it is
+  -- draft.txt again (Wharf's rule), where swapping the extension would make draft.txt.txt.
+  c:lua([[
+    local dir = ...
+    require('wharf').export({
+      default_directory = dir,
+      documents = { { filename = 'draft.txt', types = { 'public.json', 'public.plain-text' }, text = 'x' } },
+    }, T.recorder('named'))
+  ]], c.docs)
+  local p = c:wait_picker()
+  eq('» Save here as draft.txt.json…', p.lines[1], 'the suggestion for the first type')
+  c:input('gg<CR>')
+  c:wait_prompt('the type choice')
+  c:input('2<CR>')
+  c:wait(function()
+    return c:mode() == 'c' and c:lua('return vim.fn.getcmdline()') == 'draft.txt'
+  end, 'the name Wharf gives for plain text')
+  c:input('<CR>')
+  local r = c:wait_done('named')
+  eq('completed', r.status, 'status')
+  eq({ c.docs .. '/draft.txt' }, r.paths, 'paths')
+end)
+
 H.test('export: a type choice among several, the snapshot asked for the chosen type', { dialogs = 1 }, function(c)
   c:lua([[
     local dir = ...

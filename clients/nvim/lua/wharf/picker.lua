@@ -818,8 +818,17 @@ function Picker:choose(urls)
   end))
 end
 
---- The name Wharf suggests, with the extension of the type chosen so far.
+--- The name Wharf suggests for the type chosen so far: the one `contentTypeChoices` gives for
+--- it (Wharf's own rule, the name it would write); from a server older than that, the first
+--- type's name with the extension swapped here.
 function Picker:suggested_name()
+  local chosen_type = self.chosen_type or self.content_types[1]
+  for _, choice in ipairs(self.show.contentTypeChoices or {}) do
+    local names = choice.filenames
+    if choice.contentType == chosen_type and type(names) == 'table' and type(names[1]) == 'string' then
+      return names[1]
+    end
+  end
   local name = self.show.filename
   if type(name) ~= 'string' or name == '' then
     name = 'Untitled'
