@@ -159,7 +159,10 @@ final class ExportTransaction {
         let path = destination.directory
         if let open = directories[path] { return open }
         let descriptor: FileDescriptor
-        do { descriptor = try Syscalls.openDirectory(path) }
+        // Never through a symbolic link: the dialog resolved the chosen folder once, when the
+        // human chose it, and a folder on the way swapped for a link since then must not lead
+        // the write (and the grant of what was written) somewhere the human never chose.
+        do { descriptor = try Syscalls.openDirectoryWithoutLinks(path) }
         catch { throw .failed(path: destination, cause: error) }
         let handle = DirectoryHandle(path: path, descriptor: descriptor)
         directories[path] = handle
