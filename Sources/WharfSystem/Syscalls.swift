@@ -236,6 +236,12 @@ public enum Syscalls {
         try retrying("chmod", path: file.path) { fchmod(file.raw, mode) }
     }
 
+    /// `fchown(2)`; `nil` leaves that id as it is.
+    public static func changeOwner(_ file: FileDescriptor, owner: UInt32?, group: UInt32?) throws(SystemError) {
+        let unchanged = UInt32.max  // (uid_t)-1 and (gid_t)-1
+        try retrying("chown", path: file.path) { fchown(file.raw, owner ?? unchanged, group ?? unchanged) }
+    }
+
     /// Takes an exclusive `flock(2)` without waiting; false when another open file holds one.
     public static func tryLock(_ descriptor: FileDescriptor) -> Bool {
         while flock(descriptor.raw, LOCK_EX | LOCK_NB) != 0 {
