@@ -162,7 +162,7 @@ extension DialogEngine {
             var vanished: (FilePath, SystemError)?
             for destination in job.destinations {
                 do {
-                    files.append(try ChosenFile.unfollowed(at: destination, forWriting: true, isSymlink: false))
+                    files.append(try ChosenFile.written(at: destination))
                 } catch {
                     vanished = (destination, error)
                     break

@@ -1,3 +1,4 @@
+import Glibc
 import WharfSystem
 
 /// Something the owning client must be told about one of its dialogs.
@@ -79,6 +80,17 @@ public struct ChosenFile: Sendable, Equatable {
         return ChosenFile(path: path, identity: identity, birth: born?.inode == identity.inode ? born?.birth : nil,
                           isDirectory: !isSymlink && status.kind == .directory, forWriting: forWriting,
                           isSymlink: isSymlink)
+    }
+
+    /// A file an exporter has just written, as it is now at `path`, reached as the writer
+    /// reached it: its directory never through a symbolic link. A folder swapped for a link
+    /// since the write must not make the file the link leads to the one granted.
+    static func written(at path: FilePath) throws(SystemError) -> ChosenFile {
+        let directory = try Syscalls.openDirectoryWithoutLinks(path.directory)
+        let file = try directory.open(FilePath(unchecked: path.lastComponent), Syscalls.openPathOnly | O_NOFOLLOW, reportedAs: path)
+        let status = try file.status()
+        return ChosenFile(path: path, identity: try file.identity(status: status), birth: file.birth(),
+                          isDirectory: false, forWriting: true, isSymlink: false)
     }
 
     /// The `file:` URL the client receives.

@@ -105,6 +105,7 @@ final class ExportTransaction {
             }
 
             let entry = ExportEntry(item: item, directory: directory, name: nameInDirectory)
+            if existing?.kind == .regular { entry.replacing = existing }
             entries.append(entry)
             switch item.source {
             case .bytes(let bytes):
@@ -159,7 +160,10 @@ final class ExportTransaction {
         let path = destination.directory
         if let open = directories[path] { return open }
         let descriptor: FileDescriptor
-        do { descriptor = try Syscalls.openDirectory(path) }
+        // Never through a symbolic link: the dialog resolved the chosen folder once, when the
+        // human chose it, and a folder on the way swapped for a link since then must not lead
+        // the write (and the grant of what was written) somewhere the human never chose.
+        do { descriptor = try Syscalls.openDirectoryWithoutLinks(path) }
         catch { throw .failed(path: destination, cause: error) }
         let handle = DirectoryHandle(path: path, descriptor: descriptor)
         directories[path] = handle
@@ -173,10 +177,23 @@ final class ExportTransaction {
             try checkCancelled()
             let temporary = try createTemporary(for: entry)
             entry.temporary = temporary
+            if let replacing = entry.replacing { Self.keepAttributes(of: replacing, on: temporary.descriptor) }
             try copyContents(of: entry, into: temporary.descriptor)
             do { try temporary.descriptor.sync() }
             catch { throw .failed(path: entry.item.destination, cause: error) }
         }
+    }
+
+    /// Gives the new file the permissions of the file it replaces (before a byte is written:
+    /// a private document saved over stays private from the start, not 0666 less the umask),
+    /// and its owner and group where this process may (its group alone if only that is
+    /// allowed). Set-id bits are not carried over to new contents. Best effort: a file system
+    /// without these notions keeps what it gives.
+    private static func keepAttributes(of replaced: FileStatus, on file: FileDescriptor) {
+        if (try? Syscalls.changeOwner(file, owner: replaced.owner, group: replaced.group)) == nil {
+            try? Syscalls.changeOwner(file, owner: nil, group: replaced.group)
+        }
+        try? Syscalls.changeMode(file, mode_t(replaced.mode & 0o777))
     }
 
     /// A new, empty, locked file under a fresh temporary name next to the destination.
@@ -301,6 +318,8 @@ final class ExportEntry {
     var expectedSize: Int64 = 0
     var temporary: TemporaryFile?
     var publication: Publication?
+    /// The regular file at the destination when the export began, which the new one replaces.
+    var replacing: FileStatus?
 
     init(item: ExportItem, directory: DirectoryHandle, name: FilePath) {
         self.item = item

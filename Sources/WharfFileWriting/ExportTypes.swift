@@ -25,7 +25,8 @@ public enum ExportSource: Sendable, Equatable {
 
 /// One file to write.
 public struct ExportItem: Sendable, Equatable {
-    /// Absolute destination path. Its directory must exist; the file itself is created or,
+    /// Absolute destination path. Its directory must exist and is reached without following a
+    /// symbolic link anywhere on the way (resolve it first); the file itself is created or,
     /// with `overwrite`, replaced (a symlink there is replaced, never written through).
     public var destination: FilePath
     public var source: ExportSource

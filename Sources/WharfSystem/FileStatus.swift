@@ -16,6 +16,9 @@ public struct FileStatus: Sendable, Equatable {
     public var inode: UInt64
     /// How many names the file has (`st_nlink`); 0 once it was unlinked.
     public var linkCount: UInt64
+    /// The owner's user id and the group id (`st_uid`, `st_gid`).
+    public var owner: UInt32
+    public var group: UInt32
 
     public init(_ raw: stat) {
         switch raw.st_mode & S_IFMT {
@@ -30,6 +33,8 @@ public struct FileStatus: Sendable, Equatable {
         device = UInt64(raw.st_dev)
         inode = UInt64(raw.st_ino)
         linkCount = UInt64(raw.st_nlink)
+        owner = raw.st_uid
+        group = raw.st_gid
     }
 
     /// An empty regular file that exists nowhere: for asking what a name alone would make of

@@ -139,6 +139,32 @@ public enum Syscalls {
         }
     }
 
+    /// `O_PATH`, which Swift's Glibc module leaves out (it is behind `_GNU_SOURCE`): names a
+    /// file or directory without opening it for I/O (a folder that may only be searched can be
+    /// passed through). The kernel's generic value, shared by x86-64 and arm64.
+    public static let openPathOnly: Int32 = 0o10_000_000
+
+    /// Opens the directory at the absolute `path` for reading without following a symbolic link
+    /// anywhere in it: walked down from `/` one component at a time, each refusing a link. For a
+    /// path that was resolved once, when a human chose it: a directory on the way swapped for a
+    /// link since then (by anyone who may write its parent) is refused instead of followed to
+    /// wherever the link leads.
+    public static func openDirectoryWithoutLinks(_ path: FilePath) throws(SystemError) -> FileDescriptor {
+        let components = path.normalized.bytes.split(separator: FilePath.slash)
+        do {
+            var current = try FileDescriptor.open(.root, (components.isEmpty ? O_RDONLY : openPathOnly) | O_DIRECTORY)
+            for (index, component) in components.enumerated() {
+                let access = index == components.count - 1 ? O_RDONLY : openPathOnly
+                current = try current.open(FilePath(unchecked: Array(component)), access | O_DIRECTORY | O_NOFOLLOW)
+            }
+            return current
+        } catch {
+            let linked = error.code == ELOOP || error.code == ENOTDIR
+            throw SystemError(code: error.code, operation: linked ? "open directory (never through a symbolic link)" : "open directory",
+                              path: path)
+        }
+    }
+
     /// Opens a source for reading without waiting: `O_NONBLOCK`, because opening a FIFO
     /// otherwise waits for a writer, and nothing can interrupt that wait (a client that names a
     /// FIFO and goes away would hold the open for ever). Regular files ignore the flag; a
@@ -208,6 +234,12 @@ public enum Syscalls {
     /// `fchmod(2)`.
     public static func changeMode(_ file: FileDescriptor, _ mode: mode_t) throws(SystemError) {
         try retrying("chmod", path: file.path) { fchmod(file.raw, mode) }
+    }
+
+    /// `fchown(2)`; `nil` leaves that id as it is.
+    public static func changeOwner(_ file: FileDescriptor, owner: UInt32?, group: UInt32?) throws(SystemError) {
+        let unchanged = UInt32.max  // (uid_t)-1 and (gid_t)-1
+        try retrying("chown", path: file.path) { fchown(file.raw, owner ?? unchanged, group ?? unchanged) }
     }
 
     /// Takes an exclusive `flock(2)` without waiting; false when another open file holds one.

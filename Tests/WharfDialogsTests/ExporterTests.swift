@@ -240,6 +240,22 @@ import WharfTestSupport
         #expect(completed(h.events.waitForEnding(id))?.files.map(\.path) == [real.appending("n.txt")])
     }
 
+    /// What is granted is the file that was written. A folder swapped for a symbolic link
+    /// between the write and the engine's look at its result (an app racing a folder it may
+    /// write) must not make a file of the same name where the link leads the one granted,
+    /// for writing, to the app.
+    @Test func aFolderSwappedForASymlinkAfterTheWriteDoesNotGrantWhereItLeads() throws {
+        let h = Harness(writer: FolderSwappingWriter())
+        let out = h.dir.directory("out")
+        let decoy = h.dir.file("decoy/notes.txt", "the user's other file")
+        let id = try h.textExporter()
+        try h.engine.save(client: h.client, id: id, url: out.appending("notes.txt"), contentType: nil, overwrite: false)
+        let events = h.events.waitForEnding(id)
+        let granted = completed(events)?.files.map(\.identity) ?? []
+        #expect(!granted.contains { $0.sameFile(as: identity(decoy)) }, "\(events)")
+        #expect(readText(decoy) == "the user's other file")
+    }
+
     @Test func aSecondChoiceAfterTheDestinationWasChosenIsRefused() throws {
         let h = Harness()
         let id = try h.textExporter(lazy: true)
@@ -438,5 +454,18 @@ import WharfTestSupport
         h.scheduler.advance(milliseconds: 5000)
         gate.open()
         #expect(completed(h.events.waitForEnding(id)) != nil)
+    }
+}
+
+/// Writes for real, then moves the destination's folder away and puts a symbolic link to its
+/// sibling `decoy` in its place, as the engine is about to look at what was written.
+private struct FolderSwappingWriter: ExportWriting {
+    func write(
+        _ items: [ExportItem], progress: (@Sendable (ExportProgress) -> Void)?, cancellation: ExportCancellation?
+    ) throws(ExportError) {
+        try AtomicExportWriter().write(items, progress: progress, cancellation: cancellation)
+        let folder = items[0].destination.directory
+        move(folder, to: folder.directory.appending("moved"))
+        makeSymlink(folder.directory.appending("decoy"), at: folder)
     }
 }

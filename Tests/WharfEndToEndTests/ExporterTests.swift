@@ -225,6 +225,30 @@ import WharfTestSupport
         #expect(scratch.contents().allSatisfy { !$0.hasPrefix(".wharf-tmp") })
     }
 
+    /// The chosen folder is swapped for a symlink to another folder while the app holds its
+    /// lazy document back (over the daemon, a sandboxed app can do this to any folder it may
+    /// write, and it decides when the snapshot comes). The export must not follow the link: it
+    /// would write the app's bytes into a folder the human never chose, and grant the app the
+    /// file there.
+    @Test func aChosenFolderSwappedForASymlinkIsNeverWrittenThrough() throws {
+        scratch.makeDirectory("chosen")
+        let elsewhere = scratch.makeDirectory("elsewhere")
+        let client = try frontend()
+        let id = try #require(client.present(["documents": [["filename": "lazy", "writableContentTypes": ["public.plain-text"]]]], method: "presentExporter"))
+        #expect(client.call("dialog/choose", ["dialogId": .string(id), "url": .string(scratch.url("chosen/lazy.txt"))]) == [:])
+        let snapshot = try #require(client.waitFor(timeout: 10) { $0["method"] == "exporter/snapshot" })
+        move(scratch.path("chosen"), to: scratch.path("moved"))
+        _ = scratch.symlink("chosen", to: elsewhere)
+        client.send(["jsonrpc": "2.0", "id": snapshot["id"] ?? .null, "result": ["text": "planted"]])
+        let ending = try #require(client.ending(of: id))
+        #expect(ending["params"]?["error"]?["code"] == -32030, "fileOperationFailed: \(ending)")
+        #expect(ending["params"]?["urls"] == nil)
+        #expect(scratch.contents("elsewhere").isEmpty, "nothing written through the link")
+        #expect(scratch.contents("moved").isEmpty)
+        client.settle()
+        #expect(client.request("resolveAccess", ["url": .string(scratch.url("chosen/lazy.txt"))])?["error"] != nil, "no grant")
+    }
+
     @Test func largeExportsReportProgressBeforeCompleting() throws {
         let big = scratch.write("big.bin", [UInt8](repeating: 7, count: 8 << 20))
         let client = try frontend()

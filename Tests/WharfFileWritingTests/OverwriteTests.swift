@@ -69,6 +69,26 @@ struct OverwriteTests {
         #expect(scratch.temporaries().isEmpty)
     }
 
+    /// A replaced file's permissions are the new file's: a private document (0600) saved over
+    /// stays private, an executable stays executable, whatever the umask would give a new file.
+    /// Its owner and group too, where the writer may give them (it runs as root here).
+    @Test(arguments: [0o600, 0o640, 0o755, 0o666] as [mode_t], WritingTests.configurations.map(\.1))
+    func overwriteKeepsTheReplacedFilesPermissionsAndOwner(_ mode: mode_t, _ configuration: WriterConfiguration) throws {
+        let scratch = ScratchDirectory("wharf-fw")
+        let destination = scratch.path("doc.txt")
+        writeFile(destination, "old contents")
+        setMode(destination, mode)
+        #expect(destination.withCString { chown($0, 65534, 65534) } == 0)
+        try AtomicWriter.write(
+            [ExportItem(destination: destination, source: .bytes(Array("new".utf8)), overwrite: true)],
+            progress: nil, cancellation: nil, configuration: configuration
+        )
+        #expect(readText(destination) == "new")
+        let status = try FileStatus.ofLink(destination)
+        #expect(status.mode & 0o7777 == UInt32(mode))
+        #expect(status.owner == 65534 && status.group == 65534)
+    }
+
     @Test func overwriteKeepsOtherHardLinksOfTheOldFileIntact() throws {
         // Replacing renames a new inode into place; the old one, seen through another link,
         // keeps its contents (nothing is truncated or written in place).

@@ -139,6 +139,27 @@ struct WritingTests {
         }
     }
 
+    /// The destination's directory is reached without following a symbolic link on the way (the
+    /// dialog resolved it when the human chose it): one swapped in since, at the directory itself
+    /// or above it, is refused, and where it leads is left untouched.
+    @Test(arguments: ["linked/doc.txt", "linked/below/doc.txt"])
+    func aSymlinkOnTheWayToTheDirectoryIsNeverFollowed(_ name: String) {
+        let scratch = ScratchDirectory("wharf-fw")
+        let elsewhere = scratch.makeDirectory("elsewhere")
+        _ = scratch.makeDirectory("elsewhere/below")
+        makeSymlink(elsewhere, at: scratch.path("linked"))
+        let destination = scratch.path(name)
+        let error = #expect(throws: ExportError.self) {
+            try AtomicWriter.write([ExportItem(destination: destination, source: .bytes([1]), overwrite: false)])
+        }
+        guard case .failed(let path, let cause) = error else { Issue.record("expected a failure, got \(String(describing: error))"); return }
+        #expect(path == destination)
+        #expect(cause.code == ENOTDIR || cause.code == ELOOP)
+        #expect(cause.operation == "open directory (never through a symbolic link)")
+        #expect(scratch.names(in: elsewhere) == ["below"])
+        #expect(scratch.names(in: elsewhere.appending("below")).isEmpty)
+    }
+
     @Test func temporaryFileIsNeverCreatedThroughAPlantedSymlink() throws {
         // The writer's random names cannot be planted in advance; this checks the creation call
         // itself refuses a name that is a symlink, even a dangling one, and leaves it alone.
