@@ -82,7 +82,7 @@ final class Daemon: @unchecked Sendable {
     /// Connections per peer identity (`--max-clients-per-app`).
     private var connectionsPerApp: [String: Int] = [:]
     /// Each app's sessions share one budget for their unfinished messages, and how many share it.
-    private var inputBudgets: [VerifiedApp: (budget: InputBudget, sessions: Int)] = [:]
+    private var inputBudgets: [VerifiedApp: (budget: ByteBudget, sessions: Int)] = [:]
 
     init(server: Server, listener: FileDescriptor, bound: DaemonSocket?, logger: Logger) {
         self.server = server
@@ -324,9 +324,9 @@ final class Daemon: @unchecked Sendable {
 
     /// The budget `app`'s sessions share for their unfinished messages: room for two of the
     /// largest (`--max-message-bytes`), however many connections the app opens.
-    private func takeInputBudget(of app: VerifiedApp) -> InputBudget {
+    private func takeInputBudget(of app: VerifiedApp) -> ByteBudget {
         lock.withLock {
-            let entry = inputBudgets[app] ?? (InputBudget(limit: 2 * options.connectionOptions.maxMessageBytes), 0)
+            let entry = inputBudgets[app] ?? (ByteBudget(limit: 2 * options.connectionOptions.maxMessageBytes), 0)
             inputBudgets[app] = (entry.budget, entry.sessions + 1)
             return entry.budget
         }
