@@ -10,14 +10,15 @@ import WharfSystem
 @Suite struct ChargedMessages {
     @Test func aChargeFitsWithinTheLimitOrAloneAndIsGivenBackWhenLetGo() throws {
         let budget = ByteBudget(limit: 1000)
-        var first: BudgetCharge? = try #require(budget.charge(600))
+        var first = budget.charge(600)
+        #expect(first != nil)
         #expect(budget.charge(600) == nil, "600 more would pass 1000")
         let second = try #require(budget.charge(400))
         #expect(budget.bytesHeld == 1000)
         first = nil
         #expect(budget.bytesHeld == 400)
-        withExtendedLifetime(second) {}
         #expect(budget.charge(5000) == nil, "more than the whole budget, while something is held")
+        withExtendedLifetime(second) {}
         _ = first
     }
 
@@ -29,60 +30,51 @@ import WharfSystem
     }
 
     @Test func aChargedMessageIsCountedUntilThePeerHasReadItWhole() throws {
-        let (connection, peer) = try writingConnection()
-        let budget = ByteBudget(limit: 1 << 20)
-        // Larger than the socket's buffers: most of it waits in the connection's queue.
-        let message = PreparedNotification(method: "big", params: ["padding": .string(String(repeating: "a", count: 4 << 20))])
-        connection.send(message, charging: budget.charge(message.byteCount))
-        #expect(budget.bytesHeld == message.byteCount)
+        let unread = try UnreadMessage()
         ProcessControl.sleep(milliseconds: 50)
-        #expect(budget.bytesHeld == message.byteCount, "given back before the peer read it")
+        #expect(unread.budget.bytesHeld == unread.message.byteCount, "given back before the peer read it")
 
         var received = 0
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
-        let header = "Content-Length: \(message.byteCount)\r\n\r\n".utf8.count
-        while received < header + message.byteCount {
-            let count = try buffer.withUnsafeMutableBytes { try peer.read(into: $0) }
+        let framed = "Content-Length: \(unread.message.byteCount)\r\n\r\n".utf8.count + unread.message.byteCount
+        while received < framed {
+            let count = try buffer.withUnsafeMutableBytes { try unread.peer.read(into: $0) }
             guard count > 0 else { break }
             received += count
         }
-        #expect(received == header + message.byteCount)
-        #expect(eventually { budget.bytesHeld == 0 }, "still counted once written")
-        connection.stopReading()
-        connection.closeOutput()
-        peer.close()
+        #expect(received == framed)
+        #expect(eventually { unread.budget.bytesHeld == 0 }, "still counted once written")
+        unread.end()
     }
 
     @Test func aChargedMessageThrownAwayWithTheOutputIsGivenBack() throws {
-        let (connection, peer) = try writingConnection()
-        let budget = ByteBudget(limit: 1 << 20)
-        let message = PreparedNotification(method: "big", params: ["padding": .string(String(repeating: "a", count: 4 << 20))])
-        connection.send(message, charging: budget.charge(message.byteCount))
-        #expect(budget.bytesHeld == message.byteCount)
-        connection.closeOutput()
-        #expect(eventually { budget.bytesHeld == 0 }, "still counted once thrown away")
-        connection.stopReading()
-        peer.close()
+        let unread = try UnreadMessage()
+        unread.connection.closeOutput()
+        #expect(eventually { unread.budget.bytesHeld == 0 }, "still counted once thrown away")
+        unread.end()
     }
 }
 
-/// A connection, non-blocking as the daemon's are, on one end of a socket pair; the other end is
-/// the peer's, which sends nothing and reads only when the test does.
-private func writingConnection() throws -> (Connection, FileDescriptor) {
-    let (ours, theirs) = try UnixSocket.pair()
-    try ours.setNonBlocking()
-    var options = Connection.Options(framing: .lsp)
-    options.nonBlocking = true
-    let connection = Connection(input: ours, output: try ours.duplicate(), options: options)
-    connection.start(Connection.Handler(request: { _, _ in }, notification: { _ in }), onEnd: { _ in })
-    return (connection, theirs)
-}
+/// A message of 4 MiB charged against a budget and sent on a connection as the daemon makes them
+/// (LSP framing until the peer has said otherwise) to a peer that has not read it: larger than
+/// the socket's buffers, most of it waits in the connection's queue.
+private struct UnreadMessage {
+    let connection: Connection
+    /// The other end of the socket pair: it sends nothing, and reads only when the test does.
+    let peer: FileDescriptor
+    let budget = ByteBudget(limit: 1 << 20)
+    let message = PreparedNotification(method: "big", params: ["padding": .string(String(repeating: "a", count: 4 << 20))])
 
-private func eventually(seconds: Double = 10, _ condition: () -> Bool) -> Bool {
-    let deadline = Deadline(secondsFromNow: seconds)
-    while true {
-        if condition() { return true }
-        if deadline.hasPassed { return false }
-        ProcessControl.sleep(milliseconds: 5)
+    init() throws {
+        (connection, peer) = try socketConnection()
+        connection.start(Connection.Handler(request: { _, _ in }, notification: { _ in }), onEnd: { _ in })
+        connection.send(message, charging: budget.charge(message.byteCount))
+        #expect(budget.bytesHeld == message.byteCount)
+    }
+
+    func end() {
+        connection.stopReading()
+        connection.closeOutput()
+        peer.close()
     }
 }
