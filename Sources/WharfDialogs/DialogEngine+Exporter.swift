@@ -9,7 +9,7 @@ extension DialogEngine {
         client: ClientID, app: String, request: ExporterRequest,
         presenter: any DialogPresenter, types: any ContentTypeOracle,
         isLive: () -> Bool = { true },
-        announce: @escaping @Sendable (DialogID) -> Bool = { _ in true }
+        announce: @escaping @Sendable (PresentedDialog) -> Bool = { _ in true }
     ) throws(DialogError) -> DialogID {
         try RequestValidation.validate(request, types: types)
         let options = request.options

@@ -4,16 +4,17 @@ extension DialogEngine {
     /// Presents an importer (`fileImporter`).
     ///
     /// The request is validated completely first (nothing is presented when it is refused),
-    /// then the dialog is registered, `announce` is delivered with its id, the presenter is
+    /// then the dialog is registered, `announce` is delivered with it, the presenter is
     /// shown and the timeout armed. `announce` is the client's first delivery for the dialog: a
     /// server that writes its `{dialogId}` response there guarantees the client learns the id
     /// before any notification about it. It returns whether the client was told; false (the
-    /// request was cancelled meanwhile, and answered so) withdraws the dialog: it is never shown
-    /// and no event names it. `isLive` says whether the client's session is still running; it
-    /// is asked under the engine's lock, just before the dialog is registered, and a session
-    /// that has ended gets ``DialogError/clientEnded`` (it must say it has ended before it
-    /// calls ``disconnect(client:)``). Reads the disk and the directory memory: call it off the
-    /// read loop.
+    /// request was cancelled meanwhile, or the server refused the dialog as its presenter would
+    /// be shown it, and answered so) withdraws the dialog: it is never shown and no event names
+    /// it. `isLive` says whether the client's session is still running; it is asked under the
+    /// engine's lock, just before the dialog is registered, and a session that has ended gets
+    /// ``DialogError/clientEnded`` (it must say it has ended before it calls
+    /// ``disconnect(client:)``). Reads the disk and the directory memory: call it off the read
+    /// loop.
     ///
     /// - Throws: a validation error naming the field, ``DialogError/alreadyPresented(presentationId:dialog:)``
     ///   or ``DialogError/tooManyDialogs(limit:)``.
@@ -21,7 +22,7 @@ extension DialogEngine {
         client: ClientID, app: String, request: ImporterRequest,
         presenter: any DialogPresenter, types: any ContentTypeOracle,
         isLive: () -> Bool = { true },
-        announce: @escaping @Sendable (DialogID) -> Bool = { _ in true }
+        announce: @escaping @Sendable (PresentedDialog) -> Bool = { _ in true }
     ) throws(DialogError) -> DialogID {
         try RequestValidation.validate(request, types: types)
         let options = request.options

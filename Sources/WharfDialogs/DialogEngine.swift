@@ -201,8 +201,10 @@ public final class DialogEngine: @unchecked Sendable {
 
     /// Registers a validated dialog, shows it and arms its timeout. `announce` (the client's
     /// answer to its request) is delivered first, then the presenter's `show`: no event of the
-    /// dialog can reach the client before it knows the dialog's id. When `announce` says the
-    /// client can no longer be told (its request was cancelled meanwhile), the dialog is
+    /// dialog can reach the client before it knows the dialog's id. `announce` is given the
+    /// dialog as the presenter will be shown it, so that the server may still refuse it (the
+    /// daemon does, when it would queue too much for its presenter connection); when it says
+    /// the client was not told (refused, or its request was cancelled meanwhile), the dialog is
     /// withdrawn instead of shown. `isLive` is asked under the lock: a client whose session
     /// ended (it was disconnected, its dialogs ended) while this request was on its way is
     /// refused, with nothing left behind, rather than given a dialog nobody would ever end.
@@ -211,7 +213,7 @@ public final class DialogEngine: @unchecked Sendable {
         directory: FilePath, presenter: any DialogPresenter, types: any ContentTypeOracle,
         rules: SelectionRules, exporter: ExporterPlan?, allowsMultipleSelection: Bool,
         isLive: () -> Bool,
-        announce: @escaping @Sendable (DialogID) -> Bool,
+        announce: @escaping @Sendable (PresentedDialog) -> Bool,
         presented: (DialogID, DialogResponder) -> PresentedDialog
     ) throws(DialogError) -> DialogID {
         try changing(client) { () throws(DialogError) -> DialogID in
@@ -245,7 +247,7 @@ public final class DialogEngine: @unchecked Sendable {
 
             let dialog = presented(id, DialogResponder(engine: self, client: client, id: id))
             post(client) { [weak self] in
-                if announce(id) { presenter.show(dialog) } else { self?.withdraw(client: client, id: id) }
+                if announce(dialog) { presenter.show(dialog) } else { self?.withdraw(client: client, id: id) }
             }
             if let timeout = options.timeoutMs {
                 scheduler.after(milliseconds: timeout) { [weak self] in self?.expire(client: client, id: id) }

@@ -18,7 +18,7 @@ public final class Connection: @unchecked Sendable {
         public var maxMessageValues = 250_000
         /// Shared with other connections (the daemon's, of one app): what their unfinished
         /// messages may hold together; nil for no limit but `maxMessageBytes`.
-        public var inputBudget: InputBudget?
+        public var inputBudget: ByteBudget?
         /// Reading pauses while more than this is waiting to be written.
         public var backlogLimit = 16 * 1024 * 1024
         /// Reading pauses while this many requests from the peer wait for their answers.
@@ -397,6 +397,13 @@ public final class Connection: @unchecked Sendable {
         write(OutgoingMessage.notification(method: method, params: params))
     }
 
+    /// Sends a notification serialised beforehand (``PreparedNotification``), with `charge`
+    /// held until it has been written whole or dropped with the connection's output.
+    public func send(_ notification: PreparedNotification, charging charge: BudgetCharge? = nil) {
+        trace(.sentNotification(method: notification.method, params: notification.params))
+        writer.write(notification.body, charge: charge)
+    }
+
     /// Sends a request to the peer; `onReply` gets its response, or an error if the connection
     /// ends first. Returns the id used.
     @discardableResult
@@ -462,6 +469,24 @@ public final class Connection: @unchecked Sendable {
 
     private func trace(_ event: TraceEvent) {
         if let tracer = tracer.withValue({ $0 }) { tracer(event) }
+    }
+}
+
+/// A notification serialised before it is sent, so that its size is known before anything is
+/// promised on it: the daemon counts a `presenter/show` against the app's budget, or refuses
+/// the dialog, before the app is told the dialog exists.
+public struct PreparedNotification: Sendable {
+    public let method: String
+    /// Kept for `$/logTrace`, which reports what is sent.
+    let params: JSON?
+    let body: [UInt8]
+    /// The serialised message's length (its framing not counted).
+    public var byteCount: Int { body.count }
+
+    public init(method: String, params: JSON?) {
+        self.method = method
+        self.params = params
+        self.body = OutgoingMessage.notification(method: method, params: params)
     }
 }
 

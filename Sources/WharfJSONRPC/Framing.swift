@@ -103,7 +103,7 @@ package struct FrameDecoder {
     }
 
     /// Throws away the message that has begun to arrive: what of it is held now, and the rest
-    /// as it arrives, as with an oversized one (``InputBudget``). An unfinished LSP header is
+    /// as it arrives, as with an oversized one (``ByteBudget``). An unfinished LSP header is
     /// kept, so that the frames after it are still found.
     package mutating func abandonPartialMessage() {
         if let length = pendingBody {

@@ -65,8 +65,9 @@ final class MessageWriter: @unchecked Sendable {
 
     /// Queues one message body (already serialised JSON). It goes out when the read loop
     /// uncorks, or from a pool thread; never on the calling thread. `releasing` gives back a
-    /// reservation made for this message.
-    func write(_ body: [UInt8], releasing reservation: Int = 0) {
+    /// reservation made for this message; `charge` is held until the message has been written
+    /// whole, or dropped with the rest of the queue (the session ended, the output failed).
+    func write(_ body: [UInt8], releasing reservation: Int = 0, charge: BudgetCharge? = nil) {
         lock.lock()
         reservedBytes -= reservation
         if failure != nil || closed {
@@ -76,8 +77,8 @@ final class MessageWriter: @unchecked Sendable {
         }
         let frame: Frame
         switch framing {
-        case .lsp: frame = Frame(prefix: FrameDecoder.header(forBodyLength: body.count), body: body, suffix: [])
-        case .ndjson: frame = Frame(prefix: [], body: body, suffix: [0x0A])
+        case .lsp: frame = Frame(prefix: FrameDecoder.header(forBodyLength: body.count), body: body, suffix: [], charge: charge)
+        case .ndjson: frame = Frame(prefix: [], body: body, suffix: [0x0A], charge: charge)
         }
         queue.append(frame)
         queuedBytes += frame.count
@@ -331,8 +332,12 @@ final class MessageWriter: @unchecked Sendable {
 private final class Frame {
     let bytes: UnsafeMutableRawBufferPointer
     var count: Int { bytes.count }
+    /// Counted against a budget for as long as the frame is in memory: it goes with the frame,
+    /// once written whole or dropped.
+    private let charge: BudgetCharge?
 
-    init(prefix: [UInt8], body: [UInt8], suffix: [UInt8]) {
+    init(prefix: [UInt8], body: [UInt8], suffix: [UInt8], charge: BudgetCharge?) {
+        self.charge = charge
         bytes = .allocate(byteCount: prefix.count + body.count + suffix.count, alignment: 1)
         var offset = 0
         for part in [prefix, body, suffix] where !part.isEmpty {

@@ -31,6 +31,10 @@ public enum WharfErrorCode: Int64, Sendable, CaseIterable {
     /// `initialize` with `role: presenter` refused: another connection presents already, the
     /// peer is sandboxed, or this server has no other clients (standard I/O).
     case presenterRefused = -32018
+    /// `presentImporter`/`presentExporter` over the daemon refused, nothing shown: the presenter
+    /// connection has not yet read what this app's dialogs queued for it, and this one would take
+    /// the app past `--max-presenter-bytes-per-app`. Worth trying again once it has read.
+    case presenterBacklog = -32019
     /// The client holds no grant that covers this URL, or the file is no longer the one granted.
     case accessDenied = -32020
     /// The bookmark is unknown, forged, of another app, or its file is gone.

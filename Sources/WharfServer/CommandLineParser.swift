@@ -139,6 +139,8 @@ public enum CommandLineParser {
                 options.maxClients = try number(value(for: argument), for: argument, in: 1...1_000_000)
             case "--max-clients-per-app":
                 options.maxClientsPerApp = try number(value(for: argument), for: argument, in: 1...1_000_000)
+            case "--max-presenter-bytes-per-app":
+                options.maxPresenterBytesPerApp = try number(value(for: argument), for: argument, in: 65536...Int(Int32.max))
             case "--idle-timeout":
                 options.idleTimeoutSeconds = try number(value(for: argument), for: argument, in: 0...31_536_000)
             default:

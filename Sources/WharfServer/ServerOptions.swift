@@ -29,6 +29,14 @@ public struct ServerOptions: Sendable, Equatable {
     /// `--max-clients-per-app`: connections one app may have at once, so that no app (a
     /// sandboxed one opening connection after connection) takes every place of `--max-clients`.
     public var maxClientsPerApp = 64
+    /// `--max-presenter-bytes-per-app`: bytes of `presenter/show` one app's dialogs may have
+    /// waiting to be written to the presenter connection (all its sessions together); a dialog
+    /// that would take it past this is refused (`presenterBacklog`). 4 MiB: an honest app's
+    /// dialog is a few KiB, and even its 64 open dialogs of 64 KiB each (hundreds of declared
+    /// types) fit; one dialog larger than this still goes, alone, so none is unpresentable; and
+    /// an app that declares 1,024 types under one parent and presents 64 dialogs of them, some
+    /// 16 MiB each, holds at most one of them in the daemon, not 1 GiB.
+    public var maxPresenterBytesPerApp = 4 * 1024 * 1024
     /// `--idle-timeout`: the daemon exits after this many seconds without a connection; 0 never.
     public var idleTimeoutSeconds = 0
 

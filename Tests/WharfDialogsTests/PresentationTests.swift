@@ -150,8 +150,8 @@ import WharfTestSupport
         let order = Locked<[String]>([])
         let id = try h.engine.present(
             client: h.client, app: "a", request: ImporterRequest(allowedContentTypes: ["public.item"]),
-            presenter: OrderPresenter(order), types: h.types, announce: { id in
-                order.withValue { $0.append("announce \(id)") }
+            presenter: OrderPresenter(order), types: h.types, announce: { dialog in
+                order.withValue { $0.append("announce \(dialog.id)") }
                 return true
             })
         #expect(order.withValue { $0 } == ["announce \(id)", "show \(id)"])

@@ -97,10 +97,9 @@ import WharfTestSupport
     }
 }
 
-/// True once `condition` holds, checked every 5 ms for up to `seconds`.
 /// A connection over one end of a socket pair, as the daemon makes them (non-blocking, taking
 /// passed descriptors); the other end is the peer's.
-private func socketConnection() throws -> (Connection, FileDescriptor) {
+func socketConnection() throws -> (Connection, FileDescriptor) {
     let (ours, theirs) = try UnixSocket.pair()
     try ours.setNonBlocking()
     var options = Connection.Options()
@@ -109,7 +108,8 @@ private func socketConnection() throws -> (Connection, FileDescriptor) {
     return (Connection(input: ours, output: try ours.duplicate(), options: options), theirs)
 }
 
-private func eventually(seconds: Double = 10, _ condition: () -> Bool) -> Bool {
+/// True once `condition` holds, checked every 5 ms for up to `seconds`.
+func eventually(seconds: Double = 10, _ condition: () -> Bool) -> Bool {
     let deadline = Deadline(secondsFromNow: seconds)
     while true {
         if condition() { return true }

@@ -180,7 +180,7 @@ extension Array {
     }
 }
 
-/// A message thrown away unfinished (``InputBudget``): the rest of it is skipped as it arrives,
+/// A message thrown away unfinished (``ByteBudget``): the rest of it is skipped as it arrives,
 /// and the next message is read whole.
 @Suite struct AbandonedMessages {
     func events(_ decoder: inout FrameDecoder, _ text: String) -> [FrameEvent] {

@@ -14,7 +14,7 @@ extension CommandLineReference {
         ],
         options: [
             stdio, listen, connect, framing, maxMessageBytes, logLevel, logFile, presenter, stateDirectory, maxDialogsPerClient,
-            maxRequestsPerClient, maxOutputBytesPerClient, maxClients, maxClientsPerApp, idleTimeout,
+            maxRequestsPerClient, maxOutputBytesPerClient, maxClients, maxClientsPerApp, maxPresenterBytesPerApp, idleTimeout,
             CommandLineOption(["-h", "--help"], "Show this help and exit."),
             CommandLineOption(["--version"], "Show the version of wharf and of its protocol, and exit."),
         ],
@@ -109,6 +109,11 @@ extension CommandLineReference {
     static let maxClientsPerApp = CommandLineOption(
         ["--max-clients-per-app"], OptionValue("N", .integer(1...1_000_000), default: "64"),
         "With `--listen`: how many of those connections one app (the connecting process's: a sandbox's bridges count as its app, the bridges of unsandboxed programs together as wharf's) may have at once, counted from the moment they arrive; more are closed as they come."
+    )
+
+    static let maxPresenterBytesPerApp = CommandLineOption(
+        ["--max-presenter-bytes-per-app"], OptionValue("N", .integer(65536...Int(Int32.max)), default: "4194304"),
+        "With `--listen`: how many bytes of one app's dialogs (all its connections together) may wait to be written to the presenter connection; a dialog that would take the app past that is refused with -32019 (presenterBacklog), and the app may try again once the presenter has read. One dialog larger than N still goes when none of the app's is waiting."
     )
 
     static let idleTimeout = CommandLineOption(

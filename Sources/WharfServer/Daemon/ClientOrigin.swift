@@ -1,3 +1,4 @@
+import WharfJSONRPC
 import WharfProtocol
 import WharfSystem
 
@@ -112,6 +113,9 @@ public struct ClientOrigin: Sendable {
     public var pid: Int32?
     /// A bridged client's way to open files with its own rights (the bridge opens them).
     var opener: (any ClientFileOpener)?
+    /// What the client's app (all its sessions together) may have waiting to be written to the
+    /// daemon's presenter connection (`--max-presenter-bytes-per-app`); nil over standard I/O.
+    var presenterBudget: ByteBudget?
     /// The client does not see the files the daemon sees (another mount namespace or root: a
     /// container, bubblewrap, firejail, a chroot): confined like a sandboxed app, whatever
     /// program it runs.

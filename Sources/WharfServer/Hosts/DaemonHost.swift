@@ -81,8 +81,11 @@ final class Daemon: @unchecked Sendable {
     private var waiting: [ObjectIdentifier: Interrupter] = [:]
     /// Connections per peer identity (`--max-clients-per-app`).
     private var connectionsPerApp: [String: Int] = [:]
-    /// Each app's sessions share one budget for their unfinished messages, and how many share it.
-    private var inputBudgets: [VerifiedApp: (budget: InputBudget, sessions: Int)] = [:]
+    /// What each app's sessions share (``AppBudgets``).
+    private var appBudgets: [VerifiedApp: AppBudgets] = [:]
+    /// Apps with no session left whose dialogs still wait for the presenter connection: their
+    /// budgets stay until those bytes are written.
+    private var lingeringBudgets: Set<VerifiedApp> = []
 
     init(server: Server, listener: FileDescriptor, bound: DaemonSocket?, logger: Logger) {
         self.server = server
@@ -237,10 +240,12 @@ final class Daemon: @unchecked Sendable {
         var connectionOptions = options.connectionOptions
         connectionOptions.nonBlocking = true
         connectionOptions.passesDescriptors = true
-        connectionOptions.inputBudget = takeInputBudget(of: app)
-        defer { giveBackInputBudget(of: app) }
+        let budgets = takeBudgets(of: app)
+        defer { giveBackBudgets(of: app) }
+        connectionOptions.inputBudget = budgets.input
         let connection = Connection(input: socket, output: output, options: connectionOptions, logger: logger)
-        let origin = ClientOrigin(transport: .socket, app: app, pid: credentials.pid, confined: peer.confined)
+        var origin = ClientOrigin(transport: .socket, app: app, pid: credentials.pid, confined: peer.confined)
+        origin.presenterBudget = budgets.presenter
         let code = server.serve(connection, origin: origin, events: sessionEvents(onStart: { _ in }))
         logger.info("the connection of \(app) (pid \(credentials.pid)) ended with \(code)")
     }
@@ -272,11 +277,13 @@ final class Daemon: @unchecked Sendable {
         }
         var connectionOptions = options.connectionOptions
         connectionOptions.nonBlocking = true
-        connectionOptions.inputBudget = takeInputBudget(of: app)
-        defer { giveBackInputBudget(of: app) }
+        let budgets = takeBudgets(of: app)
+        defer { giveBackBudgets(of: app) }
+        connectionOptions.inputBudget = budgets.input
         let connection = Connection(input: input, output: output, options: connectionOptions, logger: logger)
         let control = BridgeControl(socket: socket, logger: logger)
-        let origin = ClientOrigin(transport: .bridge, app: app, pid: clientPID, confined: confined, opener: control)
+        var origin = ClientOrigin(transport: .bridge, app: app, pid: clientPID, confined: confined, opener: control)
+        origin.presenterBudget = budgets.presenter
         let code = server.serve(connection, origin: origin, events: sessionEvents(onStart: { session in
             // `T` from the bridge is a signal to it; its end of file is the bridge gone.
             control.start { reason in session.end(exitCode: session.exitCodeForEndOfInput, reason: reason) }
@@ -322,20 +329,31 @@ final class Daemon: @unchecked Sendable {
         return passed
     }
 
-    /// The budget `app`'s sessions share for their unfinished messages: room for two of the
-    /// largest (`--max-message-bytes`), however many connections the app opens.
-    private func takeInputBudget(of app: VerifiedApp) -> InputBudget {
+    /// The budgets `app`'s sessions share, however many connections the app opens.
+    private func takeBudgets(of app: VerifiedApp) -> AppBudgets {
         lock.withLock {
-            let entry = inputBudgets[app] ?? (InputBudget(limit: 2 * options.connectionOptions.maxMessageBytes), 0)
-            inputBudgets[app] = (entry.budget, entry.sessions + 1)
-            return entry.budget
+            var entry = appBudgets[app] ?? AppBudgets(options)
+            entry.sessions += 1
+            appBudgets[app] = entry
+            lingeringBudgets.remove(app)
+            return entry
         }
     }
 
-    private func giveBackInputBudget(of app: VerifiedApp) {
+    /// One session of `app` has ended. Its budgets go with its last session, unless its dialogs
+    /// still have bytes waiting for the presenter connection: an app given a fresh budget each
+    /// time it reconnected could queue as much again each time. Those stay until the bytes are
+    /// written (or thrown away with the presenter connection), and go when an app next leaves.
+    private func giveBackBudgets(of app: VerifiedApp) {
         lock.withLock {
-            guard let entry = inputBudgets[app] else { return }
-            inputBudgets[app] = entry.sessions > 1 ? (entry.budget, entry.sessions - 1) : nil
+            guard var entry = appBudgets[app] else { return }
+            entry.sessions -= 1
+            appBudgets[app] = entry
+            if entry.sessions == 0 { lingeringBudgets.insert(app) }
+            for idle in lingeringBudgets where appBudgets[idle]?.presenter.bytesHeld ?? 0 == 0 {
+                appBudgets[idle] = nil
+                lingeringBudgets.remove(idle)
+            }
         }
     }
 
@@ -355,6 +373,21 @@ final class Daemon: @unchecked Sendable {
         lock.withLock {
             connectionsPerApp[holder, default: 1] -= 1
             if connectionsPerApp[holder] == 0 { connectionsPerApp[holder] = nil }
+        }
+    }
+
+    /// What one app's sessions share, and how many share it.
+    private struct AppBudgets {
+        /// Their unfinished messages: room for two of the largest (`--max-message-bytes`).
+        let input: ByteBudget
+        /// What their dialogs have waiting for the presenter connection
+        /// (`--max-presenter-bytes-per-app`, ``ConnectionPresenter``).
+        let presenter: ByteBudget
+        var sessions = 0
+
+        init(_ options: ServerOptions) {
+            input = ByteBudget(limit: 2 * options.connectionOptions.maxMessageBytes)
+            presenter = ByteBudget(limit: options.maxPresenterBytesPerApp)
         }
     }
 

@@ -31,16 +31,16 @@ extension MethodTable {
 
 extension ClientSession {
     typealias Present<Request> = @Sendable (
-        DialogEngine, any DialogPresenter, Request, any ContentTypeOracle, @escaping @Sendable (DialogID) -> Bool
+        DialogEngine, any DialogPresenter, Request, any ContentTypeOracle, @escaping @Sendable (PresentedDialog) -> Bool
     ) throws -> Void
 
     /// Presents a dialog with this client's presenter, on the session's dialog queue (the engine
     /// reads the disk and the remembered folders): `prepare` makes the request, then `body`
     /// presents it. A params error is answered before `noPresenter`: when nobody can present,
     /// `validate` (the engine's own checks) still gets to refuse the request first. The
-    /// answer, `{dialogId}`, goes out when the engine announces the dialog: before the
-    /// presenter hears of it, so a `presenter/show` always follows the response that names its
-    /// dialog. A request cancelled (`$/cancelRequest`) before its answer went out presents
+    /// answer, `{dialogId}` (or `presenterBacklog`), goes out when the engine announces the
+    /// dialog: before the presenter hears of it, so a `presenter/show` always follows the
+    /// response that names its dialog. A request cancelled (`$/cancelRequest`) before its answer went out presents
     /// nothing: the client has its `-32800` and no dialog it could never address.
     func present<Request>(_ answer: Answer<PresentResult>, prepare: @escaping @Sendable () throws -> Request,
                           validate: @escaping @Sendable (Request, any ContentTypeOracle) throws(DialogError) -> Void,
@@ -55,8 +55,8 @@ extension ClientSession {
                     try validate(request, types)
                     throw error
                 }
-                try body(engine, presenter, request, types) { id in
-                    answer.reply.answer(.success(PresentResult(dialogId: id.rawValue).json))
+                try body(engine, presenter, request, types) { dialog in
+                    Self.announce(dialog, shownBy: presenter, answer)
                 }
             } catch DialogError.unknownContentTypes(let field, let identifiers) {
                 // Say which identifier a MIME type given in its place stands for.
@@ -65,6 +65,27 @@ extension ClientSession {
                 answer.fail(error)
             }
         }
+    }
+
+    /// Answers the request with the dialog's id, unless the dialog cannot be shown: the
+    /// presenter connection takes it only within the app's budget
+    /// (``ConnectionPresenter/admit(_:)``), and refused, the request is answered
+    /// `presenterBacklog` instead. False when the client was not told (refused, or the request
+    /// was cancelled meanwhile): the engine withdraws the dialog.
+    private static func announce(_ dialog: PresentedDialog, shownBy presenter: any DialogPresenter,
+                                 _ answer: Answer<PresentResult>) -> Bool {
+        let routed = presenter as? ConnectionPresenter
+        do throws(ResponseError) {
+            try routed?.admit(dialog)
+        } catch {
+            answer.fail(error)
+            return false
+        }
+        guard answer.reply.answer(.success(PresentResult(dialogId: dialog.id.rawValue).json)) else {
+            routed?.withdraw(dialog.id)
+            return false
+        }
+        return true
     }
 
     /// Who shows this client's dialogs, or `noPresenter` saying why nobody can.

@@ -120,7 +120,7 @@ final class PresenterFactory: Sendable {
                 chosen = frontend
             } else {
                 chosen = ConnectionPresenter(hub: session.server.hub, fallback: fallback, client: session.identityInfo,
-                                             queue: session.dialogWork)
+                                             queue: session.dialogWork, budget: session.origin.presenterBudget)
             }
         } else if let frontend, !candidates.contains(where: { $0 is DesktopDialogPresenter }) {
             // It prefers the desktop's dialogs, but none is usable here (`--presenter script:`

@@ -40,7 +40,7 @@ final class PresenterHub: Sendable {
     }
 
     private let state = Locked(State())
-    private let logger: Logger
+    let logger: Logger
 
     init(logger: Logger) { self.logger = logger }
 
@@ -80,18 +80,25 @@ final class PresenterHub: Sendable {
         }
     }
 
-    /// Forwards `dialog` to the presenter connection, if there is one (false otherwise).
-    func show(_ dialog: PresentedDialog, client: ClientIdentityInfo, queue: SerialQueue) -> Bool {
+    /// Forwards `dialog` to the presenter connection, if there is one (false otherwise), as
+    /// `message` (``showMessage(_:client:)``), holding `charge` until it has been written.
+    func show(_ dialog: PresentedDialog, message: PreparedNotification, charge: BudgetCharge?, queue: SerialQueue) -> Bool {
         let presenter = state.withValue { state -> ClientSession? in
             guard let presenter = state.presenter else { return nil }
             state.routes[dialog.id] = Route(responder: dialog.responder, presenter: presenter.id, queue: queue)
             return presenter
         }
         guard let presenter else { return false }
+        presenter.connection.send(message, charging: charge)
+        return true
+    }
+
+    /// The `presenter/show` the presenter connection gets for `dialog` of `client`, serialised,
+    /// so that its size is known before the app is told of the dialog.
+    static func showMessage(_ dialog: PresentedDialog, client: ClientIdentityInfo) -> PreparedNotification {
         var message = PresenterShowNotification(dialog)
         message.client = client
-        presenter.send(message)
-        return true
+        return PreparedNotification(method: PresenterShowNotification.method, params: message.json)
     }
 
     /// Takes down a dialog the presenter connection shows (false when it does not show it).
@@ -125,45 +132,5 @@ final class PresenterHub: Sendable {
             if state.presenter === session && state.ended.contains(id) { throw .alreadyEnded(id) }
             return nil
         }
-    }
-}
-
-/// The presenter of a daemon client that does not draw its own dialogs: the presenter
-/// connection when one is registered, else the daemon's own choice (`--presenter`: the
-/// desktop's dialog, or a script). Decided for each dialog as it is shown, so a presenter
-/// connection that registers later takes the dialogs opened after it.
-final class ConnectionPresenter: DialogPresenter {
-    let hub: PresenterHub
-    /// What the daemon shows dialogs with when no presenter connection is registered.
-    let fallback: (any DialogPresenter)?
-    /// Whose dialogs these are, for `presenter/show`.
-    let client: ClientIdentityInfo
-    /// That client's dialog queue.
-    let queue: SerialQueue
-
-    init(hub: PresenterHub, fallback: (any DialogPresenter)?, client: ClientIdentityInfo, queue: SerialQueue) {
-        self.hub = hub
-        self.fallback = fallback
-        self.client = client
-        self.queue = queue
-    }
-
-    var name: String { hub.hasPresenter || fallback == nil ? "connection" : fallback!.name }
-
-    /// Someone can show a dialog now.
-    var isAvailable: Bool { hub.hasPresenter || fallback != nil }
-
-    func show(_ dialog: PresentedDialog) {
-        if hub.show(dialog, client: client, queue: queue) { return }
-        if let fallback {
-            fallback.show(dialog)
-        } else {
-            try? dialog.responder.fail("no presenter can show the dialog: the presenter connection went away")
-        }
-    }
-
-    func hide(_ id: DialogID) {
-        if hub.hide(id) { return }
-        fallback?.hide(id)
     }
 }

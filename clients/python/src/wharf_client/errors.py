@@ -21,6 +21,7 @@ ERROR_NAMES = {
     -32016: "fileExists",
     -32017: "notPresenter",
     -32018: "presenterRefused",
+    -32019: "presenterBacklog",
     -32020: "accessDenied",
     -32021: "bookmarkInvalid",
     -32022: "accessNotFound",
