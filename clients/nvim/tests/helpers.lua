@@ -204,6 +204,14 @@ function Child:picker()
 end
 
 --- Waits for the picker to show a listed folder (and `pred(picker)`, if given).
+--- Counts the picker windows ever opened (FileType wharf) from now on, in `T.pickers`.
+function Child:count_pickers()
+  self:lua([[
+    T.pickers = 0
+    vim.api.nvim_create_autocmd('FileType', { pattern = 'wharf', callback = function() T.pickers = T.pickers + 1 end })
+  ]])
+end
+
 function Child:wait_picker(pred, what)
   return self:wait(function()
     local p = self:picker()

@@ -141,6 +141,21 @@ H.test('save as: overwrite asks, Cancel keeps the file and the window, Replace w
   c:wait_no_picker()
 end)
 
+--- In the save dialog shown: Save, the second of the offered types, and the name prompt
+--- showing `name`, which is accepted; returns how the dialog `tag` ended.
+local function save_as_second_type(c, first_suggestion, name, tag)
+  local p = c:wait_picker()
+  eq('» Save here as ' .. first_suggestion .. '…', p.lines[1], 'the suggestion for the first type')
+  c:input('gg<CR>')
+  c:wait_prompt('the type choice')
+  c:input('2<CR>')
+  c:wait(function()
+    return c:mode() == 'c' and c:lua('return vim.fn.getcmdline()') == name
+  end, 'the name prompt with ' .. name)
+  c:input('<CR>')
+  return c:wait_done(tag)
+end
+
 H.test('export: the name for another type is the one Wharf gives for it', { dialogs = 1 }, function(c)
   -- draft.txt offered as JSON first is suggested as draft.txt.json; picked as plain text it is
   -- draft.txt again (Wharf's rule), where swapping the extension would make draft.txt.txt.
@@ -151,16 +166,7 @@ H.test('export: the name for another type is the one Wharf gives for it', { dial
       documents = { { filename = 'draft.txt', types = { 'public.json', 'public.plain-text' }, text = 'x' } },
     }, T.recorder('named'))
   ]], c.docs)
-  local p = c:wait_picker()
-  eq('» Save here as draft.txt.json…', p.lines[1], 'the suggestion for the first type')
-  c:input('gg<CR>')
-  c:wait_prompt('the type choice')
-  c:input('2<CR>')
-  c:wait(function()
-    return c:mode() == 'c' and c:lua('return vim.fn.getcmdline()') == 'draft.txt'
-  end, 'the name Wharf gives for plain text')
-  c:input('<CR>')
-  local r = c:wait_done('named')
+  local r = save_as_second_type(c, 'draft.txt.json', 'draft.txt', 'named')
   eq('completed', r.status, 'status')
   eq({ c.docs .. '/draft.txt' }, r.paths, 'paths')
 end)
@@ -181,16 +187,7 @@ H.test('export: a type choice among several, the snapshot asked for the chosen t
       } },
     }, T.recorder('typed'))
   ]], c.docs)
-  local p = c:wait_picker()
-  eq('» Save here as page.txt…', p.lines[1], 'the suggestion for the first type')
-  c:input('gg<CR>')
-  c:wait_prompt('the type choice')
-  c:input('2<CR>')
-  c:wait(function()
-    return c:mode() == 'c' and c:lua('return vim.fn.getcmdline()') == 'page.html'
-  end, 'the name prompt with the chosen type\'s extension')
-  c:input('<CR>')
-  local r = c:wait_done('typed')
+  local r = save_as_second_type(c, 'page.txt', 'page.html', 'typed')
   eq('completed', r.status, 'status')
   eq({ c.docs .. '/page.html' }, r.paths, 'paths')
   eq({ 'public.html' }, r.content_types, 'content types')

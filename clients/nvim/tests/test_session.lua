@@ -9,14 +9,6 @@ local function import(c, tag, opts)
   c:lua('T.handle = require("wharf").import(..., T.recorder(' .. vim.inspect(tag) .. '))', opts)
 end
 
---- Counts the picker windows ever opened (FileType wharf) from now on.
-local function count_pickers(c)
-  c:lua([[
-    T.pickers = 0
-    vim.api.nvim_create_autocmd('FileType', { pattern = 'wharf', callback = function() T.pickers = T.pickers + 1 end })
-  ]])
-end
-
 H.test('session: one wharf for every dialog, started on first use, its stderr in the log', { dialogs = 2 }, function(c)
   eq(false, c:lua('return require("wharf").status().running'), 'nothing runs before the first use')
   import(c, 'first', {})
@@ -140,7 +132,7 @@ H.test('presenter native: the desktop (here a script) answers, Neovim draws noth
     { choose = { 'notes.txt' } },
     { save = { path = 'saved.txt' } },
   }))
-  count_pickers(c)
+  c:count_pickers()
   import(c, 'native', {})
   local r = c:wait_done('native')
   eq({ c.docs .. '/notes.txt' }, r.paths, 'the script\'s pick')
@@ -171,7 +163,7 @@ H.test('presenter auto: asks for the desktop\'s dialogs, draws when the server h
 end)
 
 H.test(':WharfOpen opens the chosen files in buffers', { dialogs = 1 }, function(c)
-  count_pickers(c)
+  c:count_pickers()
   c:input(':WharfOpen md txt<CR>')
   local p = c:wait_picker()
   contains(p.title, 'Markdown text, plain text', 'types from extensions')

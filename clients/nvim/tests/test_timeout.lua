@@ -17,14 +17,6 @@ local function start(c)
   eq(nil, c:lua('return require("wharf.client").request_sync("ping", vim.empty_dict(), 5000)'), 'ping answered')
 end
 
---- Counts the picker windows ever opened (FileType wharf) from now on.
-local function count_pickers(c)
-  c:lua([[
-    T.pickers = 0
-    vim.api.nvim_create_autocmd('FileType', { pattern = 'wharf', callback = function() T.pickers = T.pickers + 1 end })
-  ]])
-end
-
 local function open_dialogs(c)
   return c:lua('return vim.tbl_count(require("wharf.client").open_dialogs())')
 end
@@ -41,7 +33,7 @@ H.test('timeout: presentImporter to a stopped wharf fails once, is cancelled; it
   setup = SHORT,
 }, function(c)
   start(c)
-  count_pickers(c)
+  c:count_pickers()
   local pid = c:stop_wharf()
   local t0 = vim.uv.hrtime()
   import(c, 'stalled', {})
@@ -77,7 +69,7 @@ H.test('timeout: a dialog presented after its deadline is cancelled at once, nev
   setup = SHORT,
 }, function(c)
   start(c)
-  count_pickers(c)
+  c:count_pickers()
   -- Wharf presents the dialog before it reads the cancellation (a race the cancellation can
   -- lose): here it never gets one, as the session's `$/cancelRequest` is dropped.
   c:lua([[
