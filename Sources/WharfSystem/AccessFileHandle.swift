@@ -28,15 +28,11 @@ public final class AccessFileHandle {
             switch self {
             case .read: O_RDONLY
             case .write: O_WRONLY
-            case .path: AccessFileHandle.openPathOnly
-            case .directory: AccessFileHandle.openPathOnly | O_DIRECTORY
+            case .path: Syscalls.openPathOnly
+            case .directory: Syscalls.openPathOnly | O_DIRECTORY
             }
         }
     }
-
-    /// `O_PATH`, which Swift's Glibc module leaves out (it is behind `_GNU_SOURCE`). The value
-    /// is the kernel's generic one, shared by x86-64 and arm64 (`include/uapi/asm-generic/fcntl.h`).
-    private static let openPathOnly: Int32 = 0o10_000_000
 
     private static let commonFlags = O_NOFOLLOW | O_NONBLOCK | O_NOCTTY
 

@@ -30,7 +30,7 @@ extension FileDescriptor {
     public func accessMode() throws(SystemError) -> (mode: Int32, pathOnly: Bool) {
         let flags = fcntl(raw, F_GETFL)
         guard flags >= 0 else { throw failure("fcntl F_GETFL") }
-        return (flags & O_ACCMODE, flags & 0o10_000_000 != 0)
+        return (flags & O_ACCMODE, flags & Syscalls.openPathOnly != 0)
     }
 
     /// Whether the description was opened for reading (`O_RDONLY` or `O_RDWR`, not `O_PATH`).

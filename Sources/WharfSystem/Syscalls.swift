@@ -141,7 +141,8 @@ public enum Syscalls {
 
     /// `O_PATH`, which Swift's Glibc module leaves out (it is behind `_GNU_SOURCE`): names a
     /// file or directory without opening it for I/O (a folder that may only be searched can be
-    /// passed through). The kernel's generic value, shared by x86-64 and arm64.
+    /// passed through). The kernel's generic value, shared by x86-64 and arm64
+    /// (`include/uapi/asm-generic/fcntl.h`).
     public static let openPathOnly: Int32 = 0o10_000_000
 
     /// Opens the directory at the absolute `path` for reading without following a symbolic link
