@@ -56,25 +56,41 @@ struct EntryFacts: Sendable {
 }
 
 extension EntryFacts {
-    /// The facts of the file at `path` as a choice judges it, with its status (a symbolic link
-    /// followed; when it leads nowhere, the link's own). Its first bytes are read only if its
-    /// name does not decide its type. Throws when `path` itself cannot be examined.
+    /// What `lstat` and `stat` say of the file at `path`: its status (a symbolic link
+    /// followed; when it leads nowhere, the link's own), whether it is a link, and whether that
+    /// link is broken. Throws when `path` itself cannot be examined.
+    static func examine(_ path: FilePath) throws(SystemError) -> (status: FileStatus, isSymlink: Bool, isBroken: Bool) {
+        let link = try FileStatus.ofLink(path)
+        guard link.kind == .symlink else { return (link, false, false) }
+        if let target = try? FileStatus.of(path) { return (target, true, false) }
+        return (link, true, true)
+    }
+
+    /// The facts of the file at `path` as a choice judges it, with its status (see
+    /// ``examine(_:)``). Its first bytes are read from `path`, only if its name does not
+    /// decide its type. Throws when `path` itself cannot be examined.
     static func chosen(
         _ path: FilePath, browserOptions: BrowserOptions, types: any ContentTypeOracle
     ) throws(SystemError) -> (EntryFacts, FileStatus) {
-        let link = try FileStatus.ofLink(path)
-        var status = link
-        var broken = false
-        if link.kind == .symlink {
-            if let target = try? FileStatus.of(path) { status = target } else { broken = true }
+        let examined = try examine(path)
+        let facts = EntryFacts(chosen: path, examined, browserOptions: browserOptions, types: types) { buffer throws(SystemError) in
+            try FileHead.read(path, into: buffer)
         }
-        let facts = EntryFacts(
+        return (facts, examined.status)
+    }
+
+    /// The facts of the file at `path`, `examined` (``examine(_:)``); `readHead` reads its
+    /// first bytes (a choice reads them from the file it opened).
+    init(
+        chosen path: FilePath, _ examined: (status: FileStatus, isSymlink: Bool, isBroken: Bool),
+        browserOptions: BrowserOptions, types: any ContentTypeOracle,
+        readHead: @escaping (UnsafeMutableRawBufferPointer) throws(SystemError) -> Int
+    ) {
+        self.init(
             name: path.lastComponent, directory: path.directory, explicitPath: path,
-            status: status,
-            isSymlink: link.kind == .symlink, isBrokenSymlink: broken,
+            status: examined.status, isSymlink: examined.isSymlink, isBrokenSymlink: examined.isBroken,
             browserOptions: browserOptions, types: types,
-            readHead: { buffer throws(SystemError) in try FileHead.read(path, into: buffer) })
-        return (facts, status)
+            readHead: readHead)
     }
 }
 

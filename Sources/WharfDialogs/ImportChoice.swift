@@ -42,24 +42,44 @@ struct ImportChoice: Sendable {
             throw .rejectedChoice(url: url, reason: "it is neither an absolute path nor a file: URL")
         }
         let path = raw.normalized
-        let facts: EntryFacts
-        let status: FileStatus
+        let examined: (status: FileStatus, isSymlink: Bool, isBroken: Bool)
         do {
-            (facts, status) = try EntryFacts.chosen(path, browserOptions: rules.browserOptions, types: types)
+            examined = try EntryFacts.examine(path)
         } catch {
             throw .rejectedChoice(url: url, reason: error.code == ENOENT ? "it does not exist" : error.description)
+        }
+        let status = examined.status
+
+        // Readable means it opens; and it is opened before it is judged, so that what is judged
+        // (its kind, the first bytes that may decide its type) and what is granted are one
+        // file: a path swapped meanwhile, for a link to a folder say, is never granted in place
+        // of the file judged. O_NONBLOCK keeps a FIFO swapped in meanwhile from blocking the
+        // open. Broken links and special files are not opened: the rules refuse them.
+        let opening: Result<FileDescriptor, SystemError>? = examined.isBroken || status.isSpecial ? nil : Result { () throws(SystemError) in
+            try FileDescriptor.open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | (status.kind == .directory ? O_DIRECTORY : 0))
+        }
+        let file = try? opening?.get()
+        var opened = status
+        if let file {
+            opened = try resolving(url) { () throws(SystemError) in try file.status() }
+            guard opened.kind == status.kind, opened.device == status.device, opened.inode == status.inode else {
+                throw .rejectedChoice(url: url, reason: "another file took its place while it was being chosen")
+            }
+        }
+        let facts = EntryFacts(chosen: path, examined, browserOptions: rules.browserOptions, types: types) { buffer throws(SystemError) in
+            switch opening {
+            case .success(let file)?: return try file.read(filling: buffer)
+            case .failure(let error)?: throw error
+            case nil: throw SystemError(code: EBADF, operation: "open", path: path)
+            }
         }
         if let reason = rules.reason(rejecting: facts, types: types) {
             throw .rejectedChoice(url: url, reason: reason)
         }
-
-        // Readable means it opens. O_NONBLOCK keeps a FIFO swapped in meanwhile from blocking
-        // the open; the identity taken from this descriptor is what is granted.
-        let file: FileDescriptor
-        do {
-            file = try FileDescriptor.open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | (status.kind == .directory ? O_DIRECTORY : 0))
-        } catch {
-            throw .rejectedChoice(url: url, reason: "it cannot be opened for reading: \(error.reason)")
+        guard let file else {
+            var cause = "it is not a file"
+            if case .failure(let error)? = opening { cause = error.reason }
+            throw .rejectedChoice(url: url, reason: "it cannot be opened for reading: \(cause)")
         }
 
         if importsUnresolvedAliases && facts.isSymlink {
@@ -71,11 +91,12 @@ struct ImportChoice: Sendable {
             return (link, path)
         }
         // Everything recorded below is read from the descriptor: the file actually opened.
-        let opened = try resolving(url) { () throws(SystemError) in try file.status() }
-        guard !opened.isSpecial else {
-            throw .rejectedChoice(url: url, reason: "it is \(opened.specialKindDescription), which is never a document")
-        }
         let resolved = try resolving(url) { () throws(SystemError) in try file.resolvedPath(status: opened) }
+        // The URL returned must name the very file granted: one deleted or moved away meanwhile
+        // has no path (what `resolvedPath` falls back to is where the path leads now).
+        guard let there = try? FileStatus.ofLink(resolved), there.device == opened.device, there.inode == opened.inode else {
+            throw .rejectedChoice(url: url, reason: "it was moved or deleted while it was being chosen")
+        }
         let identity = try resolving(url) { () throws(SystemError) in try file.identity(status: opened) }
         let chosen = ChosenFile(path: resolved, identity: identity, birth: file.birth(),
                                 isDirectory: opened.kind == .directory, forWriting: false)

@@ -198,6 +198,65 @@ import WharfTestSupport
         try h.engine.choose(client: h.client, id: id, urls: [h.dir.path.description + "/sub/.././/a.txt"])
         #expect(completedFiles(h, id).map(\.path) == [file])
     }
+
+    /// An importer of `types` whose files are identified by `meddling`.
+    func importer(_ h: Harness, _ types: [String], meddling: MeddlingTypes) throws(DialogError) -> DialogID {
+        try h.engine.present(
+            client: h.client, app: "test-app",
+            request: ImporterRequest(allowedContentTypes: types, options: DialogOptions(defaultDirectory: h.dir.path)),
+            presenter: h.presenter, types: meddling)
+    }
+
+    /// What is judged is what is granted. A plain-text file is chosen; while it is looked at,
+    /// its name is swapped for a symbolic link to a private folder (a client that can write
+    /// in the folder races the human's pick). The folder must not be granted in its place,
+    /// let alone as a folder (all it holds) by a dialog that takes only plain text.
+    @Test func aFileSwappedForALinkToAFolderWhileItIsJudgedDoesNotGrantTheFolder() throws {
+        let h = Harness()
+        let notes = h.dir.file("notes.txt", "hello")
+        let chosen = identity(notes)
+        h.dir.directory("private")
+        h.dir.file("private/key.txt", "secret")
+        let decoy = h.dir.symlink("decoy", to: h.dir.at("private"))
+        let swapped = Locked(false)
+        let id = try importer(h, ["public.plain-text"], meddling: MeddlingTypes(before: { name in
+            guard name == Array("notes.txt".utf8), !swapped.withValue({ let was = $0; $0 = true; return was }) else { return }
+            move(decoy, to: notes)
+        }))
+        do {
+            try h.engine.choose(client: h.client, id: id, urls: [notes])
+        } catch {
+            #expect(h.events.events(id).isEmpty, "a refused choice keeps the dialog open")
+            return
+        }
+        let files = completedFiles(h, id)
+        #expect(files.allSatisfy { !$0.isDirectory && $0.path != h.dir.at("private") }, "granted \(files)")
+        #expect(files.allSatisfy { $0.identity.sameFile(as: chosen) }, "granted \(files)")
+    }
+
+    /// The first bytes that decide a file's type are read from the file granted, not from
+    /// whatever its path leads to at that instant: a link to a binary file, pointed at a text
+    /// file just while the choice reads the head and back again, is not granted as plain text.
+    @Test func theBytesThatDecideTheTypeAreThoseOfTheFileGranted() throws {
+        let h = Harness()
+        let binary = h.dir.write("blob", [0x00, 0x01, 0x02, 0x03, 0x04, 0x05])
+        let text = h.dir.file("prose", "text: words")
+        let pick = h.dir.symlink("pick", to: binary)
+        let meddling = MeddlingTypes(
+            before: { name in
+                guard name == Array("pick".utf8) else { return }
+                _ = removeFile(pick)
+                makeSymlink(text, at: pick)
+            },
+            afterHead: { name in
+                guard name == Array("pick".utf8) else { return }
+                _ = removeFile(pick)
+                makeSymlink(binary, at: pick)
+            })
+        let id = try importer(h, ["public.plain-text"], meddling: meddling)
+        #expect(dialogError { try h.engine.choose(client: h.client, id: id, urls: [pick]) } != nil,
+                "granted \(h.events.events(id))")
+    }
 }
 
 /// Where dialogs open, and what they remember (`fileDialogCustomizationID`).

@@ -83,3 +83,30 @@ final class InMemoryDirectoryMemory: DirectoryMemory {
         directories.withValue { $0[Key(app: app, customizationId: customizationId)] = directory }
     }
 }
+
+/// ``FakeTypes`` with something done to the disk while a file is being identified: `before`
+/// as identification starts, `afterHead` once its first bytes were read (if they are). That is
+/// where a choice stands between looking at a file and granting it, and a client that can
+/// write in the folder could swap the path then.
+struct MeddlingTypes: ContentTypeOracle {
+    let base = FakeTypes()
+    var before: @Sendable ([UInt8]) -> Void = { _ in }
+    var afterHead: @Sendable ([UInt8]) -> Void = { _ in }
+
+    func isKnown(_ identifier: String) -> Bool { base.isKnown(identifier) }
+    func conforms(_ identifier: String, to other: String) -> Bool { base.conforms(identifier, to: other) }
+    func type(forFilename name: [UInt8]) -> String { base.type(forFilename: name) }
+    func preferredFilenameExtension(of identifier: String) -> String? { base.preferredFilenameExtension(of: identifier) }
+    func description(of identifier: String) -> String? { base.description(of: identifier) }
+    func filters(for identifiers: [String]) -> DialogFilters { base.filters(for: identifiers) }
+    func isPackage(_ identifier: String) -> Bool { base.isPackage(identifier) }
+
+    func identify(name: [UInt8], status: FileStatus, readHead: @escaping (UnsafeMutableRawBufferPointer) throws(SystemError) -> Int) -> String {
+        before(name)
+        let afterHead = afterHead
+        return base.identify(name: name, status: status) { buffer throws(SystemError) in
+            defer { afterHead(name) }
+            return try readHead(buffer)
+        }
+    }
+}
