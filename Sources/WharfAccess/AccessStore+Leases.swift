@@ -27,7 +27,8 @@ extension AccessStore {
     /// `isDirectory` are what the dialog read from the file the human chose, through the
     /// descriptor it opened (of the link itself when `isSymlink`: an importer's unresolved alias
     /// is granted as the link), so the store looks at nothing on disk here. Granting the same
-    /// path again refreshes the identity, and keeps the wider rights of the two. In memory at
+    /// path again refreshes the identity, and keeps the wider rights of the two when it is the
+    /// same file (another file at that path gets only what this gift gives). In memory at
     /// once, in the store shortly after.
     public func grant(app: String, client: ClientID, path: FilePath, identity: FileIdentity, birth: Int64?,
                       isDirectory: Bool, readOnly: Bool, isSymlink: Bool = false) {

@@ -35,18 +35,27 @@ struct SessionState {
     }
 
     /// Adds a grant, or refreshes the client's grant for the same path (the identity becomes
-    /// the new one; the rights widen to the wider of the two; a dialog's grant is never demoted
-    /// to one that depends on a bookmark). Either way `new` is its latest gift. Answers its
-    /// local id.
+    /// the new one). Given again for the same file, the rights widen to the wider of the two,
+    /// and a dialog's grant is never demoted to one that depends on a bookmark; given for
+    /// another file now at that path, the grant is the new gift's alone: rights given for a
+    /// file that is gone are not the new one's. Either way `new` is its latest gift. Answers
+    /// its local id.
     mutating func upsert(_ new: Grant) -> Int {
         let gift = Grant.Gift(time: new.created, readOnly: new.readOnly, bookmarkId: new.bookmarkId)
         if let id = clients[new.client]?.byPath[new.path], var old = grants[id] {
+            let sameFile = old.fingerprint.matches(new.fingerprint) && old.isDirectory == new.isDirectory
+                && old.isSymlink == new.isSymlink
             old.latestGift = gift
             old.fingerprint = new.fingerprint
             old.isDirectory = new.isDirectory
             old.isSymlink = new.isSymlink
-            old.readOnly = old.readOnly && new.readOnly
-            if old.bookmarkId == nil || new.bookmarkId == nil { old.bookmarkId = nil } else { old.bookmarkId = new.bookmarkId }
+            if !sameFile {
+                old.readOnly = new.readOnly
+                old.bookmarkId = new.bookmarkId
+            } else {
+                old.readOnly = old.readOnly && new.readOnly
+                if old.bookmarkId == nil || new.bookmarkId == nil { old.bookmarkId = nil } else { old.bookmarkId = new.bookmarkId }
+            }
             grants[id] = old
             updateDirectoryIndex(old)
             return id

@@ -90,6 +90,29 @@ import WharfTestSupport
         #expect(try !store.resolve(app: "editor", client: "c1", url: url(written)).readOnly)
     }
 
+    /// The rights a grant gave are for the file they were given for. An export's file,
+    /// writable, is replaced by another file (or a folder) of the same name, which the human
+    /// then picks in an importer, for reading: that pick is read-only. The writing consent was
+    /// for a file that is no longer there.
+    @Test func anotherFilePickedAtAWrittenPathIsOnlyReadable() throws {
+        let store = try memoryStore()
+        let written = directory.file("report.txt")
+        writeFile(written, "exported")
+        try grant(store, written, readOnly: false)
+        atomicSave(written, "someone else's")
+        try grant(store, written, readOnly: true)
+        #expect(try store.resolve(app: "editor", client: "c1", url: url(written)).readOnly)
+
+        let folder = directory.file("project")
+        writeFile(folder, "exported")
+        try grant(store, folder, readOnly: false)
+        #expect(removeFile(folder))
+        makeDirectory(folder)
+        writeFile(folder + "/plan.txt", "private")
+        try grant(store, folder, readOnly: true)
+        #expect(try store.resolve(app: "editor", client: "c1", url: url(folder + "/plan.txt")).readOnly)
+    }
+
     @Test func aDirectoryGrantCoversWhatIsInsideIt() throws {
         let store = try memoryStore()
         let templates = directory.file("templates")
