@@ -101,7 +101,9 @@ extension AccessStore {
         let row = try read { db in
             try db.first("SELECT \(BookmarkRow.columns) FROM bookmarks WHERE token = ?", [.text(token)], map: BookmarkRow.init)
         }
-        guard let row, row.app == app else { throw .bookmarkInvalid(Self.unknownBookmark, lastKnownPath: nil) }
+        // App names compare as the store compares them, byte for byte (Swift's `==` would take a
+        // name spelt with a combining accent for the precomposed one).
+        guard let row, row.app.utf8.elementsEqual(app.utf8) else { throw .bookmarkInvalid(Self.unknownBookmark, lastKnownPath: nil) }
         return row
     }
 
@@ -169,7 +171,7 @@ extension AccessStore {
             }
             let path = raw.normalized
             let mine = sessions.withValue { state -> [Grant] in
-                let matching = state.grants.values.filter { $0.app == app && $0.path == path }
+                let matching = state.grants.values.filter { $0.app.utf8.elementsEqual(app.utf8) && $0.path == path }
                 for grant in matching { state.remove(grant: grant.id) }
                 return matching
             }

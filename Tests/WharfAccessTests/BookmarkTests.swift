@@ -244,6 +244,26 @@ import WharfTestSupport
         _ = try store.resolve(app: "editor", client: "c2", bookmark: bookmark)
     }
 
+    /// App names are bytes, as the store keeps them: a name spelt another way (`café` with a
+    /// combining accent for `café` precomposed, two names a client may declare) is another app,
+    /// with none of the first one's bookmarks or grants, although Swift's `==` calls the two
+    /// equal.
+    @Test func anAppNameSpeltAnotherWayIsAnotherApp() throws {
+        let (composed, decomposed) = ("caf\u{E9}", "cafe\u{301}")
+        #expect(composed == decomposed && Array(composed.utf8) != Array(decomposed.utf8))
+        let file = directory.file("a.txt")
+        writeFile(file, "a")
+        let store = try memoryStore()
+        try grant(store, file, app: composed, client: "c1")
+        let bookmark = try store.createBookmark(app: composed, client: "c1", url: url(file))
+
+        let error = accessError { () throws(AccessError) in try store.resolve(app: decomposed, client: "c2", bookmark: bookmark) }
+        #expect(error.map { if case .bookmarkInvalid = $0 { true } else { false } } == true)
+        #expect(try store.revoke(app: decomposed, url: url(file), bookmark: nil as String?) == 0)
+        _ = try store.resolve(app: composed, client: "c1", url: url(file))
+        _ = try store.resolve(app: composed, client: "c1", bookmark: bookmark)
+    }
+
     @Test func theListingShowsTheAppsBookmarksWithTheirLeases() throws {
         let file = directory.file("a.txt")
         writeFile(file, "a")
