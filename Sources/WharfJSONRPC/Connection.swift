@@ -24,9 +24,9 @@ public final class Connection: @unchecked Sendable {
         /// Reading pauses while this many requests from the peer wait for their answers.
         public var maxPendingRequests = 256
         /// The descriptors are non-blocking and this connection's alone (a daemon's sockets,
-        /// the pipes a bridge hands over): reading waits in `poll(2)` and ``stopReading()``
-        /// interrupts it, and writing never blocks a thread (a full output waits for room in
-        /// ``ReadinessWatcher``), so a peer that stops reading holds no thread.
+        /// the pipes a bridge hands over): writing never blocks a thread (a full output waits
+        /// for room in ``ReadinessWatcher``), so a peer that stops reading holds no thread.
+        /// (Reading waits in `poll(2)` either way, which ``stopReading()`` interrupts.)
         public var nonBlocking = false
         /// The input is a Unix socket over which the peer may pass descriptors (``descriptors``).
         public var passesDescriptors = false
@@ -71,7 +71,7 @@ public final class Connection: @unchecked Sendable {
     public let tracer = Locked<(@Sendable (TraceEvent) -> Void)?>(nil)
     /// What the peer passed over the socket, when ``Options/passesDescriptors``.
     public let descriptors: PassedDescriptors?
-    /// Wakes a non-blocking read loop waiting for input (``stopReading()``).
+    /// Wakes the read loop waiting for input (``stopReading()``, or our output failing).
     private let interrupter: Interrupter?
     /// Requests read and not yet answered, against ``Options/maxPendingRequests``; signalled
     /// when one is answered or reading stops.
@@ -97,7 +97,7 @@ public final class Connection: @unchecked Sendable {
         self.options = options
         self.logger = logger
         self.descriptors = options.passesDescriptors ? PassedDescriptors(logger: logger) : nil
-        self.interrupter = options.nonBlocking ? try? Interrupter() : nil
+        self.interrupter = try? Interrupter()
         self.writer = MessageWriter(descriptor: output, backlogLimit: options.backlogLimit, nonBlocking: options.nonBlocking) { [weak self] error in
             self?.outputFailed(error)
         }
@@ -185,11 +185,12 @@ public final class Connection: @unchecked Sendable {
         return reason
     }
 
-    /// One read: blocking, or, for a non-blocking connection, once `poll` says input is there
-    /// (nil when there was none after all, or ``stopReading()`` interrupted the wait).
+    /// One read, once `poll` says input is there (nil when there was none after all, or the
+    /// wait was interrupted: ``stopReading()``, or a write on another thread found the output
+    /// closed, while the peer still holds our input open and sends nothing).
     private func read(into buffer: UnsafeMutableRawBufferPointer) throws(SystemError) -> Int? {
-        guard options.nonBlocking else { return try input.read(into: buffer) }
         guard Readiness.waitReadable(input, or: interrupter) else { return nil }
+        guard options.nonBlocking else { return try input.read(into: buffer) }
         guard let descriptors else { return try input.readAvailable(into: buffer) }
         var passed: [FileDescriptor] = []
         var lost = false
@@ -229,9 +230,7 @@ public final class Connection: @unchecked Sendable {
     }
 
     /// Ends the read loop after the message it is handling (called from a handler, on the loop's
-    /// own thread) or before its next read. A read already blocked waiting for input is not
-    /// interrupted: the host that calls this from another thread closes or shuts down the input
-    /// itself, or ends the process.
+    /// own thread) or before its next read; a loop waiting for input stops waiting.
     public func stopReading() {
         state.withValue { $0.stopRequested = true }
         pending.withLock { pending.broadcast() }
@@ -451,6 +450,8 @@ public final class Connection: @unchecked Sendable {
     private func outputFailed(_ error: SystemError) {
         logger.warning("output closed: \(error)")
         state.withValue { $0.writeFailure = error }
+        // The read loop may be waiting for input that never comes: it must end now.
+        interrupter?.signal()
     }
 
     /// Marks the end and fails every request we are still waiting on.
