@@ -81,6 +81,8 @@ public final class Connection: @unchecked Sendable {
     private struct SharedState {
         /// Requests from the peer not yet answered, so `$/cancelRequest` can answer them.
         var incoming: [RequestID: Reply] = [:]
+        /// Batches whose array has not gone out yet, so the session's end can send what they hold.
+        var unsentBatches: [ObjectIdentifier: BatchCollector] = [:]
         /// Requests we sent, waiting for the peer's response.
         var outgoing: [RequestID: @Sendable (Result<JSON, ResponseError>) -> Void] = [:]
         var nextOutgoingID: Int64 = 1
@@ -293,9 +295,12 @@ public final class Connection: @unchecked Sendable {
             write(OutgoingMessage.response(id: .null, error: .invalidRequest("an empty batch")))
             return
         }
-        let batch = BatchCollector { [weak self] responses in
-            self?.write(OutgoingMessage.batch(responses))
+        let batch = BatchCollector { [weak self] batch, responses in
+            guard let self else { return }
+            state.withValue { _ = $0.unsentBatches.removeValue(forKey: ObjectIdentifier(batch)) }
+            if !responses.isEmpty { write(OutgoingMessage.batch(responses)) }
         }
+        state.withValue { $0.unsentBatches[ObjectIdentifier(batch)] = batch }
         for element in elements {
             dispatch(IncomingMessage(element), handler, into: batch)
         }
@@ -429,12 +434,14 @@ public final class Connection: @unchecked Sendable {
     }
 
     /// Waits until every request from the peer has been answered (or `seconds` pass): what is
-    /// in flight finishes before the process ends.
+    /// in flight finishes before the process ends. Then a batch still incomplete (the session
+    /// ended in its midst: `exit` in it, a signal) goes with the answers it has, as its array.
     public func waitForPendingReplies(seconds: Double) {
         let deadline = Deadline(secondsFromNow: seconds)
         while !deadline.hasPassed && !state.withValue({ $0.incoming.isEmpty }) {
             ProcessControl.sleep(milliseconds: 5)
         }
+        for batch in state.withValue({ Array($0.unsentBatches.values) }) { batch.sendAnswered() }
     }
 
     /// Waits until everything sent so far is written (or `seconds` pass).
@@ -492,7 +499,8 @@ public struct PreparedNotification: Sendable {
 }
 
 /// Gathers the responses of one batch and sends them together, as one array, once every
-/// request in it has been answered. A batch of notifications only sends nothing at all.
+/// request in it has been answered (``sendAnswered()`` sends them sooner). A batch of
+/// notifications only is sent as no responses, which the connection does not write.
 final class BatchCollector: Sendable {
     private struct State {
         var expected = 0
@@ -502,9 +510,10 @@ final class BatchCollector: Sendable {
     }
 
     private let state = Locked(State())
-    private let send: @Sendable ([[UInt8]]) -> Void
+    /// Called once, with the batch and its responses.
+    private let send: @Sendable (BatchCollector, [[UInt8]]) -> Void
 
-    init(send: @escaping @Sendable ([[UInt8]]) -> Void) { self.send = send }
+    init(send: @escaping @Sendable (BatchCollector, [[UInt8]]) -> Void) { self.send = send }
 
     func expect() { state.withValue { $0.expected += 1 } }
 
@@ -520,12 +529,22 @@ final class BatchCollector: Sendable {
     }
 
     private func sendIfComplete() {
-        let ready: [[UInt8]]? = state.withValue { state in
-            guard state.sealed, !state.sent, state.responses.count == state.expected else { return nil }
+        sendOnce { $0.sealed && $0.responses.count == $0.expected }
+    }
+
+    /// The session ends before every request of the batch was answered, or before it was all
+    /// read: the answers it has go now; any later one is dropped, as the session's output is.
+    func sendAnswered() {
+        sendOnce { _ in true }
+    }
+
+    private func sendOnce(when ready: (State) -> Bool) {
+        let responses: [[UInt8]]? = state.withValue { state in
+            guard !state.sent, ready(state) else { return nil }
             state.sent = true
-            return state.expected == 0 ? nil : state.responses
+            return state.responses
         }
-        if let ready { send(ready) }
+        if let responses { send(self, responses) }
     }
 }
 
