@@ -193,10 +193,13 @@ public final class DialogEngine: @unchecked Sendable {
         state.outbox(for: client).post(delivery)
     }
 
-    /// Lock held. Queues an event for the sink.
-    func emit(_ client: ClientID, _ event: DialogEvent) {
+    /// Lock held. Queues an event for the sink; with `withdrawn`, one that is dropped if, by the
+    /// time it is delivered, its dialog was withdrawn (``DialogRecord/withdrawn``).
+    func emit(_ client: ClientID, _ event: DialogEvent, unlessWithdrawn withdrawn: Locked<Bool>? = nil) {
         let sink = sink
-        post(client) { sink(client, event) }
+        post(client) {
+            if withdrawn?.withValue({ $0 }) != true { sink(client, event) }
+        }
     }
 
     /// Registers a validated dialog, shows it and arms its timeout. `announce` (the client's
@@ -246,8 +249,14 @@ public final class DialogEngine: @unchecked Sendable {
             clientRecord.isDisconnected = false
 
             let dialog = presented(id, DialogResponder(engine: self, client: client, id: id))
+            let withdrawn = record.withdrawn
             post(client) { [weak self] in
-                if announce(dialog) { presenter.show(dialog) } else { self?.withdraw(client: client, id: id) }
+                if announce(dialog) {
+                    presenter.show(dialog)
+                } else {
+                    withdrawn.withValue { $0 = true }
+                    self?.withdraw(client: client, id: id)
+                }
             }
             if let timeout = options.timeoutMs {
                 scheduler.after(milliseconds: timeout) { [weak self] in self?.expire(client: client, id: id) }
@@ -326,10 +335,16 @@ public final class DialogEngine: @unchecked Sendable {
             if clientRecord.isDisconnected && clientRecord.open.isEmpty { state.clients[record.client] = nil }
         }
         let client = record.client
+        // Posted after the delivery that announces the dialog, so decided by it: a dialog that
+        // ended before its client could be told of it, and then could not be (its request was
+        // cancelled), was never shown, and no event may name it.
+        let withdrawn = record.withdrawn
         if record.isShowing {
             record.isShowing = false
             let (presenter, id) = (record.presenter, record.id)
-            post(client) { presenter.hide(id) }
+            post(client) {
+                if !withdrawn.withValue({ $0 }) { presenter.hide(id) }
+            }
         }
         // Remembered before the client hears of the completion, so a dialog it presents in
         // response already opens there.
@@ -337,14 +352,14 @@ public final class DialogEngine: @unchecked Sendable {
             let app = record.app
             post(client) { memory.remember(app: app, customizationId: customizationId, directory: directory) }
         }
-        emit(client, .presentationChanged(record.id, isPresented: false))
+        emit(client, .presentationChanged(record.id, isPresented: false), unlessWithdrawn: withdrawn)
         switch ending {
         case .completed(let files, let contentTypes, _):
-            emit(client, .completed(record.id, record.kind, files: files, contentTypes: contentTypes))
+            emit(client, .completed(record.id, record.kind, files: files, contentTypes: contentTypes), unlessWithdrawn: withdrawn)
         case .failed(let failure):
-            emit(client, .failed(record.id, record.kind, failure))
+            emit(client, .failed(record.id, record.kind, failure), unlessWithdrawn: withdrawn)
         case .cancelled(let reason):
-            emit(client, .cancelled(record.id, record.kind, reason: reason))
+            emit(client, .cancelled(record.id, record.kind, reason: reason), unlessWithdrawn: withdrawn)
         }
         lock.broadcast()
     }
@@ -458,6 +473,9 @@ final class DialogRecord {
     /// The presenter is still showing the dialog (no answer from the human yet), so an
     /// app-side ending must hide it.
     var isShowing = true
+    /// Set when the client could not be told of the dialog (``DialogEngine/withdraw(client:id:)``),
+    /// by the delivery that tried; read by the deliveries of an ending posted before it knew.
+    let withdrawn = Locked(false)
     /// The directory the dialog shows: the initial one, then the last one listed.
     var directory: FilePath
     var lastListedDirectory: FilePath?

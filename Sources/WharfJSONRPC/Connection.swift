@@ -24,9 +24,9 @@ public final class Connection: @unchecked Sendable {
         /// Reading pauses while this many requests from the peer wait for their answers.
         public var maxPendingRequests = 256
         /// The descriptors are non-blocking and this connection's alone (a daemon's sockets,
-        /// the pipes a bridge hands over): reading waits in `poll(2)` and ``stopReading()``
-        /// interrupts it, and writing never blocks a thread (a full output waits for room in
-        /// ``ReadinessWatcher``), so a peer that stops reading holds no thread.
+        /// the pipes a bridge hands over): writing never blocks a thread (a full output waits
+        /// for room in ``ReadinessWatcher``), so a peer that stops reading holds no thread.
+        /// (Reading waits in `poll(2)` either way, which ``stopReading()`` interrupts.)
         public var nonBlocking = false
         /// The input is a Unix socket over which the peer may pass descriptors (``descriptors``).
         public var passesDescriptors = false
@@ -71,7 +71,7 @@ public final class Connection: @unchecked Sendable {
     public let tracer = Locked<(@Sendable (TraceEvent) -> Void)?>(nil)
     /// What the peer passed over the socket, when ``Options/passesDescriptors``.
     public let descriptors: PassedDescriptors?
-    /// Wakes a non-blocking read loop waiting for input (``stopReading()``).
+    /// Wakes the read loop waiting for input (``stopReading()``, or our output failing).
     private let interrupter: Interrupter?
     /// Requests read and not yet answered, against ``Options/maxPendingRequests``; signalled
     /// when one is answered or reading stops.
@@ -81,6 +81,8 @@ public final class Connection: @unchecked Sendable {
     private struct SharedState {
         /// Requests from the peer not yet answered, so `$/cancelRequest` can answer them.
         var incoming: [RequestID: Reply] = [:]
+        /// Batches whose array has not gone out yet, so the session's end can send what they hold.
+        var unsentBatches: [ObjectIdentifier: BatchCollector] = [:]
         /// Requests we sent, waiting for the peer's response.
         var outgoing: [RequestID: @Sendable (Result<JSON, ResponseError>) -> Void] = [:]
         var nextOutgoingID: Int64 = 1
@@ -97,7 +99,7 @@ public final class Connection: @unchecked Sendable {
         self.options = options
         self.logger = logger
         self.descriptors = options.passesDescriptors ? PassedDescriptors(logger: logger) : nil
-        self.interrupter = options.nonBlocking ? try? Interrupter() : nil
+        self.interrupter = try? Interrupter()
         self.writer = MessageWriter(descriptor: output, backlogLimit: options.backlogLimit, nonBlocking: options.nonBlocking) { [weak self] error in
             self?.outputFailed(error)
         }
@@ -185,11 +187,12 @@ public final class Connection: @unchecked Sendable {
         return reason
     }
 
-    /// One read: blocking, or, for a non-blocking connection, once `poll` says input is there
-    /// (nil when there was none after all, or ``stopReading()`` interrupted the wait).
+    /// One read, once `poll` says input is there (nil when there was none after all, or the
+    /// wait was interrupted: ``stopReading()``, or a write on another thread found the output
+    /// closed, while the peer still holds our input open and sends nothing).
     private func read(into buffer: UnsafeMutableRawBufferPointer) throws(SystemError) -> Int? {
-        guard options.nonBlocking else { return try input.read(into: buffer) }
         guard Readiness.waitReadable(input, or: interrupter) else { return nil }
+        guard options.nonBlocking else { return try input.read(into: buffer) }
         guard let descriptors else { return try input.readAvailable(into: buffer) }
         var passed: [FileDescriptor] = []
         var lost = false
@@ -229,9 +232,7 @@ public final class Connection: @unchecked Sendable {
     }
 
     /// Ends the read loop after the message it is handling (called from a handler, on the loop's
-    /// own thread) or before its next read. A read already blocked waiting for input is not
-    /// interrupted: the host that calls this from another thread closes or shuts down the input
-    /// itself, or ends the process.
+    /// own thread) or before its next read; a loop waiting for input stops waiting.
     public func stopReading() {
         state.withValue { $0.stopRequested = true }
         pending.withLock { pending.broadcast() }
@@ -294,9 +295,12 @@ public final class Connection: @unchecked Sendable {
             write(OutgoingMessage.response(id: .null, error: .invalidRequest("an empty batch")))
             return
         }
-        let batch = BatchCollector { [weak self] responses in
-            self?.write(OutgoingMessage.batch(responses))
+        let batch = BatchCollector { [weak self] batch, responses in
+            guard let self else { return }
+            state.withValue { _ = $0.unsentBatches.removeValue(forKey: ObjectIdentifier(batch)) }
+            if !responses.isEmpty { write(OutgoingMessage.batch(responses)) }
         }
+        state.withValue { $0.unsentBatches[ObjectIdentifier(batch)] = batch }
         for element in elements {
             dispatch(IncomingMessage(element), handler, into: batch)
         }
@@ -430,12 +434,14 @@ public final class Connection: @unchecked Sendable {
     }
 
     /// Waits until every request from the peer has been answered (or `seconds` pass): what is
-    /// in flight finishes before the process ends.
+    /// in flight finishes before the process ends. Then a batch still incomplete (the session
+    /// ended in its midst: `exit` in it, a signal) goes with the answers it has, as its array.
     public func waitForPendingReplies(seconds: Double) {
         let deadline = Deadline(secondsFromNow: seconds)
         while !deadline.hasPassed && !state.withValue({ $0.incoming.isEmpty }) {
             ProcessControl.sleep(milliseconds: 5)
         }
+        for batch in state.withValue({ Array($0.unsentBatches.values) }) { batch.sendAnswered() }
     }
 
     /// Waits until everything sent so far is written (or `seconds` pass).
@@ -451,6 +457,8 @@ public final class Connection: @unchecked Sendable {
     private func outputFailed(_ error: SystemError) {
         logger.warning("output closed: \(error)")
         state.withValue { $0.writeFailure = error }
+        // The read loop may be waiting for input that never comes: it must end now.
+        interrupter?.signal()
     }
 
     /// Marks the end and fails every request we are still waiting on.
@@ -491,7 +499,8 @@ public struct PreparedNotification: Sendable {
 }
 
 /// Gathers the responses of one batch and sends them together, as one array, once every
-/// request in it has been answered. A batch of notifications only sends nothing at all.
+/// request in it has been answered (``sendAnswered()`` sends them sooner). A batch of
+/// notifications only is sent as no responses, which the connection does not write.
 final class BatchCollector: Sendable {
     private struct State {
         var expected = 0
@@ -501,9 +510,10 @@ final class BatchCollector: Sendable {
     }
 
     private let state = Locked(State())
-    private let send: @Sendable ([[UInt8]]) -> Void
+    /// Called once, with the batch and its responses.
+    private let send: @Sendable (BatchCollector, [[UInt8]]) -> Void
 
-    init(send: @escaping @Sendable ([[UInt8]]) -> Void) { self.send = send }
+    init(send: @escaping @Sendable (BatchCollector, [[UInt8]]) -> Void) { self.send = send }
 
     func expect() { state.withValue { $0.expected += 1 } }
 
@@ -519,12 +529,22 @@ final class BatchCollector: Sendable {
     }
 
     private func sendIfComplete() {
-        let ready: [[UInt8]]? = state.withValue { state in
-            guard state.sealed, !state.sent, state.responses.count == state.expected else { return nil }
+        sendOnce { $0.sealed && $0.responses.count == $0.expected }
+    }
+
+    /// The session ends before every request of the batch was answered, or before it was all
+    /// read: the answers it has go now; any later one is dropped, as the session's output is.
+    func sendAnswered() {
+        sendOnce { _ in true }
+    }
+
+    private func sendOnce(when ready: (State) -> Bool) {
+        let responses: [[UInt8]]? = state.withValue { state in
+            guard !state.sent, ready(state) else { return nil }
             state.sent = true
-            return state.expected == 0 ? nil : state.responses
+            return state.responses
         }
-        if let ready { send(ready) }
+        if let responses { send(self, responses) }
     }
 }
 

@@ -174,6 +174,34 @@ import WharfTestSupport
         #expect(order.withValue { $0 }.isEmpty)
     }
 
+    /// The dialog ends (its timeout, the client going away) after it was registered but before
+    /// the client could be told of it, and then the client cannot be told (its request was
+    /// cancelled): its ending names a dialog the client never heard of, so it is not sent, and
+    /// the presenter, never shown it, is not asked to hide it.
+    @Test func aDialogEndedBeforeItIsWithdrawnIsNeverNamed() throws {
+        let endings: [@Sendable (Harness, DialogID) -> Void] = [
+            { h, _ in h.scheduler.advance(milliseconds: 10) },
+            { h, _ in h.engine.disconnect(client: h.client) },
+        ]
+        for end in endings {
+            let h = Harness()
+            let order = Locked<[String]>([])
+            let registered = Locked<DialogID?>(nil)
+            let id = try h.engine.present(
+                client: h.client, app: "a",
+                request: ImporterRequest(allowedContentTypes: ["public.item"], options: DialogOptions(timeoutMs: 10)),
+                presenter: OrderPresenter(order), types: h.types, announce: { dialog in
+                    registered.withValue { $0 = dialog.id }
+                    end(h, dialog.id)
+                    return false
+                })
+            #expect(registered.withValue { $0 } == id)
+            #expect(h.events.events(id).isEmpty, "events of a withdrawn dialog: \(h.events.events(id))")
+            #expect(order.withValue { $0 }.isEmpty)
+            #expect(h.engine.openDialogCount(client: h.client) == 0)
+        }
+    }
+
     @Test func dialogIdsAreNeverReused() throws {
         let h = Harness()
         var seen = Set<DialogID>()

@@ -154,6 +154,22 @@ import WharfTestSupport
         #expect(readAll(child.stderr).contains("output closed"))
     }
 
+    /// The output is found closed by a write that is not the read loop's (a dialog's timeout,
+    /// here), while the read loop waits for input that the client, still holding our input
+    /// open, never sends: the server ends all the same.
+    @Test func standardOutputFoundClosedByALaterEventEndsTheServer() throws {
+        let child = try ChildProcess(path: wharfExecutablePath(), arguments: ["--framing", "ndjson", "--state-dir", ":memory:"])
+        func send(_ line: String) throws { try child.send(Array((line + "\n").utf8)) }
+        try send(#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"capabilities":{"presentsDialogs":true}}}"#)
+        #expect(child.waitForLine(startingWith: "{", timeout: 10) != nil)
+        try send(#"{"jsonrpc":"2.0","id":2,"method":"presentImporter","params":{"allowedContentTypes":["public.item"],"options":{"timeoutMs":300}}}"#)
+        // The answer and `presenter/show`, then the client stops reading for good.
+        #expect(child.waitForLine(startingWith: "{", timeout: 10) != nil)
+        #expect(child.waitForLine(startingWith: "{", timeout: 10) != nil)
+        child.closeStdout()
+        #expect(child.waitForExitOrKill(seconds: 10) == 1, "the server outlived its closed output")
+    }
+
     @Test func aClientThatStopsReadingStopsBeingRead() throws {
         let client = try initialized()
         let child = try #require(client.process)

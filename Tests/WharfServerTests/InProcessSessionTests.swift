@@ -47,6 +47,22 @@ import WharfTestSupport
         #expect(client.shutdownAndExit() == 0)
     }
 
+    /// `exit` inside a batch ends the session while the batch is being read: the requests before
+    /// it were answered, and those answers are owed, as the batch's one array, before the end.
+    @Test func aBatchThatEndsWithExitIsStillAnswered() {
+        let client = WireClient.inProcess(options())
+        client.initialize()
+        client.sendBody(Array(#"""
+            [{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":2,"method":"shutdown"},
+             {"jsonrpc":"2.0","method":"exit"}]
+            """#.utf8))
+        #expect(client.waitForExit() == 0)
+        let batch = client.nextMessage(timeout: 1)?.arrayValue
+        #expect(batch?.count == 2, "the batch's answers: \(client.messages)")
+        #expect(batch?.contains { $0["id"] == 1 && $0["result"] == [:] } == true)
+        #expect(batch?.contains { $0["id"] == 2 && $0["result"] == .null } == true)
+    }
+
     @Test func pipelinedRequestsAllGetAnswers() {
         let client = WireClient.inProcess(options())
         client.initialize()

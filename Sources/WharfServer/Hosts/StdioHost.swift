@@ -42,16 +42,30 @@ public enum StdioHost {
             clientProcess: { session, pid in watch(pid, session, server, logger) }
         )
         let code = server.serve(connection, events: events)
-        server.close()
-        ProcessControl.exit(code)
+        exitOnce(server, code)
     }
 
-    /// Ends the session from outside its read loop, which may be blocked reading: the process
-    /// ends with it.
+    /// Ends the session from outside its read loop: the process ends with it, with the status
+    /// the session ended with (`exit` may have decided it first).
     private static func endProcess(_ session: ClientSession, _ server: Server, exitCode: Int32, reason: String) -> Never {
         session.end(exitCode: exitCode, reason: reason)
+        exitOnce(server, session.waitUntilEnded())
+    }
+
+    /// The read loop returns when the session ends, however it ends, so the main thread and the
+    /// thread that ended the session (a signal, the parent gone) both come here: one exits.
+    private static let exiting = Locked(false)
+
+    private static func exitOnce(_ server: Server, _ code: Int32) -> Never {
+        let first = exiting.withValue { exiting -> Bool in
+            defer { exiting = true }
+            return !exiting
+        }
+        guard first else {
+            while true { ProcessControl.sleep(milliseconds: 1000) }
+        }
         server.close()
-        ProcessControl.exit(exitCode)
+        ProcessControl.exit(code)
     }
 
     /// Checks every 200 ms whether the editor that started us still runs.
