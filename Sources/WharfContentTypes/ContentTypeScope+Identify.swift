@@ -106,12 +106,8 @@ extension ContentTypeScope {
         let candidates = globMatches(file.name, tables: tables)
         if let ext = filenameExtension(of: file.name),
            !candidates.contains(where: { $0.caseSensitive || $0.specificity > ext.utf8.count + 1 }) {
-            // A package type is a directory's (`Tool.app`): a regular file of that name is not one.
-            if let system = tables.systemByExtension[ext], !system.conforms(to: "public.directory") {
-                return .success(decidedByName(system, candidates: candidates, tables: tables))
-            }
-            if let declaredType = declared.byExtension[ext], !declaredType.conforms(to: "public.directory") {
-                return .success(decidedByName(declaredType, candidates: candidates, tables: tables))
+            if let claimant = fileType(claimingExtension: ext, tables: tables) {
+                return .success(decidedByName(claimant, candidates: candidates, tables: tables))
             }
         }
 
@@ -240,6 +236,18 @@ extension ContentTypeScope {
             }
         }
         return true
+    }
+
+    /// The type a regular file is by its (lowercased) extension alone, when the name knows no
+    /// more than that: Wharf's table first, then this client's declarations. A package type
+    /// (`Tool.app`) is a directory's, never a regular file's.
+    func fileType(claimingExtension ext: String, tables: Tables) -> TypeRecord? {
+        if let system = tables.systemByExtension[ext], !system.conforms(to: "public.directory") { return system }
+        if !declared.byExtension.isEmpty, let declaredType = declared.byExtension[ext],
+           !declaredType.conforms(to: "public.directory") {
+            return declaredType
+        }
+        return nil
     }
 
     /// The identifier of a package type (a type conforming to `public.directory`) that claims
