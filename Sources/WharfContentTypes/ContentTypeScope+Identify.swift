@@ -76,7 +76,8 @@ extension ContentTypeScope {
     ///    `public.swift-source` whether or not the MIME database knows `*.swift`, and `a.py`
     ///    the identifier `contentTypes/fromFilenameExtension` gives), then a type this client
     ///    declared for the extension, then the MIME database's globs when exactly one type
-    ///    matches.
+    ///    matches. A package type (one conforming to `public.directory`) names directories only:
+    ///    a regular file called `Tool.app` is what the rest of these steps say.
     /// 3. An empty file has nothing to sniff: the best glob if any, else `application/x-zerosize`.
     /// 4. With `sniff`, the first 4 KiB are read and matched against the magic rules; no match
     ///    means `text/plain` if the bytes look like text (no control characters but whitespace
@@ -105,11 +106,8 @@ extension ContentTypeScope {
         let candidates = globMatches(file.name, tables: tables)
         if let ext = filenameExtension(of: file.name),
            !candidates.contains(where: { $0.caseSensitive || $0.specificity > ext.utf8.count + 1 }) {
-            if let system = tables.systemByExtension[ext] {
-                return .success(decidedByName(system, candidates: candidates, tables: tables))
-            }
-            if let declaredType = declared.byExtension[ext] {
-                return .success(decidedByName(declaredType, candidates: candidates, tables: tables))
+            if let claimant = fileType(claimingExtension: ext, tables: tables) {
+                return .success(decidedByName(claimant, candidates: candidates, tables: tables))
             }
         }
 
@@ -238,6 +236,18 @@ extension ContentTypeScope {
             }
         }
         return true
+    }
+
+    /// The type a regular file is by its (lowercased) extension alone, when the name knows no
+    /// more than that: Wharf's table first, then this client's declarations. A package type
+    /// (`Tool.app`) is a directory's, never a regular file's.
+    func fileType(claimingExtension ext: String, tables: Tables) -> TypeRecord? {
+        if let system = tables.systemByExtension[ext], !system.conforms(to: "public.directory") { return system }
+        if !declared.byExtension.isEmpty, let declaredType = declared.byExtension[ext],
+           !declaredType.conforms(to: "public.directory") {
+            return declaredType
+        }
+        return nil
     }
 
     /// The identifier of a package type (a type conforming to `public.directory`) that claims

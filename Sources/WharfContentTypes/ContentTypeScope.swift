@@ -74,10 +74,12 @@ public struct ContentTypeScope: Sendable {
     /// conforms to `parent` (default `public.data`). System declarations come first, then this
     /// client's, then the MIME database's globs; when none fits, a dynamic type for the
     /// extension that conforms to `parent`. Nil for an empty or malformed extension or an
-    /// unknown parent. A leading dot is not part of an extension (`"png"`, not `".png"`).
+    /// unknown parent. A leading dot is not part of an extension (`"png"`, not `".png"`); a `;`
+    /// is not in one either (a dynamic identifier's payload keeps its conformance after one).
     public func type(forFilenameExtension ext: String, conformingTo parent: String? = nil) -> String? {
         let ext = asciiLowercased(ext)
-        guard !ext.isEmpty, !ext.hasPrefix("."), !ext.contains("/"), !ext.utf8.contains(0) else { return nil }
+        guard !ext.isEmpty, !ext.hasPrefix("."), !ext.contains("/"), !ext.utf8.contains(0),
+              !ext.utf8.contains(UInt8(ascii: ";")) else { return nil }
         let parentKey = parent.map(asciiLowercased) ?? "public.data"
         guard record(parentKey) != nil else { return nil }
         let tables = registry.tables

@@ -115,15 +115,30 @@ extension ContentTypeScope {
 
         var candidates = systemTypeDeclarations.compactMap { tables.systemTypes[asciiLowercased($0.identifier)] }
         candidates += declared.records.values.sorted { $0.key < $1.key }
+        // A glob must name no file that identifies as another type. A file named by an extension
+        // the table or this client claims is the claimant's (`a.html` is HTML, whatever else
+        // lists `*.html`), so the glob is there when the claimant conforms; a package's globs
+        // are for directories.
         for candidate in candidates where conformsToTarget(candidate) {
-            for ext in candidate.filenameExtensions { addGlob("*." + ext) }
+            let isPackage = candidate.conforms(to: "public.directory")
+            for ext in candidate.filenameExtensions
+            where isPackage || fileType(claimingExtension: ext, tables: tables).map(conformsToTarget) ?? true {
+                addGlob("*." + ext)
+            }
             for mime in candidate.mimeTypes { addMIME(database.canonicalName(mime)) }
         }
         for index in database.typeNames.indices where databaseConforms[index] {
             let name = database.typeNames[index]
             let patterns = database.patterns[index]
             if !patterns.isEmpty || !name.hasPrefix("inode/") { addMIME(name) }
-            for pattern in patterns { addGlob(asciiLowercased(pattern)) }
+            let caseSensitive = database.caseSensitivePatterns[Int32(index)] ?? []
+            for pattern in patterns {
+                // A filter's globs match whatever the case: `*.C` (C++) would be every `*.c` (C).
+                // The type's MIME type, listed, stands for its case-sensitive patterns.
+                if caseSensitive.contains(pattern) { continue }
+                if let ext = simpleExtension(of: pattern), fileType(claimingExtension: ext, tables: tables) != nil { continue }
+                addGlob(asciiLowercased(pattern))
+            }
         }
         result.globs = globs
         result.mimeTypes = mimeTypes

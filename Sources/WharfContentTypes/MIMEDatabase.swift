@@ -24,6 +24,8 @@ final class MIMEDatabase: Sendable {
     let parents: [[Int32]]
     /// Glob patterns by type index, highest weight first, as written in `globs2`.
     let patterns: [[String]]
+    /// The case-sensitive patterns among `patterns` (`*.C` is C++ source, `*.c` C), by type index.
+    let caseSensitivePatterns: [Int32: [String]]
     let globs: GlobTable
     let magic: MagicTable
     /// The MIME directories read, highest precedence first.
@@ -51,6 +53,7 @@ final class MIMEDatabase: Sendable {
         self.aliasTargets = loader.aliasTargets
         self.parents = loader.parents
         self.patterns = loader.patterns
+        self.caseSensitivePatterns = loader.caseSensitivePatterns
         self.globs = GlobTable(rules: loader.rules)
         self.magic = MagicTable(directories: loader.magic)
     }

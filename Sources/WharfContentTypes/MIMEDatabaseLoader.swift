@@ -16,6 +16,8 @@ struct MIMEDatabaseLoader {
     private(set) var rules: [GlobRule] = []
     /// Glob patterns by type number, in rule order.
     private(set) var patterns: [[String]] = []
+    /// The case-sensitive ones among them (`*.C`, `core`), by type number: a handful.
+    private(set) var caseSensitivePatterns: [Int32: [String]] = [:]
     /// Direct parents by type number.
     private(set) var parents: [[Int32]] = []
     private(set) var magic: [[MagicTable.ParsedSection]] = []
@@ -64,6 +66,7 @@ struct MIMEDatabaseLoader {
             guard !patterns[type].contains(pattern) else { continue }
             patterns[type].append(pattern)
             let caseSensitive = flags.map(Self.listsCaseSensitive) ?? false
+            if caseSensitive { caseSensitivePatterns[Int32(type), default: []].append(pattern) }
             rules.append(GlobRule(weight: weight, type: Int32(type), pattern: pattern, caseSensitive: caseSensitive))
         }
         hiddenGlobs.formUnion(hiddenHere)

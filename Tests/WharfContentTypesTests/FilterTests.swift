@@ -77,6 +77,33 @@ import WharfTestSupport
         }
     }
 
+    @Test func aGlobNamesNoFileThatIdentifiesAsAnotherType() throws {
+        // `*.C` is C++ source only as written: a filter's globs match whatever the case, and
+        // `*.c` would show every C file for C++ (its MIME type stands for it instead).
+        let cpp = scope.filters(for: ["public.c-plus-plus-source"])
+        #expect(!cpp.globs.contains("*.c"))
+        #expect(cpp.mimeTypes.contains("text/x-c++src") && cpp.globs.contains("*.cpp"))
+        #expect(!scope.filters(for: ["public.plain-text"]).globs.contains("*.gs"))
+        // An extension Wharf's table claims names files of the table's type, whatever other
+        // MIME types list it: `a.html` is HTML, not XHTML; `a.otf` a font, not an ODF template;
+        // `a.svgz` an SVG image, not a gzip archive.
+        #expect(!scope.filters(for: ["public.xml"]).globs.contains("*.html"))
+        let archives = scope.filters(for: ["public.archive"])
+        #expect(!archives.globs.contains("*.otf") && !archives.globs.contains("*.svgz") && archives.globs.contains("*.gz"))
+        #expect(scope.filters(for: ["public.image"]).globs.contains("*.svgz"))
+        // Likewise a client's types: one the table overrules names no file by that extension,
+        // and one that takes an extension from the MIME database takes its glob too.
+        var declaring = scope
+        try declaring.declare([
+            TypeDeclaration(identifier: "com.example.fakepng", conformsTo: ["public.data"], filenameExtensions: ["png", "fpng"]),
+            TypeDeclaration(identifier: "com.example.go", conformsTo: ["public.data"], filenameExtensions: ["go"]),
+        ])
+        #expect(declaring.filters(for: ["com.example.fakepng"]).globs == ["*.fpng"])
+        #expect(declaring.type(forFilename: Array("main.go".utf8)) == "com.example.go")
+        #expect(!declaring.filters(for: ["public.plain-text"]).globs.contains("*.go"))
+        #expect(declaring.filters(for: ["com.example.go"]).globs == ["*.go"])
+    }
+
     @Test func declaredTypesContributeTheirTags() throws {
         var scope = self.scope
         try scope.declare([TypeDeclaration(identifier: "com.example.notes", conformsTo: ["public.plain-text"],

@@ -58,6 +58,28 @@ import WharfTestSupport
         #expect(try scope.identify(path: dotted).get().identifier == "public.folder")
     }
 
+    @Test func aRegularFileIsNeverAPackageWhateverItsName() throws {
+        // A package type is a directory type: given to a regular file it would let a script
+        // named `Tool.app` through a directory picker and keep it out of a `public.data` one.
+        // Such a file is what its contents say.
+        let script = directory.write("Tool.app", "#!/bin/sh\necho hi\n")
+        let found = try scope.identify(path: script).get()
+        #expect(found == Identification(identifier: "public.shell-script", mimeType: "application/x-shellscript", source: .magic))
+        for name in ["Kit.framework", "Plug.BUNDLE"] {
+            let file = try scope.identify(path: directory.write(name, "plain words\n")).get()
+            #expect(!scope.conforms(file.identifier, to: "public.directory"), "\(name) is \(file.identifier)")
+            #expect(scope.conforms(file.identifier, to: "public.data"), "\(name) is \(file.identifier)")
+        }
+        #expect(!scope.conforms(scope.type(forFilename: Array("Tool.app".utf8)), to: "public.directory"))
+        // A client's own package types likewise.
+        var declaring = scope
+        try declaring.declare([TypeDeclaration(identifier: "com.example.project", conformsTo: ["com.apple.package"],
+                                               filenameExtensions: ["exproj"])])
+        let project = try declaring.identify(path: directory.write("Thing.exproj", "plain words\n")).get()
+        #expect(project == Identification(identifier: "public.plain-text", mimeType: "text/plain", source: .fallback))
+        #expect(declaring.type(forFilename: Array("Thing.exproj".utf8)) == "public.data")
+    }
+
     @Test func symlinksAreFollowedUnlessAskedNot() throws {
         let target = directory.write("real.png", png)
         let link = directory.symlink("link-to-png", to: target)

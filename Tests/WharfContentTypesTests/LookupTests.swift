@@ -45,6 +45,22 @@ import Testing
         #expect(description.filenameExtensions == ["qqqzz"])
     }
 
+    @Test func everyDynamicTypeALookupGivesIsKnownAndMeansWhatWasAsked() {
+        // `;` separates a dynamic identifier's conformance: an extension holding one made an
+        // identifier that decoded to nothing (`a;b`) or to another type (`x;to=public.image`,
+        // the extension `x` made to conform to public.image). Such extensions are malformed.
+        for ext in ["a;b", "x;to=public.image", "y;to=public.text;"] {
+            let id = scope.type(forFilenameExtension: ext)
+            #expect(id == nil, "\(ext) gave \(id ?? "")")
+        }
+        #expect(!scope.conforms(scope.type(forFilenameExtension: "x;to=public.image") ?? "", to: "public.image"))
+        for ext in ["qqqzz", "tar.gz", "a b", "a=b", "x-y_z"] {
+            let id = scope.type(forFilenameExtension: ext)
+            #expect(id.map(scope.isKnown) == true, "\(ext) gave \(id ?? "nothing")")
+            #expect(id.flatMap(scope.describe)?.filenameExtensions.contains(ext) == true, "\(ext)")
+        }
+    }
+
     @Test func malformedExtensionsAndUnknownParentsGiveNothing() {
         #expect(scope.type(forFilenameExtension: "") == nil)
         #expect(scope.type(forFilenameExtension: ".png") == nil)

@@ -200,6 +200,22 @@ import WharfTestSupport
         #expect(client.ending(of: id)?["params"]?["urls"] == [.string(scratch.url("photos"))])
     }
 
+    @Test func aRegularFileNamedLikeAPackageIsNoPackage() throws {
+        // Packages are directories: a script named Tool.app is neither a directory nor an app.
+        let script = scratch.write("Tool.app", "#!/bin/sh\necho hi\n")
+        let client = try frontend()
+        for allowed: JSON in ["public.directory", "com.apple.application-bundle", "com.apple.package"] {
+            let id = try #require(client.present(["allowedContentTypes": [allowed]]))
+            let refused = client.request("dialog/choose", ["dialogId": .string(id), "urls": [.string(scratch.url("Tool.app"))]])
+            #expect(refused?["error"]?["code"] == -32015, "\(allowed) took a regular file: \(String(describing: refused))")
+            _ = client.call("cancel", ["dialogId": .string(id)])
+        }
+        let id = try #require(client.present(["allowedContentTypes": ["public.data"]]))
+        #expect(client.call("dialog/choose", ["dialogId": .string(id), "urls": [.string(scratch.url("Tool.app"))]]) == [:])
+        let identified = client.call("contentTypes/identify", ["paths": [.string(script.description)]])?["results"]?.arrayValue?.first
+        #expect(identified?["identifier"] == "public.shell-script")
+    }
+
     @Test func hiddenFilesAreShownAtFirstWithIncludeHiddenFilesAndOnRequestWithout() throws {
         let client = try frontend()
         func listsHidden(_ id: String, showHidden: Bool?) -> Bool? {
