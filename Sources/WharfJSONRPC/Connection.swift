@@ -434,12 +434,19 @@ public final class Connection: @unchecked Sendable {
     }
 
     /// Waits until every request from the peer has been answered (or `seconds` pass): what is
-    /// in flight finishes before the process ends. Then a batch still incomplete (the session
-    /// ended in its midst: `exit` in it, a signal) goes with the answers it has, as its array.
+    /// in flight finishes before the process ends. A request still unanswered then (one waiting
+    /// for a database another process holds locked, say) is answered `-32800`, as a cancelled
+    /// one is, so that none goes unanswered; its handler's own answer, if it comes, is dropped.
+    /// Then a batch still incomplete (the session ended in its midst: `exit` in it, a signal)
+    /// goes with the answers it has, as its array.
     public func waitForPendingReplies(seconds: Double) {
         let deadline = Deadline(secondsFromNow: seconds)
         while !deadline.hasPassed && !state.withValue({ $0.incoming.isEmpty }) {
             ProcessControl.sleep(milliseconds: 5)
+        }
+        for reply in state.withValue({ Array($0.incoming.values) }) {
+            reply.fail(ResponseError(.requestCancelled,
+                                     "the session ended before request \(reply.id) (\(reply.method)) was answered"))
         }
         for batch in state.withValue({ Array($0.unsentBatches.values) }) { batch.sendAnswered() }
     }

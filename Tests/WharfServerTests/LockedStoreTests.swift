@@ -64,6 +64,55 @@ import WharfTestSupport
         withExtendedLifetime(lock) {}
     }
 
+    /// The session ends (end of input) while a request waits for the locked database: it is
+    /// not left unanswered. The session waits 2 s for what is in flight, then answers what is
+    /// still waiting `-32800`, before the output closes.
+    @Test func aRequestStillWaitingWhenTheSessionEndsIsAnswered() throws {
+        let scratch = ScratchDirectory()
+        scratch.write("notes.txt", "notes")
+        var options = ServerOptions()
+        options.stateDirectory = scratch.path("state")
+        let client = WireClient.inProcess(options)
+        client.initialize(["clientInfo": ["name": "locked-store"], "capabilities": ["presentsDialogs": true]])
+        let picked = try pick(scratch.url("notes.txt"), with: client)
+        let lock = try DatabaseLock(scratch.path("state").appending("state.sqlite3"), seconds: Self.lockSeconds)
+        let lockedAt = monotonicNanoseconds()
+        let bookmarkRequest = client.sendRequest("createBookmark", ["url": .string(picked)])
+        #expect(client.call("ping", [:]) == [:])  // the bookmark's request was read and is waiting
+        client.closeInput()
+        let answer = client.response(to: bookmarkRequest, timeout: 4)
+        #expect(answer?["error"]?["code"] == -32800, "\(String(describing: answer))")
+        #expect(answer?["error"]?["message"]?.stringValue?.contains("createBookmark") == true)
+        #expect(client.waitForExit(timeout: 4) == 1)
+        #expect(Double(monotonicNanoseconds() - lockedAt) / 1e9 < Self.lockSeconds, "answered while the lock was held")
+        withExtendedLifetime(lock) {}
+    }
+
+    /// Requests in flight when the session ends are finished before the client's grants go: a
+    /// bookmark queued behind one waiting for the lock (the lock held 1 s, within the session's
+    /// 2 s for what is in flight) still finds its grant, and is made.
+    @Test func requestsInFlightAtTheEndStillFindTheirGrants() throws {
+        let scratch = ScratchDirectory()
+        scratch.write("notes.txt", "notes")
+        var options = ServerOptions()
+        options.stateDirectory = scratch.path("state")
+        let client = WireClient.inProcess(options)
+        client.initialize(["clientInfo": ["name": "locked-store"], "capabilities": ["presentsDialogs": true]])
+        let picked = try pick(scratch.url("notes.txt"), with: client)
+        let lock = try DatabaseLock(scratch.path("state").appending("state.sqlite3"), seconds: 1)
+        // One session's file requests run one after the other: the second waits behind the first.
+        let requests = [client.sendRequest("createBookmark", ["url": .string(picked)]),
+                        client.sendRequest("createBookmark", ["url": .string(picked)])]
+        #expect(client.call("ping", [:]) == [:])
+        client.closeInput()
+        for request in requests {
+            let answer = client.response(to: request, timeout: 4)
+            #expect(answer?["result"]?["bookmark"]?.stringValue != nil, "\(String(describing: answer))")
+        }
+        #expect(client.waitForExit(timeout: 4) == 1)
+        withExtendedLifetime(lock) {}
+    }
+
     /// Picks `url` in a frontend importer and returns the URL the dialog completed with.
     private func pick(_ url: String, with client: WireClient) throws -> String {
         let id = try #require(client.call("presentImporter", ["allowedContentTypes": ["public.item"]])?["dialogId"])

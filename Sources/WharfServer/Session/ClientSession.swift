@@ -112,8 +112,9 @@ public final class ClientSession: Sendable {
         case .shuttingDown:
             reply.fail(.invalidRequest("the server is shutting down: only exit is accepted after shutdown"))
         case .ended:
-            // Nothing can be written any more; the read loop stops after this message.
-            return
+            // Read while the session was ending on another thread (a signal, the parent gone):
+            // answered at once rather than left to the end's wait for what is in flight.
+            reply.fail(ResponseError(WharfErrorCode.requestCancelled, "the session has ended"))
         case .initialized:
             server.methods.dispatch(request, reply, session: self)
         }
@@ -205,8 +206,10 @@ public final class ClientSession: Sendable {
         ending.withValue { $0 = true }
         logger.info("session \(id) ends (\(reason)), exit code \(exitCode)")
         connection.stopReading()
-        releaseEverything()
+        // What is in flight finishes before the client's grants and dialogs go: a bookmark or
+        // a read already under way would otherwise find its grant gone and be refused.
         connection.waitForPendingReplies(seconds: 2)
+        releaseEverything()
         connection.flush(seconds: 2)
         connection.closeOutput()
         endedCondition.withLock {
