@@ -9,7 +9,10 @@ import WharfTestSupport
 /// process holds the state database locked, every client's `ping` and `cancel` (and the rest
 /// of a dialog's life) still answer at once; only the request that must write durably, a
 /// bookmark, waits for the lock, on its own client's worker.
-@Suite struct LockedStore {
+///
+/// One test at a time: the first measures how long answers take, and the others' locks and
+/// session ends beside it are load it would measure.
+@Suite(.serialized) struct LockedStore {
     /// How long the other process holds the lock.
     static let lockSeconds = 5.0
 
