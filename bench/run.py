@@ -190,9 +190,11 @@ def dialog_workloads(work: Path, cycles: int, daemon_clients: int, daemon_cycles
         "frontend_w1": ("frontend-cycles", ["-n", str(cycles // 4), "-u", url, *importer], ["--state-dir", state("frontend")]),
         "daemon_1": ("daemon", ["-C", "1", "-n", str(cycles // 4), "-s", socket("daemon-1"), "-u", url, *importer],
                      [f"--listen={socket('daemon-1')}", "--presenter", f"script:{importer_script}", "--state-dir", state("daemon-1")]),
+        # Every client of the driver, and its presenter connection, is the same program, so the
+        # daemon counts them all as one app: its per-app limit must let them all in.
         "daemon_many": ("daemon", ["-C", str(daemon_clients), "-n", str(daemon_cycles), "-s", socket("daemon-many"), "-u", url, *importer],
                         [f"--listen={socket('daemon-many')}", "--presenter", f"script:{importer_script}",
-                         "--state-dir", state("daemon-many")]),
+                         "--state-dir", state("daemon-many"), "--max-clients-per-app", str(daemon_clients + 1)]),
     }
 
 

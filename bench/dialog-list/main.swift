@@ -48,6 +48,7 @@ struct ExtensionTypes: ContentTypeOracle {
         return Self.byExtension[ext] ?? "public.data"
     }
     func preferredFilenameExtension(of identifier: String) -> String? { nil }
+    func description(of identifier: String) -> String? { nil }
     func filters(for identifiers: [String]) -> DialogFilters { DialogFilters() }
     func isPackage(_ identifier: String) -> Bool { false }
 }
