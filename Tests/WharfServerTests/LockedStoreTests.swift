@@ -71,14 +71,7 @@ import WharfTestSupport
     /// not left unanswered. The session waits 2 s for what is in flight, then answers what is
     /// still waiting `-32800`, before the output closes.
     @Test func aRequestStillWaitingWhenTheSessionEndsIsAnswered() throws {
-        let scratch = ScratchDirectory()
-        scratch.write("notes.txt", "notes")
-        var options = ServerOptions()
-        options.stateDirectory = scratch.path("state")
-        let client = WireClient.inProcess(options)
-        client.initialize(["clientInfo": ["name": "locked-store"], "capabilities": ["presentsDialogs": true]])
-        let picked = try pick(scratch.url("notes.txt"), with: client)
-        let lock = try DatabaseLock(scratch.path("state").appending("state.sqlite3"), seconds: Self.lockSeconds)
+        let (client, picked, held) = try pickedThenLocked(seconds: Self.lockSeconds)
         let lockedAt = monotonicNanoseconds()
         let bookmarkRequest = client.sendRequest("createBookmark", ["url": .string(picked)])
         #expect(client.call("ping", [:]) == [:])  // the bookmark's request was read and is waiting
@@ -88,21 +81,14 @@ import WharfTestSupport
         #expect(answer?["error"]?["message"]?.stringValue?.contains("createBookmark") == true)
         #expect(client.waitForExit(timeout: 4) == 1)
         #expect(Double(monotonicNanoseconds() - lockedAt) / 1e9 < Self.lockSeconds, "answered while the lock was held")
-        withExtendedLifetime(lock) {}
+        withExtendedLifetime(held) {}
     }
 
     /// Requests in flight when the session ends are finished before the client's grants go: a
     /// bookmark queued behind one waiting for the lock (the lock held 1 s, within the session's
     /// 2 s for what is in flight) still finds its grant, and is made.
     @Test func requestsInFlightAtTheEndStillFindTheirGrants() throws {
-        let scratch = ScratchDirectory()
-        scratch.write("notes.txt", "notes")
-        var options = ServerOptions()
-        options.stateDirectory = scratch.path("state")
-        let client = WireClient.inProcess(options)
-        client.initialize(["clientInfo": ["name": "locked-store"], "capabilities": ["presentsDialogs": true]])
-        let picked = try pick(scratch.url("notes.txt"), with: client)
-        let lock = try DatabaseLock(scratch.path("state").appending("state.sqlite3"), seconds: 1)
+        let (client, picked, held) = try pickedThenLocked(seconds: 1)
         // One session's file requests run one after the other: the second waits behind the first.
         let requests = [client.sendRequest("createBookmark", ["url": .string(picked)]),
                         client.sendRequest("createBookmark", ["url": .string(picked)])]
@@ -113,7 +99,22 @@ import WharfTestSupport
             #expect(answer?["result"]?["bookmark"]?.stringValue != nil, "\(String(describing: answer))")
         }
         #expect(client.waitForExit(timeout: 4) == 1)
-        withExtendedLifetime(lock) {}
+        withExtendedLifetime(held) {}
+    }
+
+    /// A session of its own server that picked a file, then its database locked by another
+    /// process for `seconds`: the client, the picked URL, and what must outlive the test (the
+    /// lock, and the scratch folder, removed when it goes).
+    private func pickedThenLocked(seconds: Double) throws -> (WireClient, String, (DatabaseLock, ScratchDirectory)) {
+        let scratch = ScratchDirectory()
+        scratch.write("notes.txt", "notes")
+        var options = ServerOptions()
+        options.stateDirectory = scratch.path("state")
+        let client = WireClient.inProcess(options)
+        client.initialize(["clientInfo": ["name": "locked-store"], "capabilities": ["presentsDialogs": true]])
+        let picked = try pick(scratch.url("notes.txt"), with: client)
+        let lock = try DatabaseLock(scratch.path("state").appending("state.sqlite3"), seconds: seconds)
+        return (client, picked, (lock, scratch))
     }
 
     /// Picks `url` in a frontend importer and returns the URL the dialog completed with.
