@@ -81,6 +81,9 @@ public final class Connection: @unchecked Sendable {
     private struct SharedState {
         /// Requests from the peer not yet answered, so `$/cancelRequest` can answer them.
         var incoming: [RequestID: Reply] = [:]
+        /// Answers taken out of `incoming` and not yet queued for writing: the session's end
+        /// waits for these too, or one queued just after the output closed would be lost.
+        var answersBeingQueued = 0
         /// Batches whose array has not gone out yet, so the session's end can send what they hold.
         var unsentBatches: [ObjectIdentifier: BatchCollector] = [:]
         /// Requests we sent, waiting for the peer's response.
@@ -319,7 +322,11 @@ public final class Connection: @unchecked Sendable {
             }) { [weak self] result, reservation in
                 guard let self else { return }
                 self.requestAnswered()
-                self.state.withValue { _ = $0.incoming.removeValue(forKey: request.id) }
+                self.state.withValue { state in
+                    state.incoming.removeValue(forKey: request.id)
+                    state.answersBeingQueued += 1
+                }
+                defer { self.state.withValue { $0.answersBeingQueued -= 1 } }
                 let response: [UInt8]
                 switch result {
                 case .success(let value): response = OutgoingMessage.response(id: request.id, result: value)
@@ -441,7 +448,7 @@ public final class Connection: @unchecked Sendable {
     /// goes with the answers it has, as its array.
     public func waitForPendingReplies(seconds: Double) {
         let deadline = Deadline(secondsFromNow: seconds)
-        while !deadline.hasPassed && !state.withValue({ $0.incoming.isEmpty }) {
+        while !deadline.hasPassed && !state.withValue({ $0.incoming.isEmpty && $0.answersBeingQueued == 0 }) {
             ProcessControl.sleep(milliseconds: 5)
         }
         for reply in state.withValue({ Array($0.incoming.values) }) {
