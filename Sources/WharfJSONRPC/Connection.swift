@@ -315,6 +315,14 @@ public final class Connection: @unchecked Sendable {
         switch message {
         case .request(let request):
             trace(.receivedRequest(request))
+            // Answers are matched to requests by id: a second request under the id of one still
+            // waiting could be told apart from it by neither the peer nor `$/cancelRequest`.
+            // (Only the read loop adds to `incoming`, so the id cannot be taken in between.)
+            if state.withValue({ $0.incoming[request.id] != nil }) {
+                let error = ResponseError.invalidRequest("request id \(request.id) is already in use by a request still waiting for its answer")
+                dispatch(.invalid(error, id: request.id), handler, into: batch)
+                return
+            }
             batch?.expect()
             pending.withLock { pendingRequests += 1 }
             let reply = Reply(id: request.id, method: request.method, promise: { [weak self] bytes in
@@ -340,9 +348,7 @@ public final class Connection: @unchecked Sendable {
                     self.write(response, releasing: reservation)
                 }
             }
-            state.withValue { state in
-                if state.incoming[request.id] == nil { state.incoming[request.id] = reply }
-            }
+            state.withValue { $0.incoming[request.id] = reply }
             handler.request(request, reply)
         case .notification(let notification):
             trace(.receivedNotification(notification))

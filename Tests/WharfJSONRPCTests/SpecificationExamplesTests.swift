@@ -218,6 +218,22 @@ private func sameBatch(_ actual: JSON?, _ expected: String) -> Bool {
         server.expectSilence(#"{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":12345}}"#)
     }
 
+    /// Answers are matched to requests by id, so a second request under the id of one still
+    /// waiting is refused (it could be told from the first by neither its answer nor a cancel);
+    /// once the first is answered, its id is free again.
+    @Test func aSecondRequestUnderTheIdOfOneStillWaitingIsRefused() {
+        server.client.sendBody(Array(#"{"jsonrpc":"2.0","id":9,"method":"hold"}"#.utf8))
+        let refused = server.exchange(#"{"jsonrpc":"2.0","id":9,"method":"get_data"}"#)
+        #expect(refused?["id"] == 9)
+        #expect(refused?["error"]?["code"] == -32600, "\(String(describing: refused))")
+        #expect(server.held.withValue { $0.count } == 1, "the second request never reached the handler")
+        // The cancellation reaches the first request, the one still waiting.
+        let cancelled = server.exchange(#"{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":9}}"#)
+        #expect(cancelled?["id"] == 9)
+        #expect(cancelled?["error"]?["code"] == -32800)
+        #expect(server.exchange(#"{"jsonrpc":"2.0","id":9,"method":"get_data"}"#)?["result"] == ["hello", 5])
+    }
+
     @Test func responsesToPipelinedRequestsMayArriveInAnyOrderButAllArrive() {
         server.client.sendBody(Array(#"{"jsonrpc":"2.0","id":"slow","method":"hold"}"#.utf8))
         for id in 1...50 { server.client.sendBody(Array(#"{"jsonrpc":"2.0","id":\#(id),"method":"get_data"}"#.utf8)) }
