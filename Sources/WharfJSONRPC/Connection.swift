@@ -64,6 +64,8 @@ public final class Connection: @unchecked Sendable {
     public let logger: Logger
     /// Closed when the read loop ends.
     private let input: FileDescriptor
+    /// Watched by the read loop for failure; owned and closed by the writer.
+    private let output: FileDescriptor
     private let options: Options
     private var writer: MessageWriter!
     private let state = Locked(SharedState())
@@ -99,6 +101,7 @@ public final class Connection: @unchecked Sendable {
     /// by ``closeOutput()``.
     public init(input: FileDescriptor, output: FileDescriptor, options: Options = Options(), logger: Logger = .silent) {
         self.input = input
+        self.output = output
         self.options = options
         self.logger = logger
         self.descriptors = options.passesDescriptors ? PassedDescriptors(logger: logger) : nil
@@ -194,7 +197,17 @@ public final class Connection: @unchecked Sendable {
     /// wait was interrupted: ``stopReading()``, or a write on another thread found the output
     /// closed, while the peer still holds our input open and sends nothing).
     private func read(into buffer: UnsafeMutableRawBufferPointer) throws(SystemError) -> Int? {
-        guard Readiness.waitReadable(input, or: interrupter) else { return nil }
+        switch Readiness.waitForInput(input, or: interrupter, watching: output) {
+        case .input:
+            break
+        case .interrupted:
+            return nil
+        case .outputFailed(let error):
+            // The peer stopped reading us while nothing was being written: a session nobody
+            // hears ends now, as if a write had found the output closed, not at its next write.
+            outputFailed(error)
+            return nil
+        }
         guard options.nonBlocking else { return try input.read(into: buffer) }
         guard let descriptors else { return try input.readAvailable(into: buffer) }
         var passed: [FileDescriptor] = []

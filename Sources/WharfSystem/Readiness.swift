@@ -115,13 +115,43 @@ public enum Readiness {
     /// Blocks until `descriptor` has input, its end of file, or an error to report (true), or
     /// `interrupter` is signalled (false).
     public static func waitReadable(_ descriptor: FileDescriptor, or interrupter: Interrupter?) -> Bool {
-        var fds = [pollfd(fd: descriptor.raw, events: Int16(POLLIN), revents: 0)]
+        waitForInput(descriptor, or: interrupter, watching: nil) == .input
+    }
+
+    /// What ended a wait for input.
+    public enum InputWait: Equatable, Sendable {
+        /// Input, its end of file, or an error to report: read now.
+        case input
+        /// The interrupter was signalled.
+        case interrupted
+        /// The output watched has failed, and no input is waiting: the write end of a pipe
+        /// whose reader has gone (`POLLERR`), told as the write would tell it (`EPIPE`).
+        case outputFailed(SystemError)
+    }
+
+    /// As ``waitReadable(_:or:)``, and also returns when `output` fails: a process serving a
+    /// peer over two pipes learns that the peer stopped reading while it is idle, not only at
+    /// its next write, which may never come. Input waiting is read first.
+    public static func waitForInput(_ input: FileDescriptor, or interrupter: Interrupter?, watching output: FileDescriptor?) -> InputWait {
+        var fds = [pollfd(fd: input.raw, events: Int16(POLLIN), revents: 0)]
         if let interrupter { fds.append(pollfd(fd: interrupter.descriptor, events: Int16(POLLIN), revents: 0)) }
+        // No events asked for: poll reports only the output's errors (and hang-ups, ignored:
+        // a socket's peer that closed is heard as the input's end of file).
+        var watching = output != nil
+        if let output { fds.append(pollfd(fd: output.raw, events: 0, revents: 0)) }
         while true {
             let ready = poll(&fds, nfds_t(fds.count), -1)
             if ready < 0 && errno == EINTR { continue }
-            if fds.count > 1 && fds[1].revents != 0 { return false }
-            return true
+            if interrupter != nil && fds[1].revents != 0 { return .interrupted }
+            if fds[0].revents != 0 || ready < 0 { return .input }
+            guard watching, let last = fds.last else { return .input }
+            if last.revents & Int16(POLLERR | POLLNVAL) != 0 {
+                return .outputFailed(SystemError(code: EPIPE, operation: "write", path: output?.path?.description))
+            }
+            // A hang-up of the output alone, which poll would report again at once: stop
+            // watching it (its next write will tell).
+            fds.removeLast()
+            watching = false
         }
     }
 }

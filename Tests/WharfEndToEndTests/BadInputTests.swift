@@ -170,6 +170,18 @@ import WharfTestSupport
         #expect(child.waitForExitOrKill(seconds: 10) == 1, "the server outlived its closed output")
     }
 
+    /// The client closes its end of our output while the server is idle, holding our input
+    /// open: nothing is ever written to find it closed, yet the server ends (it ran until its
+    /// input closed, holding whatever the session held).
+    @Test func standardOutputClosedWhileIdleEndsTheServer() throws {
+        let child = try ChildProcess(path: wharfExecutablePath(), arguments: ["--framing", "ndjson", "--state-dir", ":memory:"])
+        try child.send(Array((#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}"# + "\n").utf8))
+        #expect(child.waitForLine(startingWith: "{", timeout: 10) != nil)
+        child.closeStdout()
+        #expect(child.waitForExitOrKill(seconds: 10) == 1, "the server outlived its closed output")
+        #expect(readAll(child.stderr).contains("output closed"))
+    }
+
     @Test func aClientThatStopsReadingStopsBeingRead() throws {
         let client = try initialized()
         let child = try #require(client.process)
