@@ -44,3 +44,9 @@ vim.api.nvim_create_user_command('WharfAccess', function()
     require('wharf.commands').access()
   end
 end, { nargs = 0, desc = "List Wharf's grants and bookmarks for Neovim; revoke them" })
+
+vim.api.nvim_create_user_command('WharfStop', function()
+  if not too_old() then
+    require('wharf.commands').stop()
+  end
+end, { nargs = 0, desc = 'Stop Wharf (say, one that stopped answering); the next dialog starts it again' })

@@ -1,5 +1,5 @@
 -- The documentation is true: its Lua compiles, the README's API example runs as written, the
--- screenshot it shows exists.
+-- screenshot it shows exists, every command the plugin defines is documented.
 local H = require('helpers')
 local eq, ok = H.eq, H.ok
 
@@ -67,4 +67,25 @@ H.test('docs: the README\'s API example runs as written', { dialogs = 2 }, funct
     local m = c:messages()
     return m:match('cancelled: user')
   end, 'the example\'s message'), 'printed by the example')
+end)
+
+H.test('docs: every command the plugin defines is in the README\'s table and the help', { dialogs = 0 }, function(c)
+  local commands = c:lua([[
+    local names = {}
+    for name, def in pairs(vim.api.nvim_get_commands({ builtin = false })) do
+      if name:match('^Wharf') then
+        table.insert(names, name)
+        assert(def.definition ~= '', name .. ' has no desc')
+      end
+    end
+    table.sort(names)
+    return names
+  ]])
+  ok(#commands >= 4, 'the plugin\'s commands (' .. #commands .. ')')
+  local readme = H.read(H.plugin_dir .. '/README.md')
+  local help = H.read(H.plugin_dir .. '/doc/wharf.txt')
+  for _, name in ipairs(commands) do
+    ok(readme:find('\n| `:' .. name .. '[` ]'), 'README\'s command table has :' .. name)
+    ok(help:find('*:' .. name .. '*', 1, true), 'the help has a tag for :' .. name)
+  end
 end)

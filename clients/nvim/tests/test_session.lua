@@ -1,5 +1,5 @@
 -- The session: one wharf per Neovim, presenters, endings from the app's side, failures, the
--- commands, :checkhealth.
+-- commands (:WharfStop's wedged case is in test_timeout.lua), :checkhealth.
 local H = require('helpers')
 local eq, ok, contains = H.eq, H.ok, H.contains
 
@@ -209,6 +209,39 @@ H.test(':WharfAccess lists the grant and revokes it', { dialogs = 1 }, function(
   c:input('q')
 end)
 
+H.test(':WharfStop: not running, then a running wharf stopped cleanly; the next dialog starts a new one', {
+  dialogs = 2,
+}, function(c)
+  c:input(':WharfStop<CR>')
+  c:wait(function()
+    return c:messages():find('wharf: not running', 1, true)
+  end, 'told that nothing runs')
+  eq(false, c:lua('return require("wharf").status().running'), 'still nothing runs')
+  import(c, 'open', {})
+  c:wait_picker()
+  local pid = c:lua('return require("wharf").status().pid')
+  -- Typed over the picker, as a person would.
+  c:input(':WharfStop<CR>')
+  c:wait(function()
+    return c:messages():find('wharf: stopped (pid ' .. pid .. '); the next dialog starts it again', 1, true)
+  end, 'told which wharf stopped')
+  -- A wharf that answers ends its dialogs itself, and exits.
+  local r = c:wait_done('open')
+  eq({ 'cancelled', 'disconnected' }, { r.status, r.reason }, 'the open dialog ended by wharf')
+  c:wait_no_picker()
+  contains(c:log(), 'wharf exited with status 0', 'a clean exit')
+  ok(vim.uv.kill(pid, 0) ~= 0, 'pid ' .. pid .. ' is gone')
+  c:input(':WharfStop<CR>')
+  c:wait(function()
+    return select(2, c:messages():gsub('wharf: not running', '')) == 2
+  end, 'told again that nothing runs')
+  import(c, 'after', {})
+  c:wait_picker()
+  ok(c:lua('return require("wharf").status().pid') ~= pid, 'a new process')
+  c:input('q')
+  eq('user', c:wait_done('after').reason, 'dismissed')
+end)
+
 H.test(':checkhealth wharf reports the binary, version, presenters and state', { dialogs = 0 }, function(c)
   c:input(':checkhealth wharf<CR>')
   local text = c:wait(function()
@@ -221,10 +254,14 @@ H.test(':checkhealth wharf reports the binary, version, presenters and state', {
   contains(text, 'usable presenters: frontend', 'the presenters')
   contains(text, 'dialogs are drawn by: Neovim', 'the presenter')
   contains(text, 'state directory: ' .. c.root .. '/wharf-state', 'the state directory')
+  contains(text, 'request deadline: 10000 ms (writes to the state store: 35000 ms)', 'the deadlines')
   ok(not text:find('ERROR', 1, true), 'no error: ' .. text)
 end)
 
-H.test(':checkhealth wharf reports a missing binary', { dialogs = 0, setup = { cmd = { 'no-such-wharf' } } }, function(c)
+H.test(':checkhealth wharf reports a missing binary (and no deadline)', {
+  dialogs = 0,
+  setup = { cmd = { 'no-such-wharf' }, request_timeout_ms = false },
+}, function(c)
   c:input(':checkhealth wharf<CR>')
   local text = c:wait(function()
     local t = c:lua([[for _, b in ipairs(vim.api.nvim_list_bufs()) do if vim.bo[b].filetype == 'checkhealth' then
@@ -232,6 +269,7 @@ H.test(':checkhealth wharf reports a missing binary', { dialogs = 0, setup = { c
     return t and t:find('no-such-wharf is not', 1, true) and t or nil
   end, 'the health report')
   contains(text, 'ERROR', 'an error')
+  contains(text, 'request deadline: none (request_timeout_ms = false)', 'no deadline')
 end)
 
 H.test('help: doc/wharf.txt has tags that :helptags makes and :help finds', { dialogs = 0 }, function(c)
@@ -242,7 +280,7 @@ H.test('help: doc/wharf.txt has tags that :helptags makes and :help finds', { di
   c:lua([[local dir = ...; vim.cmd('helptags ' .. vim.fn.fnameescape(dir .. '/doc')); vim.opt.rtp:prepend(dir)]], c.root)
   local tags = H.read(tmp .. '/tags')
   for _, tag in ipairs({ 'wharf', 'wharf.setup()', 'wharf.import()', 'wharf.export()', ':WharfOpen', ':WharfSaveAs',
-    ':WharfAccess', 'wharf-picker', 'wharf-keys', 'wharf-deadlines' }) do
+    ':WharfAccess', ':WharfStop', 'wharf-picker', 'wharf-keys', 'wharf-deadlines' }) do
     ok(tags and tags:find('\n' .. vim.pesc(tag) .. '\t', 1) or tags:find('^' .. vim.pesc(tag) .. '\t'), 'a tag ' .. tag)
   end
   c:input(':help wharf.export()<CR>')

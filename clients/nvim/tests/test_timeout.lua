@@ -1,6 +1,7 @@
 -- Deadlines: a wharf that stops answering (SIGSTOP here, as a wedged one would) never leaves a
--- caller waiting for ever. Each test uses a short `request_timeout_ms` to be quick, and lets
--- wharf go on (SIGCONT) before the end, so that finish() still sees it exit cleanly.
+-- caller waiting for ever, and :WharfStop ends it. Each test uses a short `request_timeout_ms`
+-- to be quick, and lets wharf go on (SIGCONT) before the end, or ends it with :WharfStop and
+-- starts a new one, so that finish() still sees the last one exit cleanly.
 local H = require('helpers')
 local eq, ok, contains = H.eq, H.ok, H.contains
 
@@ -44,7 +45,8 @@ H.test('timeout: presentImporter to a stopped wharf fails once, is cancelled; it
   eq('wharf did not answer presentImporter within 1 s', r.error.message, 'what did not answer')
   eq(true, r.error.data.timeout, 'data.timeout')
   contains(c:messages(), 'wharf: wharf did not answer presentImporter within 1 s (is wharf pid ' .. pid
-    .. ' stopped or overloaded?); the request was cancelled', 'the user is told')
+    .. ' stopped or overloaded?); the request was cancelled; :WharfStop ends it, and the next dialog starts a new one',
+    'the user is told, and the way out')
   eq(0, open_dialogs(c), 'no dialog thought open')
   -- The request was cancelled on the server: `$/cancelRequest` with its id went out.
   contains(c:log(), '"method":"$/cancelRequest"', 'the cancellation sent')
@@ -226,4 +228,84 @@ H.test('timeout: request_timeout_ms is checked; false waits for ever; store writ
   eq(35000, c:lua('return require("wharf.client").deadline("revokeAccess")'), 'revokeAccess waits for the store')
   eq(nil, setup_error(false), 'false is fine')
   eq(nil, c:lua('return require("wharf.client").deadline("presentImporter")'), 'no deadline')
+end)
+
+--- Whether process `pid` exists (signal 0 checks without sending anything).
+local function alive(pid)
+  return vim.uv.kill(pid, 0) == 0
+end
+
+H.test(':WharfStop ends a stopped wharf: each open dialog ends once, the next dialog starts a new wharf', {
+  dialogs = 4,
+  -- Stopping must take well under the pending request's deadline, so that its end comes from
+  -- the process's end.
+  setup = { request_timeout_ms = 1000, shutdown_timeout_ms = 400, trace = true },
+}, function(c)
+  import(c, 'open', {})
+  c:wait_picker()
+  local pid = c:stop_wharf()
+  import(c, 'stalled', {})
+  eq(-32800, c:wait_done('stalled').error.code, 'the dialog\'s request timed out')
+  contains(c:messages(), 'stopped or overloaded?); the request was cancelled; :WharfStop ends it', 'the way out named')
+  eq(true, c:lua('return require("wharf").status().running'), 'the wedged session kept')
+  -- A request still waiting for its answer when the session ends.
+  import(c, 'pending', {})
+  local t0 = vim.uv.hrtime()
+  c:input(':WharfStop<CR>')
+  local said = c:wait(function()
+    return c:messages():match('wharf: stopped %(pid[^\n]*')
+  end, 'the user told')
+  local took = (vim.uv.hrtime() - t0) / 1e6
+  eq('wharf: stopped (pid ' .. pid .. ', killed: it did not exit when asked); the next dialog starts it again', said,
+    'what the user is told')
+  -- shutdown_timeout_ms, then the reaping of a SIGKILLed process: no more than the event loop's turn.
+  ok(took < 400 + 1500, ':WharfStop took about shutdown_timeout_ms (' .. took .. ' ms)')
+  ok(not alive(pid), 'wharf pid ' .. pid .. ' is gone')
+  c.stopped_pid = nil
+  contains(c:log(), 'wharf was killed by signal 9', 'the log says how it ended')
+  eq(false, c:lua('return require("wharf").status().running'), 'no session')
+  -- Every dialog ended, once: the one whose picker was up, the one still asking.
+  c:wait_no_picker()
+  local open = c:wait_done('open')
+  eq({ 'failed', -32603 }, { open.status, open.error.code }, 'the open dialog lost with its wharf')
+  -- (The message goes on with wharf's last lines on stderr.)
+  eq('wharf was killed by signal 9', open.error.message:sub(1, 28), 'how it was lost')
+  eq('failed', c:wait_done('pending').status, 'the pending one failed')
+  eq(0, open_dialogs(c), 'no dialog thought open')
+  vim.wait(200)
+  for _, tag in ipairs({ 'open', 'stalled', 'pending' }) do
+    eq(1, #c:calls(tag), 'on_done of ' .. tag .. ' called once')
+  end
+  -- The next dialog starts a new wharf, which shows its picker.
+  import(c, 'after', {})
+  c:wait_picker()
+  local new = c:lua('return require("wharf").status().pid')
+  ok(new ~= pid and alive(new), 'a new process (' .. tostring(new) .. ')')
+  c:input('q')
+  eq('user', c:wait_done('after').reason, 'dismissed')
+end)
+
+H.test(':WharfStop ends a wharf stopped before it answered initialize; the dialog waiting for it ends once', {
+  dialogs = 1,
+  -- A "server" that never answers, stopped as well: it acts on neither its closed input nor SIGTERM.
+  setup = { cmd = { 'sleep', '60' }, request_timeout_ms = 5000, shutdown_timeout_ms = 400 },
+}, function(c)
+  import(c, 'waiting', {})
+  c:wait(function()
+    return c:lua('return require("wharf").status().pid')
+  end, 'the process started')
+  local pid = c:stop_wharf()
+  c:input(':WharfStop<CR>')
+  local said = c:wait(function()
+    return c:messages():match('wharf: stopped %(pid[^\n]*')
+  end, 'the user told')
+  eq('wharf: stopped (pid ' .. pid .. ', killed: it did not exit when asked); the next dialog starts it again', said,
+    'what the user is told')
+  ok(not alive(pid), 'pid ' .. pid .. ' is gone')
+  c.stopped_pid = nil
+  local r = c:wait_done('waiting')
+  eq({ 'failed', -32603 }, { r.status, r.error.code }, 'the dialog failed with its wharf')
+  contains(r.error.message, 'killed by signal 9', 'how')
+  vim.wait(100)
+  eq(1, #c:calls('waiting'), 'on_done called once')
 end)

@@ -67,12 +67,22 @@ local function route(method, params, reply)
   end
 end
 
-local function on_exit(message)
-  local open = dialogs
+--- Session `s` is over (its process ended, or was given up): it is forgotten, so the next request
+--- starts another, its open dialogs end (`lost`), and requests still waiting for it to start get
+--- `message` as their error. Each of these is told once: a second call for `s` does nothing.
+local function lose(s, message)
+  if session ~= s then
+    return
+  end
+  local open, waiting = dialogs, s.waiting
   dialogs, early, abandoned = {}, {}, {}
+  s.waiting = {}
   session = nil
   for _, dialog in pairs(open) do
     dialog:lost(message)
+  end
+  for _, cb in ipairs(waiting) do
+    cb({ code = rpc.INTERNAL_ERROR, message = message }, nil)
   end
 end
 
@@ -101,11 +111,16 @@ end
 
 --- Tells the user that Wharf did not answer: the caller only gets an error, and many callers
 --- (`cancel`, `dialog/dismiss`) have nobody to show it to. Callers that report errors
---- themselves leave timeouts to this one message.
-local function tell_timeout(err, pid)
-  vim.notify(string.format('wharf: %s (is wharf%s stopped or overloaded?); the request was cancelled',
-    err.message, pid and (' pid ' .. pid) or ''), vim.log.levels.ERROR)
+--- themselves leave timeouts to this one message. `way_out` says what the user can do: the
+--- plugin keeps a session that stopped answering (it may only be slow), and each later request
+--- would time out the same way until the user ends it.
+local function tell_timeout(err, pid, way_out)
+  vim.notify(string.format('wharf: %s (is wharf%s stopped or overloaded?); the request was cancelled%s',
+    err.message, pid and (' pid ' .. pid) or '', way_out or ''), vim.log.levels.ERROR)
 end
+
+--- What a timeout in a running session tells the user to do about it.
+local WAY_OUT = '; :WharfStop ends it, and the next dialog starts a new one'
 
 --- Starts the process and initializes it if that has not happened; `callback(err, session)` runs
 --- in the main loop once the session can take requests (at once if it already can).
@@ -133,14 +148,7 @@ function M.ensure(callback)
       route(method, params, reply)
     end,
     on_exit = function(_, _, message)
-      if session == new then
-        local waiting = new.waiting
-        new.waiting = {}
-        on_exit(message)
-        for _, cb in ipairs(waiting) do
-          cb({ code = rpc.INTERNAL_ERROR, message = message }, nil)
-        end
-      end
+      lose(new, message)
     end,
   }, { log_file = config.log_file(), trace = config.options.trace })
   if not proc then
@@ -222,7 +230,7 @@ function M.request(method, params, callback, opts)
     end
     s.rpc:request(method, params, function(req_err, result)
       if M.is_timeout(req_err) and not opts.quiet then
-        tell_timeout(req_err, s.pid)
+        tell_timeout(req_err, s.pid, WAY_OUT)
       end
       callback(req_err, result)
     end, {
@@ -309,26 +317,38 @@ function M.status()
   }
 end
 
---- Ends the session cleanly: `shutdown`, then `exit`, waiting at most `timeout_ms` in all, then
---- the process is killed if it is still there. Dialogs still open end as Wharf ends them
---- (`disconnected`), so each one's `on_done` is still called once.
+--- How much of `shutdown_timeout_ms` is SIGTERM's (at most): a Wharf that did not end when asked
+--- (`shutdown`, `exit`, its input closed) gets this long to end its dialogs before SIGKILL.
+local TERM_GRACE_MS = 500
+
+--- Ends the session: `shutdown`, then `exit`, then SIGTERM, then SIGKILL, all within about
+--- `timeout_ms` (`shutdown_timeout_ms`; SIGKILL ends even a stopped Wharf, which is reaped just
+--- after). Dialogs still open each get their `on_done` once: "disconnected" when Wharf ends them,
+--- failed with how the process ended when it had to be killed. The next dialog starts a new
+--- session. Returns nil when nothing ran, else `pid, how` (`how` as `rpc.wait_exit` says;
+--- nil if the process is somehow still there).
+---@return integer|nil pid
+---@return "exited"|"terminated"|"killed"|nil how
 function M.stop(timeout_ms)
   local s = session
   if not s or not s.rpc then
-    return
+    return nil
   end
   timeout_ms = timeout_ms or config.options.shutdown_timeout_ms
+  local grace = math.min(TERM_GRACE_MS, math.floor(timeout_ms / 4))
   local started = vim.uv.now()
   if s.ready and s.rpc:is_running() then
-    s.rpc:request_sync('shutdown', nil, timeout_ms)
+    -- All but the grace may go on waiting for the answer; a Wharf that gives none (stopped,
+    -- wedged) then leaves no time for `exit`, and gets SIGTERM at once.
+    s.rpc:request_sync('shutdown', nil, math.max(1, timeout_ms - grace))
     s.rpc:notify('exit', nil)
   end
   s.rpc:close_stdin()
-  local left = math.max(100, timeout_ms - (vim.uv.now() - started))
-  s.rpc:wait_exit(left)
-  if session == s then
-    on_exit('wharf was stopped')
-  end
+  local left = math.max(0, timeout_ms - grace - (vim.uv.now() - started))
+  local how = s.rpc:wait_exit(left, grace)
+  -- The process's end has already ended the session unless it is somehow still there.
+  lose(s, 'wharf was stopped')
+  return s.pid, how
 end
 
 return M

@@ -1,4 +1,4 @@
---- What `:WharfOpen`, `:WharfSaveAs` and `:WharfAccess` do.
+--- What `:WharfOpen`, `:WharfSaveAs`, `:WharfAccess` and `:WharfStop` do.
 local client = require('wharf.client')
 local wharf = require('wharf')
 
@@ -378,6 +378,33 @@ function M.access()
   draw({ '  loading…' })
   refresh()
   return buf, win
+end
+
+-- MARK: :WharfStop
+
+--- What the user is told after `:WharfStop`, by how the process ended: a Wharf that had to be
+--- killed is said to be, as its dialogs failed rather than being cancelled.
+local stopped = {
+  exited = { '', vim.log.levels.INFO },
+  terminated = { ', ended with SIGTERM: it did not exit when asked', vim.log.levels.WARN },
+  killed = { ', killed: it did not exit when asked', vim.log.levels.WARN },
+}
+
+--- Ends the running session (`wharf.stop()`): the way out of a Wharf that stopped answering.
+function M.stop()
+  local status = wharf.status()
+  if not status.running then
+    notify('not running')
+    return
+  end
+  local pid, how = wharf.stop()
+  local said = stopped[how]
+  if not said then
+    notify(string.format('pid %s did not end even when killed; the next dialog starts a new wharf', tostring(pid)),
+      vim.log.levels.ERROR)
+    return
+  end
+  notify(string.format('stopped (pid %s%s); the next dialog starts it again', tostring(pid), said[1]), said[2])
 end
 
 return M

@@ -15,7 +15,8 @@ M.defaults = {
   trace = false,
   --- Entries asked of `dialog/list` at a time; more are fetched as the cursor nears the end.
   page_size = 200,
-  --- How long the plugin waits for Wharf at exit (shutdown, then exit), in milliseconds.
+  --- How long Wharf gets to end when Neovim exits or `:WharfStop` ends it (shutdown, then exit),
+  --- in milliseconds; one still there then is killed (SIGTERM, then SIGKILL).
   shutdown_timeout_ms = 2000,
   --- How long a request may go unanswered, in milliseconds, before the plugin gives up on it
   --- (cancels it, and its caller gets an error); `false`: wait for ever. Wharf answers every

@@ -1,5 +1,6 @@
---- `:checkhealth wharf`: Neovim, the binary and its version, the session Wharf gives this
---- Neovim (which presenter draws its dialogs, which are usable), the state directory, the log.
+--- `:checkhealth wharf`: Neovim, the binary and its version, the request deadline, the session
+--- Wharf gives this Neovim (which presenter draws its dialogs, which are usable), the state
+--- directory, the log.
 local M = {}
 
 local health = vim.health
@@ -11,6 +12,21 @@ local names = {
   kdialog = 'kdialog',
   script = 'a script of answers (--presenter script:FILE)',
 }
+
+--- The deadlines requests get, as the client computes them (`client.deadline`): the setting,
+--- and the longer one of writes to the state store, which wait for a store another process holds.
+local function deadlines(client)
+  local usual = client.deadline('presentImporter')
+  if not usual then
+    return 'request deadline: none (request_timeout_ms = false)'
+  end
+  local text = string.format('request deadline: %d ms', usual)
+  local store = client.deadline('revokeAccess')
+  if store ~= usual then
+    text = text .. string.format(' (writes to the state store: %d ms)', store)
+  end
+  return text
+end
 
 function M.check()
   local config = require('wharf.config')
@@ -28,6 +44,7 @@ function M.check()
   local cmd = config.command()
   health.info('command: ' .. table.concat(cmd, ' '))
   health.info('presenter setting: ' .. opts.presenter .. ', app identity: ' .. opts.app)
+  health.info(deadlines(client))
   local binary = vim.fn.exepath(cmd[1])
   if binary == '' then
     health.error(cmd[1] .. ' is not an executable file (nor on $PATH)', {

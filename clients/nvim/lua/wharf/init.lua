@@ -68,9 +68,13 @@ function M.status()
   return require('wharf.client').status()
 end
 
---- Stops Wharf now (`shutdown`, then `exit`); the next dialog starts it again.
+--- Stops Wharf now (`shutdown`, then `exit`; killed if it does not end within
+--- `shutdown_timeout_ms`); the next dialog starts it again. Returns the pid it stopped and how
+--- it ended ("exited", "terminated", "killed"), or nil when nothing was running.
+---@return integer|nil pid
+---@return string|nil how
 function M.stop()
-  require('wharf.client').stop()
+  return require('wharf.client').stop()
 end
 
 return M

@@ -425,24 +425,48 @@ function Rpc:kill()
   end
 end
 
---- Waits up to `timeout_ms` for the process to end; kills it if it has not.
-function Rpc:wait_exit(timeout_ms)
-  if not self.proc then
-    return true
-  end
-  local exited = vim.wait(timeout_ms, function()
-    return self.exit_code ~= nil
+--- How long a process SIGKILL ended may take to be reaped (its exit seen): the kernel ends it at
+--- once, stopped or not, so this is only the event loop's turn.
+local REAP_MS = 1000
+
+--- Waits until the process has ended and its end has been handled (`_closed`), or `timeout_ms`;
+--- returns whether it has. Not merely until it has exited: what it sent before (a dialog's
+--- `dialog/cancelled`) is handled in the main loop, in order, before the scheduled close, and
+--- closing at once would end those dialogs as lost instead.
+function Rpc:_wait_ended(timeout_ms)
+  return vim.wait(timeout_ms, function()
+    return self.closed
   end, 10)
-  if not exited then
+end
+
+--- Waits up to `timeout_ms` for the process to end by itself, then asks it to (SIGTERM: Wharf
+--- ends its dialogs and exits) and waits `grace_ms` more, then ends it (SIGKILL). SIGTERM alone
+--- is not enough: a stopped process (SIGSTOP, a debugger) acts on it only once it goes on, which
+--- may be never, while SIGKILL ends it even stopped. Returns how it ended: "exited",
+--- "terminated", "killed", or nil if it is somehow still there.
+---@param timeout_ms integer
+---@param grace_ms? integer default 500
+---@return "exited"|"terminated"|"killed"|nil
+function Rpc:wait_exit(timeout_ms, grace_ms)
+  if not self.proc then
+    return 'exited'
+  end
+  local how = 'exited'
+  if not self:_wait_ended(timeout_ms) then
+    how = 'terminated'
     pcall(self.proc.kill, self.proc, 'sigterm')
-    exited = vim.wait(500, function()
-      return self.exit_code ~= nil
-    end, 10)
+    if not self:_wait_ended(grace_ms or 500) then
+      how = 'killed'
+      pcall(self.proc.kill, self.proc, 'sigkill')
+      self:_wait_ended(REAP_MS)
+    end
   end
   if self.exit_code ~= nil then
+    -- Gone, its close not yet run (the wait ran out in between): the caller goes on as if it
+    -- were closed, so it is closed now.
     self:_closed()
   end
-  return exited
+  return self.closed and how or nil
 end
 
 return M
