@@ -170,6 +170,21 @@ H.test('timeout: initialize unanswered: the dialog fails, that process is ended,
   eq(false, c:lua('return require("wharf").status().running'), 'no session')
 end)
 
+H.test('timeout: initialize unanswered by a process that ignores SIGTERM: it is killed all the same', {
+  dialogs = 1,
+  -- A "server" that neither answers nor ends when asked, as a stopped wharf would not.
+  setup = { cmd = { 'sh', '-c', 'trap "" TERM; exec sleep 60' }, request_timeout_ms = 500 },
+}, function(c)
+  import(c, 'init', {})
+  local r = c:wait_done('init')
+  eq({ 'failed', -32800 }, { r.status, r.error.code }, 'the timeout')
+  c:wait(function()
+    return c:log():find('killed by signal 9', 1, true)
+  end, 'the process killed')
+  eq(false, c:lua('return require("wharf").status().running'), 'no session')
+  eq(1, #c:calls('init'), 'on_done called once')
+end)
+
 H.test('timeout: every request\'s timer is closed, answered or expired', { dialogs = 0, setup = SHORT }, function(c)
   start(c)
   local function timers()

@@ -418,10 +418,18 @@ function Rpc:close_stdin()
   end
 end
 
---- Asks the process to end now (SIGTERM: Wharf ends its dialogs and exits).
-function Rpc:kill()
+--- Asks the process to end now (SIGTERM: Wharf ends its dialogs and exits), and ends it
+--- (SIGKILL) if it is still there `grace_ms` later: a stopped or wedged process acts on SIGTERM
+--- only once it goes on, which may be never. Does not wait.
+---@param grace_ms? integer default 500
+function Rpc:kill(grace_ms)
   if self.proc and self.exit_code == nil then
     pcall(self.proc.kill, self.proc, 'sigterm')
+    vim.defer_fn(function()
+      if self.proc and self.exit_code == nil then
+        pcall(self.proc.kill, self.proc, 'sigkill')
+      end
+    end, grace_ms or 500)
   end
 end
 
