@@ -156,6 +156,43 @@ import WharfTestSupport
         }
     }
 
+    /// A bookmark follows a file replaced at its path, not a path that now leads elsewhere: a
+    /// folder on the way swapped for a symbolic link to another folder holding a file of the same
+    /// name (the app may write where the pick was, not where the link leads) leaves the bookmark
+    /// with nothing at its path. (It used to resolve, stale, to the other folder's file, and
+    /// `readFile` read it; a folder's bookmark led into the other folder the same way.)
+    @Test func aBookmarkIsNotLedElsewhereByAFolderOnItsPathSwappedForALink() throws {
+        let state = ScratchDirectory("wharf-state")
+        _ = scratch.makeDirectory("shared")
+        scratch.write("shared/doc.txt", "picked")
+        _ = scratch.makeDirectory("shared/folder")
+        _ = scratch.makeDirectory("private")
+        scratch.write("private/doc.txt", "secret")
+        _ = scratch.makeDirectory("private/folder")
+        scratch.write("private/folder/inside.txt", "secret too")
+        let first = try frontend(["--state-dir", state.directory], name: "notes-app")
+        let file = try importFile(first, "shared/doc.txt")
+        let fileBookmark = try #require(first.call("createBookmark", ["url": .string(file)])?["bookmark"])
+        let id = try #require(first.present(["allowedContentTypes": ["public.folder"]]))
+        #expect(first.call("dialog/choose", ["dialogId": .string(id), "urls": [.string(scratch.url("shared/folder"))]]) == [:])
+        let folder = try #require(first.ending(of: id)?["params"]?["urls"]?.arrayValue?.first?.stringValue)
+        let folderBookmark = try #require(first.call("createBookmark", ["url": .string(folder)])?["bookmark"])
+        #expect(first.shutdownAndExit() == 0)
+
+        removeTree(scratch.path("shared"))
+        _ = scratch.symlink("shared", to: "private")
+        let second = try frontend(["--state-dir", state.directory], name: "notes-app")
+        let throughFile = second.request("resolveAccess", ["bookmark": fileBookmark])
+        #expect(throughFile?["error"]?["code"] == -32021, "\(String(describing: throughFile))")
+        if let lease = throughFile?["result"]?["accessId"] {
+            #expect(second.request("readFile", ["accessId": lease])?["result"] == nil, "the other folder's file was read")
+        }
+        let throughFolder = second.request("resolveAccess", ["bookmark": folderBookmark])
+        #expect(throughFolder?["error"]?["code"] == -32021, "\(String(describing: throughFolder))")
+        let inside = scratch.url("shared/folder") + "/inside.txt"
+        #expect(second.request("resolveAccess", ["url": .string(inside)])?["error"]?["code"] == -32020)
+    }
+
     @Test func revokedAccessIsGoneAndTheCommandLineSeesIt() throws {
         let state = ScratchDirectory("wharf-state")
         let client = try frontend(["--state-dir", state.directory], name: "revoker")
