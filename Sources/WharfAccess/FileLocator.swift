@@ -46,20 +46,36 @@ enum FileLocator {
     /// directory and the directories beside it. A directory whose identity changed is searched
     /// for first (directories are renamed, not saved), then accepted at its path as the fallback
     /// for file systems whose ids do not survive a reboot.
+    ///
+    /// A stand-in is accepted only when the path reaches it through no symbolic link at all (the
+    /// path was recorded as a real path): a folder on the way swapped for a link leads the same
+    /// bytes to another folder's file of the same name, which nobody saved over the document.
+    /// The very file (same identity) is accepted whichever way the path reaches it.
     static func locate(path: FilePath, fingerprint: Fingerprint, isDirectory: Bool) -> Location {
         let status = try? FileStatus.ofLink(path)
         let wanted: FileStatus.Kind = isDirectory ? .directory : .regular
         if let status, status.kind == wanted, let current = Fingerprint.of(path: path) {
             if current.matches(fingerprint) { return .same(path: path) }
-            if !isDirectory { return .replaced(path: path, fingerprint: current) }
+            if !isDirectory, let standing = standIn(at: path, kind: wanted) { return .replaced(path: path, fingerprint: standing) }
         }
         if let found = search(near: path, for: fingerprint, kind: wanted) {
             return .moved(path: found.path, fingerprint: found.fingerprint)
         }
-        if let status, status.kind == .directory, isDirectory, let current = Fingerprint.of(path: path) {
-            return .replaced(path: path, fingerprint: current)
+        if let status, status.kind == .directory, isDirectory, let standing = standIn(at: path, kind: .directory) {
+            return .replaced(path: path, fingerprint: standing)
         }
         return .gone
+    }
+
+    /// The fingerprint of what stands at `path` when it is of `kind` and reached from `/` one
+    /// component at a time without following a symbolic link anywhere (the walk a granted
+    /// folder's contents get), taken from the very file the walk opened; nil otherwise.
+    private static func standIn(at path: FilePath, kind: FileStatus.Kind) -> Fingerprint? {
+        guard path.isAbsolute, path != .root, let root = Fingerprint.of(path: .root),
+              let opened = try? GrantedFileOpener.openAndDescribe(target: path, anchor: .root, granted: root, mode: .path),
+              opened.status.kind == kind
+        else { return nil }
+        return opened.fingerprint
     }
 
     /// Looks for `fingerprint` in the directory of `path`, then in that directory's siblings

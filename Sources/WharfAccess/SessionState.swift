@@ -36,10 +36,15 @@ struct SessionState {
 
     /// Adds a grant, or refreshes the client's grant for the same path (the identity becomes
     /// the new one). Given again for the same file, the rights widen to the wider of the two,
-    /// and a dialog's grant is never demoted to one that depends on a bookmark; given for
-    /// another file now at that path, the grant is the new gift's alone: rights given for a
-    /// file that is gone are not the new one's. Either way `new` is its latest gift. Answers
-    /// its local id.
+    /// and the grant stays tied to a bookmark exactly while its rights rest on one: a dialog's
+    /// gift that gives them alone unties it (revoking a bookmark never takes away what a dialog
+    /// gave), and a bookmark's gift that widens them ties it to that bookmark (revoking the
+    /// bookmark takes the grant with it, so write access a bookmark gave never stays behind on
+    /// an importer's read-only pick of the same file). Given for another file now at that path,
+    /// the grant is the new gift's alone: rights given for a file that is gone are not the new
+    /// one's. Either way `new` is its latest gift. Answers its local id.
+    ///
+    /// The grant is untied (`bookmarkId` nil) only while a dialog alone gave it its rights.
     mutating func upsert(_ new: Grant) -> Int {
         let gift = Grant.Gift(time: new.created, readOnly: new.readOnly, bookmarkId: new.bookmarkId)
         if let id = clients[new.client]?.byPath[new.path], var old = grants[id] {
@@ -53,8 +58,17 @@ struct SessionState {
                 old.readOnly = new.readOnly
                 old.bookmarkId = new.bookmarkId
             } else {
-                old.readOnly = old.readOnly && new.readOnly
-                if old.bookmarkId == nil || new.bookmarkId == nil { old.bookmarkId = nil } else { old.bookmarkId = new.bookmarkId }
+                let readOnly = old.readOnly && new.readOnly
+                if new.bookmarkId == nil {
+                    // A dialog's gift: untied when it alone gives these rights.
+                    if new.readOnly == readOnly { old.bookmarkId = nil }
+                } else if old.bookmarkId == nil {
+                    // A bookmark's gift on a dialog's grant: tied only when it widens the rights.
+                    if old.readOnly != readOnly { old.bookmarkId = new.bookmarkId }
+                } else if new.readOnly == readOnly {
+                    old.bookmarkId = new.bookmarkId
+                }
+                old.readOnly = readOnly
             }
             grants[id] = old
             updateDirectoryIndex(old)

@@ -24,9 +24,23 @@ struct PendingChanges {
     }
 }
 
+/// Compared and hashed by UTF-8 bytes, as the store compares them: Swift's own `==` and hashing
+/// of `String` follow canonical equivalence, which would take `café` with a combining accent for
+/// `café` precomposed (two apps) and hand one the folder the other remembered.
 struct RememberedKey: Hashable, Sendable {
     var app: String
     var customizationId: String
+
+    static func == (left: RememberedKey, right: RememberedKey) -> Bool {
+        left.app.utf8.elementsEqual(right.app.utf8) && left.customizationId.utf8.elementsEqual(right.customizationId.utf8)
+    }
+
+    func hash(into hasher: inout Hasher) {
+        for text in [app, customizationId] {
+            hasher.combine(text.utf8.count)
+            for byte in text.utf8 { hasher.combine(byte) }
+        }
+    }
 }
 
 /// The queue of pending changes and the state of the batch writer. Writing happens on a pool

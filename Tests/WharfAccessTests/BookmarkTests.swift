@@ -234,6 +234,29 @@ import WharfTestSupport
         try store.release(client: "c2", accessId: lease.accessId)
     }
 
+    /// A read-only pick of the file after its writable bookmark was resolved, the batch that
+    /// writes it already in the store: the grant's write access still rests on the bookmark and
+    /// goes with it. (The pick used to untie the grant from the bookmark, so the write access the
+    /// bookmark gave outlived its revocation.)
+    @Test func writeAccessABookmarkGaveGoesWithItThoughTheFileWasPickedReadOnlySince() throws {
+        let file = directory.file("a.txt")
+        writeFile(file, "a")
+        let (store, bookmark) = try bookmarked(file)
+        let lease = try store.resolve(app: "editor", client: "c2", bookmark: bookmark)
+        #expect(!lease.readOnly)
+        try grant(store, file, client: "c2", readOnly: true)
+        store.flush()
+
+        #expect(try store.revoke(app: "editor", url: nil as String?, bookmark: bookmark) == 1)
+        let writeError = accessError { () throws(AccessError) in
+            try store.write(client: "c2", accessId: lease.accessId, bytes: Array("x".utf8))
+        }
+        #expect(writeError == .accessDenied("this access was revoked"))
+        let urlError = accessError { () throws(AccessError) in try store.resolve(app: "editor", client: "c2", url: url(file)) }
+        #expect(urlError.map { isDenied($0) } == true)
+        #expect(readFile(file) == Array("a".utf8))
+    }
+
     @Test func anotherAppCannotRevokeABookmark() throws {
         let file = directory.file("a.txt")
         writeFile(file, "a")

@@ -49,6 +49,23 @@ import WharfTestSupport
         #expect(try other.rememberedDirectory(app: "a", customizationId: "c") == nil)
     }
 
+    /// App names compare as bytes while a remembered folder waits to be written, as they do in
+    /// the store: `café` precomposed and with a combining accent are two apps, each with its own
+    /// folder. (The waiting folders were keyed by Swift strings, whose `==` and hashing follow
+    /// canonical equivalence: the second app's folder replaced the first's, was answered to the
+    /// first, and written under its name.)
+    @Test func appNamesThatReadAlikeKeepTheirOwnRememberedFolders() throws {
+        let (store, _) = try AccessStore.open(stateDirectory: state.path)
+        let (composed, decomposed) = ("caf\u{E9}", "cafe\u{301}")
+        store.rememberDirectory(app: composed, customizationId: "open", directory: "/first")
+        store.rememberDirectory(app: decomposed, customizationId: "open", directory: "/second")
+        #expect(try store.rememberedDirectory(app: composed, customizationId: "open") == "/first")
+        #expect(try store.rememberedDirectory(app: decomposed, customizationId: "open") == "/second")
+        store.flush()
+        #expect(try store.rememberedDirectory(app: composed, customizationId: "open") == "/first")
+        #expect(try store.rememberedDirectory(app: decomposed, customizationId: "open") == "/second")
+    }
+
     @Test func aCorruptedDatabaseIsMovedAsideAndAFreshStoreWorks() throws {
         let path = state.file("state.sqlite3")
         writeFile(path, String(repeating: "this is not a database, just garbage bytes. ", count: 200))

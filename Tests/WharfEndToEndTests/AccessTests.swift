@@ -119,6 +119,80 @@ import WharfTestSupport
         #expect(scratch.text("draft.txt") == "final")
     }
 
+    /// The write access a bookmark gave a file that the session had also picked read-only goes
+    /// with the bookmark: the grant rests on it, so revoking it takes the grant (the pick too)
+    /// and the lease the bookmark started writes nothing more. (Merged into the pick, the rights
+    /// stayed untied and outlived the revocation: the lease wrote, and the pick became writable.)
+    @Test func writeAccessFromARevokedBookmarkDoesNotStayWithAReadOnlyPick() throws {
+        let state = ScratchDirectory("wharf-state")
+        /// Writes draft.txt through an exporter and bookmarks it, in a session of its own.
+        func exportAndBookmark() throws -> (url: String, bookmark: JSON) {
+            let exporter = try frontend(["--state-dir", state.directory], name: "notes-app")
+            let id = try #require(exporter.present(["documents": [["writableContentTypes": ["public.plain-text"], "contents": ["text": "draft"]]],
+                                                    "contentType": "public.plain-text"], method: "presentExporter"))
+            #expect(exporter.call("dialog/choose", ["dialogId": .string(id), "url": .string(scratch.url("draft.txt")), "overwrite": true]) == [:])
+            let url = try #require(exporter.ending(of: id)?["params"]?["urls"]?.arrayValue?.first?.stringValue)
+            let bookmark = try #require(exporter.call("createBookmark", ["url": .string(url)])?["bookmark"])
+            #expect(exporter.shutdownAndExit() == 0)
+            return (url, bookmark)
+        }
+        // Both orders: the pick before the bookmark is resolved, and after.
+        for pickFirst in [true, false] {
+            let (url, bookmark) = try exportAndBookmark()
+            let client = try frontend(["--state-dir", state.directory], name: "notes-app")
+            if pickFirst { _ = try importFile(client, "draft.txt") }
+            let throughBookmark = try #require(client.call("resolveAccess", ["bookmark": bookmark]))
+            #expect(throughBookmark["readOnly"] == false)
+            if !pickFirst { _ = try importFile(client, "draft.txt") }
+            #expect(client.call("revokeAccess", ["bookmark": bookmark])?["revoked"] == 1)
+
+            let write = client.request("writeFile", ["accessId": throughBookmark["accessId"] ?? .null,
+                                                     "base64": .string(Base64.encode(Array("x".utf8)))])
+            #expect(write?["error"]?["code"] == -32020, "the bookmark's lease writes after its revocation (pick first: \(pickFirst))")
+            let again = client.request("resolveAccess", ["url": .string(url)])
+            #expect(again?["error"]?["code"] == -32020, "the grant outlived the bookmark it rests on (pick first: \(pickFirst)): \(String(describing: again))")
+            #expect(scratch.text("draft.txt") == "draft")
+            _ = client.shutdownAndExit()
+        }
+    }
+
+    /// A bookmark follows a file replaced at its path, not a path that now leads elsewhere: a
+    /// folder on the way swapped for a symbolic link to another folder holding a file of the same
+    /// name (the app may write where the pick was, not where the link leads) leaves the bookmark
+    /// with nothing at its path. (It used to resolve, stale, to the other folder's file, and
+    /// `readFile` read it; a folder's bookmark led into the other folder the same way.)
+    @Test func aBookmarkIsNotLedElsewhereByAFolderOnItsPathSwappedForALink() throws {
+        let state = ScratchDirectory("wharf-state")
+        _ = scratch.makeDirectory("shared")
+        scratch.write("shared/doc.txt", "picked")
+        _ = scratch.makeDirectory("shared/folder")
+        _ = scratch.makeDirectory("private")
+        scratch.write("private/doc.txt", "secret")
+        _ = scratch.makeDirectory("private/folder")
+        scratch.write("private/folder/inside.txt", "secret too")
+        let first = try frontend(["--state-dir", state.directory], name: "notes-app")
+        let file = try importFile(first, "shared/doc.txt")
+        let fileBookmark = try #require(first.call("createBookmark", ["url": .string(file)])?["bookmark"])
+        let id = try #require(first.present(["allowedContentTypes": ["public.folder"]]))
+        #expect(first.call("dialog/choose", ["dialogId": .string(id), "urls": [.string(scratch.url("shared/folder"))]]) == [:])
+        let folder = try #require(first.ending(of: id)?["params"]?["urls"]?.arrayValue?.first?.stringValue)
+        let folderBookmark = try #require(first.call("createBookmark", ["url": .string(folder)])?["bookmark"])
+        #expect(first.shutdownAndExit() == 0)
+
+        removeTree(scratch.path("shared"))
+        _ = scratch.symlink("shared", to: "private")
+        let second = try frontend(["--state-dir", state.directory], name: "notes-app")
+        let throughFile = second.request("resolveAccess", ["bookmark": fileBookmark])
+        #expect(throughFile?["error"]?["code"] == -32021, "\(String(describing: throughFile))")
+        if let lease = throughFile?["result"]?["accessId"] {
+            #expect(second.request("readFile", ["accessId": lease])?["result"] == nil, "the other folder's file was read")
+        }
+        let throughFolder = second.request("resolveAccess", ["bookmark": folderBookmark])
+        #expect(throughFolder?["error"]?["code"] == -32021, "\(String(describing: throughFolder))")
+        let inside = scratch.url("shared/folder") + "/inside.txt"
+        #expect(second.request("resolveAccess", ["url": .string(inside)])?["error"]?["code"] == -32020)
+    }
+
     @Test func revokedAccessIsGoneAndTheCommandLineSeesIt() throws {
         let state = ScratchDirectory("wharf-state")
         let client = try frontend(["--state-dir", state.directory], name: "revoker")
