@@ -38,7 +38,7 @@ touch "$lock" 2>/dev/null
 exec 9<"$lock"
 flock -w 900 9 || { echo "another test-ship has held the lock for 15 minutes" >&2; exit 2; }
 
-if dpkg-query -W -f='${Status}' wharf 2>/dev/null | grep -q 'install ok installed' || [ -e /usr/bin/wharf ]; then
+if grep -q 'install ok installed' <<<"$(dpkg-query -W -f='${Status}' wharf 2>/dev/null)" || [ -e /usr/bin/wharf ]; then
     echo "a wharf is already installed here (/usr/bin/wharf); test-ship would replace it: remove it first (dpkg -r wharf)." >&2
     exit 2
 fi
@@ -262,7 +262,9 @@ left() {
     local path status=0
     for path in $(cat "$scratch/listed"); do
         [ -e "$path" ] || [ -L "$path" ] || continue
-        if [ -d "$path" ] && printf '%s\n' "${existing[@]}" / /. | grep -qxF "$path"; then continue; fi
+        # A here-string, not a pipe: under pipefail, grep -q leaving at its first match could
+        # fail printf with SIGPIPE, and a directory that stayed would count as left behind.
+        if [ -d "$path" ] && grep -qxF -- "$path" <<<"$(printf '%s\n' "${existing[@]}" / /.)"; then continue; fi
         echo "left behind: $path"
         status=1
     done
