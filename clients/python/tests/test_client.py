@@ -279,6 +279,37 @@ def test_a_pending_request_fails_with_the_servers_last_words_when_it_dies(tmp_pa
     client.close()
 
 
+def _raise(*_args):
+    raise RuntimeError("the listener's own bug")
+
+
+def test_a_listener_that_raises_is_logged_and_the_session_goes_on(wharf_path, script, caplog):
+    # It ran on the reader thread, which it ended: every dialog and call then failed with
+    # ConnectionLost ("the server closed the connection") while the server ran on, unread.
+    with WharfClient.spawn(wharf_path, script([{"dismiss": True}])) as client:
+        client.on_notification(_raise)
+        client.on_traffic(_raise)
+        dialog = client.present_importer(["public.item"], timeout=10)
+        with pytest.raises(DialogCancelled):
+            dialog.result(timeout=10)
+        client.ping(timeout=10)
+        assert client.process.poll() is None
+    assert "the listener's own bug" in caplog.text
+
+
+def test_an_asyncio_listener_that_raises_is_logged_and_the_session_goes_on(wharf_path, script, caplog):
+    async def main():
+        async with await AsyncWharfClient.spawn(wharf_path, script([{"dismiss": True}])) as client:
+            client.on_notification(_raise)
+            client.on_traffic(_raise)
+            dialog = await client.present_importer(["public.item"], timeout=10)
+            with pytest.raises(DialogCancelled):
+                await dialog.result(timeout=10)
+            await client.ping(timeout=10)
+    asyncio.run(asyncio.wait_for(main(), 30))
+    assert "the listener's own bug" in caplog.text
+
+
 def test_events_that_arrive_before_the_present_answer_reach_the_dialog(tmp_path):
     client = fake("early-events", tmp_path)
     dialog = client.present_importer(["public.item"])

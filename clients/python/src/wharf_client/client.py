@@ -20,7 +20,7 @@ from typing import IO, Any, Callable, Dict, Iterator, List, Optional, Sequence, 
 from . import calls
 from .calls import Call
 from .core import (NO_HANDLER_MESSAGE, DialogEvent, DialogRecord, Notification, OutputTail, PresentationFields,
-                   ProtocolCore, Response, Router, ServerRequest, failure_message, outcome_urls)
+                   ProtocolCore, Response, Router, ServerRequest, call_listener, failure_message, outcome_urls)
 from .errors import ConnectionLost, RequestError, WharfError, WharfTimeout
 from .framing import LSP, FramingError
 from .paths import url_to_path
@@ -277,12 +277,14 @@ class WharfClient:
 
     def on_traffic(self, listener: Optional[TrafficListener]) -> None:
         """Calls ``listener("send" | "receive", message)`` for every message, in order: a
-        transcript of the session (``make demo`` prints one). None stops it."""
+        transcript of the session (``make demo`` prints one). None stops it. What the listener
+        raises is logged (logger ``wharf_client``) and goes no further."""
         self._traffic = listener
 
     def on_notification(self, listener: Callable[[str, JSON], None]) -> Callable[[], None]:
         """Calls ``listener(method, params)`` for every notification, in order, on the reader
-        thread (keep it short). Returns a function that removes the listener."""
+        thread (keep it short). What it raises is logged (logger ``wharf_client``) and ends
+        nothing. Returns a function that removes the listener."""
         with self._lock:
             self._listeners.append(listener)
 
@@ -340,7 +342,7 @@ class WharfClient:
     def _send(self, frame: bytes, message: JSON) -> None:
         with self._write_lock:
             if self._traffic is not None:
-                self._traffic("send", message)
+                call_listener(self._traffic, "send", message)
             try:
                 self._writer.write(frame)
                 self._writer.flush()
@@ -558,7 +560,7 @@ class WharfClient:
 
     def _handle(self, item: Union[Response, Notification, ServerRequest]) -> None:
         if self._traffic is not None:
-            self._traffic("receive", _as_message(item))
+            call_listener(self._traffic, "receive", _as_message(item))
         if isinstance(item, Response):
             if item.late:
                 self._abandon(item.late_dialog)
@@ -600,7 +602,7 @@ class WharfClient:
         with self._lock:
             listeners = list(self._listeners)
         for listener in listeners:
-            listener(method, params)
+            call_listener(listener, method, params)
         with self._lock:
             routed = self._router.route(method, params)
         if routed is None:
