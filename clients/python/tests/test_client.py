@@ -3,6 +3,7 @@ import asyncio
 import base64
 import gc
 import os
+import signal
 import sys
 import threading
 import time
@@ -428,6 +429,25 @@ def test_the_asyncio_client_cancels_the_dialog_of_a_present_answered_after_it_ti
             await client.ping(timeout=5)
             assert client.dialog("d-late") is None
             assert client._router._early == {}, "the abandoned dialog's events were kept"
+    asyncio.run(main())
+
+
+def test_the_asyncio_close_kills_a_wedged_server_with_a_large_request_unread(wharf_path):
+    # A stopped wharf reads nothing: 20 MB stay in the transport's buffer, and close() awaited
+    # their drain with no limit, for ever.
+    async def main():
+        client = await AsyncWharfClient.spawn(wharf_path, ["--state-dir", ":memory:"])
+        try:
+            os.kill(client.process.pid, signal.SIGSTOP)
+            with pytest.raises(WharfTimeout):
+                await client.request("ping", {"padding": "x" * 20_000_000}, timeout=0.2)
+            started = time.monotonic()
+            assert await asyncio.wait_for(client.close(timeout=0.5), 15) == -signal.SIGKILL
+            assert time.monotonic() - started < 5
+        finally:
+            if client.process.returncode is None:
+                client.process.kill()
+                await client.process.wait()
     asyncio.run(main())
 
 

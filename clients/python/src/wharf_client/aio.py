@@ -319,14 +319,18 @@ class AsyncWharfClient:
 
     async def close(self, timeout: float = 10.0) -> Optional[int]:
         """Shuts down politely (``shutdown``, ``exit``) if the server is still there, then waits
-        for it; the exit status of a spawned server."""
+        for it; the exit status of a spawned server. Each step waits at most ``timeout`` seconds,
+        and a server that has not exited by then is killed."""
         if self._core.closed is None:
             with contextlib.suppress(WharfError):
                 await self.shutdown(timeout)
                 self.exit()
+        # A server that does not read (wedged, stopped) never takes what is still buffered for
+        # it: the drain is bounded too, and the process killed below if it does not exit.
+        if not self._writer.is_closing():
+            with contextlib.suppress(OSError, ConnectionError, asyncio.TimeoutError):
+                await asyncio.wait_for(self._writer.drain(), timeout)
         with contextlib.suppress(OSError, ConnectionError):
-            if not self._writer.is_closing():
-                await self._writer.drain()
             self._writer.close()
         with contextlib.suppress(asyncio.TimeoutError):
             await asyncio.wait_for(asyncio.shield(self._read_task), timeout)
