@@ -432,6 +432,33 @@ def test_the_asyncio_client_cancels_the_dialog_of_a_present_answered_after_it_ti
     asyncio.run(main())
 
 
+def test_a_large_request_to_a_wedged_server_times_out_and_close_kills_it(wharf_path):
+    # A stopped wharf reads nothing: writing 20 MB blocked the caller in write(), past its
+    # timeout, for ever, and close() then waited for the write lock that write held.
+    client = WharfClient.spawn(wharf_path, ["--state-dir", ":memory:"])
+    try:
+        os.kill(client.process.pid, signal.SIGSTOP)
+        outcome = []
+
+        def wedge():
+            try:
+                client.request("ping", {"padding": "x" * 20_000_000}, timeout=0.2)
+            except WharfTimeout as error:
+                outcome.append(error)
+        caller = threading.Thread(target=wedge, daemon=True)
+        caller.start()
+        caller.join(5)
+        assert not caller.is_alive() and len(outcome) == 1, "the request's timeout did not hold"
+        closed = []
+        closer = threading.Thread(target=lambda: closed.append(client.close(timeout=0.5)), daemon=True)
+        closer.start()
+        closer.join(10)
+        assert closed == [-signal.SIGKILL], "close() did not kill the wedged server"
+    finally:
+        client.process.kill()
+        client.process.wait()
+
+
 def test_the_asyncio_close_kills_a_wedged_server_with_a_large_request_unread(wharf_path):
     # A stopped wharf reads nothing: 20 MB stay in the transport's buffer, and close() awaited
     # their drain with no limit, for ever.
