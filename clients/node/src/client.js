@@ -54,6 +54,10 @@ const FINAL = new Set(['completed', 'cancelled', 'disconnected']);
  */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
 
+// How long a server whose output has ended is given to exit before what waits on it fails
+// without its exit status.
+const EXIT_GRACE_MS = 1000;
+
 // setTimeout's longest delay (about 24.8 days); a longer one would fire at once.
 const LONGEST_DELAY = 2 ** 31 - 1;
 
@@ -316,11 +320,23 @@ export class WharfClient extends EventEmitter {
     writable.on('error', () => {});
     if (child) {
       child.stderr?.on('data', (chunk) => { this.#stderr = (this.#stderr + chunk.toString()).slice(-2000); });
-      // The whole story is known once the process has exited and its output has ended.
+      // The whole story is known once the process has exited and its output has ended. Output
+      // ends a moment before the process does, so its status is waited for, but only for a
+      // moment: a server that closed its output and lives on will never answer, and whatever
+      // waits on it fails now rather than with its own timeout (a dialog, never).
       let outputEnded = false;
       let exited = false;
-      const finish = () => { if (outputEnded && exited) this.#finish(this.#describeExit()); };
-      readable.on('end', () => { outputEnded = true; finish(); });
+      let grace = null;
+      const finish = () => {
+        if (!outputEnded) return;
+        clearTimeout(grace);
+        this.#finish(this.#describeExit());
+      };
+      readable.on('end', () => {
+        outputEnded = true;
+        if (exited) finish();
+        else grace = startTimer(EXIT_GRACE_MS, finish);
+      });
       child.on('exit', () => { exited = true; finish(); });
     } else {
       readable.on('end', () => this.#finish('the server closed the connection'));
@@ -539,7 +555,7 @@ export class WharfClient extends EventEmitter {
     const code = this.child?.exitCode;
     const signal = this.child?.signalCode;
     const what = code !== null && code !== undefined ? `wharf exited with status ${code}`
-      : signal ? `wharf was killed by ${signal}` : 'the server closed the connection';
+      : signal ? `wharf was killed by ${signal}` : 'wharf closed its output and has not exited';
     const tail = this.#stderr.trim();
     return tail ? `${what}; its last words: ${tail.slice(-500)}` : what;
   }

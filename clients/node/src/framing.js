@@ -20,8 +20,19 @@ export function encode(message, framing = LSP) {
   return encodeBody(JSON.stringify(message), framing);
 }
 
-/** Turns chunks of bytes into whole frame bodies. `push(chunk)` returns the bodies completed. */
+/**
+ * Turns chunks of bytes into whole frame bodies. `push(chunk)` returns the bodies completed.
+ * Chunks are kept as they come and joined once a frame is whole (or a header or line end may be
+ * in them), so a body of many chunks costs its length to gather, not its length times the
+ * number of chunks.
+ */
 export class FrameDecoder {
+  // Bytes received after `buffer` and not looked at yet: chunks, and their total length.
+  #chunks = [];
+  #held = 0;
+  // NDJSON: whether a line end may have arrived since the buffer was last searched.
+  #lineEnd = false;
+
   constructor(framing = LSP) {
     if (framing !== LSP && framing !== NDJSON) throw new Error(`unknown framing ${framing}`);
     this.framing = framing;
@@ -30,7 +41,11 @@ export class FrameDecoder {
   }
 
   push(chunk) {
-    this.buffer = this.buffer.length ? Buffer.concat([this.buffer, chunk]) : chunk;
+    if (chunk.length) {
+      this.#chunks.push(chunk);
+      this.#held += chunk.length;
+      if (this.framing === NDJSON && chunk.includes(0x0a)) this.#lineEnd = true;
+    }
     const bodies = [];
     for (;;) {
       const body = this.framing === LSP ? this.#nextLSP() : this.#nextLine();
@@ -41,13 +56,27 @@ export class FrameDecoder {
 
   /** True when input stopped inside a frame. */
   get partial() {
+    this.#gather();
     return this.expected !== null || (this.framing === LSP ? this.buffer.length > 0 : this.buffer.toString().trim() !== '');
+  }
+
+  /** Joins the chunks held onto the buffer. */
+  #gather() {
+    if (!this.#chunks.length) return;
+    this.buffer = Buffer.concat(this.buffer.length ? [this.buffer, ...this.#chunks] : this.#chunks);
+    this.#chunks = [];
+    this.#held = 0;
   }
 
   #nextLine() {
     for (;;) {
+      if (!this.#lineEnd) return null;
+      this.#gather();
       const end = this.buffer.indexOf(0x0a);
-      if (end < 0) return null;
+      if (end < 0) {
+        this.#lineEnd = false;
+        return null;
+      }
       let line = this.buffer.subarray(0, end);
       this.buffer = this.buffer.subarray(end + 1);
       if (line.length && line[line.length - 1] === 0x0d) line = line.subarray(0, line.length - 1);
@@ -57,6 +86,7 @@ export class FrameDecoder {
 
   #nextLSP() {
     if (this.expected === null) {
+      this.#gather();
       const end = this.buffer.indexOf('\r\n\r\n');
       if (end < 0) return null;
       const headers = this.buffer.subarray(0, end).toString('ascii').split('\r\n');
@@ -72,7 +102,8 @@ export class FrameDecoder {
         throw new Error(`a header block without a valid Content-Length: ${JSON.stringify(headers)}`);
       }
     }
-    if (this.buffer.length < this.expected) return null;
+    if (this.buffer.length + this.#held < this.expected) return null;
+    this.#gather();
     const body = this.buffer.subarray(0, this.expected);
     this.buffer = this.buffer.subarray(this.expected);
     this.expected = null;

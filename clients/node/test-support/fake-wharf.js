@@ -8,7 +8,11 @@
 //                    `fake/cancelRequest` {id}) and then answers that request anyway, late;
 //   deaf             answers initialize, then nothing, and does not end when its input does;
 //   late-present     answers presentImporter only after `$/cancelRequest` for it, with a dialog
-//                    (the answer crossed the cancel); `cancel` ends that dialog as wharf does.
+//                    (the answer crossed the cancel); `cancel` ends that dialog as wharf does;
+//   closes-output    answers initialize and presentImporter; at the next request it closes its
+//                    standard output and lives on, answering nothing, until it is killed.
+import { closeSync } from 'node:fs';
+
 import { FrameDecoder, encode } from '../src/framing.js';
 
 const mode = process.argv[2];
@@ -46,6 +50,10 @@ process.stdin.on('data', (chunk) => {
         answer(request, null);
         break;
       default:
+        if (mode === 'closes-output') {
+          process.stdout.write('', () => closeSync(1));
+          return;
+        }
         if (mode === 'dies-mid-dialog') {
           process.stderr.write('fake wharf: dying on purpose\n', () => process.exit(3));
           return;
@@ -62,6 +70,6 @@ process.stdin.on('data', (chunk) => {
     }
   }
 });
-process.stdin.on('end', () => { if (mode !== 'deaf') process.exit(1); });
-// Keeps a deaf fake alive after its input ends (until it is killed).
-if (mode === 'deaf') setInterval(() => {}, 1000);
+process.stdin.on('end', () => { if (mode !== 'deaf' && mode !== 'closes-output') process.exit(1); });
+// Keeps a deaf fake, or one without output, alive after its input ends (until it is killed).
+if (mode === 'deaf' || mode === 'closes-output') setInterval(() => {}, 1000);

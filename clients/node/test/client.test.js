@@ -176,6 +176,17 @@ test('a pending request fails with the server\'s last words when it dies', async
   await assert.rejects(dialog.result(), (error) => error instanceof ConnectionLost && /dying on purpose/.test(error.message));
 });
 
+test('a server that closes its output and lives on fails every pending call and open dialog at once', { timeout: 5000 }, async (t) => {
+  const client = await fake(t, 'closes-output', { requestTimeoutMs: 0 });
+  const dialog = await client.presentImporter(['public.item']);
+  // Nothing more can come: the ping and the dialog fail within the exit grace, not never.
+  await assert.rejects(client.ping(), (error) => error instanceof ConnectionLost && /closed its output/.test(error.message));
+  await assert.rejects(dialog.result(), ConnectionLost);
+  assert.equal(client.child.exitCode, null, 'the fake lives on');
+  assert.equal(await client.close({ timeoutMs: 200 }), null);
+  assert.equal(client.child.signalCode, 'SIGKILL');
+});
+
 test('events that arrive before the present answer reach the dialog', async (t) => {
   const client = await fake(t, 'early-events');
   const dialog = await client.presentImporter(['public.item']);

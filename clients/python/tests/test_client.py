@@ -3,6 +3,7 @@ import asyncio
 import base64
 import gc
 import os
+import signal
 import sys
 import threading
 import time
@@ -279,6 +280,37 @@ def test_a_pending_request_fails_with_the_servers_last_words_when_it_dies(tmp_pa
     client.close()
 
 
+def _raise(*_args):
+    raise RuntimeError("the listener's own bug")
+
+
+def test_a_listener_that_raises_is_logged_and_the_session_goes_on(wharf_path, script, caplog):
+    # It ran on the reader thread, which it ended: every dialog and call then failed with
+    # ConnectionLost ("the server closed the connection") while the server ran on, unread.
+    with WharfClient.spawn(wharf_path, script([{"dismiss": True}])) as client:
+        client.on_notification(_raise)
+        client.on_traffic(_raise)
+        dialog = client.present_importer(["public.item"], timeout=10)
+        with pytest.raises(DialogCancelled):
+            dialog.result(timeout=10)
+        client.ping(timeout=10)
+        assert client.process.poll() is None
+    assert "the listener's own bug" in caplog.text
+
+
+def test_an_asyncio_listener_that_raises_is_logged_and_the_session_goes_on(wharf_path, script, caplog):
+    async def main():
+        async with await AsyncWharfClient.spawn(wharf_path, script([{"dismiss": True}])) as client:
+            client.on_notification(_raise)
+            client.on_traffic(_raise)
+            dialog = await client.present_importer(["public.item"], timeout=10)
+            with pytest.raises(DialogCancelled):
+                await dialog.result(timeout=10)
+            await client.ping(timeout=10)
+    asyncio.run(asyncio.wait_for(main(), 30))
+    assert "the listener's own bug" in caplog.text
+
+
 def test_events_that_arrive_before_the_present_answer_reach_the_dialog(tmp_path):
     client = fake("early-events", tmp_path)
     dialog = client.present_importer(["public.item"])
@@ -397,6 +429,52 @@ def test_the_asyncio_client_cancels_the_dialog_of_a_present_answered_after_it_ti
             await client.ping(timeout=5)
             assert client.dialog("d-late") is None
             assert client._router._early == {}, "the abandoned dialog's events were kept"
+    asyncio.run(main())
+
+
+def test_a_large_request_to_a_wedged_server_times_out_and_close_kills_it(wharf_path):
+    # A stopped wharf reads nothing: writing 20 MB blocked the caller in write(), past its
+    # timeout, for ever, and close() then waited for the write lock that write held.
+    client = WharfClient.spawn(wharf_path, ["--state-dir", ":memory:"])
+    try:
+        os.kill(client.process.pid, signal.SIGSTOP)
+        outcome = []
+
+        def wedge():
+            try:
+                client.request("ping", {"padding": "x" * 20_000_000}, timeout=0.2)
+            except WharfTimeout as error:
+                outcome.append(error)
+        caller = threading.Thread(target=wedge, daemon=True)
+        caller.start()
+        caller.join(5)
+        assert not caller.is_alive() and len(outcome) == 1, "the request's timeout did not hold"
+        closed = []
+        closer = threading.Thread(target=lambda: closed.append(client.close(timeout=0.5)), daemon=True)
+        closer.start()
+        closer.join(10)
+        assert closed == [-signal.SIGKILL], "close() did not kill the wedged server"
+    finally:
+        client.process.kill()
+        client.process.wait()
+
+
+def test_the_asyncio_close_kills_a_wedged_server_with_a_large_request_unread(wharf_path):
+    # A stopped wharf reads nothing: 20 MB stay in the transport's buffer, and close() awaited
+    # their drain with no limit, for ever.
+    async def main():
+        client = await AsyncWharfClient.spawn(wharf_path, ["--state-dir", ":memory:"])
+        try:
+            os.kill(client.process.pid, signal.SIGSTOP)
+            with pytest.raises(WharfTimeout):
+                await client.request("ping", {"padding": "x" * 20_000_000}, timeout=0.2)
+            started = time.monotonic()
+            assert await asyncio.wait_for(client.close(timeout=0.5), 15) == -signal.SIGKILL
+            assert time.monotonic() - started < 5
+        finally:
+            if client.process.returncode is None:
+                client.process.kill()
+                await client.process.wait()
     asyncio.run(main())
 
 

@@ -19,7 +19,7 @@ from . import calls
 from .calls import Call
 from .client import DEFAULT_TIMEOUT, TrafficListener, _as_message, find_wharf
 from .core import (NO_HANDLER_MESSAGE, DialogEvent, DialogRecord, Notification, OutputTail, PresentationFields,
-                   ProtocolCore, Response, Router, ServerRequest, failure_message, outcome_urls)
+                   ProtocolCore, Response, Router, ServerRequest, call_listener, failure_message, outcome_urls)
 from .errors import ConnectionLost, RequestError, WharfError, WharfTimeout
 from .framing import LSP, FramingError
 from .paths import url_to_path
@@ -223,12 +223,14 @@ class AsyncWharfClient:
         self._send(frame, {"jsonrpc": "2.0", "method": method, **({} if params is None else {"params": params})})
 
     def on_traffic(self, listener: Optional[TrafficListener]) -> None:
-        """Calls ``listener("send" | "receive", message)`` for every message, in order."""
+        """Calls ``listener("send" | "receive", message)`` for every message, in order. What the
+        listener raises is logged (logger ``wharf_client``) and goes no further."""
         self._traffic = listener
 
     def on_notification(self, listener: Callable[[str, JSON], None]) -> Callable[[], None]:
-        """Calls ``listener(method, params)`` for every notification, in order. Returns a
-        function that removes the listener."""
+        """Calls ``listener(method, params)`` for every notification, in order. What it raises
+        is logged (logger ``wharf_client``) and ends nothing. Returns a function that removes
+        the listener."""
         self._listeners.append(listener)
 
         def remove() -> None:
@@ -291,7 +293,7 @@ class AsyncWharfClient:
 
     def _send(self, frame: bytes, message: JSON) -> None:
         if self._traffic is not None:
-            self._traffic("send", message)
+            call_listener(self._traffic, "send", message)
         if self._writer.is_closing():
             raise ConnectionLost(f"cannot send {message.get('method', 'a response')}: the pipe to wharf is closed")
         self._writer.write(frame)  # buffered by the transport; written as the pipe takes it
@@ -317,14 +319,18 @@ class AsyncWharfClient:
 
     async def close(self, timeout: float = 10.0) -> Optional[int]:
         """Shuts down politely (``shutdown``, ``exit``) if the server is still there, then waits
-        for it; the exit status of a spawned server."""
+        for it; the exit status of a spawned server. Each step waits at most ``timeout`` seconds,
+        and a server that has not exited by then is killed."""
         if self._core.closed is None:
             with contextlib.suppress(WharfError):
                 await self.shutdown(timeout)
                 self.exit()
+        # A server that does not read (wedged, stopped) never takes what is still buffered for
+        # it: the drain is bounded too, and the process killed below if it does not exit.
+        if not self._writer.is_closing():
+            with contextlib.suppress(OSError, ConnectionError, asyncio.TimeoutError):
+                await asyncio.wait_for(self._writer.drain(), timeout)
         with contextlib.suppress(OSError, ConnectionError):
-            if not self._writer.is_closing():
-                await self._writer.drain()
             self._writer.close()
         with contextlib.suppress(asyncio.TimeoutError):
             await asyncio.wait_for(asyncio.shield(self._read_task), timeout)
@@ -477,7 +483,7 @@ class AsyncWharfClient:
 
     def _handle(self, item: Union[Response, Notification, ServerRequest]) -> None:
         if self._traffic is not None:
-            self._traffic("receive", _as_message(item))
+            call_listener(self._traffic, "receive", _as_message(item))
         if isinstance(item, Response):
             if item.late:
                 self._abandon(item.late_dialog)
@@ -515,7 +521,7 @@ class AsyncWharfClient:
 
     def _route(self, method: str, params: JSON) -> None:
         for listener in list(self._listeners):
-            listener(method, params)
+            call_listener(listener, method, params)
         routed = self._router.route(method, params)
         if routed is None:
             return

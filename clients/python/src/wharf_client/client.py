@@ -1,7 +1,8 @@
 """The synchronous client: a thin driver around :mod:`wharf_client.core`.
 
 One reader thread reads the server's output and feeds the core; answers settle futures,
-dialog events wake the dialog's waiters. User code (snapshot providers, presenter handlers)
+dialog events wake the dialog's waiters. One writer thread writes what is sent, in order, so
+that no caller waits on the pipe. User code (snapshot providers, presenter handlers)
 runs on threads of its own, so a slow callback never stalls the reader. Nothing polls.
 """
 from __future__ import annotations
@@ -20,7 +21,7 @@ from typing import IO, Any, Callable, Dict, Iterator, List, Optional, Sequence, 
 from . import calls
 from .calls import Call
 from .core import (NO_HANDLER_MESSAGE, DialogEvent, DialogRecord, Notification, OutputTail, PresentationFields,
-                   ProtocolCore, Response, Router, ServerRequest, failure_message, outcome_urls)
+                   ProtocolCore, Response, Router, ServerRequest, call_listener, failure_message, outcome_urls)
 from .errors import ConnectionLost, RequestError, WharfError, WharfTimeout
 from .framing import LSP, FramingError
 from .paths import url_to_path
@@ -189,7 +190,7 @@ class WharfClient:
         self.process = process
         self.timeout = timeout
         self.initialize_result: Optional[InitializeResult] = None
-        self._writer = writer
+        self._output = _Output()
         self._core = ProtocolCore(framing)
         self._router = Router()
         self._lock = threading.RLock()
@@ -208,11 +209,13 @@ class WharfClient:
         # The client's threads hold it only while they handle something (see _read_loop): a
         # client dropped without close() is collected, and then this ends its server. Not at
         # exit: the pipes close with the process.
-        self._end_input = weakref.finalize(self, WharfClient._close_input, writer, self._write_lock, self._work)
+        self._end_input = weakref.finalize(self, WharfClient._close_input, self._output, self._work)
         self._end_input.atexit = False
         self._reader_thread = threading.Thread(target=WharfClient._read_loop, args=(weakref.ref(self), reader, process),
                                                name="wharf-reader", daemon=True)
         threading.Thread(target=WharfClient._work_loop, args=(self._work,), name="wharf-dispatcher",
+                         daemon=True).start()
+        threading.Thread(target=WharfClient._write_loop, args=(writer, self._output), name="wharf-writer",
                          daemon=True).start()
         if process is not None and process.stderr is not None:
             self._stderr_thread = threading.Thread(target=WharfClient._collect_stderr,
@@ -277,12 +280,14 @@ class WharfClient:
 
     def on_traffic(self, listener: Optional[TrafficListener]) -> None:
         """Calls ``listener("send" | "receive", message)`` for every message, in order: a
-        transcript of the session (``make demo`` prints one). None stops it."""
+        transcript of the session (``make demo`` prints one). None stops it. What the listener
+        raises is logged (logger ``wharf_client``) and goes no further."""
         self._traffic = listener
 
     def on_notification(self, listener: Callable[[str, JSON], None]) -> Callable[[], None]:
         """Calls ``listener(method, params)`` for every notification, in order, on the reader
-        thread (keep it short). Returns a function that removes the listener."""
+        thread (keep it short). What it raises is logged (logger ``wharf_client``) and ends
+        nothing. Returns a function that removes the listener."""
         with self._lock:
             self._listeners.append(listener)
 
@@ -338,14 +343,14 @@ class WharfClient:
         return request_id, future
 
     def _send(self, frame: bytes, message: JSON) -> None:
-        with self._write_lock:
+        """Queues ``frame`` for the writer thread (raises ConnectionLost once the input is closed,
+        or writing failed). The caller never waits for the pipe: a server that reads nothing
+        (wedged, stopped) blocks the writer thread alone, so a request's timeout still holds and
+        close() still gets to kill it."""
+        with self._write_lock:  # the traffic listener hears the messages in the order they go
             if self._traffic is not None:
-                self._traffic("send", message)
-            try:
-                self._writer.write(frame)
-                self._writer.flush()
-            except (OSError, ValueError) as error:
-                raise ConnectionLost(f"cannot send {message.get('method', 'a response')}: {error}") from None
+                call_listener(self._traffic, "send", message)
+            self._output.put(frame, str(message.get("method", "a response")))
 
     # Lifecycle
 
@@ -558,7 +563,7 @@ class WharfClient:
 
     def _handle(self, item: Union[Response, Notification, ServerRequest]) -> None:
         if self._traffic is not None:
-            self._traffic("receive", _as_message(item))
+            call_listener(self._traffic, "receive", _as_message(item))
         if isinstance(item, Response):
             if item.late:
                 self._abandon(item.late_dialog)
@@ -600,7 +605,7 @@ class WharfClient:
         with self._lock:
             listeners = list(self._listeners)
         for listener in listeners:
-            listener(method, params)
+            call_listener(listener, method, params)
         with self._lock:
             routed = self._router.route(method, params)
         if routed is None:
@@ -691,13 +696,29 @@ class WharfClient:
             del job
 
     @staticmethod
-    def _close_input(writer: IO[bytes], write_lock: threading.Lock,
-                     work: "queue.Queue[Optional[Callable[[], None]]]") -> None:
-        """Closes the server's input, which ends the server (as ``exit`` does, if it was not
-        sent), and stops the dispatcher thread. Run once (``_end_input``, a weakref.finalize): by
-        close(), or when a client dropped without close() is collected."""
-        with write_lock, contextlib.suppress(OSError, ValueError):
-            writer.close()
+    def _write_loop(writer: IO[bytes], output: "_Output") -> None:
+        """The writer thread: writes the queued frames in order, then closes the server's input
+        once :meth:`_Output.close` was called (or a write failed). It never holds the client."""
+        try:
+            while True:
+                frame = output.frames.get()
+                if frame is None:
+                    return
+                writer.write(frame)
+                writer.flush()
+        except (OSError, ValueError) as error:
+            output.close(f"writing to wharf failed: {error}")
+        finally:
+            with contextlib.suppress(OSError, ValueError):
+                writer.close()
+
+    @staticmethod
+    def _close_input(output: "_Output", work: "queue.Queue[Optional[Callable[[], None]]]") -> None:
+        """Closes the server's input once what was sent before is written, which ends the server
+        (as ``exit`` does, if it was not sent), and stops the dispatcher thread. Run once
+        (``_end_input``, a weakref.finalize): by close(), or when a client dropped without
+        close() is collected."""
+        output.close("the client closed wharf's input")
         work.put(None)
 
     def _describe_end(self) -> str:
@@ -722,6 +743,28 @@ class WharfClient:
             for data in iter(lambda: read(65536), b""):
                 with lock:
                     tail.feed(data)
+
+
+class _Output:
+    """The frames waiting for the writer thread, in order, and why nothing more may be sent."""
+
+    def __init__(self) -> None:
+        self.frames: "queue.Queue[Optional[bytes]]" = queue.Queue()
+        self._lock = threading.Lock()
+        self._closed: Optional[str] = None
+
+    def put(self, frame: bytes, what: str) -> None:
+        with self._lock:
+            if self._closed is not None:
+                raise ConnectionLost(f"cannot send {what}: {self._closed}")
+            self.frames.put(frame)
+
+    def close(self, why: str) -> None:
+        """Nothing more is sent; the writer thread closes the input after what is queued."""
+        with self._lock:
+            if self._closed is None:
+                self._closed = why
+                self.frames.put(None)
 
 
 def _reap(process: "subprocess.Popen[bytes]", timeout: float) -> int:

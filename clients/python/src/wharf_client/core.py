@@ -19,6 +19,7 @@ from __future__ import annotations
 import collections
 import itertools
 import json
+import logging
 from dataclasses import dataclass, field
 from typing import Any, Callable, Deque, Dict, Iterator, List, Optional, Set, Union
 
@@ -336,6 +337,19 @@ class PresentationFields:
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.dialog_id} {self.kind} {self.title!r}>"
+
+
+LOG = logging.getLogger("wharf_client")
+
+
+def call_listener(listener: Callable[..., Any], *args: Any) -> None:
+    """Calls a notification or traffic listener. What it raises is logged and goes no further:
+    the listener runs where the client reads (or writes), and a listener's bug must not end the
+    session, nor leave a request half sent."""
+    try:
+        listener(*args)
+    except Exception:
+        LOG.exception("a wharf_client listener raised; the session goes on (%r)", listener)
 
 
 def failure_message(error: BaseException) -> str:
