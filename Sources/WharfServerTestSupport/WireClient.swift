@@ -39,6 +39,12 @@ public final class WireClient: @unchecked Sendable {
     }
     private let output: Int32
     private let input: Int32
+    /// Whether `output` may still be written. Every write, and every close of `output`, happens
+    /// holding it: a descriptor number written after it was closed may already name another
+    /// test's file (a pipe into another test's server, which then answers a request it never
+    /// sent), and tests run in parallel in one process. Not `lock`, which the reader needs to
+    /// deliver what the server writes while a write waits for room.
+    private let writable = Locked(true)
     private let lock = ConditionLock()
     // Guarded by `lock`.
     private var received: [JSON] = []
@@ -127,15 +133,19 @@ public final class WireClient: @unchecked Sendable {
     // MARK: Sending
 
     /// Writes bytes exactly as given.
+    /// Writes bytes exactly as given; nothing once the server's input is closed.
     public func sendRaw(_ bytes: [UInt8]) {
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes.withUnsafeBytes { write(output, $0.baseAddress! + offset, bytes.count - offset) }
-            if written < 0 {
-                if errno == EINTR { continue }
-                return
+        writable.withValue { open in
+            guard open else { return }
+            var offset = 0
+            while offset < bytes.count {
+                let written = bytes.withUnsafeBytes { write(output, $0.baseAddress! + offset, bytes.count - offset) }
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    return
+                }
+                offset += written
             }
-            offset += written
         }
     }
 
@@ -159,9 +169,12 @@ public final class WireClient: @unchecked Sendable {
     public func send(_ message: JSON, passing descriptors: [FileDescriptor]) throws {
         let body = message.serialized()
         rememberMethods(in: body)
-        let socket = FileDescriptor(taking: output)
-        defer { socket.relinquish() }
-        try socket.send(framed(body), passing: descriptors)
+        try writable.withValue { open throws(SystemError) in
+            guard open else { throw SystemError(code: EBADF, operation: "sendmsg") }
+            let socket = FileDescriptor(taking: output)
+            defer { socket.relinquish() }
+            try socket.send(framed(body), passing: descriptors)
+        }
     }
 
     public func send(_ message: JSON) { sendBody(message.serialized()) }
@@ -220,9 +233,9 @@ public final class WireClient: @unchecked Sendable {
         }
         guard first else { return }
         switch server {
-        case .process(let child): child.closeStdin()
+        case .process(let child): writable.withValue { $0 = false; child.closeStdin() }
         case .socket: lock.withLock { if !socketClosed { _ = shutdown(output, Int32(SHUT_WR)) } }
-        case .inProcess, .descriptors: close(output)
+        case .inProcess, .descriptors: writable.withValue { $0 = false; close(output) }
         }
     }
 
@@ -339,7 +352,8 @@ public final class WireClient: @unchecked Sendable {
             let count = read(input, &buffer, buffer.count)
             if count < 0 && errno == EINTR { continue }
             guard let client = client() else {
-                // Nobody is listening any more; a socket is ours to close.
+                // Nobody is listening any more; a socket is ours to close (its client is gone,
+                // so nothing writes to it).
                 if isSocket { close(input) }
                 return
             }
@@ -359,7 +373,7 @@ public final class WireClient: @unchecked Sendable {
             endOfOutput = true
             if case .socket = server {
                 socketClosed = true
-                close(input)
+                writable.withValue { $0 = false; close(input) }  // `input` is `output` too
             }
             lock.broadcast()
         }

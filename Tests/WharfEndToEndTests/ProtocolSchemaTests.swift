@@ -137,6 +137,28 @@ func readRepositoryFile(_ relative: String) throws -> String {
         #expect(!schema.problems(inServerMessage: ["jsonrpc": "2.0", "method": "$/logTrace", "params": ["message": 1]]) { _ in nil }.isEmpty)
     }
 
+    /// The test client writes nothing once it has closed the server's input: the descriptor's
+    /// number is free then, and the next file opened anywhere in the test process (tests run in
+    /// parallel) takes it. A send after the close went into that file: into another test's
+    /// server, which answered a request it never made (a `ping` before its `initialize`, -32002,
+    /// failed another test on CI).
+    @Test func theTestClientWritesNothingOnceItClosedTheServersInput() throws {
+        let toServer = try makePipe(), fromServer = try makePipe(), other = try makePipe()
+        defer { for fd in [toServer.read, fromServer.write, fromServer.read, other.read, other.write] { close(fd) } }
+        let client = WireClient(writingTo: toServer.write, readingFrom: fromServer.read)
+        client.closeInput()
+        // The closed number is the lowest free one: duplicates of another pipe's write end soon
+        // take it, as any file opened elsewhere in the process could.
+        var duplicates: [Int32] = []
+        defer { for fd in duplicates { close(fd) } }
+        while duplicates.count < 256, duplicates.last != toServer.write { duplicates.append(dup(other.write)) }
+        try #require(duplicates.last == toServer.write, "nothing took the closed descriptor's number")
+        client.sendRaw("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}")
+        _ = fcntl(other.read, F_SETFL, O_NONBLOCK)
+        var byte: UInt8 = 0
+        #expect(read(other.read, &byte, 1) < 0 && errno == EAGAIN, "the client wrote into a pipe it does not own")
+    }
+
     @Test func aServerMessageThatBreaksTheSchemaFailsTheTestWithoutBeingAskedTo() throws {
         // A fake server on a pipe answers a ping with a made-up member: the WireClient must
         // record an issue by itself the moment the test looks at the answer.
