@@ -51,10 +51,12 @@ public enum KDialogArguments {
     /// `--warningyesno` for ``DesktopReplaceQuestion``, its buttons named for what they do. Yes
     /// is "Choose Another Folder" and No "Replace": kdialog focuses Yes, and Return must not
     /// replace files. (Qt shows the text as HTML only when its first line looks like HTML,
-    /// which the question's first line never does.)
+    /// which the question's first line never does.) kdialog reads `\n` in a message as a line
+    /// break and `\\` as one `\`, so each `\` is doubled: a name such as `back\new.txt` is
+    /// shown as it is, not split over two lines.
     public static func question(_ question: DesktopReplaceQuestion) -> [[UInt8]] {
         window(title: question.title, parent: question.parentWindow)
-            + [bytes("--warningyesno"), bytes(question.text), bytes("--yes-label"), bytes(DesktopReplaceQuestion.otherFolderLabel),
+            + [bytes("--warningyesno"), bytes(doublingBackslashes(question.text)), bytes("--yes-label"), bytes(DesktopReplaceQuestion.otherFolderLabel),
                bytes("--no-label"), bytes(DesktopReplaceQuestion.replaceLabel)]
     }
 
@@ -73,17 +75,7 @@ public enum KDialogArguments {
     }
 
     static func filterArgument(_ filters: [DesktopDialogFilter]) -> String? {
-        func escaped(_ text: String) -> String {
-            var out = ""
-            for character in text {
-                switch character {
-                case "\\": out += "\\\\"
-                case "|": out += " "
-                default: out.append(character)
-                }
-            }
-            return out
-        }
+        func escaped(_ text: String) -> String { doublingBackslashes(String(text.map { $0 == "|" ? " " : $0 })) }
         let named = filters.filter { !$0.globs.isEmpty }
         if !named.isEmpty {
             return named.map { escaped(ToolText.line($0.name)) + " (" + $0.globs.map { escaped(ToolText.glob($0)) }.joined(separator: " ") + ")" }
@@ -91,6 +83,18 @@ public enum KDialogArguments {
         }
         let types = filters.flatMap(\.mimeTypes).filter { !$0.contains("*") && !$0.contains(" ") && !ToolText.hasControls($0) }
         return types.isEmpty ? nil : types.joined(separator: " ")
+    }
+
+    /// `text` with each `\` doubled: kdialog reads `\` in a message or a filter as the start of
+    /// an escape (`\n`, `\\`). By scalars: a `\` followed by a combining mark is one
+    /// `Character` with it, and kdialog reads UTF-16 code units.
+    static func doublingBackslashes(_ text: String) -> String {
+        var out = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            if scalar == "\\" { out.append(scalar) }
+            out.append(scalar)
+        }
+        return String(out)
     }
 
     static func bytes<S: StringProtocol>(_ text: S) -> [UInt8] { Array(text.utf8) }

@@ -113,8 +113,12 @@ import WharfDesktopDialogs
             "--question", "--title=Export", "--modal", "--no-markup", "--default-cancel", "--icon-name=dialog-warning",
             "--text=" + question.text, "--ok-label=Replace", "--cancel-label=Choose Another Folder"])
         #expect(text(KDialogArguments.question(question)) == [
-            "--title", "Export", "--attach", "0x1e00004", "--warningyesno", question.text,
+            "--title", "Export", "--attach", "0x1e00004", "--warningyesno",
+            "These 2 files already exist in the folder you chose. Replace them?\n\n<b>.txt\ntwo lines\u{FFFD}\n\nFolder: /out/back\\\\slash",
             "--yes-label", "Choose Another Folder", "--no-label", "Replace"], "kdialog focuses Yes: Return must not replace")
+        // kdialog reads `\n` as a line break and `\\` as `\`: a name holding them is shown as it is.
+        let escapes = DesktopReplaceQuestion(title: "", folder: bytes("/o"), names: [bytes("back\\new\\\\x\\\u{301}.txt")])
+        #expect(text(KDialogArguments.question(escapes))[1].contains("back\\\\new\\\\\\\\x\\\\\u{301}.txt"))
         let one = DesktopReplaceQuestion(title: "", folder: bytes("/out"), names: [bytes("b.txt")])
         #expect(one.text == "This file already exists in the folder you chose. Replace it?\n\nb.txt\n\nFolder: /out")
         let many = DesktopReplaceQuestion(title: "", folder: bytes("/o"), names: (1...12).map { bytes("f\($0)") })
