@@ -1,3 +1,5 @@
+import WharfSystem
+
 /// kdialog's command line for a request (kdialog 22.12, Debian 12; read in its `kdialog.cpp`).
 ///
 /// - `--title` (title and message, control characters made spaces: see ``ToolText``),
@@ -12,9 +14,16 @@
 ///   has. Qt matches name filters case-insensitively, so globs stay as written; kdialog reads
 ///   `\` as an escape, so it is doubled, and `|` as a line break, so it is replaced in names.
 ///
+/// Qt reads its own options (`-platform`, `-display`, `-reverse`, `-style`, with one `-` or two)
+/// anywhere in the command line before kdialog sees it, `--` or not, taking the argument after
+/// some as their value. So no text stands alone where it could be one: the title is passed as
+/// `--title=TEXT`, and the start path always begins with `/`.
+///
 /// Not passed: an accept label and modality (kdialog has neither).
 public enum KDialogArguments {
-    public static func build(_ request: DesktopDialogRequest) -> [[UInt8]] {
+    /// - Parameter workingDirectory: where kdialog starts without a folder (it inherits ours);
+    ///   a suggested name without a folder goes after it. Read only when needed.
+    public static func build(_ request: DesktopDialogRequest, workingDirectory: [UInt8]? = nil) -> [[UInt8]] {
         var args = window(title: request.displayTitle, parent: request.parentWindow)
         let folder = request.currentFolder
         var start: [UInt8]? = folder
@@ -35,7 +44,9 @@ public enum KDialogArguments {
             } else if let folder {
                 start = ZenityArguments.withTrailingSlash(folder) + currentName
             } else if !currentName.isEmpty {
-                start = currentName
+                // kdialog suggests a name only given an absolute path (it dropped a bare one), and
+                // a bare `-platform` or `-display` was Qt's option: kdialog aborted.
+                start = ZenityArguments.withTrailingSlash(workingDirectory ?? FilePath.current().bytes) + currentName
             }
         case .saveFiles:
             args.append(bytes("--getexistingdirectory"))
@@ -64,7 +75,9 @@ public enum KDialogArguments {
     private static func window(title: String, parent: String) -> [[UInt8]] {
         var args: [[UInt8]] = []
         let title = ToolText.line(title)
-        if !title.isEmpty { args += [bytes("--title"), bytes(title)] }
+        // One argument: a title `-platform` standing alone was Qt's option (kdialog aborted where
+        // Qt does not take `--title` itself, as on Wayland).
+        if !title.isEmpty { args.append(bytes("--title=" + title)) }
         if parent.hasPrefix("x11:") {
             var xid = parent.dropFirst(4)
             if xid.hasPrefix("0x") { xid = xid.dropFirst(2) }
@@ -81,7 +94,10 @@ public enum KDialogArguments {
             return named.map { escaped(ToolText.line($0.name)) + " (" + $0.globs.map { escaped(ToolText.glob($0)) }.joined(separator: " ") + ")" }
                 .joined(separator: "\n")
         }
-        let types = filters.flatMap(\.mimeTypes).filter { !$0.contains("*") && !$0.contains(" ") && !ToolText.hasControls($0) }
+        // A MIME type has a `/`: a lone word (`-reverse`) could be taken by Qt for its option.
+        let types = filters.flatMap(\.mimeTypes).filter {
+            $0.contains("/") && !$0.contains("*") && !$0.contains(" ") && !ToolText.hasControls($0)
+        }
         return types.isEmpty ? nil : types.joined(separator: " ")
     }
 
