@@ -1,3 +1,5 @@
+import WharfSystem
+
 /// kdialog's command line for a request (kdialog 22.12, Debian 12; read in its `kdialog.cpp`).
 ///
 /// - `--title` (title and message, control characters made spaces: see ``ToolText``),
@@ -12,9 +14,16 @@
 ///   has. Qt matches name filters case-insensitively, so globs stay as written; kdialog reads
 ///   `\` as an escape, so it is doubled, and `|` as a line break, so it is replaced in names.
 ///
+/// Qt reads its own options (`-platform`, `-display`, `-reverse`, `-style`, with one `-` or two)
+/// anywhere in the command line before kdialog sees it, `--` or not, taking the argument after
+/// some as their value. So no text stands alone where it could be one: the title is passed as
+/// `--title=TEXT`, and the start path always begins with `/`.
+///
 /// Not passed: an accept label and modality (kdialog has neither).
 public enum KDialogArguments {
-    public static func build(_ request: DesktopDialogRequest) -> [[UInt8]] {
+    /// - Parameter workingDirectory: where kdialog starts without a folder (it inherits ours);
+    ///   a suggested name without a folder goes after it. Read only when needed.
+    public static func build(_ request: DesktopDialogRequest, workingDirectory: [UInt8]? = nil) -> [[UInt8]] {
         var args = window(title: request.displayTitle, parent: request.parentWindow)
         let folder = request.currentFolder
         var start: [UInt8]? = folder
@@ -35,7 +44,9 @@ public enum KDialogArguments {
             } else if let folder {
                 start = ZenityArguments.withTrailingSlash(folder) + currentName
             } else if !currentName.isEmpty {
-                start = currentName
+                // kdialog suggests a name only given an absolute path (it dropped a bare one), and
+                // a bare `-platform` or `-display` was Qt's option: kdialog aborted.
+                start = ZenityArguments.withTrailingSlash(workingDirectory ?? FilePath.current().bytes) + currentName
             }
         case .saveFiles:
             args.append(bytes("--getexistingdirectory"))
@@ -51,10 +62,12 @@ public enum KDialogArguments {
     /// `--warningyesno` for ``DesktopReplaceQuestion``, its buttons named for what they do. Yes
     /// is "Choose Another Folder" and No "Replace": kdialog focuses Yes, and Return must not
     /// replace files. (Qt shows the text as HTML only when its first line looks like HTML,
-    /// which the question's first line never does.)
+    /// which the question's first line never does.) kdialog reads `\n` in a message as a line
+    /// break and `\\` as one `\`, so each `\` is doubled: a name such as `back\new.txt` is
+    /// shown as it is, not split over two lines.
     public static func question(_ question: DesktopReplaceQuestion) -> [[UInt8]] {
         window(title: question.title, parent: question.parentWindow)
-            + [bytes("--warningyesno"), bytes(question.text), bytes("--yes-label"), bytes(DesktopReplaceQuestion.otherFolderLabel),
+            + [bytes("--warningyesno"), bytes(doublingBackslashes(question.text)), bytes("--yes-label"), bytes(DesktopReplaceQuestion.otherFolderLabel),
                bytes("--no-label"), bytes(DesktopReplaceQuestion.replaceLabel)]
     }
 
@@ -62,7 +75,9 @@ public enum KDialogArguments {
     private static func window(title: String, parent: String) -> [[UInt8]] {
         var args: [[UInt8]] = []
         let title = ToolText.line(title)
-        if !title.isEmpty { args += [bytes("--title"), bytes(title)] }
+        // One argument: a title `-platform` standing alone was Qt's option (kdialog aborted where
+        // Qt does not take `--title` itself, as on Wayland).
+        if !title.isEmpty { args.append(bytes("--title=" + title)) }
         if parent.hasPrefix("x11:") {
             var xid = parent.dropFirst(4)
             if xid.hasPrefix("0x") { xid = xid.dropFirst(2) }
@@ -73,24 +88,29 @@ public enum KDialogArguments {
     }
 
     static func filterArgument(_ filters: [DesktopDialogFilter]) -> String? {
-        func escaped(_ text: String) -> String {
-            var out = ""
-            for character in text {
-                switch character {
-                case "\\": out += "\\\\"
-                case "|": out += " "
-                default: out.append(character)
-                }
-            }
-            return out
-        }
+        func escaped(_ text: String) -> String { doublingBackslashes(String(text.map { $0 == "|" ? " " : $0 })) }
         let named = filters.filter { !$0.globs.isEmpty }
         if !named.isEmpty {
             return named.map { escaped(ToolText.line($0.name)) + " (" + $0.globs.map { escaped(ToolText.glob($0)) }.joined(separator: " ") + ")" }
                 .joined(separator: "\n")
         }
-        let types = filters.flatMap(\.mimeTypes).filter { !$0.contains("*") && !$0.contains(" ") && !ToolText.hasControls($0) }
+        // A MIME type has a `/`: a lone word (`-reverse`) could be taken by Qt for its option.
+        let types = filters.flatMap(\.mimeTypes).filter {
+            $0.contains("/") && !$0.contains("*") && !$0.contains(" ") && !ToolText.hasControls($0)
+        }
         return types.isEmpty ? nil : types.joined(separator: " ")
+    }
+
+    /// `text` with each `\` doubled: kdialog reads `\` in a message or a filter as the start of
+    /// an escape (`\n`, `\\`). By scalars: a `\` followed by a combining mark is one
+    /// `Character` with it, and kdialog reads UTF-16 code units.
+    static func doublingBackslashes(_ text: String) -> String {
+        var out = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            if scalar == "\\" { out.append(scalar) }
+            out.append(scalar)
+        }
+        return String(out)
     }
 
     static func bytes<S: StringProtocol>(_ text: S) -> [UInt8] { Array(text.utf8) }

@@ -41,10 +41,18 @@ public enum PortalResponse {
             }
             choice.folder = parent(of: paths[0])
         }
-        if case .structure(let fields)? = results["current_filter"]?.unwrapped, let name = fields.first?.stringValue {
-            choice.selectedFilter = request.filters.firstIndex { $0.name == name }
-        }
+        if let selected = results["current_filter"]?.unwrapped { choice.selectedFilter = filterIndex(selected, in: request.filters) }
         return .chosen(choice)
+    }
+
+    /// Which of `filters` the portal's `current_filter` names. By name; among filters of the
+    /// same name (two types described alike), the one sent exactly as the portal returns it
+    /// (GTK's backend returns the filter as it was sent), else the first. The first alone was
+    /// the wrong one when the human chose the second, and the file was saved as the first type.
+    static func filterIndex(_ selected: BusValue, in filters: [DesktopDialogFilter]) -> Int? {
+        guard case .structure(let fields) = selected, let name = fields.first?.stringValue else { return nil }
+        let named = filters.indices.filter { filters[$0].name == name }
+        return named.first { PortalCall.filter(filters[$0]) == selected } ?? named.first
     }
 
     /// `/a/b/c` → `/a/b`; `/c` → `/`.

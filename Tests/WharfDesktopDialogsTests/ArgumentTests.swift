@@ -59,10 +59,10 @@ import WharfDesktopDialogs
     @Test func kdialogOpenOneAndSeveral() {
         let one = DesktopDialogRequest(kind: .open(multiple: false, directory: false), title: "Open", filters: filters,
                                        currentFolder: Array("/home/me".utf8))
-        #expect(text(KDialogArguments.build(one)) == ["--title", "Open", "--getopenfilename", "--", "/home/me",
+        #expect(text(KDialogArguments.build(one)) == ["--title=Open", "--getopenfilename", "--", "/home/me",
                                                       "Images (*.png *.JPG)\nA B with space (my file.txt)"])
         let several = DesktopDialogRequest(kind: .open(multiple: true, directory: false), title: "Open", parentWindow: "x11:1e00004")
-        #expect(text(KDialogArguments.build(several)) == ["--title", "Open", "--attach", "0x1e00004", "--multiple",
+        #expect(text(KDialogArguments.build(several)) == ["--title=Open", "--attach", "0x1e00004", "--multiple",
                                                           "--separate-output", "--getopenfilename", "--"])
     }
 
@@ -70,7 +70,7 @@ import WharfDesktopDialogs
         let mime = DesktopDialogRequest(kind: .open(multiple: false, directory: false), title: "T",
                                         filters: [DesktopDialogFilter(name: "Text", patterns: [.mime("text/plain"), .mime("image/*")]),
                                                   DesktopDialogFilter(name: "PDF", patterns: [.mime("application/pdf")])])
-        #expect(text(KDialogArguments.build(mime)) == ["--title", "T", "--getopenfilename", "--", "", "text/plain application/pdf"])
+        #expect(text(KDialogArguments.build(mime)) == ["--title=T", "--getopenfilename", "--", "", "text/plain application/pdf"])
         let escaped = DesktopDialogRequest(kind: .open(multiple: false, directory: false), title: "T",
                                            filters: [DesktopDialogFilter(name: "back\\slash", patterns: [.glob("*.[ab]")])],
                                            currentFilter: 0)
@@ -80,14 +80,28 @@ import WharfDesktopDialogs
     @Test func kdialogFolderSaveAndSaveSeveral() {
         let folder = DesktopDialogRequest(kind: .open(multiple: true, directory: true), title: "F", parentWindow: "wayland:abc",
                                           currentFolder: Array("/srv".utf8))
-        #expect(text(KDialogArguments.build(folder)) == ["--title", "F", "--getexistingdirectory", "--", "/srv"])
+        #expect(text(KDialogArguments.build(folder)) == ["--title=F", "--getexistingdirectory", "--", "/srv"])
         let save = DesktopDialogRequest(kind: .save(currentName: Array("r.txt".utf8), currentFile: nil), title: "S",
                                         filters: [DesktopDialogFilter(name: "Text", patterns: [.glob("*.txt")])],
                                         currentFolder: Array("/out/".utf8))
-        #expect(text(KDialogArguments.build(save)) == ["--title", "S", "--getsavefilename", "--", "/out/r.txt", "Text (*.txt)"])
+        #expect(text(KDialogArguments.build(save)) == ["--title=S", "--getsavefilename", "--", "/out/r.txt", "Text (*.txt)"])
         let files = DesktopDialogRequest(kind: .saveFiles(files: [Array("a".utf8)]), title: "E")
-        #expect(text(KDialogArguments.build(files)) == ["--title", "E", "--getexistingdirectory", "--"])
+        #expect(text(KDialogArguments.build(files)) == ["--title=E", "--getexistingdirectory", "--"])
     }
+    /// Qt takes `-platform`, `-display`, `-reverse`… for its own wherever they stand, after `--`
+    /// too: no title or start path may be one argument of its own that could be such an option.
+    @Test func kdialogLeavesNothingQtCouldTakeForItsOptions() {
+        let save = DesktopDialogRequest(kind: .save(currentName: Array("-platform".utf8), currentFile: nil), title: "-display",
+                                        filters: [DesktopDialogFilter(name: "Any", patterns: [.mime("-reverse")])])
+        #expect(text(KDialogArguments.build(save, workingDirectory: Array("/work".utf8)))
+                == ["--title=-display", "--getsavefilename", "--", "/work/-platform"],
+                "the bare name after the working directory (kdialog drops a bare one); no MIME type without a /")
+        let inRoot = DesktopDialogRequest(kind: .save(currentName: Array("--style".utf8), currentFile: nil), title: "")
+        #expect(text(KDialogArguments.build(inRoot, workingDirectory: Array("/".utf8))) == ["--getsavefilename", "--", "/--style"])
+        let question = DesktopReplaceQuestion(title: "-platform", folder: Array("/o".utf8), names: [Array("a".utf8)])
+        #expect(text(KDialogArguments.question(question)).first == "--title=-platform")
+    }
+
     /// A NUL stops the spawn, and each text is one line on screen: control characters become
     /// spaces in titles and filter names, `?` in globs; a MIME type holding one is left out.
     @Test func controlCharactersNeverReachTheCommandLine() {
@@ -99,7 +113,7 @@ import WharfDesktopDialogs
         for arg in zenity + kdialog { #expect(!arg.contains { $0 < 0x20 || $0 == 0x7F }, "\(text([arg]))") }
         #expect(text(zenity).prefix(2) == ["--file-selection", "--title=Open  now — line one line two  [31m "])
         #expect(text(zenity).contains("--file-filter=Im ages new | *.[pP]?[nN][gG]"))
-        #expect(text(kdialog) == ["--title", "Open  now — line one line two  [31m ", "--getopenfilename", "--", "",
+        #expect(text(kdialog) == ["--title=Open  now — line one line two  [31m ", "--getopenfilename", "--", "",
                                   "Im ages new (*.p?ng)"], "no --attach for a window id that is not hex")
         let mimeOnly = DesktopDialogRequest(kind: .open(multiple: false, directory: false), title: "T", filters: [filters[1]])
         #expect(text(KDialogArguments.build(mimeOnly)).last == "text/csv")
@@ -113,8 +127,12 @@ import WharfDesktopDialogs
             "--question", "--title=Export", "--modal", "--no-markup", "--default-cancel", "--icon-name=dialog-warning",
             "--text=" + question.text, "--ok-label=Replace", "--cancel-label=Choose Another Folder"])
         #expect(text(KDialogArguments.question(question)) == [
-            "--title", "Export", "--attach", "0x1e00004", "--warningyesno", question.text,
+            "--title=Export", "--attach", "0x1e00004", "--warningyesno",
+            "These 2 files already exist in the folder you chose. Replace them?\n\n<b>.txt\ntwo lines\u{FFFD}\n\nFolder: /out/back\\\\slash",
             "--yes-label", "Choose Another Folder", "--no-label", "Replace"], "kdialog focuses Yes: Return must not replace")
+        // kdialog reads `\n` as a line break and `\\` as `\`: a name holding them is shown as it is.
+        let escapes = DesktopReplaceQuestion(title: "", folder: bytes("/o"), names: [bytes("back\\new\\\\x\\\u{301}.txt")])
+        #expect(text(KDialogArguments.question(escapes))[1].contains("back\\\\new\\\\\\\\x\\\\\u{301}.txt"))
         let one = DesktopReplaceQuestion(title: "", folder: bytes("/out"), names: [bytes("b.txt")])
         #expect(one.text == "This file already exists in the folder you chose. Replace it?\n\nb.txt\n\nFolder: /out")
         let many = DesktopReplaceQuestion(title: "", folder: bytes("/o"), names: (1...12).map { bytes("f\($0)") })

@@ -72,6 +72,16 @@ import WharfSystem
         #expect(saved.paths == [bytes("/out/résumé.txt")])
         #expect(saved.overwriteConfirmed, "the portal's save dialog asked before replacing")
         #expect(saved.selectedFilter == 1)
+        // Two types described alike: the filter the portal returns says which by its patterns.
+        let twins = [DesktopDialogFilter(name: "Data", patterns: [.glob("*.a")]), DesktopDialogFilter(name: "Data", patterns: [.glob("*.b"), .mime("x/b")])]
+        let second = BusValue.structure([.string("Data"), .array(element: "(us)", [.structure([.uint32(0), .string("*.[bB]")]),
+                                                                                   .structure([.uint32(1), .string("x/b")])])])
+        let twinsRequest = DesktopDialogRequest(kind: .save(currentName: bytes("d"), currentFile: nil), title: "Save", filters: twins)
+        #expect(PortalResponse.result(code: 0, results: ["uris": .strings(["file:///d"]), "current_filter": second], request: twinsRequest)
+                == .chosen(DesktopDialogChoice(paths: [bytes("/d")], overwriteConfirmed: true, selectedFilter: 1)))
+        let nameOnly = BusValue.structure([.string("Data"), .array(element: "(us)", [])])
+        #expect(PortalResponse.result(code: 0, results: ["uris": .strings(["file:///d"]), "current_filter": nameOnly], request: twinsRequest)
+                == .chosen(DesktopDialogChoice(paths: [bytes("/d")], overwriteConfirmed: true, selectedFilter: 0)), "by name alone: the first")
         #expect(portal2.calls[0].member == "SaveFile")
         #expect(portal2.options()["current_name"] == .string("résumé.txt"))
         #expect(portal2.options()["current_file"] == .bytes(bytes("/out/old.txt") + [0]))

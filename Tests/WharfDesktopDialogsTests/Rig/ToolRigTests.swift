@@ -146,6 +146,16 @@ struct KDialogRigTests {
         #expect(result == .chosen(DesktopDialogChoice(paths: [dir.path("final.txt").bytes], overwriteConfirmed: true)), "\(String(describing: result))")
     }
 
+    /// Qt takes `-platform NAME` for its own option wherever it stands, after `--` too: a
+    /// suggested name without a folder made kdialog abort before any window was shown.
+    @Test func saveANameWithoutAFolderThatQtCouldTakeForItsOption() {
+        let dir = ScratchDirectory("wharf-rig")
+        let request = DesktopDialogRequest(kind: .save(currentName: Array("-platform".utf8), currentFile: nil),
+                                           title: "KDialog bare name", filters: [DesktopDialogFilter(name: "Any", patterns: [.glob("*")])])
+        let (result, _) = dialog(request) { window, _ in typeName(window, dir.path("-platform").description) }
+        #expect(result == .chosen(DesktopDialogChoice(paths: [dir.path("-platform").bytes], overwriteConfirmed: true)), "\(String(describing: result))")
+    }
+
     @Test func escapeAndCallerCancel() {
         let (escaped, _) = dialog(DesktopDialogRequest(kind: .open(multiple: false, directory: false), title: "KDialog escape")) { window, _ in
             Desktop.key(window, "Escape")
