@@ -197,8 +197,10 @@ local function adopt(buf, path, tick)
     return false
   end
   local win = vim.fn.bufwinid(buf)
+  -- The structured form: a command line would end at a newline in the name, and run the rest
+  -- of the name as another command.
   local function rename()
-    vim.cmd('file ' .. vim.fn.fnameescape(path))
+    vim.cmd.file(vim.fn.fnameescape(path))
   end
   if win == -1 then
     vim.api.nvim_buf_call(buf, rename)
