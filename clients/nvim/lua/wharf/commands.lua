@@ -322,8 +322,11 @@ function M.access()
       local lines = {}
       for _, entry in ipairs(list) do
         local path = entry.path or require('wharf.url').to_path(entry.url) or entry.url
+        -- One line per entry, as in the picker: a newline in a name is shown as ^@ (a buffer
+        -- line cannot hold a newline, and the whole list failed to draw).
+        local shown = vim.fn.fnamemodify(path, ':~'):gsub('\n', '\0')
         table.insert(lines, string.format('%-8s %s %s%s', entry.kind, entry.readOnly and 'ro' or 'rw',
-          vim.fn.fnamemodify(path, ':~'), entry.isDirectory and '/' or ''))
+          shown, entry.isDirectory and '/' or ''))
       end
       if #lines == 0 then
         lines = { '  (no grants or bookmarks)' }
