@@ -235,6 +235,30 @@ H.test(':WharfAccess lists a grant whose name has a newline on one line, and <CR
   ok(not c:messages():find('E%d+'), 'no error: ' .. c:messages())
 end)
 
+H.test('list_access and :WharfAccess: the path of a name that is not UTF-8 is its exact bytes', { dialogs = 1 }, function(c)
+  -- Wharf's `path` is for reading (a byte that is not UTF-8 reads U+FFFD); the URL is exact.
+  local path = c.docs .. '/odd/x\255y.txt'
+  H.write(path, 'odd\n')
+  import(c, 'grant', { default_directory = c.docs .. '/odd' })
+  c:wait_picker()
+  c:input('<CR>')
+  eq({ path }, c:wait_done('grant').paths, 'the pick')
+  c:lua('require("wharf").list_access(function(err, entries) T.entries = { err = err, entries = entries } end)')
+  local got = c:wait(function() return c:lua('return T.entries') end, 'listAccess')
+  eq(path, got.entries[1].path, 'list_access gives the exact path')
+  c:input(':WharfAccess<CR>')
+  c:wait(function()
+    local l = c:lua([[for _, w in ipairs(vim.api.nvim_list_wins()) do local b = vim.api.nvim_win_get_buf(w)
+      if vim.bo[b].filetype == 'wharfaccess' then return vim.api.nvim_buf_get_lines(b, 0, -1, false) end end]])
+    return l and l[1] and l[1]:find('grant', 1, true)
+  end, 'the access list')
+  c:input('<CR>')
+  c:wait(function()
+    return c:lua('return vim.api.nvim_buf_get_name(0)') == path
+  end, 'the file edited')
+  eq({ 'odd' }, c:lua('return vim.api.nvim_buf_get_lines(0, 0, -1, false)'), 'its lines')
+end)
+
 H.test(':WharfStop: not running, then a running wharf stopped cleanly; the next dialog starts a new one', {
   dialogs = 2,
 }, function(c)
