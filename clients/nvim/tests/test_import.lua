@@ -208,6 +208,30 @@ H.test('import: closing the window (:close) dismisses', { dialogs = 1 }, functio
   c:wait_no_picker()
 end)
 
+H.test('import: the editor shrunk to a few lines and back: the window follows, the dialog goes on', { dialogs = 1 }, function(c)
+  import(c, 'resize', {})
+  c:wait_picker()
+  -- Nothing else answers while Neovim waits at a prompt (an error's "Press ENTER"): asked first.
+  local function resized(option, value)
+    return function()
+      local mode = vim.rpcrequest(c.chan, 'nvim_get_mode')
+      ok(not mode.blocking, 'Neovim waiting at a prompt (mode ' .. mode.mode .. ')')
+      return c:lua('return vim.o[...]', option) == value
+    end
+  end
+  c:input(':set lines=4<CR>')
+  c:wait(resized('lines', 4), 'the editor resized')
+  c:input(':set lines=30 columns=12<CR>')
+  c:wait(resized('columns', 12), 'the editor resized again')
+  c:input(':set lines=24 columns=80<CR>')
+  local p = c:wait_picker(function(q) return q.lines[1] == '  projects/' end, 'the picker')
+  eq({}, c:calls('resize'), 'the dialog still open')
+  c:go('notes.txt')
+  c:input('<CR>')
+  eq({ c.docs .. '/notes.txt' }, c:wait_done('resize').paths, 'chosen after the resizes')
+  ok(p, 'shown')
+end)
+
 H.test('import: a rejected choice shows Wharf\'s message and keeps the window', { dialogs = 1 }, function(c)
   import(c, 'rejected', { types = { 'public.plain-text' } })
   c:wait_picker()

@@ -190,10 +190,12 @@ end
 function Picker:window_geometry()
   local opts = config.options.window or {}
   local columns, lines = vim.o.columns, vim.o.lines - vim.o.cmdheight - 1
+  --- At least one cell: in an editor shrunk to a few lines or columns (a resized terminal or
+  --- tmux pane) the window is small, not an error that would fail the dialog.
   local function size(value, total, minimum)
     value = value or 0.6
     local cells = value <= 1 and math.floor(total * value) or math.floor(value)
-    return math.max(math.min(cells, total - 4), math.min(minimum, total - 2))
+    return math.max(1, math.min(cells, total - 4), math.min(minimum, total - 2))
   end
   local width = size(opts.width, columns, 50)
   local height = size(opts.height, lines, 8)
