@@ -208,6 +208,23 @@ H.test('import: closing the window (:close) dismisses', { dialogs = 1 }, functio
   c:wait_no_picker()
 end)
 
+H.test('import: another buffer edited in the picker\'s window (:edit, :bnext) dismisses', { dialogs = 2 }, function(c)
+  c:input(':badd todo.md<CR>')
+  for _, keys in ipairs({ ':edit notes.txt<CR>', ':bnext<CR>' }) do
+    import(c, keys, {})
+    c:wait_picker()
+    c:input(keys)
+    local r = c:wait_done(keys)
+    eq('cancelled', r.status, keys .. ': status')
+    eq('user', r.reason, keys .. ': reason')
+    c:wait_no_picker()
+    -- The window, which now shows the human's buffer, is theirs to close.
+    eq('editor', c:lua('return vim.api.nvim_win_get_config(0).relative'), keys .. ': left open')
+    c:input('<C-w>c')
+  end
+  ok(not c:messages():find('E%d+'), 'no error: ' .. c:messages())
+end)
+
 H.test('import: the editor shrunk to a few lines and back: the window follows, the dialog goes on', { dialogs = 1 }, function(c)
   import(c, 'resize', {})
   c:wait_picker()

@@ -243,6 +243,19 @@ function Picker:create_window()
       self:dismiss()
     end),
   })
+  vim.api.nvim_create_autocmd('BufWipeout', {
+    group = group,
+    buffer = buf,
+    callback = function()
+      -- The window kept, its buffer gone (`:edit file` or `:bnext` in it; 'bufhidden' is
+      -- wipe): the picker is gone, and with it the dialog, as if closed by hand. Not from inside
+      -- the wipe, which is still switching the window to its next buffer: that window, now the
+      -- human's, is left open.
+      vim.schedule(self:guard(function()
+        self:dismiss()
+      end))
+    end,
+  })
   vim.api.nvim_create_autocmd('CursorMoved', {
     group = group,
     buffer = buf,
@@ -295,7 +308,8 @@ function Picker:close()
     pcall(vim.api.nvim_del_augroup_by_id, self.augroup)
   end
   local win = self.win
-  if win and vim.api.nvim_win_is_valid(win) then
+  -- Only while it shows the picker: a window whose buffer the human replaced is theirs now.
+  if win and vim.api.nvim_win_is_valid(win) and vim.api.nvim_win_get_buf(win) == self.buf then
     local focused = vim.api.nvim_get_current_win() == win
     pcall(vim.api.nvim_win_close, win, true)
     if focused and self.origin_win and vim.api.nvim_win_is_valid(self.origin_win) then
