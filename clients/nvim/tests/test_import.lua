@@ -354,6 +354,20 @@ H.test('import: a name filter sees every page', {
   ok(p, 'shown')
 end)
 
+H.test('import: control characters in names reach the border as ^I, ^[, not as they are', { dialogs = 1 }, function(c)
+  local dir = c.docs .. '/tab\there\27[31m'
+  H.write(dir .. '/a\tb.png', 'x')
+  import(c, 'ctrl', { types = { 'public.plain-text' }, default_directory = dir })
+  local p = c:wait_picker()
+  ok(not p.title:find('%c'), 'no control character in the title: ' .. vim.inspect(p.title))
+  contains(p.title, 'tab^Ihere^[[31m', 'the folder shown')
+  c:input('<CR>') -- a dimmed file: why goes to the footer
+  p = c:wait_picker(function(q) return q.footer:find('cannot be chosen', 1, true) end, 'the refusal')
+  ok(not p.footer:find('%c'), 'no control character in the footer: ' .. vim.inspect(p.footer))
+  c:input('q')
+  eq('user', c:wait_done('ctrl').reason, 'dismissed')
+end)
+
 H.test('import: names are decoded byte for byte', { dialogs = 1 }, function(c)
   -- A name that is not UTF-8 too: dialog/list percent-encodes its bytes in the URL (its `name`
   -- shows U+FFFD), and url.to_path decodes %FF back to the byte.

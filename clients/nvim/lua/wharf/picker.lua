@@ -76,6 +76,13 @@ local function display_path(dir_url)
   return path
 end
 
+--- Text for the window's border as Neovim shows text in a buffer (`^I`, `^[`, `<ff>`): the
+--- border puts a title's characters on the screen as they are, and a tab or an escape in a
+--- folder's or file's name would move the terminal's cursor or start an escape sequence there.
+local function printable(text)
+  return vim.fn.strtrans(text)
+end
+
 local function capitalized(text)
   return (text:gsub('^%l', string.upper))
 end
@@ -372,7 +379,7 @@ function Picker:title()
   if self.filter then
     table.insert(parts, '/' .. self.filter)
   end
-  local text = ' ' .. table.concat(parts, ' · ') .. ' '
+  local text = ' ' .. printable(table.concat(parts, ' · ')) .. ' '
   local width = (self.win and vim.api.nvim_win_is_valid(self.win)) and vim.api.nvim_win_get_width(self.win)
     or self:window_geometry().width
   if vim.fn.strdisplaywidth(text) > width - 2 then
@@ -383,10 +390,10 @@ end
 
 function Picker:footer()
   if self.notice then
-    return { { ' ' .. self.notice.text .. ' ', self.notice.hl } }
+    return { { ' ' .. printable(self.notice.text) .. ' ', self.notice.hl } }
   end
   if self.show.message and self.show.message ~= '' then
-    return { { ' ' .. self.show.message .. ' ', 'WharfNote' } }
+    return { { ' ' .. printable(self.show.message) .. ' ', 'WharfNote' } }
   end
   local width = (self.win and vim.api.nvim_win_is_valid(self.win)) and vim.api.nvim_win_get_width(self.win)
     or self:window_geometry().width
