@@ -252,3 +252,31 @@ H.test('save as: a file open in another buffer is written, this buffer keeps its
   end, 'the warning')
   eq('', buffer_state(c).name, 'this buffer keeps its (empty) name')
 end)
+
+H.test('save as: a name with a newline is taken as it is, never run as a command', {
+  dialogs = 1,
+  presenter = 'native',
+  cmd_extra = { '--presenter', 'script:answers.json' },
+}, function(c)
+  -- A name the desktop's dialog may well give: a file whose name has a newline, and after it
+  -- what would be an Ex command if the name reached a command line.
+  local name = 'two\nlet&tw=77'
+  H.write(c.docs .. '/answers.json', vim.json.encode({ { save = { path = name } } }))
+  buffer(c, { 'keep me' })
+  c:input(':WharfSaveAs<CR>')
+  local path = c.docs .. '/' .. name
+  c:wait(function() return H.read(path) end, 'the file')
+  eq('keep me\n', H.read(path), 'bytes')
+  local b = c:wait(function()
+    -- Asked first, as nothing else answers while Neovim waits at a prompt (the name's second
+    -- line run as a command and its output paged).
+    local mode = vim.rpcrequest(c.chan, 'nvim_get_mode')
+    ok(not mode.blocking, 'Neovim waiting at a prompt (mode ' .. mode.mode .. ')')
+    local s = buffer_state(c)
+    return not s.modified and s.name ~= '' and s or nil
+  end, 'the buffer saved')
+  eq(path, b.name, 'the buffer edits the file chosen')
+  eq({ 'keep me' }, b.lines, 'the lines kept')
+  eq(0, c:lua('return vim.o.textwidth'), 'nothing after the newline ran')
+  ok(not c:messages():find('E%d+'), 'no error: ' .. c:messages())
+end)

@@ -208,6 +208,47 @@ H.test('import: closing the window (:close) dismisses', { dialogs = 1 }, functio
   c:wait_no_picker()
 end)
 
+H.test('import: another buffer edited in the picker\'s window (:edit, :bnext) dismisses', { dialogs = 2 }, function(c)
+  c:input(':badd todo.md<CR>')
+  for _, keys in ipairs({ ':edit notes.txt<CR>', ':bnext<CR>' }) do
+    import(c, keys, {})
+    c:wait_picker()
+    c:input(keys)
+    local r = c:wait_done(keys)
+    eq('cancelled', r.status, keys .. ': status')
+    eq('user', r.reason, keys .. ': reason')
+    c:wait_no_picker()
+    -- The window, which now shows the human's buffer, is theirs to close.
+    eq('editor', c:lua('return vim.api.nvim_win_get_config(0).relative'), keys .. ': left open')
+    c:input('<C-w>c')
+  end
+  ok(not c:messages():find('E%d+'), 'no error: ' .. c:messages())
+end)
+
+H.test('import: the editor shrunk to a few lines and back: the window follows, the dialog goes on', { dialogs = 1 }, function(c)
+  import(c, 'resize', {})
+  c:wait_picker()
+  -- Nothing else answers while Neovim waits at a prompt (an error's "Press ENTER"): asked first.
+  local function resized(option, value)
+    return function()
+      local mode = vim.rpcrequest(c.chan, 'nvim_get_mode')
+      ok(not mode.blocking, 'Neovim waiting at a prompt (mode ' .. mode.mode .. ')')
+      return c:lua('return vim.o[...]', option) == value
+    end
+  end
+  c:input(':set lines=4<CR>')
+  c:wait(resized('lines', 4), 'the editor resized')
+  c:input(':set lines=30 columns=12<CR>')
+  c:wait(resized('columns', 12), 'the editor resized again')
+  c:input(':set lines=24 columns=80<CR>')
+  local p = c:wait_picker(function(q) return q.lines[1] == '  projects/' end, 'the picker')
+  eq({}, c:calls('resize'), 'the dialog still open')
+  c:go('notes.txt')
+  c:input('<CR>')
+  eq({ c.docs .. '/notes.txt' }, c:wait_done('resize').paths, 'chosen after the resizes')
+  ok(p, 'shown')
+end)
+
 H.test('import: a rejected choice shows Wharf\'s message and keeps the window', { dialogs = 1 }, function(c)
   import(c, 'rejected', { types = { 'public.plain-text' } })
   c:wait_picker()
@@ -311,6 +352,20 @@ H.test('import: a name filter sees every page', {
   c:input('<CR>')
   eq({ c.docs .. '/many/file-050.txt' }, c:wait_done('pagefilter').paths, 'picked')
   ok(p, 'shown')
+end)
+
+H.test('import: control characters in names reach the border as ^I, ^[, not as they are', { dialogs = 1 }, function(c)
+  local dir = c.docs .. '/tab\there\27[31m'
+  H.write(dir .. '/a\tb.png', 'x')
+  import(c, 'ctrl', { types = { 'public.plain-text' }, default_directory = dir })
+  local p = c:wait_picker()
+  ok(not p.title:find('%c'), 'no control character in the title: ' .. vim.inspect(p.title))
+  contains(p.title, 'tab^Ihere^[[31m', 'the folder shown')
+  c:input('<CR>') -- a dimmed file: why goes to the footer
+  p = c:wait_picker(function(q) return q.footer:find('cannot be chosen', 1, true) end, 'the refusal')
+  ok(not p.footer:find('%c'), 'no control character in the footer: ' .. vim.inspect(p.footer))
+  c:input('q')
+  eq('user', c:wait_done('ctrl').reason, 'dismissed')
 end)
 
 H.test('import: names are decoded byte for byte', { dialogs = 1 }, function(c)

@@ -209,6 +209,56 @@ H.test(':WharfAccess lists the grant and revokes it', { dialogs = 1 }, function(
   c:input('q')
 end)
 
+H.test(':WharfAccess lists a grant whose name has a newline on one line, and <CR> edits it', {
+  dialogs = 1,
+  presenter = 'native',
+  cmd_extra = { '--presenter', 'script:answers.json' },
+}, function(c)
+  local name = 'two\nlines.txt'
+  H.write(c.docs .. '/' .. name, 'both\n')
+  H.write(c.docs .. '/answers.json', vim.json.encode({ { choose = { name } } }))
+  import(c, 'grant', {})
+  eq({ c.docs .. '/' .. name }, c:wait_done('grant').paths, 'the pick')
+  c:input(':WharfAccess<CR>')
+  local lines = c:wait(function()
+    local l = c:lua([[for _, w in ipairs(vim.api.nvim_list_wins()) do local b = vim.api.nvim_win_get_buf(w)
+      if vim.bo[b].filetype == 'wharfaccess' then return vim.api.nvim_buf_get_lines(b, 0, -1, false) end end]])
+    return l and l[1] and l[1]:find('grant', 1, true) and l or nil
+  end, 'the access list')
+  -- Neovim shows the newline as ^@ (a NUL in the line): one line for the grant.
+  eq({ 'grant    ro ~/docs/two\0lines.txt' }, lines, 'the grant')
+  c:input('<CR>')
+  c:wait(function()
+    return c:lua('return vim.api.nvim_buf_get_name(0)') == c.docs .. '/' .. name
+  end, 'the file edited')
+  eq({ 'both' }, c:lua('return vim.api.nvim_buf_get_lines(0, 0, -1, false)'), 'its lines')
+  ok(not c:messages():find('E%d+'), 'no error: ' .. c:messages())
+end)
+
+H.test('list_access and :WharfAccess: the path of a name that is not UTF-8 is its exact bytes', { dialogs = 1 }, function(c)
+  -- Wharf's `path` is for reading (a byte that is not UTF-8 reads U+FFFD); the URL is exact.
+  local path = c.docs .. '/odd/x\255y.txt'
+  H.write(path, 'odd\n')
+  import(c, 'grant', { default_directory = c.docs .. '/odd' })
+  c:wait_picker()
+  c:input('<CR>')
+  eq({ path }, c:wait_done('grant').paths, 'the pick')
+  c:lua('require("wharf").list_access(function(err, entries) T.entries = { err = err, entries = entries } end)')
+  local got = c:wait(function() return c:lua('return T.entries') end, 'listAccess')
+  eq(path, got.entries[1].path, 'list_access gives the exact path')
+  c:input(':WharfAccess<CR>')
+  c:wait(function()
+    local l = c:lua([[for _, w in ipairs(vim.api.nvim_list_wins()) do local b = vim.api.nvim_win_get_buf(w)
+      if vim.bo[b].filetype == 'wharfaccess' then return vim.api.nvim_buf_get_lines(b, 0, -1, false) end end]])
+    return l and l[1] and l[1]:find('grant', 1, true)
+  end, 'the access list')
+  c:input('<CR>')
+  c:wait(function()
+    return c:lua('return vim.api.nvim_buf_get_name(0)') == path
+  end, 'the file edited')
+  eq({ 'odd' }, c:lua('return vim.api.nvim_buf_get_lines(0, 0, -1, false)'), 'its lines')
+end)
+
 H.test(':WharfStop: not running, then a running wharf stopped cleanly; the next dialog starts a new one', {
   dialogs = 2,
 }, function(c)

@@ -197,8 +197,10 @@ local function adopt(buf, path, tick)
     return false
   end
   local win = vim.fn.bufwinid(buf)
+  -- The structured form: a command line would end at a newline in the name, and run the rest
+  -- of the name as another command.
   local function rename()
-    vim.cmd('file ' .. vim.fn.fnameescape(path))
+    vim.cmd.file(vim.fn.fnameescape(path))
   end
   if win == -1 then
     vim.api.nvim_buf_call(buf, rename)
@@ -320,8 +322,11 @@ function M.access()
       local lines = {}
       for _, entry in ipairs(list) do
         local path = entry.path or require('wharf.url').to_path(entry.url) or entry.url
+        -- One line per entry, as in the picker: a newline in a name is shown as ^@ (a buffer
+        -- line cannot hold a newline, and the whole list failed to draw).
+        local shown = vim.fn.fnamemodify(path, ':~'):gsub('\n', '\0')
         table.insert(lines, string.format('%-8s %s %s%s', entry.kind, entry.readOnly and 'ro' or 'rw',
-          vim.fn.fnamemodify(path, ':~'), entry.isDirectory and '/' or ''))
+          shown, entry.isDirectory and '/' or ''))
       end
       if #lines == 0 then
         lines = { '  (no grants or bookmarks)' }

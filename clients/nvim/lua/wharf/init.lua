@@ -39,14 +39,21 @@ function M.export(opts, on_done)
 end
 
 --- This session's grants and this app's bookmarks (`listAccess`):
---- `callback(err, entries)`, each entry as Wharf gives it plus `path`.
+--- `callback(err, entries)`, each entry as Wharf gives it but `path`, which is the `url`
+--- decoded byte for byte: Wharf's own `path` is for reading (a byte that is not UTF-8 reads
+--- U+FFFD), and a file opened by it would be another, most likely missing, file.
 function M.list_access(callback)
+  local url = require('wharf.url')
   require('wharf.client').request('listAccess', vim.empty_dict(), function(err, result)
     if err then
       callback(err, nil)
       return
     end
-    callback(nil, result.entries or {})
+    local entries = result.entries or {}
+    for _, entry in ipairs(entries) do
+      entry.path = url.to_path(entry.url) or entry.path
+    end
+    callback(nil, entries)
   end)
 end
 

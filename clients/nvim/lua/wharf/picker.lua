@@ -76,6 +76,13 @@ local function display_path(dir_url)
   return path
 end
 
+--- Text for the window's border as Neovim shows text in a buffer (`^I`, `^[`, `<ff>`): the
+--- border puts a title's characters on the screen as they are, and a tab or an escape in a
+--- folder's or file's name would move the terminal's cursor or start an escape sequence there.
+local function printable(text)
+  return vim.fn.strtrans(text)
+end
+
 local function capitalized(text)
   return (text:gsub('^%l', string.upper))
 end
@@ -190,10 +197,12 @@ end
 function Picker:window_geometry()
   local opts = config.options.window or {}
   local columns, lines = vim.o.columns, vim.o.lines - vim.o.cmdheight - 1
+  --- At least one cell: in an editor shrunk to a few lines or columns (a resized terminal or
+  --- tmux pane) the window is small, not an error that would fail the dialog.
   local function size(value, total, minimum)
     value = value or 0.6
     local cells = value <= 1 and math.floor(total * value) or math.floor(value)
-    return math.max(math.min(cells, total - 4), math.min(minimum, total - 2))
+    return math.max(1, math.min(cells, total - 4), math.min(minimum, total - 2))
   end
   local width = size(opts.width, columns, 50)
   local height = size(opts.height, lines, 8)
@@ -240,6 +249,19 @@ function Picker:create_window()
       -- Closed by hand (`:q`, <C-w>c): that is the human dismissing the dialog.
       self:dismiss()
     end),
+  })
+  vim.api.nvim_create_autocmd('BufWipeout', {
+    group = group,
+    buffer = buf,
+    callback = function()
+      -- The window kept, its buffer gone (`:edit file` or `:bnext` in it; 'bufhidden' is
+      -- wipe): the picker is gone, and with it the dialog, as if closed by hand. Not from inside
+      -- the wipe, which is still switching the window to its next buffer: that window, now the
+      -- human's, is left open.
+      vim.schedule(self:guard(function()
+        self:dismiss()
+      end))
+    end,
   })
   vim.api.nvim_create_autocmd('CursorMoved', {
     group = group,
@@ -293,7 +315,8 @@ function Picker:close()
     pcall(vim.api.nvim_del_augroup_by_id, self.augroup)
   end
   local win = self.win
-  if win and vim.api.nvim_win_is_valid(win) then
+  -- Only while it shows the picker: a window whose buffer the human replaced is theirs now.
+  if win and vim.api.nvim_win_is_valid(win) and vim.api.nvim_win_get_buf(win) == self.buf then
     local focused = vim.api.nvim_get_current_win() == win
     pcall(vim.api.nvim_win_close, win, true)
     if focused and self.origin_win and vim.api.nvim_win_is_valid(self.origin_win) then
@@ -356,7 +379,7 @@ function Picker:title()
   if self.filter then
     table.insert(parts, '/' .. self.filter)
   end
-  local text = ' ' .. table.concat(parts, ' · ') .. ' '
+  local text = ' ' .. printable(table.concat(parts, ' · ')) .. ' '
   local width = (self.win and vim.api.nvim_win_is_valid(self.win)) and vim.api.nvim_win_get_width(self.win)
     or self:window_geometry().width
   if vim.fn.strdisplaywidth(text) > width - 2 then
@@ -367,10 +390,10 @@ end
 
 function Picker:footer()
   if self.notice then
-    return { { ' ' .. self.notice.text .. ' ', self.notice.hl } }
+    return { { ' ' .. printable(self.notice.text) .. ' ', self.notice.hl } }
   end
   if self.show.message and self.show.message ~= '' then
-    return { { ' ' .. self.show.message .. ' ', 'WharfNote' } }
+    return { { ' ' .. printable(self.show.message) .. ' ', 'WharfNote' } }
   end
   local width = (self.win and vim.api.nvim_win_is_valid(self.win)) and vim.api.nvim_win_get_width(self.win)
     or self:window_geometry().width
