@@ -9,6 +9,20 @@ local function import(c, tag, opts)
   c:lua('T.handle = require("wharf").import(..., T.recorder(' .. vim.inspect(tag) .. '))', opts)
 end
 
+--- The lines of the :WharfAccess window, or nil while none is shown.
+local function access_lines(c)
+  return c:lua([[for _, w in ipairs(vim.api.nvim_list_wins()) do local b = vim.api.nvim_win_get_buf(w)
+    if vim.bo[b].filetype == 'wharfaccess' then return vim.api.nvim_buf_get_lines(b, 0, -1, false) end end]])
+end
+
+--- Waits for the :WharfAccess window to list a grant; its lines.
+local function wait_access_list(c)
+  return c:wait(function()
+    local l = access_lines(c)
+    return l and l[1] and l[1]:find('grant', 1, true) and l or nil
+  end, 'the access list')
+end
+
 H.test('session: one wharf for every dialog, started on first use, its stderr in the log', { dialogs = 2 }, function(c)
   eq(false, c:lua('return require("wharf").status().running'), 'nothing runs before the first use')
   import(c, 'first', {})
@@ -190,18 +204,13 @@ H.test(':WharfAccess lists the grant and revokes it', { dialogs = 1 }, function(
   c:input('<CR>')
   c:wait_done('grant')
   c:input(':WharfAccess<CR>')
-  local lines = c:wait(function()
-    local l = c:lua([[for _, w in ipairs(vim.api.nvim_list_wins()) do local b = vim.api.nvim_win_get_buf(w)
-      if vim.bo[b].filetype == 'wharfaccess' then return vim.api.nvim_buf_get_lines(b, 0, -1, false) end end]])
-    return l and l[1] and l[1]:find('grant', 1, true) and l or nil
-  end, 'the access list')
+  local lines = wait_access_list(c)
   eq({ 'grant    ro ~/docs/notes.txt' }, lines, 'the grant')
   c:input('x')
   c:wait_prompt('the revoke question')
   c:input('1<CR>')
   c:wait(function()
-    local l = c:lua([[for _, w in ipairs(vim.api.nvim_list_wins()) do local b = vim.api.nvim_win_get_buf(w)
-      if vim.bo[b].filetype == 'wharfaccess' then return vim.api.nvim_buf_get_lines(b, 0, -1, false) end end]])
+    local l = access_lines(c)
     return l and l[1] == '  (no grants or bookmarks)'
   end, 'the grant gone')
   c:lua('require("wharf").list_access(function(err, entries) T.after = { err = err, n = entries and #entries } end)')
@@ -220,11 +229,7 @@ H.test(':WharfAccess lists a grant whose name has a newline on one line, and <CR
   import(c, 'grant', {})
   eq({ c.docs .. '/' .. name }, c:wait_done('grant').paths, 'the pick')
   c:input(':WharfAccess<CR>')
-  local lines = c:wait(function()
-    local l = c:lua([[for _, w in ipairs(vim.api.nvim_list_wins()) do local b = vim.api.nvim_win_get_buf(w)
-      if vim.bo[b].filetype == 'wharfaccess' then return vim.api.nvim_buf_get_lines(b, 0, -1, false) end end]])
-    return l and l[1] and l[1]:find('grant', 1, true) and l or nil
-  end, 'the access list')
+  local lines = wait_access_list(c)
   -- Neovim shows the newline as ^@ (a NUL in the line): one line for the grant.
   eq({ 'grant    ro ~/docs/two\0lines.txt' }, lines, 'the grant')
   c:input('<CR>')
@@ -247,11 +252,7 @@ H.test('list_access and :WharfAccess: the path of a name that is not UTF-8 is it
   local got = c:wait(function() return c:lua('return T.entries') end, 'listAccess')
   eq(path, got.entries[1].path, 'list_access gives the exact path')
   c:input(':WharfAccess<CR>')
-  c:wait(function()
-    local l = c:lua([[for _, w in ipairs(vim.api.nvim_list_wins()) do local b = vim.api.nvim_win_get_buf(w)
-      if vim.bo[b].filetype == 'wharfaccess' then return vim.api.nvim_buf_get_lines(b, 0, -1, false) end end]])
-    return l and l[1] and l[1]:find('grant', 1, true)
-  end, 'the access list')
+  wait_access_list(c)
   c:input('<CR>')
   c:wait(function()
     return c:lua('return vim.api.nvim_buf_get_name(0)') == path
