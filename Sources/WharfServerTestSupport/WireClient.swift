@@ -132,7 +132,6 @@ public final class WireClient: @unchecked Sendable {
 
     // MARK: Sending
 
-    /// Writes bytes exactly as given.
     /// Writes bytes exactly as given; nothing once the server's input is closed.
     public func sendRaw(_ bytes: [UInt8]) {
         writable.withValue { open in
