@@ -203,7 +203,8 @@ public final class WireClient: @unchecked Sendable {
         return response(to: id, timeout: timeout)
     }
 
-    /// The `result` of a request, or nil (with the error recorded as a problem) if it failed.
+    /// The `result` of a request, or nil if it was answered with an error or not within
+    /// `timeout` (``request(_:_:timeout:)`` tells which).
     public func call(_ method: String, _ params: JSON? = nil, timeout: Double = 10) -> JSON? {
         guard let response = request(method, params, timeout: timeout) else { return nil }
         return response["result"]

@@ -25,9 +25,12 @@ import WharfTestSupport
         let writer = WireClient.inProcess(sharing: server)
         let other = WireClient.inProcess(sharing: server)
         for client in [writer, other] {
-            client.initialize(["clientInfo": ["name": "locked-store"], "capabilities": ["presentsDialogs": true]])
+            #expect(client.initialize(["clientInfo": ["name": "locked-store"], "capabilities": ["presentsDialogs": true]]) != nil)
         }
-        let picked = try pick(scratch.url("notes.txt"), with: writer)
+        // Before the lock nothing is measured, so the first pick may take as long as a loaded
+        // machine makes it. (CI once saw it fail under AddressSanitizer, without a word on what
+        // came back or when; it says both now.)
+        let picked = try pick(scratch.url("notes.txt"), with: writer, timeout: 30)
 
         // Another process takes the database's write lock and holds it.
         let lock = try DatabaseLock(scratch.path("state").appending("state.sqlite3"), seconds: Self.lockSeconds)
@@ -111,17 +114,21 @@ import WharfTestSupport
         var options = ServerOptions()
         options.stateDirectory = scratch.path("state")
         let client = WireClient.inProcess(options)
-        client.initialize(["clientInfo": ["name": "locked-store"], "capabilities": ["presentsDialogs": true]])
-        let picked = try pick(scratch.url("notes.txt"), with: client)
+        #expect(client.initialize(["clientInfo": ["name": "locked-store"], "capabilities": ["presentsDialogs": true]]) != nil)
+        let picked = try pick(scratch.url("notes.txt"), with: client, timeout: 30)
         let lock = try DatabaseLock(scratch.path("state").appending("state.sqlite3"), seconds: seconds)
         return (client, picked, (lock, scratch))
     }
 
-    /// Picks `url` in a frontend importer and returns the URL the dialog completed with.
-    private func pick(_ url: String, with client: WireClient) throws -> String {
-        let id = try #require(client.call("presentImporter", ["allowedContentTypes": ["public.item"]])?["dialogId"])
-        #expect(client.call("dialog/choose", ["dialogId": id, "urls": [.string(url)]]) == [:])
-        let completed = client.notification("dialog/completed") { $0["params"]?["dialogId"] == id }
-        return try #require(completed?["params"]?["urls"]?.arrayValue?.first?.stringValue)
+    /// Picks `url` in a frontend importer and returns the URL the dialog completed with. A
+    /// failure says what came back, and after how long: an error, or nothing in `timeout`.
+    private func pick(_ url: String, with client: WireClient, timeout: Double = 10) throws -> String {
+        let start = monotonicNanoseconds()
+        func waited() -> String { "after \((monotonicNanoseconds() - start) / 1_000_000) ms" }
+        let presented = client.request("presentImporter", ["allowedContentTypes": ["public.item"]], timeout: timeout)
+        let id = try #require(presented?["result"]?["dialogId"], "presentImporter: \(String(describing: presented)) \(waited())")
+        #expect(client.call("dialog/choose", ["dialogId": id, "urls": [.string(url)]], timeout: timeout) == [:])
+        let completed = client.notification("dialog/completed", timeout: timeout) { $0["params"]?["dialogId"] == id }
+        return try #require(completed?["params"]?["urls"]?.arrayValue?.first?.stringValue, "dialog/completed: \(String(describing: completed)) \(waited())")
     }
 }
