@@ -138,7 +138,7 @@ extension DialogEngine {
         let cancellation = ExportCancellation()
         record.phase = .writing(job, cancellation, stop: nil)
         let (client, id, items, writer) = (record.client, record.id, job.items, self.writer)
-        WorkerPool.shared.run { [self] in
+        WorkerPool.waiting.run { [self] in
             var failure: ExportError?
             do throws(ExportError) {
                 try writer.write(

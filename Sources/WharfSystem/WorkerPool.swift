@@ -1,15 +1,27 @@
 import Glibc
 
-/// A few threads of Wharf's own that run work which may wait: disk, SQLite, child processes.
+/// Threads of Wharf's own that run work off the caller's thread: writing, timers, and work
+/// that may wait (disk, SQLite, child processes).
 ///
 /// Dispatch would do, but linking it costs an idle server over a MiB of resident memory (it
 /// drags in the concurrency runtime and the regex libraries), and Wharf needs only this: run a
-/// closure soon, on some thread that is not the caller's. Threads are started when work finds
-/// none idle (up to `maximumThreads`) and end after a few seconds without work, so an idle
-/// server keeps none.
+/// closure soon, on some thread that is not the caller's. A thread is started when more work
+/// waits than idle threads can take (up to `maximumThreads`), and ends after a few seconds
+/// without work, so an idle server keeps none.
 public final class WorkerPool: @unchecked Sendable {
-    /// The pool the server uses.
+    /// The pool for work that never waits on anything outside the process: writing to
+    /// non-blocking sockets, timers, handing events on. A few threads are plenty.
     public static let shared = WorkerPool(maximumThreads: 32)
+
+    /// The pool for work that may wait on the disk, the database or a child process: each
+    /// client's requests (its queues), an exporter's writing, probing the desktop's tools.
+    ///
+    /// It has no cap. What it runs is bounded by its sources instead (a client's queues run one
+    /// piece of work at a time each, an exporter writes one dialog's files), so it holds a few
+    /// threads a client, as the read loops do; and a cap would let waiting work hold every
+    /// thread, so that one app's sixty-four connections each reading a file on a disk that
+    /// never answers would stop every other client's dialogs.
+    public static let waiting = WorkerPool(maximumThreads: .max)
 
     private let lock = ConditionLock()
     private let maximumThreads: Int
@@ -20,6 +32,8 @@ public final class WorkerPool: @unchecked Sendable {
     private var head = 0
     private var threads = 0
     private var idle = 0
+    /// Threads started and not yet looking for work: each will take a piece.
+    private var starting = 0
 
     /// - Parameters:
     ///   - maximumThreads: the most threads running work at once; more work waits its turn.
@@ -33,8 +47,14 @@ public final class WorkerPool: @unchecked Sendable {
     public func run(_ work: @escaping @Sendable () -> Void) {
         lock.lock()
         queue.append(work)
-        let start = idle == 0 && threads < maximumThreads
-        if start { threads += 1 }
+        // A new thread when the work waiting outnumbers the threads about to take some: an idle
+        // thread signalled counts as idle until it wakes, so the next piece must not count on
+        // it too (or a burst would queue behind the few pieces being run).
+        let start = queue.count - head > idle + starting && threads < maximumThreads
+        if start {
+            threads += 1
+            starting += 1
+        }
         lock.unlock()
         // Signalled after unlocking: a thread woken while the caller still held the lock would
         // wake only to block on it, then be woken again when it was released (three futex
@@ -46,8 +66,12 @@ public final class WorkerPool: @unchecked Sendable {
     /// How many threads the pool has now (for tests and memory measurements).
     public var threadCount: Int { lock.withLock { threads } }
 
+    /// How many of them wait for work (for tests).
+    public var idleCount: Int { lock.withLock { idle } }
+
     private func serve() {
         lock.lock()
+        starting -= 1
         while true {
             if head < queue.count {
                 let work = queue[head]!

@@ -70,6 +70,45 @@ import WharfTestSupport
         withExtendedLifetime(lock) {}
     }
 
+    /// Many clients' bookmarks waiting for the locked database at once (more than the server
+    /// had threads for such work) delay no other client's dialogs: one is presented, cancelled
+    /// and its ending delivered, and another picks a file, at once.
+    @Test func manyRequestsWaitingForTheLockStarveNoOtherClientsDialogs() throws {
+        let scratch = ScratchDirectory()
+        scratch.write("notes.txt", "notes")
+        var options = ServerOptions()
+        options.stateDirectory = scratch.path("state")
+        let server = try Server(options: options, logger: .silent)
+        let waiting = (0..<48).map { _ in WireClient.inProcess(sharing: server) }
+        let other = WireClient.inProcess(sharing: server)
+        var picks: [String] = []
+        for client in waiting + [other] {
+            #expect(client.initialize(["clientInfo": ["name": "locked-store"], "capabilities": ["presentsDialogs": true]]) != nil)
+        }
+        for client in waiting { picks.append(try pick(scratch.url("notes.txt"), with: client, timeout: 30)) }
+        let lock = try DatabaseLock(scratch.path("state").appending("state.sqlite3"), seconds: Self.lockSeconds)
+        let lockedAt = monotonicNanoseconds()
+        let requests = zip(waiting, picks).map { client, picked in client.sendRequest("createBookmark", ["url": .string(picked)]) }
+        for client in waiting { #expect(client.call("ping", [:]) == [:]) }  // every bookmark was read
+
+        let start = monotonicNanoseconds()
+        let id = other.call("presentImporter", ["allowedContentTypes": ["public.item"]])?["dialogId"]
+        #expect(id != nil)
+        #expect(other.call("cancel", ["dialogId": id ?? .null])?["cancelled"] == true)
+        #expect(other.notification("dialog/cancelled") { $0["params"]?["dialogId"] == id } != nil)
+        #expect(try pick(scratch.url("notes.txt"), with: other) == picks.first)
+        let waitedMilliseconds = Double(monotonicNanoseconds() - start) / 1e6
+        #expect(waitedMilliseconds < 1000, "a dialog waited \(waitedMilliseconds) ms behind \(waiting.count) bookmarks waiting for the lock")
+        #expect(Double(monotonicNanoseconds() - lockedAt) / 1e9 < Self.lockSeconds, "the checks ran while the lock was held")
+
+        for (client, request) in zip(waiting, requests) {
+            let answer = client.response(to: request, timeout: 40)
+            #expect(answer?["result"]?["bookmark"]?.stringValue != nil, "\(String(describing: answer))")
+        }
+        for client in waiting + [other] { #expect(client.shutdownAndExit() == 0) }
+        withExtendedLifetime(lock) {}
+    }
+
     /// The session ends (end of input) while a request waits for the locked database: it is
     /// not left unanswered. The session waits 2 s for what is in flight, then answers what is
     /// still waiting `-32800`, before the output closes.

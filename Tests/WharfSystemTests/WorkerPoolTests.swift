@@ -22,6 +22,38 @@ import WharfSystem
         #expect(pool.threadCount <= 3)
     }
 
+    /// Work handed over while threads sit idle gets a thread of its own whenever there is more
+    /// work than idle threads, under the cap: two idle threads must not leave a burst of work
+    /// queued behind the two pieces they take, which here wait until the last piece has run.
+    @Test func aBurstGetsAThreadForEachPieceWhileUnderTheCap() {
+        let pool = WorkerPool(maximumThreads: 64, idleSeconds: 30)
+        // Two threads, then idle.
+        let warmed = Locked(0)
+        let bothStarted = OneShot<Void>()
+        let release = OneShot<Void>()
+        for _ in 0..<2 {
+            pool.run {
+                if warmed.withValue({ $0 += 1; return $0 }) == 2 { bothStarted.set(()) }
+                _ = release.wait(until: Deadline(secondsFromNow: 30))
+            }
+        }
+        #expect(bothStarted.wait(until: Deadline(secondsFromNow: 10)) != nil)
+        release.set(())
+        while pool.idleCount < 2 { ProcessControl.sleep(milliseconds: 1) }
+
+        // A burst in which every piece waits until the last has started.
+        let count = 20
+        let started = Locked(0)
+        let all = OneShot<Void>()
+        for _ in 0..<count {
+            pool.run {
+                if started.withValue({ $0 += 1; return $0 }) == count { all.set(()) }
+                _ = all.wait(until: Deadline(secondsFromNow: 10))
+            }
+        }
+        #expect(all.wait(until: Deadline(secondsFromNow: 5)) != nil, "\(started.withValue { $0 }) of \(count) started")
+    }
+
     @Test func aSerialQueueRunsItsWorkInOrderOneAtATime() {
         let queue = SerialQueue(pool: WorkerPool(maximumThreads: 4))
         let order = Locked<[Int]>([])

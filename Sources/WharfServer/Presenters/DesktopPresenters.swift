@@ -30,7 +30,7 @@ final class DesktopPresenters: Sendable {
         // Looking the tools up searches PATH: on a worker, not on the way to `initialize`.
         let tools = kinds.filter { $0 != .portal }
         if !tools.isEmpty {
-            WorkerPool.shared.run { [self] in record(tools.map { ToolDialogPresenter.probe($0, environment: environment) }) }
+            WorkerPool.waiting.run { [self] in record(tools.map { ToolDialogPresenter.probe($0, environment: environment) }) }
         }
         portal?.probe(timeoutMs: Self.probeTimeoutMilliseconds) { [self] probe in record([probe]) }
     }

@@ -51,9 +51,10 @@ public final class ClientSession: Sendable {
     /// Run the client's requests that wait on the disk or the database, each queue one request
     /// at a time in the order they came: the dialogs' (presenting, listing, choosing) apart from
     /// the files' (access, bookmarks, reads and writes, identification), so that a dialog opens
-    /// while a bookmark waits for the database.
-    let dialogWork = SerialQueue()
-    let fileWork = SerialQueue()
+    /// while a bookmark waits for the database. Both on the pool for waiting work, so that no
+    /// client's waiting holds up another's (``WorkerPool/waiting``).
+    let dialogWork = SerialQueue(pool: .waiting)
+    let fileWork = SerialQueue(pool: .waiting)
 
     init(server: Server, connection: Connection, origin: ClientOrigin, events: SessionEvents) {
         self.server = server
