@@ -80,10 +80,14 @@ extension AccessStore {
             return (true, max(WriteBehind.gatherMilliseconds, pending.retryDelay))
         }
         guard start else { return }
+        // The timer hands the batch on: writing may wait for another process's lock on the
+        // database, and the timers' pool is for work that never waits.
         TimerQueue.shared.after(milliseconds: delay) { [weak self] in
-            guard let self else { return }
-            self.pending.lock.withLock { self.pending.scheduled = false }
-            self.writePending()
+            WorkerPool.waiting.run { [weak self] in
+                guard let self else { return }
+                self.pending.lock.withLock { self.pending.scheduled = false }
+                self.writePending()
+            }
         }
     }
 
