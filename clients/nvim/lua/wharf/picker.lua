@@ -92,6 +92,14 @@ local function basename_of(u)
   return path:match('([^/]*)/*$')
 end
 
+--- Whether the name prompt gives `name` back as it went in. Neovim's own prompt turns a newline,
+--- carriage return or escape in what it is prefilled with into a space and reads bytes that are
+--- not UTF-8 as Latin-1; a prompt drawn in a buffer (a `vim.ui.input` replacement) cannot hold
+--- a newline at all. Such a name would be saved as another, new file.
+local function promptable(name)
+  return url.is_utf8(name) and not name:find('%c')
+end
+
 --- A filter pattern for people: a plain substring, or a glob when it has `*`, `?` or `[`;
 --- case-insensitive either way.
 local function name_matcher(pattern)
@@ -800,7 +808,7 @@ function Picker:activate()
     return
   end
   if self.kind == 'exporter' then
-    self:save_flow(entry.name)
+    self:save_flow(entry)
     return
   end
   local urls = vim.deepcopy(self.mark_order)
@@ -881,14 +889,21 @@ function Picker:type_label(identifier)
 end
 
 --- Export: the type (when there are several), the name (one document), then `dialog/choose`,
---- asking before replacing a file. `name` prefills the prompt (a file the human pointed at).
-function Picker:save_flow(name)
+--- asking before replacing a file. `entry` is a file the human pointed at: its exact name (from
+--- its URL: Wharf's `name` is lossy for bytes that are not UTF-8) prefills the prompt, or, when
+--- the prompt cannot hold that name, the file itself is the choice.
+function Picker:save_flow(entry)
   if self.choosing then
     return
   end
+  local name = entry and basename_of(entry.url)
   local function ask_name()
     if self.document_count > 1 then
       self:save(self.dir, false)
+      return
+    end
+    if name and not promptable(name) then
+      self:save(entry.url, false)
       return
     end
     local label = self.show.filenameLabel
@@ -936,7 +951,7 @@ function Picker:save(target, overwrite)
     end
     if err.code == FILE_EXISTS and not overwrite then
       local what = self.document_count > 1 and 'Some of these files already exist.'
-        or (basename_of(target) .. ' already exists.')
+        or (printable(basename_of(target)) .. ' already exists.')
       vim.ui.select({ 'Replace', 'Cancel' }, {
         prompt = what .. ' Replace?',
         kind = 'wharf.overwrite',
