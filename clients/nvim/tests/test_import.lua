@@ -364,6 +364,7 @@ H.test('import: control characters in names reach the border as ^I, ^[, not as t
   c:input('<CR>') -- a dimmed file: why goes to the footer
   p = c:wait_picker(function(q) return q.footer:find('cannot be chosen', 1, true) end, 'the refusal')
   ok(not p.footer:find('%c'), 'no control character in the footer: ' .. vim.inspect(p.footer))
+  contains(c:messages(), 'wharf: a^Ib.png cannot be chosen', 'the message shown as the footer is')
   c:input('q')
   eq('user', c:wait_done('ctrl').reason, 'dismissed')
 end)

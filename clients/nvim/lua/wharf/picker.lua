@@ -418,11 +418,12 @@ function Picker:footer()
 end
 
 --- Shows a line of text in the window's footer until the next one (and echoes it, unless it is
---- about `err`, a timeout, which the client has told the user of already).
+--- about `err`, a timeout, which the client has told the user of already). The echo is shown as
+--- the footer is: the text often names a file, whose newline would split the message.
 function Picker:say(text, level, err)
   self.notice = { text = text, hl = level == vim.log.levels.ERROR and 'WharfError' or 'WarningMsg' }
   if not client.is_timeout(err) then
-    vim.notify('wharf: ' .. text, level or vim.log.levels.WARN)
+    vim.notify('wharf: ' .. printable(text), level or vim.log.levels.WARN)
   end
   self:update_frame()
 end
