@@ -403,20 +403,22 @@ local stopped = {
 }
 
 --- Ends the running session (`wharf.stop()`): the way out of a Wharf that stopped answering.
+--- Returns at once; the user is told how it ended when it has.
 function M.stop()
   local status = wharf.status()
   if not status.running then
     notify('not running')
     return
   end
-  local pid, how = wharf.stop()
-  local said = stopped[how]
-  if not said then
-    notify(string.format('pid %s did not end even when killed; the next dialog starts a new wharf', tostring(pid)),
-      vim.log.levels.ERROR)
-    return
-  end
-  notify(string.format('stopped (pid %s%s); the next dialog starts it again', tostring(pid), said[1]), said[2])
+  wharf.stop(function(pid, how)
+    local said = stopped[how]
+    if not said then
+      notify(string.format('pid %s did not end even when killed; the next dialog starts a new wharf', tostring(pid)),
+        vim.log.levels.ERROR)
+      return
+    end
+    notify(string.format('stopped (pid %s%s); the next dialog starts it again', tostring(pid), said[1]), said[2])
+  end)
 end
 
 return M

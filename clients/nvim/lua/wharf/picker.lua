@@ -191,9 +191,9 @@ function Picker:crash(err)
   vim.notify('wharf: the dialog failed: ' .. first, vim.log.levels.ERROR)
   local dialog = self.dialog
   local id = dialog.id
-  client.request('dialog/fail', { dialogId = id, message = first }, function(fail_err)
+  dialog:request('dialog/fail', { dialogId = id, message = first }, function(fail_err)
     if fail_err and fail_err.code == METHOD_NOT_FOUND then
-      client.request('dialog/dismiss', { dialogId = id }, function(dismiss_err)
+      dialog:request('dialog/dismiss', { dialogId = id }, function(dismiss_err)
         dialog:give_up_if_timeout(dismiss_err)
       end)
     else
@@ -341,7 +341,7 @@ function Picker:dismiss()
   local id = dialog.id
   self:close()
   if id and not dialog.done then
-    client.request('dialog/dismiss', { dialogId = id }, function(err)
+    dialog:request('dialog/dismiss', { dialogId = id }, function(err)
       dialog:give_up_if_timeout(err)
     end)
   end
@@ -594,7 +594,7 @@ function Picker:describe_types()
   if #identifiers == 0 then
     return
   end
-  client.request('contentTypes/describe', { identifiers = identifiers }, self:guard(function(err, result)
+  self.dialog:request('contentTypes/describe', { identifiers = identifiers }, self:guard(function(err, result)
     if err or not result then
       return
     end
@@ -616,7 +616,7 @@ function Picker:list(directory, cursor_on)
     params.directory = directory
   end
   self.loading = true
-  client.request('dialog/list', params, self:guard(function(err, result)
+  self.dialog:request('dialog/list', params, self:guard(function(err, result)
     if generation ~= self.generation then
       return
     end
@@ -661,7 +661,7 @@ function Picker:maybe_load_more()
   end
   local generation = self.generation
   self.loading = true
-  client.request('dialog/list', {
+  self.dialog:request('dialog/list', {
     dialogId = self.dialog.id,
     directory = self.dir,
     cursor = self.next_cursor,
@@ -840,7 +840,7 @@ function Picker:choose(urls)
     return
   end
   self.choosing = true
-  client.request('dialog/choose', { dialogId = self.dialog.id, urls = urls }, self:guard(function(err)
+  self.dialog:request('dialog/choose', { dialogId = self.dialog.id, urls = urls }, self:guard(function(err)
     self.choosing = false
     if err then
       self:rejected(err)
@@ -944,7 +944,7 @@ function Picker:save(target, overwrite)
   if self.chosen_type then
     params.contentType = self.chosen_type
   end
-  client.request('dialog/choose', params, self:guard(function(err)
+  self.dialog:request('dialog/choose', params, self:guard(function(err)
     self.choosing = false
     if not err then
       self:close()
