@@ -275,6 +275,22 @@ function Child:messages()
   return self:lua('return vim.fn.execute("messages")')
 end
 
+--- What the child's screen shows, one string per row (its grid is drawn though no UI is attached):
+--- how a prompt or a question looks to the person answering it.
+function Child:screen()
+  return self:lua([[
+    local rows = {}
+    for row = 1, vim.o.lines do
+      local cells = {}
+      for col = 1, vim.o.columns do
+        table.insert(cells, vim.fn.screenstring(row, col))
+      end
+      table.insert(rows, (table.concat(cells):gsub('%s+$', '')))
+    end
+    return rows
+  ]])
+end
+
 --- A picture of the child for a failure message.
 function Child:describe()
   local ok, state = pcall(function()

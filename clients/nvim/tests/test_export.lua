@@ -141,6 +141,54 @@ H.test('save as: overwrite asks, Cancel keeps the file and the window, Replace w
   c:wait_no_picker()
 end)
 
+--- The names in a folder, sorted.
+local function names_in(dir)
+  local names = {}
+  for name in vim.fs.dir(dir) do
+    table.insert(names, name)
+  end
+  table.sort(names)
+  return names
+end
+
+H.test('save as: <CR> on a file whose name the prompt cannot hold saves over that very file, asking first', {
+  dialogs = 2,
+}, function(c)
+  -- Neovim's name prompt, prefilled with 'two\nlines.txt', showed and gave back 'two lines.txt'
+  -- (and 'x\255y.txt' as 'xÿy.txt'): the save went to a new file of that other name.
+  local before = names_in(c.docs)
+  for _, case in ipairs({
+    { name = 'two\nlines.txt', shown = 'two\0lines.txt', question = 'two^@lines.txt already exists. Replace?' },
+    { name = 'x\255y.txt', shown = 'x\239\191\189y.txt', question = 'x<ff>y.txt already exists. Replace?' },
+  }) do
+    local path = c.docs .. '/' .. case.name
+    H.write(path, 'old\n')
+    c:input(':enew<CR>')
+    c:wait_normal()
+    buffer(c, { 'new text' })
+    c:input(':WharfSaveAs<CR>')
+    c:wait_picker()
+    c:go(case.shown)
+    c:input('<CR>')
+    c:wait_prompt('the overwrite question')
+    local screen = c:screen()
+    eq({ '-', '' }, c:lua('return { vim.fn.getcmdtype(), vim.fn.getcmdline() }'),
+      'a list to choose from, not the name prompt: ' .. vim.inspect(screen))
+    ok(vim.tbl_contains(screen, case.question), 'the question names the file as Neovim shows it: ' .. vim.inspect(screen))
+    c:input('1<CR>') -- Replace
+    c:wait(function()
+      return H.read(path) == 'new text\n'
+    end, 'the file replaced')
+    c:wait(function()
+      return c:lua('return vim.api.nvim_buf_get_name(0)') == path
+    end, 'the buffer editing that file')
+    c:wait_no_picker()
+  end
+  local want = vim.list_extend(vim.deepcopy(before), { 'two\nlines.txt', 'x\255y.txt' })
+  table.sort(want)
+  eq(want, names_in(c.docs), 'no other file made')
+end)
+
 --- In the save dialog shown: Save, the second of the offered types, and the name prompt
 --- showing `name`, which is accepted; returns how the dialog `tag` ended.
 local function save_as_second_type(c, first_suggestion, name, tag)

@@ -336,6 +336,36 @@ H.test('import: a large folder is paged as the cursor moves', {
   eq({ c.docs .. '/many/file-150.txt' }, c:wait_done('paged').paths, 'the last entry picked')
 end)
 
+H.test('setup: a page_size that is not a whole number of entries is refused, naming it; paging goes on', {
+  dialogs = 1,
+  setup = { page_size = 20 },
+}, function(c)
+  -- Taken before, it made every picker fail as it opened ("dialog/list failed: limit: must be
+  -- between 1 and 2147483647, got 0").
+  local function setup_error(value)
+    return c:lua('local ok, err = pcall(require("wharf").setup, ...); return not ok and err or nil',
+      vim.tbl_extend('force', c.setup, { page_size = value }))
+  end
+  for _, case in ipairs({ { 0, '0' }, { -5, '-5' }, { 2.5, '2.5' }, { 2147483648, '2147483648' } }) do
+    contains(setup_error(case[1]), 'wharf: page_size must be a whole number of entries from 1 to 2147483647, not '
+      .. case[2], 'page_size ' .. case[2])
+  end
+  contains(setup_error('20'), 'wharf: setup option page_size: expected number, got string "20"', 'a string')
+  contains(setup_error(true), 'wharf: setup option page_size: expected number, got boolean true', 'a boolean')
+  eq(20, c:lua('return require("wharf.config").options.page_size'), 'the page size in force is kept')
+  -- And the picker pages with it.
+  for i = 1, 30 do
+    H.write(string.format('%s/many/file-%03d.txt', c.docs, i), tostring(i))
+  end
+  import(c, 'paged', { default_directory = c.docs .. '/many' })
+  local p = c:wait_picker()
+  eq(20, #p.lines, 'one page of 20 at first')
+  c:input('G')
+  p = c:wait_picker(function(q) return #q.lines == 30 end, 'the second page')
+  c:input('G<CR>')
+  eq({ c.docs .. '/many/file-030.txt' }, c:wait_done('paged').paths, 'the last entry picked')
+end)
+
 H.test('import: a name filter sees every page', {
   dialogs = 1,
   setup = { page_size = 10 },
@@ -364,6 +394,7 @@ H.test('import: control characters in names reach the border as ^I, ^[, not as t
   c:input('<CR>') -- a dimmed file: why goes to the footer
   p = c:wait_picker(function(q) return q.footer:find('cannot be chosen', 1, true) end, 'the refusal')
   ok(not p.footer:find('%c'), 'no control character in the footer: ' .. vim.inspect(p.footer))
+  contains(c:messages(), 'wharf: a^Ib.png cannot be chosen', 'the message shown as the footer is')
   c:input('q')
   eq('user', c:wait_done('ctrl').reason, 'dismissed')
 end)

@@ -240,6 +240,36 @@ H.test(':WharfAccess lists a grant whose name has a newline on one line, and <CR
   ok(not c:messages():find('E%d+'), 'no error: ' .. c:messages())
 end)
 
+H.test('names with control characters reach messages as Neovim shows them: saved …, the revoke question', {
+  dialogs = 1,
+  presenter = 'native',
+  cmd_extra = { '--presenter', 'script:answers.json' },
+}, function(c)
+  -- A newline split the message and the question over two lines, and an escape went to the
+  -- terminal as it was; they are shown as ^@ and ^[, as in the picker's border.
+  local name = 'two\nlines\27[31m.txt'
+  local as_shown = '~/docs/two^@lines^[[31m.txt'
+  H.write(c.docs .. '/answers.json', vim.json.encode({ { save = { path = name } } }))
+  c:input(':WharfSaveAs<CR>')
+  local said = c:wait(function()
+    return c:messages():match('wharf: saved [^\n]*')
+  end, 'the saved message')
+  eq('wharf: saved ' .. as_shown, said, 'the saved message')
+  eq(c.docs .. '/' .. name, c:lua('return vim.api.nvim_buf_get_name(0)'), 'the buffer edits the exact file')
+  c:input(':WharfAccess<CR>')
+  wait_access_list(c)
+  c:input('x')
+  c:wait_prompt('the revoke question')
+  local screen = c:screen()
+  ok(vim.tbl_contains(screen, 'Revoke grant ' .. as_shown .. '?'), 'the question on one line: ' .. vim.inspect(screen))
+  c:input('1<CR>')
+  c:wait(function()
+    local l = access_lines(c)
+    return l and l[1] == '  (no grants or bookmarks)'
+  end, 'the grant revoked')
+  c:input('q')
+end)
+
 H.test('list_access and :WharfAccess: the path of a name that is not UTF-8 is its exact bytes', { dialogs = 1 }, function(c)
   -- Wharf's `path` is for reading (a byte that is not UTF-8 reads U+FFFD); the URL is exact.
   local path = c.docs .. '/odd/x\255y.txt'

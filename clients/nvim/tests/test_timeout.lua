@@ -267,6 +267,7 @@ H.test(':WharfStop ends a stopped wharf: each open dialog ends once, the next di
   import(c, 'pending', {})
   local t0 = vim.uv.hrtime()
   c:input(':WharfStop<CR>')
+  -- :WharfStop returns at once; the user is told when the process has ended.
   local said = c:wait(function()
     return c:messages():match('wharf: stopped %(pid[^\n]*')
   end, 'the user told')
@@ -274,7 +275,7 @@ H.test(':WharfStop ends a stopped wharf: each open dialog ends once, the next di
   eq('wharf: stopped (pid ' .. pid .. ', killed: it did not exit when asked); the next dialog starts it again', said,
     'what the user is told')
   -- shutdown_timeout_ms, then the reaping of a SIGKILLed process: no more than the event loop's turn.
-  ok(took < 400 + 1500, ':WharfStop took about shutdown_timeout_ms (' .. took .. ' ms)')
+  ok(took < 400 + 1500, 'the stopped wharf ended about shutdown_timeout_ms after :WharfStop (' .. took .. ' ms)')
   ok(not alive(pid), 'wharf pid ' .. pid .. ' is gone')
   c.stopped_pid = nil
   contains(c:log(), 'wharf was killed by signal 9', 'the log says how it ended')
@@ -298,6 +299,63 @@ H.test(':WharfStop ends a stopped wharf: each open dialog ends once, the next di
   ok(new ~= pid and alive(new), 'a new process (' .. tostring(new) .. ')')
   c:input('q')
   eq('user', c:wait_done('after').reason, 'dismissed')
+end)
+
+--- The windows showing a picker, and which has the focus.
+local function pickers(c)
+  return c:lua([[
+    local shown = {}
+    for _, w in ipairs(vim.api.nvim_list_wins()) do
+      local b = vim.api.nvim_win_get_buf(w)
+      if vim.bo[b].filetype == 'wharf' then
+        table.insert(shown, { current = w == vim.api.nvim_get_current_win(), lines = vim.api.nvim_buf_get_lines(b, 0, -1, false) })
+      end
+    end
+    return shown
+  ]])
+end
+
+H.test(':WharfStop returns at once: the editor goes on, and a dialog opened while the old wharf ends gets a new one', {
+  -- The default shutdown_timeout_ms (2 s): a stopped wharf is killed only then.
+  dialogs = 2,
+}, function(c)
+  import(c, 'old', {})
+  c:wait_picker()
+  local pid = c:stop_wharf()
+  local t0 = vim.uv.hrtime()
+  -- Typed at once, as a person would: the keys after :WharfStop wait for nothing.
+  c:input(':WharfStop<CR>:WharfOpen<CR>')
+  local new = c:wait(function()
+    local shown = pickers(c)
+    local current = vim.tbl_filter(function(p) return p.current end, shown)[1]
+    local status = c:lua('return require("wharf").status()')
+    return #shown == 2 and current and vim.tbl_contains(current.lines, '  notes.txt') and status.pid ~= pid and status.pid
+  end, 'a new picker, from a new wharf', 1500)
+  local took = (vim.uv.hrtime() - t0) / 1e6
+  ok(alive(pid), 'the old wharf (pid ' .. pid .. ') is still being stopped')
+  ok(took < 1500, 'the new picker was up ' .. took .. ' ms after :WharfStop, long before shutdown_timeout_ms')
+  eq(nil, c:messages():find('wharf: stopped', 1, true), 'the old wharf has not ended yet')
+  -- The old wharf is killed at shutdown_timeout_ms; its dialog ends, and only its.
+  local said = c:wait(function()
+    return c:messages():match('wharf: stopped %(pid[^\n]*')
+  end, 'the old wharf ended')
+  eq('wharf: stopped (pid ' .. pid .. ', killed: it did not exit when asked); the next dialog starts it again', said,
+    'what the user is told')
+  c.stopped_pid = nil
+  ok(not alive(pid), 'pid ' .. pid .. ' is gone')
+  local r = c:wait_done('old')
+  eq({ 'failed', -32603 }, { r.status, r.error.code }, 'the old dialog lost with its wharf')
+  c:wait(function()
+    return #pickers(c) == 1
+  end, 'the old picker closed')
+  eq(new, c:lua('return require("wharf").status().pid'), 'the new wharf runs on')
+  -- The new dialog goes on with its wharf.
+  c:go('notes.txt')
+  c:input('<CR>')
+  c:wait(function()
+    return c:lua('return vim.api.nvim_buf_get_name(0)') == c.docs .. '/notes.txt'
+  end, 'the file chosen in the new picker edited')
+  eq(1, #c:calls('old'), 'on_done of the old dialog called once')
 end)
 
 H.test(':WharfStop ends a wharf stopped before it answered initialize; the dialog waiting for it ends once', {

@@ -1,20 +1,20 @@
 --- The one Wharf session of this Neovim: the process, started on first use, initialized once,
 --- and shut down (`shutdown`, then `exit`) when Neovim exits.
+---
+--- A session being stopped is detached at once (the next request starts a new one) and lives on
+--- until its process ends: its dialogs, which it names with ids the next wharf may use again,
+--- stay with it, and end with it.
 local config = require('wharf.config')
 local rpc = require('wharf.rpc')
 
 local M = {}
 
---- The running session, or nil.
+--- The running session, or nil: where the next request goes.
 ---@type table|nil
 local session = nil
 
---- Dialogs by id, and events that arrived for an id before the answer that names it.
-local dialogs = {}
-local early = {}
---- Ids of dialogs the plugin gave up on (see `M.abandon`): what Wharf still sends for them is
---- dropped.
-local abandoned = {}
+--- Sessions stopped whose process has not ended yet.
+local stopping = {}
 
 local function log(text)
   if session and session.rpc then
@@ -41,7 +41,10 @@ local function effective_presenter(result, presents)
   return nil
 end
 
-local function route(method, params, reply)
+--- A message from session `s`'s wharf, to the dialog of `s` it names. `s.dialogs` has them by id,
+--- `s.early` what arrived for an id before the answer that names it, and `s.abandoned` the ids
+--- the plugin gave up on (see `M.abandon`), whose messages are dropped.
+local function route(s, method, params, reply)
   local id = type(params) == 'table' and params.dialogId or nil
   if not id then
     if reply then
@@ -49,21 +52,21 @@ local function route(method, params, reply)
     end
     return
   end
-  if abandoned[id] then
+  if s.abandoned[id] then
     if reply then
       reply({ code = rpc.INTERNAL_ERROR, message = 'the Neovim plugin gave up on dialog ' .. tostring(id) })
     end
     if method == 'dialog/completed' or method == 'dialog/cancelled' then
-      abandoned[id] = nil
+      s.abandoned[id] = nil
     end
     return
   end
-  local dialog = dialogs[id]
+  local dialog = s.dialogs[id]
   if dialog then
     dialog:handle(method, params, reply)
   else
-    early[id] = early[id] or {}
-    table.insert(early[id], { method, params, reply })
+    s.early[id] = s.early[id] or {}
+    table.insert(s.early[id], { method, params, reply })
   end
 end
 
@@ -71,13 +74,16 @@ end
 --- starts another, its open dialogs end (`lost`), and requests still waiting for it to start get
 --- `message` as their error. Each of these is told once: a second call for `s` does nothing.
 local function lose(s, message)
-  if session ~= s then
+  if s.lost then
     return
   end
-  local open, waiting = dialogs, s.waiting
-  dialogs, early, abandoned = {}, {}, {}
-  s.waiting = {}
-  session = nil
+  s.lost = true
+  if session == s then
+    session = nil
+  end
+  stopping[s] = nil
+  local open, waiting = s.dialogs, s.waiting
+  s.dialogs, s.early, s.abandoned, s.waiting = {}, {}, {}, {}
   for _, dialog in pairs(open) do
     dialog:lost(message)
   end
@@ -122,6 +128,10 @@ end
 --- What a timeout in a running session tells the user to do about it.
 local WAY_OUT = '; :WharfStop ends it, and the next dialog starts a new one'
 
+--- How much of `shutdown_timeout_ms` is SIGTERM's (at most): a Wharf that did not end when asked
+--- (`shutdown`, `exit`, its input closed) gets this long to end its dialogs before SIGKILL.
+local TERM_GRACE_MS = 500
+
 --- Starts the process and initializes it if that has not happened; `callback(err, session)` runs
 --- in the main loop once the session can take requests (at once if it already can).
 ---@param callback fun(err: table|nil, session: table|nil)
@@ -138,14 +148,22 @@ function M.ensure(callback)
   local presents = presenter ~= 'native'
   local cmd = config.command()
   local started
-  local new = { waiting = { callback }, ready = false, presenter_setting = presenter, cmd = cmd }
+  local new = {
+    waiting = { callback },
+    ready = false,
+    presenter_setting = presenter,
+    cmd = cmd,
+    dialogs = {},
+    early = {},
+    abandoned = {},
+  }
   session = new
   local proc, err = rpc.start(cmd, {
     on_notification = function(method, params)
-      route(method, params, nil)
+      route(new, method, params, nil)
     end,
     on_request = function(method, params, reply)
-      route(method, params, reply)
+      route(new, method, params, reply)
     end,
     on_exit = function(_, _, message)
       lose(new, message)
@@ -168,6 +186,11 @@ function M.ensure(callback)
     desc = 'wharf: shutdown and exit',
     callback = function()
       M.stop()
+      -- Neovim must not exit before its wharfs have (stopping is done by timers, which run only
+      -- while Neovim does), and their dialogs' callers are owed their on_done.
+      vim.wait(config.options.shutdown_timeout_ms + rpc.REAP_MS, function()
+        return next(stopping) == nil
+      end, 10)
     end,
   })
   new.pid = started.pid
@@ -196,7 +219,7 @@ function M.ensure(callback)
         -- A wharf that does not answer `initialize` is of no use, and may never read its
         -- closed input: it is ended, and the next request starts another.
         tell_timeout(init_err, started.pid)
-        started:kill()
+        started:end_within(0, TERM_GRACE_MS)
       end
       for _, cb in ipairs(waiting) do
         cb(init_err, nil)
@@ -216,14 +239,16 @@ function M.ensure(callback)
   end, { timeout_ms = M.deadline('initialize') })
 end
 
---- Sends a request once the session is up; `callback(err, result)` runs once, in the main loop.
---- Its deadline (`opts.timeout_ms`, else `M.deadline`) runs from when it is sent: past it, the
---- callback gets an error that `M.is_timeout` recognizes, the user is told (unless
---- `opts.quiet`), and a late answer goes to `opts.on_late` only.
----@param opts? {timeout_ms?: integer, on_late?: fun(err: table|nil, result: any), quiet?: boolean}
+--- Sends a request once the session is up; `callback(err, result, s)` runs once, in the main
+--- loop, `s` being the session it went to. Its deadline (`opts.timeout_ms`, else `M.deadline`)
+--- runs from when it is sent: past it, the callback gets an error that `M.is_timeout`
+--- recognizes, the user is told (unless `opts.quiet`), and a late answer goes to
+--- `opts.on_late(err, result, s)` only. With `opts.session` it goes to that session, never to
+--- a new one: a dialog's requests go to the wharf that has the dialog, stopping or not.
+---@param opts? {timeout_ms?: integer, on_late?: fun(err: table|nil, result: any, s: table), quiet?: boolean, session?: table}
 function M.request(method, params, callback, opts)
   opts = opts or {}
-  M.ensure(function(err, s)
+  local function send(err, s)
     if err then
       callback(err, nil)
       return
@@ -232,17 +257,27 @@ function M.request(method, params, callback, opts)
       if M.is_timeout(req_err) and not opts.quiet then
         tell_timeout(req_err, s.pid, WAY_OUT)
       end
-      callback(req_err, result)
+      callback(req_err, result, s)
     end, {
       timeout_ms = opts.timeout_ms or M.deadline(method),
       -- Only while this session lasts: dialog ids mean nothing to the next wharf.
       on_late = opts.on_late and function(late_err, result)
-        if session == s then
-          opts.on_late(late_err, result)
+        if not s.lost then
+          opts.on_late(late_err, result, s)
         end
       end,
     })
-  end)
+  end
+  local s = opts.session
+  if not s then
+    M.ensure(send)
+  elseif s.lost or not s.rpc then
+    vim.schedule(function()
+      callback({ code = rpc.INTERNAL_ERROR, message = 'wharf is not running' }, nil)
+    end)
+  else
+    send(nil, s)
+  end
 end
 
 --- Like `request`, but waits (at most `timeout_ms`) and returns `err, result`; the caller
@@ -269,33 +304,49 @@ function M.notify(method, params)
   end
 end
 
---- Files a dialog under its id and hands it whatever already arrived for it.
+--- Files a dialog under its id in its session (`dialog.session`) and hands it whatever already
+--- arrived for it.
 function M.register(dialog)
-  dialogs[dialog.id] = dialog
-  local queued = early[dialog.id]
-  early[dialog.id] = nil
+  local s = dialog.session
+  if s.lost then
+    dialog:lost(s.rpc:exit_message())
+    return
+  end
+  s.dialogs[dialog.id] = dialog
+  local queued = s.early[dialog.id]
+  s.early[dialog.id] = nil
   for _, event in ipairs(queued or {}) do
     dialog:handle(event[1], event[2], event[3])
   end
 end
 
---- Forgets dialog `id` for good: its caller has been told it ended (its request timed out),
---- so what Wharf sends for it from now on (its `presenter/show`, its ending) is dropped.
-function M.abandon(id)
-  dialogs[id] = nil
-  early[id] = nil
-  abandoned[id] = true
+--- Forgets dialog `id` of session `s` for good: its caller has been told it ended (its request
+--- timed out), so what Wharf sends for it from now on (its `presenter/show`, its ending) is
+--- dropped.
+function M.abandon(id, s)
+  s.dialogs[id] = nil
+  s.early[id] = nil
+  s.abandoned[id] = true
 end
 
 function M.unregister(dialog)
-  if dialogs[dialog.id] == dialog then
-    dialogs[dialog.id] = nil
+  local s = dialog.session
+  if s and s.dialogs[dialog.id] == dialog then
+    s.dialogs[dialog.id] = nil
   end
 end
 
---- The dialogs still open, by id.
+--- The dialogs still open, in the running session and in those being stopped.
 function M.open_dialogs()
-  return dialogs
+  local sessions = vim.tbl_keys(stopping)
+  if session then
+    table.insert(sessions, session)
+  end
+  local open = {}
+  for _, s in ipairs(sessions) do
+    vim.list_extend(open, vim.tbl_values(s.dialogs))
+  end
+  return open
 end
 
 --- What `:checkhealth` and callers may want to know; nil fields when nothing is running.
@@ -317,38 +368,44 @@ function M.status()
   }
 end
 
---- How much of `shutdown_timeout_ms` is SIGTERM's (at most): a Wharf that did not end when asked
---- (`shutdown`, `exit`, its input closed) gets this long to end its dialogs before SIGKILL.
-local TERM_GRACE_MS = 500
-
---- Ends the session: `shutdown`, then `exit`, then SIGTERM, then SIGKILL, all within about
---- `timeout_ms` (`shutdown_timeout_ms`; SIGKILL ends even a stopped Wharf, which is reaped just
---- after). Dialogs still open each get their `on_done` once: "disconnected" when Wharf ends them,
---- failed with how the process ended when it had to be killed. The next dialog starts a new
---- session. Returns nil when nothing ran, else `pid, how` (`how` as `rpc.wait_exit` says;
---- nil if the process is somehow still there).
+--- Ends the session without waiting for it, as :LspStop does: `shutdown`, then `exit`, and
+--- from timers SIGTERM, then SIGKILL, all within about `timeout_ms` (`shutdown_timeout_ms`;
+--- SIGKILL ends even a stopped Wharf). The session is detached at once, so the next dialog starts
+--- a new one while this one ends. Its dialogs still open each get their `on_done` once:
+--- "disconnected" when Wharf ends them, failed with how the process ended when it had to be
+--- killed. Returns the pid being stopped (nil when nothing ran); `on_stopped(pid, how)` runs once
+--- it has ended, `how` as `rpc.end_within` says ("exited", "terminated", "killed"; nil if the
+--- process is somehow still there).
+---@param timeout_ms? integer
+---@param on_stopped? fun(pid: integer, how: "exited"|"terminated"|"killed"|nil)
 ---@return integer|nil pid
----@return "exited"|"terminated"|"killed"|nil how
-function M.stop(timeout_ms)
+function M.stop(timeout_ms, on_stopped)
   local s = session
   if not s or not s.rpc then
     return nil
   end
   timeout_ms = timeout_ms or config.options.shutdown_timeout_ms
   local grace = math.min(TERM_GRACE_MS, math.floor(timeout_ms / 4))
-  local started = vim.uv.now()
-  if s.ready and s.rpc:is_running() then
-    -- All but the grace may go on waiting for the answer; a Wharf that gives none (stopped,
-    -- wedged) then leaves no time for `exit`, and gets SIGTERM at once.
-    s.rpc:request_sync('shutdown', nil, math.max(1, timeout_ms - grace))
-    s.rpc:notify('exit', nil)
+  session = nil
+  stopping[s] = true
+  if s.ready then
+    -- All but the grace may go to waiting for the answer; a Wharf that gives none (stopped,
+    -- wedged) gets SIGTERM as the wait ends.
+    s.rpc:request('shutdown', nil, function()
+      s.rpc:notify('exit', nil)
+      s.rpc:close_stdin()
+    end, { timeout_ms = math.max(1, timeout_ms - grace) })
+  else
+    s.rpc:close_stdin()
   end
-  s.rpc:close_stdin()
-  local left = math.max(0, timeout_ms - grace - (vim.uv.now() - started))
-  local how = s.rpc:wait_exit(left, grace)
-  -- The process's end has already ended the session unless it is somehow still there.
-  lose(s, 'wharf was stopped')
-  return s.pid, how
+  s.rpc:end_within(timeout_ms - grace, grace, function(how)
+    -- The process's end has already ended the session unless it is somehow still there.
+    lose(s, 'wharf was stopped')
+    if on_stopped then
+      on_stopped(s.pid, how)
+    end
+  end)
+  return s.pid
 end
 
 return M

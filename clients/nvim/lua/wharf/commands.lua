@@ -8,6 +8,13 @@ local function notify(text, level)
   vim.notify('wharf: ' .. text, level or vim.log.levels.INFO)
 end
 
+--- A path for messages and questions, as Neovim shows a name with control characters (`^@` for
+--- a newline, `^[` for an escape), like the picker's border: raw, a newline would split the name
+--- over two lines and an escape would reach the terminal.
+local function shown(path)
+  return vim.fn.strtrans(vim.fn.fnamemodify(path, ':~'))
+end
+
 local function report_failure(result)
   if result.status == 'failed' then
     -- A timeout: the client has said which request Wharf did not answer.
@@ -192,8 +199,8 @@ local function adopt(buf, path, tick)
   end
   if other then
     -- Like :saveas (E139), a file open in another buffer is not taken over.
-    notify(string.format('saved %s; it is also open in buffer %d, so this buffer keeps its name',
-      vim.fn.fnamemodify(path, ':~'), other), vim.log.levels.WARN)
+    notify(string.format('saved %s; it is also open in buffer %d, so this buffer keeps its name', shown(path), other),
+      vim.log.levels.WARN)
     return false
   end
   local win = vim.fn.bufwinid(buf)
@@ -262,7 +269,7 @@ function M.save_as(buf)
       end
       local path = result.paths[1]
       if path and adopt(buf, path, tick) then
-        notify('saved ' .. vim.fn.fnamemodify(path, ':~'))
+        notify('saved ' .. shown(path))
       end
     end)
   end)
@@ -361,7 +368,7 @@ function M.access()
     if not entry then
       return
     end
-    local label = entry.kind .. ' ' .. (entry.path or entry.url)
+    local label = entry.kind .. ' ' .. shown(entry.path or entry.url)
     vim.ui.select({ 'Revoke', 'Keep' }, { prompt = 'Revoke ' .. label .. '?', kind = 'wharf.revoke' }, function(choice)
       if choice ~= 'Revoke' then
         return
@@ -396,20 +403,22 @@ local stopped = {
 }
 
 --- Ends the running session (`wharf.stop()`): the way out of a Wharf that stopped answering.
+--- Returns at once; the user is told how it ended when it has.
 function M.stop()
   local status = wharf.status()
   if not status.running then
     notify('not running')
     return
   end
-  local pid, how = wharf.stop()
-  local said = stopped[how]
-  if not said then
-    notify(string.format('pid %s did not end even when killed; the next dialog starts a new wharf', tostring(pid)),
-      vim.log.levels.ERROR)
-    return
-  end
-  notify(string.format('stopped (pid %s%s); the next dialog starts it again', tostring(pid), said[1]), said[2])
+  wharf.stop(function(pid, how)
+    local said = stopped[how]
+    if not said then
+      notify(string.format('pid %s did not end even when killed; the next dialog starts a new wharf', tostring(pid)),
+        vim.log.levels.ERROR)
+      return
+    end
+    notify(string.format('stopped (pid %s%s); the next dialog starts it again', tostring(pid), said[1]), said[2])
+  end)
 end
 
 return M

@@ -44,6 +44,16 @@ local function valid_deadline(value)
   return value == nil or value == false
 end
 
+--- A page is a whole number of entries that Wharf's `dialog/list` takes as its `limit` (a JSON-RPC
+--- integer, at least 1): any other page size made every picker fail as it opened.
+local MAX_PAGE_SIZE = 2147483647
+local function valid_page_size(value)
+  if type(value) == 'number' then
+    return value >= 1 and value <= MAX_PAGE_SIZE and value == math.floor(value)
+  end
+  return value == nil
+end
+
 --- Merges `opts` into the settings, checking what it can.
 ---@param opts table|nil
 function M.set(opts)
@@ -64,8 +74,8 @@ function M.set(opts)
       error('wharf: unknown setup option ' .. vim.inspect(key), 2)
     end
     if value ~= nil and not expected[key][type(value)] then
-      error(string.format('wharf: setup option %s: expected %s, got %s', key,
-        table.concat(vim.tbl_keys(expected[key]), ' or '), type(value)), 2)
+      error(string.format('wharf: setup option %s: expected %s, got %s %s', key,
+        table.concat(vim.tbl_keys(expected[key]), ' or '), type(value), vim.inspect(value)), 2)
     end
   end
   if opts.presenter and not presenters[opts.presenter] then
@@ -74,6 +84,10 @@ function M.set(opts)
   if not valid_deadline(opts.request_timeout_ms) then
     error('wharf: request_timeout_ms must be a whole number of milliseconds (at least 1) or false, not '
       .. vim.inspect(opts.request_timeout_ms), 2)
+  end
+  if not valid_page_size(opts.page_size) then
+    error(string.format('wharf: page_size must be a whole number of entries from 1 to %d, not %s', MAX_PAGE_SIZE,
+      vim.inspect(opts.page_size)), 2)
   end
   if type(opts.cmd) == 'string' then
     opts = vim.tbl_extend('force', opts, { cmd = { opts.cmd } })

@@ -282,7 +282,7 @@ function Dialog:give_up(err)
   local id = self.id
   self:fail(err.code, err.message, err.data)
   if id then
-    client.abandon(id)
+    client.abandon(id, self.session)
   end
 end
 
@@ -363,6 +363,13 @@ function Dialog:snapshot(params, reply)
   reply(nil, contents)
 end
 
+--- Sends a request about this dialog to the wharf that has it (`client.request`): a dialog id
+--- means nothing to another, such as the one started while this one's is being stopped.
+function Dialog:request(method, params, callback, opts)
+  opts = vim.tbl_extend('force', opts or {}, { session = self.session })
+  client.request(method, params, callback, opts)
+end
+
 --- Ends the dialog from the app's side (`cancel`): it ends with reason `client`.
 function Dialog:cancel()
   if self.done then
@@ -372,7 +379,7 @@ function Dialog:cancel()
     self.cancel_requested = true
     return
   end
-  client.request('cancel', { dialogId = self.id }, function(err)
+  self:request('cancel', { dialogId = self.id }, function(err)
     self:give_up_if_timeout(err)
   end)
 end
@@ -404,12 +411,13 @@ function M.present(kind, opts, on_done)
     dialog.documents = opts.documents
   end
   local method = kind == 'importer' and 'presentImporter' or 'presentExporter'
-  client.request(method, params, function(err, result)
+  client.request(method, params, function(err, result, session)
     if err then
       dialog:finish({ status = 'failed', error = { code = err.code, message = err.message, data = err.data } })
       return
     end
     dialog.id = result.dialogId
+    dialog.session = session
     client.register(dialog)
     if dialog.cancel_requested then
       dialog:cancel()
@@ -417,10 +425,10 @@ function M.present(kind, opts, on_done)
   end, {
     -- Answered after its deadline, when on_done has had the timeout: Wharf presented the
     -- dialog before it read the cancellation. Nobody waits for it any more; end it.
-    on_late = function(err, result)
+    on_late = function(err, result, session)
       if not err and type(result) == 'table' and result.dialogId then
-        client.abandon(result.dialogId)
-        client.request('cancel', { dialogId = result.dialogId }, function() end, { quiet = true })
+        client.abandon(result.dialogId, session)
+        client.request('cancel', { dialogId = result.dialogId }, function() end, { quiet = true, session = session })
       end
     end,
   })

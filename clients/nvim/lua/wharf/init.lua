@@ -75,13 +75,14 @@ function M.status()
   return require('wharf.client').status()
 end
 
---- Stops Wharf now (`shutdown`, then `exit`; killed if it does not end within
---- `shutdown_timeout_ms`); the next dialog starts it again. Returns the pid it stopped and how
---- it ended ("exited", "terminated", "killed"), or nil when nothing was running.
+--- Stops Wharf (`shutdown`, then `exit`; killed if it does not end within
+--- `shutdown_timeout_ms`) without waiting for it: the next dialog starts a new one at once.
+--- Returns the pid being stopped, or nil when nothing was running; `on_stopped(pid, how)` is
+--- called once it has ended, `how` saying how ("exited", "terminated", "killed").
+---@param on_stopped? fun(pid: integer, how: "exited"|"terminated"|"killed"|nil)
 ---@return integer|nil pid
----@return string|nil how
-function M.stop()
-  return require('wharf.client').stop()
+function M.stop(on_stopped)
+  return require('wharf.client').stop(nil, on_stopped)
 end
 
 return M

@@ -92,6 +92,14 @@ local function basename_of(u)
   return path:match('([^/]*)/*$')
 end
 
+--- Whether the name prompt gives `name` back as it went in. Neovim's own prompt turns a newline,
+--- carriage return or escape in what it is prefilled with into a space and reads bytes that are
+--- not UTF-8 as Latin-1; a prompt drawn in a buffer (a `vim.ui.input` replacement) cannot hold
+--- a newline at all. Such a name would be saved as another, new file.
+local function promptable(name)
+  return url.is_utf8(name) and not name:find('%c')
+end
+
 --- A filter pattern for people: a plain substring, or a glob when it has `*`, `?` or `[`;
 --- case-insensitive either way.
 local function name_matcher(pattern)
@@ -183,9 +191,9 @@ function Picker:crash(err)
   vim.notify('wharf: the dialog failed: ' .. first, vim.log.levels.ERROR)
   local dialog = self.dialog
   local id = dialog.id
-  client.request('dialog/fail', { dialogId = id, message = first }, function(fail_err)
+  dialog:request('dialog/fail', { dialogId = id, message = first }, function(fail_err)
     if fail_err and fail_err.code == METHOD_NOT_FOUND then
-      client.request('dialog/dismiss', { dialogId = id }, function(dismiss_err)
+      dialog:request('dialog/dismiss', { dialogId = id }, function(dismiss_err)
         dialog:give_up_if_timeout(dismiss_err)
       end)
     else
@@ -333,7 +341,7 @@ function Picker:dismiss()
   local id = dialog.id
   self:close()
   if id and not dialog.done then
-    client.request('dialog/dismiss', { dialogId = id }, function(err)
+    dialog:request('dialog/dismiss', { dialogId = id }, function(err)
       dialog:give_up_if_timeout(err)
     end)
   end
@@ -410,11 +418,12 @@ function Picker:footer()
 end
 
 --- Shows a line of text in the window's footer until the next one (and echoes it, unless it is
---- about `err`, a timeout, which the client has told the user of already).
+--- about `err`, a timeout, which the client has told the user of already). The echo is shown as
+--- the footer is: the text often names a file, whose newline would split the message.
 function Picker:say(text, level, err)
   self.notice = { text = text, hl = level == vim.log.levels.ERROR and 'WharfError' or 'WarningMsg' }
   if not client.is_timeout(err) then
-    vim.notify('wharf: ' .. text, level or vim.log.levels.WARN)
+    vim.notify('wharf: ' .. printable(text), level or vim.log.levels.WARN)
   end
   self:update_frame()
 end
@@ -585,7 +594,7 @@ function Picker:describe_types()
   if #identifiers == 0 then
     return
   end
-  client.request('contentTypes/describe', { identifiers = identifiers }, self:guard(function(err, result)
+  self.dialog:request('contentTypes/describe', { identifiers = identifiers }, self:guard(function(err, result)
     if err or not result then
       return
     end
@@ -607,7 +616,7 @@ function Picker:list(directory, cursor_on)
     params.directory = directory
   end
   self.loading = true
-  client.request('dialog/list', params, self:guard(function(err, result)
+  self.dialog:request('dialog/list', params, self:guard(function(err, result)
     if generation ~= self.generation then
       return
     end
@@ -652,7 +661,7 @@ function Picker:maybe_load_more()
   end
   local generation = self.generation
   self.loading = true
-  client.request('dialog/list', {
+  self.dialog:request('dialog/list', {
     dialogId = self.dialog.id,
     directory = self.dir,
     cursor = self.next_cursor,
@@ -800,7 +809,7 @@ function Picker:activate()
     return
   end
   if self.kind == 'exporter' then
-    self:save_flow(entry.name)
+    self:save_flow(entry)
     return
   end
   local urls = vim.deepcopy(self.mark_order)
@@ -831,7 +840,7 @@ function Picker:choose(urls)
     return
   end
   self.choosing = true
-  client.request('dialog/choose', { dialogId = self.dialog.id, urls = urls }, self:guard(function(err)
+  self.dialog:request('dialog/choose', { dialogId = self.dialog.id, urls = urls }, self:guard(function(err)
     self.choosing = false
     if err then
       self:rejected(err)
@@ -881,14 +890,21 @@ function Picker:type_label(identifier)
 end
 
 --- Export: the type (when there are several), the name (one document), then `dialog/choose`,
---- asking before replacing a file. `name` prefills the prompt (a file the human pointed at).
-function Picker:save_flow(name)
+--- asking before replacing a file. `entry` is a file the human pointed at: its exact name (from
+--- its URL: Wharf's `name` is lossy for bytes that are not UTF-8) prefills the prompt, or, when
+--- the prompt cannot hold that name, the file itself is the choice.
+function Picker:save_flow(entry)
   if self.choosing then
     return
   end
+  local name = entry and basename_of(entry.url)
   local function ask_name()
     if self.document_count > 1 then
       self:save(self.dir, false)
+      return
+    end
+    if name and not promptable(name) then
+      self:save(entry.url, false)
       return
     end
     local label = self.show.filenameLabel
@@ -928,7 +944,7 @@ function Picker:save(target, overwrite)
   if self.chosen_type then
     params.contentType = self.chosen_type
   end
-  client.request('dialog/choose', params, self:guard(function(err)
+  self.dialog:request('dialog/choose', params, self:guard(function(err)
     self.choosing = false
     if not err then
       self:close()
@@ -936,7 +952,7 @@ function Picker:save(target, overwrite)
     end
     if err.code == FILE_EXISTS and not overwrite then
       local what = self.document_count > 1 and 'Some of these files already exist.'
-        or (basename_of(target) .. ' already exists.')
+        or (printable(basename_of(target)) .. ' already exists.')
       vim.ui.select({ 'Replace', 'Cancel' }, {
         prompt = what .. ' Replace?',
         kind = 'wharf.overwrite',

@@ -76,6 +76,7 @@ function M.start(cmd, handlers, opts)
     handlers = handlers,
     buffer = '',
     closed = false,
+    on_closed = {}, -- functions run once the process's end has been handled
     exit_code = nil,
     exit_signal = nil,
     stderr_tail = {},
@@ -342,28 +343,6 @@ function Rpc:request(method, params, callback, opts)
   return id
 end
 
---- Sends a request and waits for its answer (at most `timeout_ms`), processing events meanwhile.
----@return table|nil err
----@return any result
-function Rpc:request_sync(method, params, timeout_ms)
-  timeout_ms = timeout_ms or 5000
-  local done, err, result = false, nil, nil
-  local id = self:request(method, params, function(e, r)
-    done, err, result = true, e, r
-  end, { timeout_ms = timeout_ms })
-  vim.wait(timeout_ms, function()
-    return done
-  end, 10)
-  if not done and id then
-    -- The wait and the timer end together; whichever is first, the request expires once.
-    self:_expire(id)
-  end
-  if not done then
-    return timeout_error(method, timeout_ms), nil
-  end
-  return err, result
-end
-
 ---@param method string
 ---@param params table|nil
 function Rpc:notify(method, params)
@@ -404,6 +383,9 @@ function Rpc:_closed()
   if self.handlers.on_exit then
     pcall(self.handlers.on_exit, self.exit_code, self.exit_signal, message)
   end
+  for _, fn in ipairs(self.on_closed) do
+    pcall(fn)
+  end
   if self.log_file then
     pcall(self.log_file.close, self.log_file)
     self.log_file = nil
@@ -418,63 +400,68 @@ function Rpc:close_stdin()
   end
 end
 
---- Asks the process to end now (SIGTERM: Wharf ends its dialogs and exits), and ends it
---- (SIGKILL) if it is still there `grace_ms` later: a stopped or wedged process acts on SIGTERM
---- only once it goes on, which may be never. Does not wait.
----@param grace_ms? integer default 500
-function Rpc:kill(grace_ms)
-  if self.proc and self.exit_code == nil then
-    pcall(self.proc.kill, self.proc, 'sigterm')
-    vim.defer_fn(function()
-      if self.proc and self.exit_code == nil then
-        pcall(self.proc.kill, self.proc, 'sigkill')
-      end
-    end, grace_ms or 500)
-  end
-end
-
 --- How long a process SIGKILL ended may take to be reaped (its exit seen): the kernel ends it at
 --- once, stopped or not, so this is only the event loop's turn.
-local REAP_MS = 1000
+M.REAP_MS = 1000
 
---- Waits until the process has ended and its end has been handled (`_closed`), or `timeout_ms`;
---- returns whether it has. Not merely until it has exited: what it sent before (a dialog's
---- `dialog/cancelled`) is handled in the main loop, in order, before the scheduled close, and
---- closing at once would end those dialogs as lost instead.
-function Rpc:_wait_ended(timeout_ms)
-  return vim.wait(timeout_ms, function()
-    return self.closed
-  end, 10)
-end
-
---- Waits up to `timeout_ms` for the process to end by itself, then asks it to (SIGTERM: Wharf
---- ends its dialogs and exits) and waits `grace_ms` more, then ends it (SIGKILL). SIGTERM alone
---- is not enough: a stopped process (SIGSTOP, a debugger) acts on it only once it goes on, which
---- may be never, while SIGKILL ends it even stopped. Returns how it ended: "exited",
---- "terminated", "killed", or nil if it is somehow still there.
----@param timeout_ms integer
----@param grace_ms? integer default 500
----@return "exited"|"terminated"|"killed"|nil
-function Rpc:wait_exit(timeout_ms, grace_ms)
-  if not self.proc then
-    return 'exited'
+--- Ends the process unless it has ended by itself `after_ms` from now: SIGTERM then (Wharf ends
+--- its dialogs and exits), and SIGKILL `grace_ms` later. SIGTERM alone is not enough: a stopped
+--- process (SIGSTOP, a debugger) acts on it only once it goes on, which may be never, while
+--- SIGKILL ends it even stopped. Does not wait: the signals are sent from a timer, and
+--- `on_end(how)` runs once, in the main loop, after the process's end has been handled
+--- (`_closed`: what it sent before, a dialog's `dialog/cancelled`, has been handled first), `how`
+--- being what ended it: "exited", "terminated" (SIGTERM) or "killed" (SIGKILL); nil if even
+--- SIGKILL has not ended it `REAP_MS` later.
+---@param after_ms integer
+---@param grace_ms integer
+---@param on_end? fun(how: "exited"|"terminated"|"killed"|nil)
+function Rpc:end_within(after_ms, grace_ms, on_end)
+  on_end = on_end or function() end
+  if self.closed or not self.proc then
+    vim.schedule(function()
+      on_end('exited')
+    end)
+    return
   end
-  local how = 'exited'
-  if not self:_wait_ended(timeout_ms) then
-    how = 'terminated'
-    pcall(self.proc.kill, self.proc, 'sigterm')
-    if not self:_wait_ended(grace_ms or 500) then
-      how = 'killed'
-      pcall(self.proc.kill, self.proc, 'sigkill')
-      self:_wait_ended(REAP_MS)
+  local timer = assert(vim.uv.new_timer())
+  local how, done = 'exited', false
+  local function finish(result)
+    if not done then
+      done = true
+      timer:stop()
+      timer:close()
+      on_end(result)
     end
   end
-  if self.exit_code ~= nil then
-    -- Gone, its close not yet run (the wait ran out in between): the caller goes on as if it
-    -- were closed, so it is closed now.
-    self:_closed()
+  table.insert(self.on_closed, function()
+    finish(how)
+  end)
+  local stages = {
+    { after_ms, 'terminated', 'sigterm' },
+    { grace_ms, 'killed', 'sigkill' },
+    { M.REAP_MS },
+  }
+  local stage = 0
+  local function next_stage()
+    stage = stage + 1
+    local delay, ending, signal = unpack(stages[stage])
+    timer:start(delay, 0, function()
+      -- A libuv callback: signals may be sent here, the rest is for the main loop.
+      if self.exit_code ~= nil then
+        return -- it has ended: `_closed` is on its way, and calls `finish`
+      end
+      if not signal then
+        vim.schedule(function()
+          finish(nil)
+        end)
+        return
+      end
+      how = ending
+      pcall(self.proc.kill, self.proc, signal)
+      next_stage()
+    end)
   end
-  return self.closed and how or nil
+  next_stage()
 end
 
 return M
