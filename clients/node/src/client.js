@@ -48,6 +48,11 @@ export const NO_HANDLER_MESSAGE = 'this client said presentsDialogs but register
 
 const FINAL = new Set(['completed', 'cancelled', 'disconnected']);
 
+// How many ended dialogs' ids a client remembers, so that a stray notification naming one is
+// dropped rather than kept as an early event for a dialog that will never register. Ids are not
+// reused and wharf sends nothing after a dialog's final event: a guard, and bounded.
+const ENDED_IDS = 1024;
+
 /**
  * How long a request waits for its answer by default before rejecting with WharfTimeout: a
  * guard against a wedged server. Dialogs wait on humans: `dialog.result({timeoutMs})` takes its own.
@@ -113,7 +118,12 @@ export class Dialog extends EventEmitter {
   _push(event) {
     if (this.done) return;
     this.#events.push(event);
-    if (event.isFinal) this.#settle(event);
+    if (event.isFinal) {
+      // Nothing asks for a snapshot once the dialog has ended: let go of the functions (and all
+      // they capture), even while the app keeps this Dialog.
+      this.#snapshots = [];
+      this.#settle(event);
+    }
     this.emit('event', event);
   }
 
@@ -297,7 +307,14 @@ export class WharfClient extends EventEmitter {
   #decoder;
   #nextId = 1;
   #pending = new Map();
+  /**
+   * The dialogs that have not ended. One is dropped once its final event is delivered: an
+   * editor opens dialogs for as long as it runs, and each would otherwise be kept, with its
+   * events and snapshot functions, for ever. Whoever holds the Dialog still reads its outcome.
+   */
   #dialogs = new Map();
+  /** The ids of the last ENDED_IDS dialogs dropped from #dialogs, oldest first. */
+  #ended = new Set();
   #early = new Map();
   /** Present requests that timed out, by id: their answer, if it still comes, names a dialog nobody waits for. */
   #abandoned = new Map();
@@ -524,13 +541,22 @@ export class WharfClient extends EventEmitter {
   #deliver(dialogId, event) {
     const dialog = this.#dialogs.get(dialogId);
     if (!dialog) {
+      if (this.#ended.has(dialogId)) return;  // after its end: nothing to keep it for
       // Said before the answer that names the dialog; handed over when it registers.
       if (!this.#early.has(dialogId)) this.#early.set(dialogId, []);
       this.#early.get(dialogId).push(event);
       return;
     }
     dialog._push(event);
-    if (event.isFinal) this.#presentations.delete(dialogId);
+    if (event.isFinal) this.#forget(dialogId);
+  }
+
+  /** A dialog has ended and its waiters have been told: the client lets go of it. */
+  #forget(dialogId) {
+    this.#dialogs.delete(dialogId);
+    this.#presentations.delete(dialogId);
+    this.#ended.add(dialogId);
+    if (this.#ended.size > ENDED_IDS) this.#ended.delete(this.#ended.values().next().value);
   }
 
   async #serve(message) {
@@ -570,6 +596,10 @@ export class WharfClient extends EventEmitter {
     }
     this.#pending.clear();
     for (const dialog of this.#dialogs.values()) dialog._push(makeEvent('disconnected', { dialogId: dialog.id, message: reason }));
+    // Nothing more will come: every dialog has ended, and early events would find none.
+    this.#dialogs.clear();
+    this.#early.clear();
+    this.#abandoned.clear();
     for (const presentation of this.#presentations.values()) presentation._hide();
     this.#presentations.clear();
     this.emit('close', error);

@@ -9,6 +9,8 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 
 import { PassThrough } from 'node:stream';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 
 import {
   ConnectionLost, DEFAULT_REQUEST_TIMEOUT_MS, DialogCancelled, DialogFailed, INSTALLED_LOCATIONS, NO_HANDLER_MESSAGE, RequestError,
@@ -148,6 +150,61 @@ test('a lazy export asks for its snapshot and writes it', async (t) => {
   assert.equal(readFileSync(join(folder, 'out.txt'), 'utf8'), 'made on demand\n');
 });
 
+/** A full garbage collection, after the current job (WeakRefs made or read in it hold their targets until it ends). */
+async function collectGarbage() {
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc');
+  await new Promise((resolve) => setImmediate(resolve));
+  gc();
+}
+
+/**
+ * Presents `count` lazy exports, each with a snapshot function capturing a buffer of its own
+ * (a WeakRef to each buffer goes onto `captured`), waits for each to end, and returns the
+ * Dialogs. A function of its own, as is `weakly`: a suspended async function keeps stale values
+ * in its registers, and the test's own frame must hold no dialog or buffer.
+ */
+async function endLazyExports(client, count, captured) {
+  const dialogs = [];
+  for (let i = 0; i < count; i++) {
+    const buffer = { text: 'made on demand\n' };
+    captured.push(new WeakRef(buffer));
+    const dialog = await client.presentExporter([{ writableContentTypes: ['public.plain-text'], snapshot: () => buffer.text }]);
+    await dialog.result().catch((error) => { if (!(error instanceof DialogCancelled)) throw error; });
+    dialogs.push(dialog);
+  }
+  return dialogs;
+}
+
+/** Empties `list`, returning a WeakRef to each thing it held. */
+function weakly(list) {
+  return list.splice(0).map((item) => new WeakRef(item));
+}
+
+test('ended dialogs are forgotten, with their snapshot functions', async (t) => {
+  // The client kept every dialog it had presented, and with it the snapshot functions and all
+  // they captured, for as long as it ran: a long-running editor leaked each export's buffer.
+  const folder = scratch(t);
+  let turn = 0;
+  const client = await spawn(t, {
+    args: ['--state-dir', ':memory:'], presentsDialogs: true,
+    // Every other dialog is saved, the rest dismissed: both final events are covered.
+    onPresent: (presentation) => (turn++ % 2 ? presentation.dismiss() : presentation.save(url(join(folder, 'out.txt')), { overwrite: true })),
+  });
+  const captured = [];
+  const kept = await endLazyExports(client, 6, captured);
+  // What the app kept still tells how each ended.
+  assert.deepEqual(kept.map((dialog) => dialog.events.at(-1).kind), ['completed', 'cancelled', 'completed', 'cancelled', 'completed', 'cancelled']);
+  // The snapshot functions are let go of at the end, even while the app keeps its Dialogs …
+  await collectGarbage();
+  assert.deepEqual(captured.map((ref) => ref.deref()), Array(6).fill(undefined), 'a snapshot function outlived its dialog');
+  // … and the Dialogs themselves once the app drops them.
+  const dialogs = weakly(kept);
+  await collectGarbage();
+  assert.deepEqual(dialogs.map((ref) => ref.deref() === undefined), Array(6).fill(true), 'the client still holds ended dialogs');
+  await client.ping();  // and it goes on
+});
+
 test('a failing snapshot fails the dialog and writes nothing', async (t) => {
   const folder = scratch(t);
   const client = await spawn(t, { args: ['--state-dir', ':memory:'], presentsDialogs: true });
@@ -248,6 +305,8 @@ test('requests wait 60 s by default, and a pending one does not keep the process
   // A client over streams nothing answers on: the process ends at once, not after the timeout.
   const module = new URL('../src/index.js', import.meta.url).href;
   const code = `import { PassThrough } from 'node:stream';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
     const { WharfClient } = await import(${JSON.stringify(module)});
     new WharfClient(new PassThrough(), new PassThrough()).ping().catch(() => {});`;
   await promisify(execFile)(process.execPath, ['--input-type=module', '--eval', code], { timeout: 5000 });

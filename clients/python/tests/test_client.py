@@ -14,7 +14,7 @@ import pytest
 from wharf_client import (ConnectionLost, DialogCancelled, DialogFailed, ExportDocument, RequestError, WharfClient,
                           WharfTimeout, url_to_path)
 from wharf_client.aio import AsyncWharfClient
-from wharf_client.core import OutputTail
+from wharf_client.core import OutputTail, Router
 
 FAKE = os.path.join(os.path.dirname(__file__), "fake_wharf.py")
 
@@ -208,6 +208,105 @@ def test_the_server_dying_mid_dialog_fails_every_pending_call_and_dialog(wharf_p
     with pytest.raises(ConnectionLost):
         client.ping()
     client.close()
+
+
+class Captured:
+    """Something a snapshot function captures (an editor's buffer, say); a weakref tells when
+    it is gone."""
+    text = "made on demand\n"
+
+
+def lazy_document(captured):
+    """A lazy document whose snapshot function captures a fresh Captured; its weakref is
+    appended to ``captured``. Made here, so that the test's own frame refers to neither."""
+    buffer = Captured()
+    captured.append(weakref.ref(buffer))
+    return ExportDocument(["public.plain-text"], filename="out", snapshot=lambda content_type: buffer.text)
+
+
+def save_or_dismiss(folder):
+    """A presenter handler that saves every other dialog and dismisses the rest: half the
+    dialogs end completed, half cancelled."""
+    turns = iter(range(1 << 30))
+
+    def draw(presentation):
+        if next(turns) % 2:
+            presentation.dismiss()
+        else:
+            presentation.save((folder / "out.txt").as_uri(), overwrite=True)
+    return draw
+
+
+def test_ended_dialogs_are_forgotten_with_their_snapshot_functions(wharf_path, tmp_path):
+    # The client kept every dialog it had presented, and with it the snapshot functions and all
+    # they captured, for as long as it ran: a long-running editor leaked each export's buffer.
+    with WharfClient.spawn(wharf_path, ["--state-dir", ":memory:"], presents_dialogs=True,
+                           on_present=save_or_dismiss(tmp_path)) as client:
+        captured, ended = [], []
+        for _ in range(6):
+            dialog = client.present_exporter([lazy_document(captured)])
+            try:
+                dialog.result(timeout=10)
+            except DialogCancelled:
+                pass
+            ended.append(dialog)
+        client.ping(timeout=10)  # answered after every dialog's last event: all routed
+        assert client._dialogs == {} and client._router.dialogs == {}, "ended dialogs are still kept"
+        assert client.dialog(ended[0].id) is None
+        # What the app kept still tells how each ended, and late events change nothing.
+        assert ended[0].result() == [(tmp_path / "out.txt").as_uri()]
+        with pytest.raises(DialogCancelled):
+            ended[1].result()
+        # The snapshot functions are let go of at the end, even while the app keeps its Dialogs …
+        gc.collect()
+        assert [ref() for ref in captured] == [None] * 6, "a snapshot function outlived its dialog"
+        # … and the Dialogs themselves once the app drops them.
+        dialogs = [weakref.ref(dialog) for dialog in ended]
+        del ended, dialog
+        gc.collect()
+        assert [ref() for ref in dialogs] == [None] * 6, "the client still holds ended dialogs"
+
+
+def test_the_asyncio_client_forgets_ended_dialogs_with_their_snapshot_functions(wharf_path, tmp_path):
+    async def main():
+        turns = iter(range(1 << 30))
+
+        async def draw(presentation):  # as save_or_dismiss does
+            if next(turns) % 2:
+                await presentation.dismiss()
+            else:
+                await presentation.save((tmp_path / "out.txt").as_uri(), overwrite=True)
+        async with await AsyncWharfClient.spawn(wharf_path, ["--state-dir", ":memory:"], presents_dialogs=True,
+                                                on_present=draw) as client:
+            captured, dialogs = [], []
+            for _ in range(4):
+                dialog = await client.present_exporter([lazy_document(captured)])
+                try:
+                    await dialog.result(timeout=10)
+                except DialogCancelled:
+                    pass
+                assert client.dialog(dialog.id) is None
+                dialogs.append(weakref.ref(dialog))
+            del dialog
+            assert client._dialogs == {} and client._router.dialogs == {}, "ended dialogs are still kept"
+            gc.collect()
+            assert [ref() for ref in captured] == [None] * 4, "a snapshot function outlived its dialog"
+            assert [ref() for ref in dialogs] == [None] * 4, "the client still holds ended dialogs"
+    asyncio.run(asyncio.wait_for(main(), 60))
+
+
+def test_a_notification_for_an_ended_dialog_is_dropped_not_kept_for_ever():
+    router = Router()
+    record = router.register("d1", "importer", [])
+    router.route("dialog/cancelled", {"dialogId": "d1", "reason": "user"})
+    assert record.final is not None and router.dialogs == {}
+    # A stray event after the end: harmless, and not kept as an early event of a dialog to come.
+    routed = router.route("dialog/progress", {"dialogId": "d1", "fraction": 1})
+    assert routed is not None and routed.dialog_id == "d1"
+    assert router._early == {} and record.events[-1].kind == "cancelled"
+    # One named before the answer that registers its dialog still reaches it.
+    router.route("dialog/presentationChanged", {"dialogId": "d2", "isPresented": True})
+    assert [event.kind for event in router.register("d2", "importer", []).events] == ["presentationChanged"]
 
 
 @pytest.fixture

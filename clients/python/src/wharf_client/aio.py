@@ -403,12 +403,15 @@ class AsyncWharfClient:
         def register(result: JSON) -> None:
             # In the reader task, before the next message is handled.
             dialog = AsyncDialog(self, self._router.register(str(result["dialogId"]), kind, snapshots))
-            self._dialogs[dialog.id] = dialog
+            if not dialog.done():  # its end may have come before the answer
+                self._dialogs[dialog.id] = dialog
             made.append(dialog)
         await self._call(Call(method, params, lambda result: None), timeout, hook=register)
         return made[0]
 
     def dialog(self, dialog_id: str) -> Optional[AsyncDialog]:
+        """The open dialog ``dialog_id``; None once it has ended (see
+        :meth:`wharf_client.WharfClient.dialog`)."""
         return self._dialogs.get(dialog_id)
 
     def on_present(self, handler: AsyncPresentHandler) -> None:
@@ -526,7 +529,8 @@ class AsyncWharfClient:
         if routed is None:
             return
         if routed.what == "event" and routed.event is not None and routed.event.is_final:
-            self._presentations.pop(routed.dialog_id, None)
+            self._presentations.pop(routed.dialog_id, None)  # ended: forgotten (see Router)
+            self._dialogs.pop(routed.dialog_id, None)
         elif routed.what == "show":
             presentation = AsyncPresentation(self, routed.params)
             self._presentations[presentation.dialog_id] = presentation
@@ -586,6 +590,7 @@ class AsyncWharfClient:
         self._hooks.clear()
         presentations, self._presentations = list(self._presentations.values()), {}
         self._router.disconnect(str(error))
+        self._dialogs.clear()
         for future in futures.values():
             if not future.done():
                 future.set_exception(ConnectionLost(f"no answer came: {error}"))

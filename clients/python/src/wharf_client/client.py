@@ -459,12 +459,15 @@ class WharfClient:
             # can arrive unrouted.
             with self._lock:
                 dialog = Dialog(self, self._router.register(str(result["dialogId"]), kind, snapshots))
-                self._dialogs[dialog.id] = dialog
+                if not dialog._record.done:  # its end may have come before the answer
+                    self._dialogs[dialog.id] = dialog
             made.append(dialog)
         self._call(Call(method, params, lambda result: None), timeout, hook=register)
         return made[0]
 
     def dialog(self, dialog_id: str) -> Optional[Dialog]:
+        """The open dialog ``dialog_id``; None once it has ended: the client forgets ended
+        dialogs (keep the :class:`Dialog` you were given to read its outcome later)."""
         with self._lock:
             return self._dialogs.get(dialog_id)
 
@@ -608,12 +611,14 @@ class WharfClient:
             call_listener(listener, method, params)
         with self._lock:
             routed = self._router.route(method, params)
+            if routed is not None and routed.event is not None and routed.event.is_final:
+                # Ended: forgotten here as in the router (see Router), under the same lock, so
+                # that whoever its end wakes finds it gone.
+                self._presentations.pop(routed.dialog_id, None)
+                self._dialogs.pop(routed.dialog_id, None)
         if routed is None:
             return
-        if routed.what == "event" and routed.event is not None and routed.event.is_final:
-            with self._lock:
-                self._presentations.pop(routed.dialog_id, None)
-        elif routed.what == "show":
+        if routed.what == "show":
             self._show(Presentation(self, routed.params))
         elif routed.what == "hide":
             with self._lock:
@@ -677,6 +682,7 @@ class WharfClient:
             self._hooks.clear()
             presentations, self._presentations = list(self._presentations.values()), {}
             self._router.disconnect(str(error))
+            self._dialogs.clear()
         del methods
         for future in futures.values():
             future.set_exception(ConnectionLost(f"no answer came: {error}"))
