@@ -776,14 +776,38 @@ export class WharfClient extends EventEmitter {
    * string or `{url}` / `{bookmark}`. The path is made from the lease's `url` (urlToPath: a
    * Buffer when the name is not UTF-8), not its `path`, which is for display and may then name
    * another file.
+   *
+   * A release that fails rejects (RequestError, WharfTimeout), unless `body` failed: then what
+   * `body` threw is what rejects, the very same value, and the release failure is reported on
+   * the client's `error` event (or, with no `error` listener, as a process warning).
    */
   async withAccess(target, body) {
     const lease = await this.resolveAccess(typeof target === 'string' ? { url: target } : target);
+    let result;
     try {
-      return await body(urlToPath(lease.url), lease);
-    } finally {
-      if (!this.#closed) await this.releaseAccess(lease.accessId);
+      result = await body(urlToPath(lease.url), lease);
+    } catch (error) {
+      // The body's error is what the caller's code did: a release failing after it (wharf
+      // wedged, the lease already gone) must not take its place, as it did from a finally.
+      // Nor is the body's error wrapped (AggregateError) or given a `cause`: its type and its
+      // own cause are what the caller's catch looks at. The release failure is reported aside.
+      if (!this.#closed) {
+        try {
+          await this.releaseAccess(lease.accessId);
+        } catch (failure) {
+          this.#reportReleaseFailure(lease.accessId, failure);
+        }
+      }
+      throw error;
     }
+    if (!this.#closed) await this.releaseAccess(lease.accessId);
+    return result;
+  }
+
+  #reportReleaseFailure(accessId, failure) {
+    if (failure instanceof ConnectionLost) return;  // the server is gone, and its leases with it
+    if (this.listenerCount('error') > 0) this.emit('error', failure);
+    else process.emitWarning(`releasing access ${accessId} failed after the withAccess body threw: ${failure?.message ?? failure}`, 'WharfWarning');
   }
 
   async createBookmark(url) {

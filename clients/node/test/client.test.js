@@ -80,6 +80,40 @@ test('withAccess releases the lease even when the body throws', async (t) => {
     (error) => error instanceof RequestError && error.codeName === 'accessDenied');
 });
 
+test('an error thrown by the withAccess body is not replaced by a failed release', async (t) => {
+  // The release in withAccess's finally rejected over the body's own error: the caller saw
+  // accessNotFound (or a WharfTimeout) where its code had thrown, and its error was lost.
+  const folder = photos(t);
+  const client = await spawn(t, { args: script(t, [{ choose: [join(folder, 'notes.txt')] }]) });
+  const [picked] = await (await client.presentImporter(['public.plain-text'])).result();
+  const leases = [];
+  client.on('traffic', (direction, message) => { if (direction === 'receive' && message.result?.accessId) leases.push(message.result.accessId); });
+  const heard = [];
+  client.on('error', (error) => heard.push(error));
+  const crash = new Error('the editor crashed');
+  await assert.rejects(client.withAccess(picked, async () => {
+    await client.releaseAccess(leases[0]);  // released behind its back: the scoped release fails
+    throw crash;
+  }), (error) => error === crash);
+  assert.equal(heard.length, 1, 'the release failure was not reported');
+  assert.ok(heard[0] instanceof RequestError && heard[0].codeName === 'accessNotFound', String(heard[0]));
+  // When the body did not throw, a failed release is the rejection.
+  await assert.rejects(client.withAccess(picked, () => client.releaseAccess(leases[1])),
+    (error) => error instanceof RequestError && error.codeName === 'accessNotFound');
+  assert.equal(heard.length, 1);
+  // With no `error` listener, the release failure becomes a process warning.
+  client.removeAllListeners('error');
+  const warned = new Promise((resolve) => process.once('warning', resolve));
+  await assert.rejects(client.withAccess(picked, async () => {
+    await client.releaseAccess(leases[2]);
+    throw crash;
+  }), (error) => error === crash);
+  const warning = await warned;
+  assert.equal(warning.name, 'WharfWarning');
+  assert.match(warning.message, new RegExp(`releasing access ${leases[2]} failed .*accessNotFound`));
+  assert.equal((await client.listAccess()).activeLeases, 0);
+});
+
 test('withAccess opens the file picked when its name is not UTF-8, not the one its display path names', async (t) => {
   // `x` + the byte 0xFF, and `x` + U+FFFD: the lease's display path reads the same for both.
   const folder = scratch(t);

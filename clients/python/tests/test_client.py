@@ -78,6 +78,63 @@ def test_access_is_balanced_even_when_the_block_raises(wharf_path, script, photo
         assert raised.value.name == "accessDenied"
 
 
+def leases_granted(client):
+    """The accessId of every lease the server grants ``client`` from now on, as it comes."""
+    leases = []
+
+    def heard(direction, message):
+        result = message.get("result")
+        if direction == "receive" and isinstance(result, dict) and "accessId" in result:
+            leases.append(result["accessId"])
+    client.on_traffic(heard)
+    return leases
+
+
+class EditorCrashed(Exception):
+    pass
+
+
+def test_an_exception_in_the_access_block_is_not_replaced_by_a_failed_release(wharf_path, script, photos, caplog):
+    # The release in access()'s finally raised over the block's own exception: the caller saw
+    # accessNotFound (or a WharfTimeout) where its code had raised, and its exception only as
+    # the __context__ of ours.
+    with WharfClient.spawn(wharf_path, script([{"choose": [str(photos / "notes.txt")]}])) as client:
+        [url] = client.present_importer(["public.plain-text"]).result(timeout=10)
+        leases = leases_granted(client)
+        with pytest.raises(EditorCrashed) as raised:
+            with client.access(url):
+                client.release_access(leases[0])  # released behind its back: the scoped release fails
+                raise EditorCrashed("the editor crashed")
+        assert str(raised.value) == "the editor crashed"
+        assert "accessNotFound" in caplog.text and leases[0] in caplog.text, "the release failure was not logged"
+        if sys.version_info >= (3, 11):
+            assert any("accessNotFound" in note for note in raised.value.__notes__)
+        # When the block did not raise, a failed release is the error to raise.
+        with pytest.raises(RequestError) as failed:
+            with client.access(url):
+                client.release_access(leases[1])
+        assert failed.value.name == "accessNotFound"
+        assert client.list_access().active_leases == 0
+
+
+def test_an_exception_in_the_asyncio_access_block_is_not_replaced_by_a_failed_release(wharf_path, script, photos,
+                                                                                         caplog):
+    async def main():
+        async with await AsyncWharfClient.spawn(wharf_path, script([{"choose": [str(photos / "notes.txt")]}])) as client:
+            [url] = await (await client.present_importer(["public.plain-text"])).result(timeout=10)
+            leases = leases_granted(client)
+            with pytest.raises(EditorCrashed):
+                async with client.access(url):
+                    await client.release_access(leases[0])
+                    raise EditorCrashed("the editor crashed")
+            with pytest.raises(RequestError) as failed:
+                async with client.access(url):
+                    await client.release_access(leases[1])
+            assert failed.value.name == "accessNotFound"
+    asyncio.run(asyncio.wait_for(main(), 30))
+    assert "accessNotFound" in caplog.text
+
+
 @pytest.fixture
 def look_alikes(tmp_path):
     """Two files whose names read the same: ``x`` + the byte 0xFF (not UTF-8), and ``x`` + U+FFFD

@@ -19,7 +19,8 @@ from . import calls
 from .calls import Call
 from .client import DEFAULT_TIMEOUT, TrafficListener, _as_message, find_wharf
 from .core import (NO_HANDLER_MESSAGE, DialogEvent, DialogRecord, Notification, OutputTail, PresentationFields,
-                   ProtocolCore, Response, Router, ServerRequest, call_listener, failure_message, outcome_urls)
+                   ProtocolCore, Response, Router, ServerRequest, call_listener, failure_message, outcome_urls,
+                   release_failed)
 from .errors import ConnectionLost, RequestError, WharfError, WharfTimeout
 from .framing import LSP, FramingError
 from .paths import url_to_path
@@ -434,13 +435,24 @@ class AsyncWharfClient:
     async def access(self, url: Optional[str] = None, *, bookmark: Optional[str] = None,
                      timeout: Optional[float] = None) -> AsyncIterator[str]:
         """``async with client.access(url) as path:`` — resolves, yields the path made from the
-        lease's ``url`` (see :meth:`wharf_client.WharfClient.access`), always releases."""
+        lease's ``url`` (see :meth:`wharf_client.WharfClient.access`), always releases; a
+        release that fails while the block raises is logged and noted, the block's exception
+        propagates (as there)."""
         lease = await self.resolve_access(url, bookmark=bookmark, timeout=timeout)
         try:
             yield url_to_path(lease.url)
-        finally:
-            with contextlib.suppress(ConnectionLost):
+        except BaseException as error:
+            # The block's exception goes on; a release failing too is reported with it, not
+            # instead of it (see release_failed).
+            try:
                 await self.release_access(lease.access_id, timeout)
+            except ConnectionLost:
+                pass  # the server is gone, and its leases with it
+            except Exception as failure:
+                release_failed(error, failure, lease.access_id)
+            raise
+        with contextlib.suppress(ConnectionLost):
+            await self.release_access(lease.access_id, timeout)
 
     async def create_bookmark(self, url: str, timeout: Optional[float] = None) -> str:
         return await self._call(calls.create_bookmark(url), timeout)

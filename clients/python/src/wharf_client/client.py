@@ -21,7 +21,8 @@ from typing import IO, Any, Callable, Dict, Iterator, List, Optional, Sequence, 
 from . import calls
 from .calls import Call
 from .core import (NO_HANDLER_MESSAGE, DialogEvent, DialogRecord, Notification, OutputTail, PresentationFields,
-                   ProtocolCore, Response, Router, ServerRequest, call_listener, failure_message, outcome_urls)
+                   ProtocolCore, Response, Router, ServerRequest, call_listener, failure_message, outcome_urls,
+                   release_failed)
 from .errors import ConnectionLost, RequestError, WharfError, WharfTimeout
 from .framing import LSP, FramingError
 from .paths import url_to_path
@@ -496,13 +497,26 @@ class WharfClient:
         """``with client.access(url) as path:`` resolves access, yields the local path, and
         always releases it, whatever happens in the block. The path is made from the lease's
         ``url`` (:func:`url_to_path`), not its ``path``, which is for display and may name
-        another file when the name is not UTF-8."""
+        another file when the name is not UTF-8.
+
+        A release that fails raises (RequestError, WharfTimeout), unless the block raised:
+        then the block's exception is what propagates, and the release failure is logged
+        (logger ``wharf_client``) and, from Python 3.11, added to it as a note."""
         lease = self.resolve_access(url, bookmark=bookmark, timeout=timeout)
         try:
             yield url_to_path(lease.url)
-        finally:
-            with contextlib.suppress(ConnectionLost):
+        except BaseException as error:
+            # The block's exception goes on; a release failing too is reported with it, not
+            # instead of it (see release_failed).
+            try:
                 self.release_access(lease.access_id, timeout)
+            except ConnectionLost:
+                pass  # the server is gone, and its leases with it
+            except Exception as failure:
+                release_failed(error, failure, lease.access_id)
+            raise
+        with contextlib.suppress(ConnectionLost):
+            self.release_access(lease.access_id, timeout)
 
     def create_bookmark(self, url: str, timeout: Optional[float] = None) -> str:
         return self._call(calls.create_bookmark(url), timeout)

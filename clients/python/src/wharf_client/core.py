@@ -20,6 +20,7 @@ import collections
 import itertools
 import json
 import logging
+import sys
 from dataclasses import dataclass, field
 from typing import Any, Callable, Deque, Dict, Iterator, List, Optional, Set, Union
 
@@ -380,6 +381,20 @@ def call_listener(listener: Callable[..., Any], *args: Any) -> None:
         listener(*args)
     except Exception:
         LOG.exception("a wharf_client listener raised; the session goes on (%r)", listener)
+
+
+def release_failed(error: BaseException, failure: Exception, access_id: str) -> None:
+    """An ``access()`` block raised ``error``, and releasing its lease then failed too.
+
+    ``error`` is what goes on: it is what the caller's own code did, and the release failure
+    (wharf wedged, the lease already gone) is only a consequence to report. Raising the release
+    failure instead would hide the caller's exception behind ours (as ``__context__``, if at
+    all). So it is logged (logger ``wharf_client``, with its traceback) and, from Python 3.11,
+    noted on ``error`` so that its traceback tells too."""
+    LOG.warning("releasing access %s failed after the access block raised %s", access_id, type(error).__name__,
+                exc_info=failure)
+    if sys.version_info >= (3, 11):
+        error.add_note(f"wharf_client: releasing access {access_id} failed too: {failure}")
 
 
 def failure_message(error: BaseException) -> str:
