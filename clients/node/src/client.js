@@ -128,7 +128,8 @@ export class Dialog extends EventEmitter {
   }
 
   _snapshot(index) {
-    return this.#snapshots[index];
+    // An index, not any key: `"length"` or `"0"` must not find something.
+    return Number.isInteger(index) ? this.#snapshots[index] : undefined;
   }
 
   get done() {
@@ -565,7 +566,14 @@ export class WharfClient extends EventEmitter {
       if (message.method !== 'exporter/snapshot') {
         throw new RequestError(message.method, -32601, `this client does not handle ${message.method}`);
       }
-      const { dialogId, documentIndex, contentType } = message.params ?? {};
+      // A method this client serves, with params of the wrong shape: invalid params, as JSON-RPC
+      // says, and a message that says so (destructuring an array or a string finds no member,
+      // and the answer named "document undefined of undefined").
+      const params = message.params;
+      if (params === null || typeof params !== 'object' || Array.isArray(params)) {
+        throw new RequestError(message.method, -32602, `${message.method} params must be an object (dialogId, documentIndex, contentType), not ${String(JSON.stringify(params)).slice(0, 100)}`);
+      }
+      const { dialogId, documentIndex, contentType } = params;
       const provider = this.#dialogs.get(dialogId)?._snapshot(documentIndex);
       if (!provider) throw new RequestError(message.method, -32602, `document ${documentIndex} of ${dialogId} has no snapshot function`);
       response.result = contentsJSON(await provider(contentType));

@@ -239,6 +239,27 @@ test('ended dialogs are forgotten, with their snapshot functions', async (t) => 
   await client.ping();  // and it goes on
 });
 
+test('an exporter/snapshot whose params are not an object is answered invalid params', async (t) => {
+  // Params that were an array or a string were answered -32602 already, but as "document
+  // undefined of undefined has no snapshot function"; a documentIndex of "1" found document 1.
+  const client = await fake(t, 'asks');
+  await client.presentExporter([
+    { writableContentTypes: ['public.plain-text'], snapshot: () => 'lazy\n' },
+    { writableContentTypes: ['public.plain-text'], snapshot: () => 'second\n' },
+  ]);
+  const asks = [
+    [{ method: 'exporter/snapshot', params: [0] }, -32602],
+    [{ method: 'exporter/snapshot', params: 'd1' }, -32602],
+    [{ method: 'exporter/snapshot' }, -32602],
+    [{ method: 'exporter/snapshot', params: { dialogId: 'd1', documentIndex: '1', contentType: 'public.plain-text' } }, -32602],
+    [{ method: 'exporter/thumbnail', params: { dialogId: 'd1' } }, -32601],
+    [{ method: 'exporter/snapshot', params: { dialogId: 'd1', documentIndex: 0, contentType: 'public.plain-text' } }, { text: 'lazy\n' }],
+  ];
+  const answers = await client.request('fake/ask', { requests: asks.map(([ask]) => ask) });
+  assert.deepEqual(answers.map((answer) => answer.error?.code ?? answer.result), asks.map(([, expected]) => expected));
+  for (const answer of answers.slice(0, 3)) assert.match(answer.error.message, /^exporter\/snapshot params must be an object/);
+});
+
 test('a failing snapshot fails the dialog and writes nothing', async (t) => {
   const folder = scratch(t);
   const client = await spawn(t, { args: ['--state-dir', ':memory:'], presentsDialogs: true });

@@ -366,6 +366,49 @@ def test_a_notification_for_an_ended_dialog_is_dropped_not_kept_for_ever():
     assert [event.kind for event in router.register("d2", "importer", []).events] == ["presentationChanged"]
 
 
+#: Requests the fake server (mode ``asks``) sends the client once dialog d1 is open, and how
+#: each must be answered: with the error code, or the result.
+SNAPSHOT_ASKS = [
+    ({"method": "exporter/snapshot", "params": [0]}, -32602),
+    ({"method": "exporter/snapshot", "params": "d1"}, -32602),
+    ({"method": "exporter/snapshot"}, -32602),
+    ({"method": "exporter/snapshot", "params": {"dialogId": "d1", "documentIndex": True,
+                                                "contentType": "public.plain-text"}}, -32602),
+    ({"method": "exporter/thumbnail", "params": {"dialogId": "d1"}}, -32601),
+    ({"method": "exporter/snapshot", "params": {"dialogId": "d1", "documentIndex": 0,
+                                                "contentType": "public.plain-text"}}, {"text": "lazy\n"}),
+]
+
+
+#: Dialog d1's documents: documentIndex true must not be taken for 1 (a bool is an int in Python).
+TWO_LAZY_DOCUMENTS = [ExportDocument(["public.plain-text"], snapshot=lambda content_type: "lazy\n"),
+                      ExportDocument(["public.plain-text"], snapshot=lambda content_type: "second\n")]
+
+
+def answered_as(answers):
+    """Each answer as SNAPSHOT_ASKS says it: its error code, or its result."""
+    return [answer["error"]["code"] if "error" in answer else answer["result"] for answer in answers]
+
+
+def test_an_exporter_snapshot_with_params_not_an_object_is_answered_invalid_params(tmp_path):
+    # Params that were not an object (an array, a string, none) were answered -32601, "method
+    # not found", for the one method the client does serve; JSON-RPC says -32602.
+    client = fake("asks", tmp_path)
+    client.present_exporter(TWO_LAZY_DOCUMENTS)
+    answers = client.request("fake/ask", {"requests": [ask for ask, _ in SNAPSHOT_ASKS]}, timeout=10)
+    assert answered_as(answers) == [expected for _, expected in SNAPSHOT_ASKS]
+    assert "params must be an object" in answers[0]["error"]["message"]
+    client.close()
+
+
+def test_the_asyncio_client_answers_invalid_params_to_an_exporter_snapshot_not_an_object(tmp_path):
+    async def main():
+        async with await AsyncWharfClient.spawn(fake_launcher("asks", tmp_path)) as client:
+            await client.present_exporter(TWO_LAZY_DOCUMENTS)
+            return await client.request("fake/ask", {"requests": [ask for ask, _ in SNAPSHOT_ASKS]}, timeout=10)
+    assert answered_as(asyncio.run(main())) == [expected for _, expected in SNAPSHOT_ASKS]
+
+
 @pytest.fixture
 def long_winded(tmp_path, wharf_path):
     """A wharf that first writes a 2 MB line to standard error, then a short one."""

@@ -22,7 +22,7 @@ from . import calls
 from .calls import Call
 from .core import (NO_HANDLER_MESSAGE, DialogEvent, DialogRecord, Notification, OutputTail, PresentationFields,
                    ProtocolCore, Response, Router, ServerRequest, call_listener, failure_message, outcome_urls,
-                   release_failed)
+                   release_failed, snapshot_params)
 from .errors import ConnectionLost, RequestError, WharfError, WharfTimeout
 from .framing import LSP, FramingError
 from .paths import url_to_path
@@ -677,9 +677,7 @@ class WharfClient:
             self._send(frame, message)
 
     def _answer(self, request: ServerRequest) -> JSON:
-        if request.method != "exporter/snapshot" or not isinstance(request.params, dict):
-            raise RequestError(request.method, -32601, f"this client does not handle {request.method}")
-        params = request.params
+        params = snapshot_params(request)
         with self._lock:
             record = self._router.dialogs.get(str(params.get("dialogId")))
         provider = record.snapshot_provider(params.get("documentIndex")) if record is not None else None

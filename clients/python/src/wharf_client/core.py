@@ -75,6 +75,20 @@ class ServerRequest:
 Incoming = Union[Response, Notification, ServerRequest]
 
 
+def snapshot_params(request: ServerRequest) -> Dict[str, JSON]:
+    """The params of a server request this client serves (``exporter/snapshot``), or raises
+    the RequestError to answer with: ``-32601`` (method not found) for another method,
+    ``-32602`` (invalid params) for params that are not an object. The method is one this
+    client knows, so params of the wrong shape are not "method not found", whatever they are."""
+    if request.method != "exporter/snapshot":
+        raise RequestError(request.method, -32601, f"this client does not handle {request.method}")
+    if not isinstance(request.params, dict):
+        raise RequestError(request.method, -32602, f"{request.method} params must be an object "
+                                                   f"(dialogId, documentIndex, contentType), not "
+                                                   f"{json.dumps(request.params)[:100]}")
+    return request.params
+
+
 class ProtocolCore:
     """JSON-RPC 2.0 framing and bookkeeping, without I/O."""
 
@@ -243,7 +257,7 @@ class DialogRecord:
         return [str(t) for t in types] if isinstance(types, list) else None
 
     def snapshot_provider(self, index: JSON) -> Optional[SnapshotProvider]:
-        if isinstance(index, int) and 0 <= index < len(self.snapshots):
+        if isinstance(index, int) and not isinstance(index, bool) and 0 <= index < len(self.snapshots):
             return self.snapshots[index]
         return None
 
