@@ -677,6 +677,37 @@ def test_the_asyncio_close_kills_a_wedged_server_with_a_large_request_unread(wha
     asyncio.run(main())
 
 
+def test_close_timeout_bounds_the_whole_close_of_a_server_that_does_not_answer(wharf_path):
+    # Each stage of close() (shutdown, the reader's end, the exit) waited the whole timeout: a
+    # stopped wharf held close(2) for 6 s before it was killed.
+    client = WharfClient.spawn(wharf_path, ["--state-dir", ":memory:"])
+    try:
+        os.kill(client.process.pid, signal.SIGSTOP)
+        started = time.monotonic()
+        assert client.close(timeout=2) == -signal.SIGKILL
+        took = time.monotonic() - started
+        assert took < 2 + 1.5, f"close(timeout=2) took {took:.1f} s"
+    finally:
+        client.process.kill()
+        client.process.wait()
+
+
+def test_the_asyncio_close_timeout_bounds_the_whole_close(wharf_path):
+    async def main():
+        client = await AsyncWharfClient.spawn(wharf_path, ["--state-dir", ":memory:"])
+        try:
+            os.kill(client.process.pid, signal.SIGSTOP)
+            started = time.monotonic()
+            assert await client.close(timeout=2) == -signal.SIGKILL
+            return time.monotonic() - started
+        finally:
+            if client.process.returncode is None:
+                client.process.kill()
+                await client.process.wait()
+    took = asyncio.run(asyncio.wait_for(main(), 30))
+    assert took < 2 + 1.5, f"close(timeout=2) took {took:.1f} s"
+
+
 def test_the_asyncio_api_over_the_same_core(wharf_path, script, photos):
     async def main():
         args = script([{"choose": [str(photos / "notes.txt")]}, {"dismiss": True}])

@@ -320,25 +320,31 @@ class AsyncWharfClient:
 
     async def close(self, timeout: float = 10.0) -> Optional[int]:
         """Shuts down politely (``shutdown``, ``exit``) if the server is still there, then waits
-        for it; the exit status of a spawned server. Each step waits at most ``timeout`` seconds,
-        and a server that has not exited by then is killed."""
+        for it; the exit status of a spawned server. ``timeout`` bounds the whole close: a
+        spawned server that has not exited within it is killed."""
+        # One deadline for every stage (see WharfClient.close).
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+
+        def left() -> float:
+            return max(0.0, deadline - loop.time())
         if self._core.closed is None:
             with contextlib.suppress(WharfError):
-                await self.shutdown(timeout)
+                await self.shutdown(left())
                 self.exit()
         # A server that does not read (wedged, stopped) never takes what is still buffered for
         # it: the drain is bounded too, and the process killed below if it does not exit.
         if not self._writer.is_closing():
             with contextlib.suppress(OSError, ConnectionError, asyncio.TimeoutError):
-                await asyncio.wait_for(self._writer.drain(), timeout)
+                await asyncio.wait_for(self._writer.drain(), left())
         with contextlib.suppress(OSError, ConnectionError):
             self._writer.close()
         with contextlib.suppress(asyncio.TimeoutError):
-            await asyncio.wait_for(asyncio.shield(self._read_task), timeout)
+            await asyncio.wait_for(asyncio.shield(self._read_task), left())
         if self.process is None:
             return None
         try:
-            return await asyncio.wait_for(self.process.wait(), timeout)
+            return await asyncio.wait_for(self.process.wait(), left())
         except asyncio.TimeoutError:
             return await self.kill()
 

@@ -14,6 +14,7 @@ import queue
 import shutil
 import subprocess
 import threading
+import time
 import weakref
 from concurrent.futures import Future
 from typing import IO, Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple, TypeVar, Union, cast
@@ -377,14 +378,22 @@ class WharfClient:
 
     def close(self, timeout: float = 10.0) -> Optional[int]:
         """Shuts down politely (``shutdown``, ``exit``) if the server is still there, then waits
-        for it; the exit status of a spawned server."""
+        for it; the exit status of a spawned server. ``timeout`` bounds the whole close: a
+        spawned server that has not exited within it is killed (the status is then
+        ``-signal.SIGKILL``)."""
+        # One deadline for every stage: each waiting the whole timeout made a server that does
+        # not answer (wedged, stopped) cost three times it (shutdown, reader, exit).
+        deadline = time.monotonic() + timeout
+
+        def left() -> float:
+            return max(0.0, deadline - time.monotonic())
         if self._core.closed is None:
             with contextlib.suppress(WharfError):
-                self.shutdown(timeout)
+                self.shutdown(left())
                 self.exit()
         self._end_input()
-        self._reader_thread.join(timeout)
-        return None if self.process is None else _reap(self.process, timeout)
+        self._reader_thread.join(left())
+        return None if self.process is None else _reap(self.process, left())
 
     def kill(self) -> None:
         """Kills a spawned server at once (tests of a server dying use this)."""
