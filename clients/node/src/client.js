@@ -321,6 +321,16 @@ export class WharfClient extends EventEmitter {
   #abandoned = new Map();
   #presentations = new Map();
   #presentHandler = null;
+  /**
+   * Messages waiting for the pipe to wharf to drain, in order. A stream whose write() returned
+   * false still takes whatever it is given, copying it into memory without limit: a wharf that
+   * reads nothing (wedged, stopped) made a client sending large requests buffer all of them.
+   * So once write() says wait, what follows waits here, as given, and is encoded and written
+   * on 'drain': the stream holds at most its highWaterMark and one message more.
+   */
+  #outbox = [];
+  #waitingForDrain = false;
+  #endWhenWritten = false;
   #closed = null;
   #stderr = '';
   #requestTimeoutMs;
@@ -414,13 +424,21 @@ export class WharfClient extends EventEmitter {
     });
   }
 
-  /** A request got no answer in time: forgotten (a late answer is ignored), and the server told to drop it. */
+  /**
+   * A request got no answer in time: forgotten (a late answer is ignored), and the server told to
+   * drop it; or, if it is still waiting in the outbox, taken out unsent (the server never saw it).
+   */
   #expire(id, ms) {
     const entry = this.#pending.get(id);
     if (!entry) return;
     this.#pending.delete(id);
-    if (entry.method === 'presentImporter' || entry.method === 'presentExporter') this.#abandoned.set(id, entry.method);
-    if (!this.#closed) this.notify('$/cancelRequest', { id });
+    const unsent = this.#outbox.findIndex((message) => message.method !== undefined && message.id === id);
+    if (unsent >= 0) {
+      this.#outbox.splice(unsent, 1);
+    } else {
+      if (entry.method === 'presentImporter' || entry.method === 'presentExporter') this.#abandoned.set(id, entry.method);
+      if (!this.#closed) this.notify('$/cancelRequest', { id });
+    }
     entry.reject(new WharfTimeout(`${entry.method} got no answer within ${ms / 1000} s`));
   }
 
@@ -431,9 +449,32 @@ export class WharfClient extends EventEmitter {
     this.#write(message);
   }
 
+  /** Sends `message` after everything sent before it, now if the pipe has room, else once it drains (see #outbox). */
   #write(message) {
     this.emit('traffic', 'send', message);
-    this.#writable.write(encode(message, this.#framing));
+    this.#outbox.push(message);
+    if (!this.#waitingForDrain) this.#flush();
+  }
+
+  #flush() {
+    this.#waitingForDrain = false;
+    while (this.#outbox.length > 0) {
+      if (!this.#writable.write(encode(this.#outbox.shift(), this.#framing))) {
+        this.#waitingForDrain = true;
+        this.#writable.once('drain', () => this.#flush());
+        return;
+      }
+    }
+    if (this.#endWhenWritten) {
+      this.#endWhenWritten = false;
+      this.#writable.end();
+    }
+  }
+
+  /** Ends wharf's input once what was sent before is written (end() now would drop the outbox). */
+  #endInput() {
+    if (this.#outbox.length === 0) this.#writable.end();
+    else this.#endWhenWritten = true;
   }
 
   #receive(chunk) {
@@ -603,6 +644,7 @@ export class WharfClient extends EventEmitter {
       reject(new ConnectionLost(`${method} got no answer: ${reason}`));
     }
     this.#pending.clear();
+    this.#outbox.length = 0;  // nothing more can be written
     for (const dialog of this.#dialogs.values()) dialog._push(makeEvent('disconnected', { dialogId: dialog.id, message: reason }));
     // Nothing more will come: every dialog has ended, and early events would find none.
     this.#dialogs.clear();
@@ -661,7 +703,7 @@ export class WharfClient extends EventEmitter {
         }
       }
     }
-    this.#writable.end();
+    this.#endInput();
     if (!this.child) return null;
     if (this.child.exitCode === null && this.child.signalCode === null) {
       const exited = new Promise((resolve) => this.child.once('exit', resolve));

@@ -347,6 +347,50 @@ test('a present that times out but is answered anyway has its dialog cancelled',
   await client.ping();
 });
 
+test('sends wait for the pipe to drain: a wharf that reads nothing does not make the client buffer every request', { timeout: 30000 }, async (t) => {
+  // write()'s false was ignored, so each message was copied into the pipe's stream buffer: 40
+  // requests of 256 KiB to a stopped wharf held 10 MiB there, and as much more as were sent.
+  const client = await spawn(t, { args: ['--state-dir', ':memory:'] });
+  const { pid, stdin } = client.child;
+  const padding = 'x'.repeat(1 << 18);
+  let pings;
+  let buffered;
+  process.kill(pid, 'SIGSTOP');
+  try {
+    pings = Array.from({ length: 40 }, () => client.request('ping', { padding }));
+    buffered = stdin.writableLength;
+  } finally {
+    process.kill(pid, 'SIGCONT');
+  }
+  // The stream holds the message it was writing when it said wait, no more.
+  assert.ok(buffered <= 2 * padding.length, `${buffered} bytes buffered for a wharf that reads nothing`);
+  // Once wharf reads again, what waited is written, in order, and answered.
+  await Promise.all(pings);
+  assert.equal(stdin.writableLength, 0);
+});
+
+test('a request that times out while waiting for the pipe to drain is never sent', { timeout: 30000 }, async (t) => {
+  const client = await spawn(t, { args: ['--state-dir', ':memory:'] });
+  const { pid } = client.child;
+  const sent = [];
+  client.on('traffic', (direction, message) => { if (direction === 'send') sent.push(message); });
+  client.requestTimeoutMs = 200;
+  process.kill(pid, 'SIGSTOP');
+  try {
+    const padding = 'x'.repeat(1 << 18);
+    const pings = Array.from({ length: 5 }, () => client.request('ping', { padding }));
+    for (const ping of pings) await assert.rejects(ping, WharfTimeout);
+  } finally {
+    process.kill(pid, 'SIGCONT');
+  }
+  client.requestTimeoutMs = 10_000;
+  await client.ping();  // wharf reads on: the one ping it was given, its cancel, and this
+  // Only the first had been handed to the pipe: the server is told to drop it, and the others,
+  // taken out unsent, need no $/cancelRequest.
+  const cancelled = sent.filter((message) => message.method === '$/cancelRequest').map((message) => message.params.id);
+  assert.deepEqual(cancelled, [sent.find((message) => message.method === 'ping').id]);
+});
+
 test('close() kills a server that neither answers nor exits', { timeout: 5000 }, async (t) => {
   const client = await fake(t, 'deaf');
   assert.equal(await client.close({ timeoutMs: 200 }), null);
