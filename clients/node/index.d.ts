@@ -521,6 +521,7 @@ export declare class WharfClient extends EventEmitter {
   on(event: 'notification', listener: <M extends keyof ServerNotificationMap>(method: M, params: ServerNotificationMap[M]) => void): this;
   on(event: 'traffic', listener: (direction: 'send' | 'receive', message: unknown) => void): this;
   on(event: 'close', listener: (error: ConnectionLost) => void): this;
+  /** A failure nothing awaits: an onPresent handler's, or a release that failed after a withAccess body threw. */
   on(event: 'error', listener: (error: unknown) => void): this;
 
   initialize(options?: { app?: string; presentsDialogs?: boolean; prefersDesktopDialogs?: boolean; trace?: TraceValue; version?: string }): Promise<InitializeResult>;
@@ -554,7 +555,10 @@ export declare class WharfClient extends EventEmitter {
 
   resolveAccess(target: { url: PathOrFileURL } | { bookmark: string }): Promise<Lease>;
   releaseAccess(accessId: string): Promise<void>;
-  /** Resolves access, runs `body` with the path to open (`urlToPath(lease.url)`), always releases (try/finally). */
+  /**
+   * Resolves access, runs `body` with the path to open (`urlToPath(lease.url)`), always releases. If `body` throws, that
+   * is what rejects, and a release failing too is reported on `error` (or as a process warning), not in its place.
+   */
   withAccess<T>(target: PathOrFileURL | { url: PathOrFileURL } | { bookmark: string }, body: (path: string | Buffer, lease: Lease) => T | Promise<T>): Promise<T>;
   createBookmark(url: PathOrFileURL): Promise<string>;
   listAccess(): Promise<AccessList>;

@@ -48,6 +48,11 @@ export const NO_HANDLER_MESSAGE = 'this client said presentsDialogs but register
 
 const FINAL = new Set(['completed', 'cancelled', 'disconnected']);
 
+// How many ended dialogs' ids a client remembers, so that a stray notification naming one is
+// dropped rather than kept as an early event for a dialog that will never register. Ids are not
+// reused and wharf sends nothing after a dialog's final event: a guard, and bounded.
+const ENDED_IDS = 1024;
+
 /**
  * How long a request waits for its answer by default before rejecting with WharfTimeout: a
  * guard against a wedged server. Dialogs wait on humans: `dialog.result({timeoutMs})` takes its own.
@@ -113,12 +118,18 @@ export class Dialog extends EventEmitter {
   _push(event) {
     if (this.done) return;
     this.#events.push(event);
-    if (event.isFinal) this.#settle(event);
+    if (event.isFinal) {
+      // Nothing asks for a snapshot once the dialog has ended: let go of the functions (and all
+      // they capture), even while the app keeps this Dialog.
+      this.#snapshots = [];
+      this.#settle(event);
+    }
     this.emit('event', event);
   }
 
   _snapshot(index) {
-    return this.#snapshots[index];
+    // An index, not any key: `"length"` or `"0"` must not find something.
+    return Number.isInteger(index) ? this.#snapshots[index] : undefined;
   }
 
   get done() {
@@ -297,12 +308,29 @@ export class WharfClient extends EventEmitter {
   #decoder;
   #nextId = 1;
   #pending = new Map();
+  /**
+   * The dialogs that have not ended. One is dropped once its final event is delivered: an
+   * editor opens dialogs for as long as it runs, and each would otherwise be kept, with its
+   * events and snapshot functions, for ever. Whoever holds the Dialog still reads its outcome.
+   */
   #dialogs = new Map();
+  /** The ids of the last ENDED_IDS dialogs dropped from #dialogs, oldest first. */
+  #ended = new Set();
   #early = new Map();
   /** Present requests that timed out, by id: their answer, if it still comes, names a dialog nobody waits for. */
   #abandoned = new Map();
   #presentations = new Map();
   #presentHandler = null;
+  /**
+   * Messages waiting for the pipe to wharf to drain, in order. A stream whose write() returned
+   * false still takes whatever it is given, copying it into memory without limit: a wharf that
+   * reads nothing (wedged, stopped) made a client sending large requests buffer all of them.
+   * So once write() says wait, what follows waits here, as given, and is encoded and written
+   * on 'drain': the stream holds at most its highWaterMark and one message more.
+   */
+  #outbox = [];
+  #waitingForDrain = false;
+  #endWhenWritten = false;
   #closed = null;
   #stderr = '';
   #requestTimeoutMs;
@@ -396,13 +424,21 @@ export class WharfClient extends EventEmitter {
     });
   }
 
-  /** A request got no answer in time: forgotten (a late answer is ignored), and the server told to drop it. */
+  /**
+   * A request got no answer in time: forgotten (a late answer is ignored), and the server told to
+   * drop it; or, if it is still waiting in the outbox, taken out unsent (the server never saw it).
+   */
   #expire(id, ms) {
     const entry = this.#pending.get(id);
     if (!entry) return;
     this.#pending.delete(id);
-    if (entry.method === 'presentImporter' || entry.method === 'presentExporter') this.#abandoned.set(id, entry.method);
-    if (!this.#closed) this.notify('$/cancelRequest', { id });
+    const unsent = this.#outbox.findIndex((message) => message.method !== undefined && message.id === id);
+    if (unsent >= 0) {
+      this.#outbox.splice(unsent, 1);
+    } else {
+      if (entry.method === 'presentImporter' || entry.method === 'presentExporter') this.#abandoned.set(id, entry.method);
+      if (!this.#closed) this.notify('$/cancelRequest', { id });
+    }
     entry.reject(new WharfTimeout(`${entry.method} got no answer within ${ms / 1000} s`));
   }
 
@@ -413,9 +449,32 @@ export class WharfClient extends EventEmitter {
     this.#write(message);
   }
 
+  /** Sends `message` after everything sent before it, now if the pipe has room, else once it drains (see #outbox). */
   #write(message) {
     this.emit('traffic', 'send', message);
-    this.#writable.write(encode(message, this.#framing));
+    this.#outbox.push(message);
+    if (!this.#waitingForDrain) this.#flush();
+  }
+
+  #flush() {
+    this.#waitingForDrain = false;
+    while (this.#outbox.length > 0) {
+      if (!this.#writable.write(encode(this.#outbox.shift(), this.#framing))) {
+        this.#waitingForDrain = true;
+        this.#writable.once('drain', () => this.#flush());
+        return;
+      }
+    }
+    if (this.#endWhenWritten) {
+      this.#endWhenWritten = false;
+      this.#writable.end();
+    }
+  }
+
+  /** Ends wharf's input once what was sent before is written (end() now would drop the outbox). */
+  #endInput() {
+    if (this.#outbox.length === 0) this.#writable.end();
+    else this.#endWhenWritten = true;
   }
 
   #receive(chunk) {
@@ -524,13 +583,22 @@ export class WharfClient extends EventEmitter {
   #deliver(dialogId, event) {
     const dialog = this.#dialogs.get(dialogId);
     if (!dialog) {
+      if (this.#ended.has(dialogId)) return;  // after its end: nothing to keep it for
       // Said before the answer that names the dialog; handed over when it registers.
       if (!this.#early.has(dialogId)) this.#early.set(dialogId, []);
       this.#early.get(dialogId).push(event);
       return;
     }
     dialog._push(event);
-    if (event.isFinal) this.#presentations.delete(dialogId);
+    if (event.isFinal) this.#forget(dialogId);
+  }
+
+  /** A dialog has ended and its waiters have been told: the client lets go of it. */
+  #forget(dialogId) {
+    this.#dialogs.delete(dialogId);
+    this.#presentations.delete(dialogId);
+    this.#ended.add(dialogId);
+    if (this.#ended.size > ENDED_IDS) this.#ended.delete(this.#ended.values().next().value);
   }
 
   async #serve(message) {
@@ -539,7 +607,14 @@ export class WharfClient extends EventEmitter {
       if (message.method !== 'exporter/snapshot') {
         throw new RequestError(message.method, -32601, `this client does not handle ${message.method}`);
       }
-      const { dialogId, documentIndex, contentType } = message.params ?? {};
+      // A method this client serves, with params of the wrong shape: invalid params, as JSON-RPC
+      // says, and a message that says so (destructuring an array or a string finds no member,
+      // and the answer named "document undefined of undefined").
+      const params = message.params;
+      if (params === null || typeof params !== 'object' || Array.isArray(params)) {
+        throw new RequestError(message.method, -32602, `${message.method} params must be an object (dialogId, documentIndex, contentType), not ${String(JSON.stringify(params)).slice(0, 100)}`);
+      }
+      const { dialogId, documentIndex, contentType } = params;
       const provider = this.#dialogs.get(dialogId)?._snapshot(documentIndex);
       if (!provider) throw new RequestError(message.method, -32602, `document ${documentIndex} of ${dialogId} has no snapshot function`);
       response.result = contentsJSON(await provider(contentType));
@@ -569,7 +644,12 @@ export class WharfClient extends EventEmitter {
       reject(new ConnectionLost(`${method} got no answer: ${reason}`));
     }
     this.#pending.clear();
+    this.#outbox.length = 0;  // nothing more can be written
     for (const dialog of this.#dialogs.values()) dialog._push(makeEvent('disconnected', { dialogId: dialog.id, message: reason }));
+    // Nothing more will come: every dialog has ended, and early events would find none.
+    this.#dialogs.clear();
+    this.#early.clear();
+    this.#abandoned.clear();
     for (const presentation of this.#presentations.values()) presentation._hide();
     this.#presentations.clear();
     this.emit('close', error);
@@ -623,7 +703,7 @@ export class WharfClient extends EventEmitter {
         }
       }
     }
-    this.#writable.end();
+    this.#endInput();
     if (!this.child) return null;
     if (this.child.exitCode === null && this.child.signalCode === null) {
       const exited = new Promise((resolve) => this.child.once('exit', resolve));
@@ -746,14 +826,38 @@ export class WharfClient extends EventEmitter {
    * string or `{url}` / `{bookmark}`. The path is made from the lease's `url` (urlToPath: a
    * Buffer when the name is not UTF-8), not its `path`, which is for display and may then name
    * another file.
+   *
+   * A release that fails rejects (RequestError, WharfTimeout), unless `body` failed: then what
+   * `body` threw is what rejects, the very same value, and the release failure is reported on
+   * the client's `error` event (or, with no `error` listener, as a process warning).
    */
   async withAccess(target, body) {
     const lease = await this.resolveAccess(typeof target === 'string' ? { url: target } : target);
+    let result;
     try {
-      return await body(urlToPath(lease.url), lease);
-    } finally {
-      if (!this.#closed) await this.releaseAccess(lease.accessId);
+      result = await body(urlToPath(lease.url), lease);
+    } catch (error) {
+      // The body's error is what the caller's code did: a release failing after it (wharf
+      // wedged, the lease already gone) must not take its place, as it did from a finally.
+      // Nor is the body's error wrapped (AggregateError) or given a `cause`: its type and its
+      // own cause are what the caller's catch looks at. The release failure is reported aside.
+      if (!this.#closed) {
+        try {
+          await this.releaseAccess(lease.accessId);
+        } catch (failure) {
+          this.#reportReleaseFailure(lease.accessId, failure);
+        }
+      }
+      throw error;
     }
+    if (!this.#closed) await this.releaseAccess(lease.accessId);
+    return result;
+  }
+
+  #reportReleaseFailure(accessId, failure) {
+    if (failure instanceof ConnectionLost) return;  // the server is gone, and its leases with it
+    if (this.listenerCount('error') > 0) this.emit('error', failure);
+    else process.emitWarning(`releasing access ${accessId} failed after the withAccess body threw: ${failure?.message ?? failure}`, 'WharfWarning');
   }
 
   async createBookmark(url) {

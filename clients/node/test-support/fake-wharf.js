@@ -10,7 +10,11 @@
 //   late-present     answers presentImporter only after `$/cancelRequest` for it, with a dialog
 //                    (the answer crossed the cancel); `cancel` ends that dialog as wharf does;
 //   closes-output    answers initialize and presentImporter; at the next request it closes its
-//                    standard output and lives on, answering nothing, until it is killed.
+//                    standard output and lives on, answering nothing, until it is killed;
+//   asks             answers presentExporter with dialog d1 (left open); on the request
+//                    `fake/ask` {requests: [{method, params?}, …]} it sends each as a request of
+//                    its own to the client, and answers `fake/ask` with the client's answers
+//                    (result or error), in order.
 import { closeSync } from 'node:fs';
 
 import { FrameDecoder, encode } from '../src/framing.js';
@@ -20,11 +24,32 @@ const decoder = new FrameDecoder();
 const send = (message) => process.stdout.write(encode(message));
 const answer = (request, result) => send({ jsonrpc: '2.0', id: request.id, result });
 const notify = (method, params) => send({ jsonrpc: '2.0', method, params });
+// asks: the client's answers to the requests a `fake/ask` sent, by their id, and who waits for them.
+const asked = new Map();
+let asking = null;
 
 process.stdin.on('data', (chunk) => {
   for (const body of decoder.push(chunk)) {
     const request = JSON.parse(body.toString());
     if (mode === 'deaf' && request.method !== 'initialize') continue;
+    if (mode === 'asks' && !('method' in request) && asked.has(request.id)) {
+      const { result, error } = request;
+      asked.set(request.id, error ? { error } : { result });
+      if ([...asked.values()].every((answer) => answer !== null)) answer(asking, [...asked.values()]);
+      continue;
+    }
+    if (mode === 'asks' && request.method === 'fake/ask') {
+      asking = request;
+      request.params.requests.forEach((ask, index) => {
+        asked.set(`ask-${index}`, null);
+        send({ jsonrpc: '2.0', id: `ask-${index}`, ...ask });
+      });
+      continue;
+    }
+    if (mode === 'asks' && request.method === 'presentExporter') {
+      answer(request, { dialogId: 'd1' });
+      continue;
+    }
     if (!('id' in request)) {
       if (request.method === 'exit') process.exit(0);
       if (request.method === '$/cancelRequest' && mode === 'wedged') {

@@ -9,6 +9,8 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 
 import { PassThrough } from 'node:stream';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 
 import {
   ConnectionLost, DEFAULT_REQUEST_TIMEOUT_MS, DialogCancelled, DialogFailed, INSTALLED_LOCATIONS, NO_HANDLER_MESSAGE, RequestError,
@@ -76,6 +78,40 @@ test('withAccess releases the lease even when the body throws', async (t) => {
   assert.equal((await client.listAccess()).activeLeases, 0);
   await assert.rejects(client.resolveAccess({ url: url(join(folder, 'a.png')) }),
     (error) => error instanceof RequestError && error.codeName === 'accessDenied');
+});
+
+test('an error thrown by the withAccess body is not replaced by a failed release', async (t) => {
+  // The release in withAccess's finally rejected over the body's own error: the caller saw
+  // accessNotFound (or a WharfTimeout) where its code had thrown, and its error was lost.
+  const folder = photos(t);
+  const client = await spawn(t, { args: script(t, [{ choose: [join(folder, 'notes.txt')] }]) });
+  const [picked] = await (await client.presentImporter(['public.plain-text'])).result();
+  const leases = [];
+  client.on('traffic', (direction, message) => { if (direction === 'receive' && message.result?.accessId) leases.push(message.result.accessId); });
+  const heard = [];
+  client.on('error', (error) => heard.push(error));
+  const crash = new Error('the editor crashed');
+  await assert.rejects(client.withAccess(picked, async () => {
+    await client.releaseAccess(leases[0]);  // released behind its back: the scoped release fails
+    throw crash;
+  }), (error) => error === crash);
+  assert.equal(heard.length, 1, 'the release failure was not reported');
+  assert.ok(heard[0] instanceof RequestError && heard[0].codeName === 'accessNotFound', String(heard[0]));
+  // When the body did not throw, a failed release is the rejection.
+  await assert.rejects(client.withAccess(picked, () => client.releaseAccess(leases[1])),
+    (error) => error instanceof RequestError && error.codeName === 'accessNotFound');
+  assert.equal(heard.length, 1);
+  // With no `error` listener, the release failure becomes a process warning.
+  client.removeAllListeners('error');
+  const warned = new Promise((resolve) => process.once('warning', resolve));
+  await assert.rejects(client.withAccess(picked, async () => {
+    await client.releaseAccess(leases[2]);
+    throw crash;
+  }), (error) => error === crash);
+  const warning = await warned;
+  assert.equal(warning.name, 'WharfWarning');
+  assert.match(warning.message, new RegExp(`releasing access ${leases[2]} failed .*accessNotFound`));
+  assert.equal((await client.listAccess()).activeLeases, 0);
 });
 
 test('withAccess opens the file picked when its name is not UTF-8, not the one its display path names', async (t) => {
@@ -146,6 +182,82 @@ test('a lazy export asks for its snapshot and writes it', async (t) => {
   assert.deepEqual(asked, ['public.plain-text']);
   assert.deepEqual(dialog.contentTypes, ['public.plain-text']);
   assert.equal(readFileSync(join(folder, 'out.txt'), 'utf8'), 'made on demand\n');
+});
+
+/** A full garbage collection, after the current job (WeakRefs made or read in it hold their targets until it ends). */
+async function collectGarbage() {
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc');
+  await new Promise((resolve) => setImmediate(resolve));
+  gc();
+}
+
+/**
+ * Presents `count` lazy exports, each with a snapshot function capturing a buffer of its own
+ * (a WeakRef to each buffer goes onto `captured`), waits for each to end, and returns the
+ * Dialogs. A function of its own, as is `weakly`: a suspended async function keeps stale values
+ * in its registers, and the test's own frame must hold no dialog or buffer.
+ */
+async function endLazyExports(client, count, captured) {
+  const dialogs = [];
+  for (let i = 0; i < count; i++) {
+    const buffer = { text: 'made on demand\n' };
+    captured.push(new WeakRef(buffer));
+    const dialog = await client.presentExporter([{ writableContentTypes: ['public.plain-text'], snapshot: () => buffer.text }]);
+    await dialog.result().catch((error) => { if (!(error instanceof DialogCancelled)) throw error; });
+    dialogs.push(dialog);
+  }
+  return dialogs;
+}
+
+/** Empties `list`, returning a WeakRef to each thing it held. */
+function weakly(list) {
+  return list.splice(0).map((item) => new WeakRef(item));
+}
+
+test('ended dialogs are forgotten, with their snapshot functions', async (t) => {
+  // The client kept every dialog it had presented, and with it the snapshot functions and all
+  // they captured, for as long as it ran: a long-running editor leaked each export's buffer.
+  const folder = scratch(t);
+  let turn = 0;
+  const client = await spawn(t, {
+    args: ['--state-dir', ':memory:'], presentsDialogs: true,
+    // Every other dialog is saved, the rest dismissed: both final events are covered.
+    onPresent: (presentation) => (turn++ % 2 ? presentation.dismiss() : presentation.save(url(join(folder, 'out.txt')), { overwrite: true })),
+  });
+  const captured = [];
+  const kept = await endLazyExports(client, 6, captured);
+  // What the app kept still tells how each ended.
+  assert.deepEqual(kept.map((dialog) => dialog.events.at(-1).kind), ['completed', 'cancelled', 'completed', 'cancelled', 'completed', 'cancelled']);
+  // The snapshot functions are let go of at the end, even while the app keeps its Dialogs …
+  await collectGarbage();
+  assert.deepEqual(captured.map((ref) => ref.deref()), Array(6).fill(undefined), 'a snapshot function outlived its dialog');
+  // … and the Dialogs themselves once the app drops them.
+  const dialogs = weakly(kept);
+  await collectGarbage();
+  assert.deepEqual(dialogs.map((ref) => ref.deref() === undefined), Array(6).fill(true), 'the client still holds ended dialogs');
+  await client.ping();  // and it goes on
+});
+
+test('an exporter/snapshot whose params are not an object is answered invalid params', async (t) => {
+  // Params that were an array or a string were answered -32602 already, but as "document
+  // undefined of undefined has no snapshot function"; a documentIndex of "1" found document 1.
+  const client = await fake(t, 'asks');
+  await client.presentExporter([
+    { writableContentTypes: ['public.plain-text'], snapshot: () => 'lazy\n' },
+    { writableContentTypes: ['public.plain-text'], snapshot: () => 'second\n' },
+  ]);
+  const asks = [
+    [{ method: 'exporter/snapshot', params: [0] }, -32602],
+    [{ method: 'exporter/snapshot', params: 'd1' }, -32602],
+    [{ method: 'exporter/snapshot' }, -32602],
+    [{ method: 'exporter/snapshot', params: { dialogId: 'd1', documentIndex: '1', contentType: 'public.plain-text' } }, -32602],
+    [{ method: 'exporter/thumbnail', params: { dialogId: 'd1' } }, -32601],
+    [{ method: 'exporter/snapshot', params: { dialogId: 'd1', documentIndex: 0, contentType: 'public.plain-text' } }, { text: 'lazy\n' }],
+  ];
+  const answers = await client.request('fake/ask', { requests: asks.map(([ask]) => ask) });
+  assert.deepEqual(answers.map((answer) => answer.error?.code ?? answer.result), asks.map(([, expected]) => expected));
+  for (const answer of answers.slice(0, 3)) assert.match(answer.error.message, /^exporter\/snapshot params must be an object/);
 });
 
 test('a failing snapshot fails the dialog and writes nothing', async (t) => {
@@ -235,6 +347,50 @@ test('a present that times out but is answered anyway has its dialog cancelled',
   await client.ping();
 });
 
+test('sends wait for the pipe to drain: a wharf that reads nothing does not make the client buffer every request', { timeout: 30000 }, async (t) => {
+  // write()'s false was ignored, so each message was copied into the pipe's stream buffer: 40
+  // requests of 256 KiB to a stopped wharf held 10 MiB there, and as much more as were sent.
+  const client = await spawn(t, { args: ['--state-dir', ':memory:'] });
+  const { pid, stdin } = client.child;
+  const padding = 'x'.repeat(1 << 18);
+  let pings;
+  let buffered;
+  process.kill(pid, 'SIGSTOP');
+  try {
+    pings = Array.from({ length: 40 }, () => client.request('ping', { padding }));
+    buffered = stdin.writableLength;
+  } finally {
+    process.kill(pid, 'SIGCONT');
+  }
+  // The stream holds the message it was writing when it said wait, no more.
+  assert.ok(buffered <= 2 * padding.length, `${buffered} bytes buffered for a wharf that reads nothing`);
+  // Once wharf reads again, what waited is written, in order, and answered.
+  await Promise.all(pings);
+  assert.equal(stdin.writableLength, 0);
+});
+
+test('a request that times out while waiting for the pipe to drain is never sent', { timeout: 30000 }, async (t) => {
+  const client = await spawn(t, { args: ['--state-dir', ':memory:'] });
+  const { pid } = client.child;
+  const sent = [];
+  client.on('traffic', (direction, message) => { if (direction === 'send') sent.push(message); });
+  client.requestTimeoutMs = 200;
+  process.kill(pid, 'SIGSTOP');
+  try {
+    const padding = 'x'.repeat(1 << 18);
+    const pings = Array.from({ length: 5 }, () => client.request('ping', { padding }));
+    for (const ping of pings) await assert.rejects(ping, WharfTimeout);
+  } finally {
+    process.kill(pid, 'SIGCONT');
+  }
+  client.requestTimeoutMs = 10_000;
+  await client.ping();  // wharf reads on: the one ping it was given, its cancel, and this
+  // Only the first had been handed to the pipe: the server is told to drop it, and the others,
+  // taken out unsent, need no $/cancelRequest.
+  const cancelled = sent.filter((message) => message.method === '$/cancelRequest').map((message) => message.params.id);
+  assert.deepEqual(cancelled, [sent.find((message) => message.method === 'ping').id]);
+});
+
 test('close() kills a server that neither answers nor exits', { timeout: 5000 }, async (t) => {
   const client = await fake(t, 'deaf');
   assert.equal(await client.close({ timeoutMs: 200 }), null);
@@ -248,6 +404,8 @@ test('requests wait 60 s by default, and a pending one does not keep the process
   // A client over streams nothing answers on: the process ends at once, not after the timeout.
   const module = new URL('../src/index.js', import.meta.url).href;
   const code = `import { PassThrough } from 'node:stream';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
     const { WharfClient } = await import(${JSON.stringify(module)});
     new WharfClient(new PassThrough(), new PassThrough()).ping().catch(() => {});`;
   await promisify(execFile)(process.execPath, ['--input-type=module', '--eval', code], { timeout: 5000 });

@@ -12,6 +12,10 @@ Modes:
   late-present      answers presentImporter only after `$/cancelRequest` for it, with a dialog
                     (the answer crossed the cancel) whose first event came before the answer;
                     `cancel` ends that dialog as wharf does.
+  asks              answers presentExporter with dialog d1 (left open); on the request
+                    `fake/ask` {requests: [{method, params?}, …]} it sends each as a request of
+                    its own to the client, and answers `fake/ask` with the client's answers
+                    (result or error), in order.
 """
 import json
 import sys
@@ -52,7 +56,21 @@ while True:
             notify("dialog/presentationChanged", {"dialogId": "d-late", "isPresented": True})
             answer(request["params"], {"dialogId": "d-late"})
         continue
-    if method == "initialize":
+    if method == "fake/ask" and MODE == "asks":
+        asked = {}
+        for index, ask in enumerate(request["params"]["requests"]):
+            asked[f"ask-{index}"] = None
+            send({"jsonrpc": "2.0", "id": f"ask-{index}", **ask})
+        while any(answered is None for answered in asked.values()):
+            message = reader.read()
+            if message is None:
+                sys.exit(1)
+            if message.get("id") in asked and "method" not in message:
+                asked[message["id"]] = {key: message[key] for key in ("result", "error") if key in message}
+        answer(request, list(asked.values()))
+    elif method == "presentExporter" and MODE == "asks":
+        answer(request, {"dialogId": "d1"})
+    elif method == "initialize":
         answer(request, {"serverInfo": {"name": "wharf", "version": "fake"}, "protocolVersion": "0.1", "capabilities": {}})
     elif method == "presentImporter":
         if MODE == "late-present":

@@ -14,7 +14,7 @@ import pytest
 from wharf_client import (ConnectionLost, DialogCancelled, DialogFailed, ExportDocument, RequestError, WharfClient,
                           WharfTimeout, url_to_path)
 from wharf_client.aio import AsyncWharfClient
-from wharf_client.core import OutputTail
+from wharf_client.core import OutputTail, Router
 
 FAKE = os.path.join(os.path.dirname(__file__), "fake_wharf.py")
 
@@ -76,6 +76,63 @@ def test_access_is_balanced_even_when_the_block_raises(wharf_path, script, photo
         with pytest.raises(RequestError) as raised:
             client.resolve_access((photos / "a.png").as_uri())
         assert raised.value.name == "accessDenied"
+
+
+def leases_granted(client):
+    """The accessId of every lease the server grants ``client`` from now on, as it comes."""
+    leases = []
+
+    def heard(direction, message):
+        result = message.get("result")
+        if direction == "receive" and isinstance(result, dict) and "accessId" in result:
+            leases.append(result["accessId"])
+    client.on_traffic(heard)
+    return leases
+
+
+class EditorCrashed(Exception):
+    pass
+
+
+def test_an_exception_in_the_access_block_is_not_replaced_by_a_failed_release(wharf_path, script, photos, caplog):
+    # The release in access()'s finally raised over the block's own exception: the caller saw
+    # accessNotFound (or a WharfTimeout) where its code had raised, and its exception only as
+    # the __context__ of ours.
+    with WharfClient.spawn(wharf_path, script([{"choose": [str(photos / "notes.txt")]}])) as client:
+        [url] = client.present_importer(["public.plain-text"]).result(timeout=10)
+        leases = leases_granted(client)
+        with pytest.raises(EditorCrashed) as raised:
+            with client.access(url):
+                client.release_access(leases[0])  # released behind its back: the scoped release fails
+                raise EditorCrashed("the editor crashed")
+        assert str(raised.value) == "the editor crashed"
+        assert "accessNotFound" in caplog.text and leases[0] in caplog.text, "the release failure was not logged"
+        if sys.version_info >= (3, 11):
+            assert any("accessNotFound" in note for note in raised.value.__notes__)
+        # When the block did not raise, a failed release is the error to raise.
+        with pytest.raises(RequestError) as failed:
+            with client.access(url):
+                client.release_access(leases[1])
+        assert failed.value.name == "accessNotFound"
+        assert client.list_access().active_leases == 0
+
+
+def test_an_exception_in_the_asyncio_access_block_is_not_replaced_by_a_failed_release(wharf_path, script, photos,
+                                                                                         caplog):
+    async def main():
+        async with await AsyncWharfClient.spawn(wharf_path, script([{"choose": [str(photos / "notes.txt")]}])) as client:
+            [url] = await (await client.present_importer(["public.plain-text"])).result(timeout=10)
+            leases = leases_granted(client)
+            with pytest.raises(EditorCrashed):
+                async with client.access(url):
+                    await client.release_access(leases[0])
+                    raise EditorCrashed("the editor crashed")
+            with pytest.raises(RequestError) as failed:
+                async with client.access(url):
+                    await client.release_access(leases[1])
+            assert failed.value.name == "accessNotFound"
+    asyncio.run(asyncio.wait_for(main(), 30))
+    assert "accessNotFound" in caplog.text
 
 
 @pytest.fixture
@@ -208,6 +265,148 @@ def test_the_server_dying_mid_dialog_fails_every_pending_call_and_dialog(wharf_p
     with pytest.raises(ConnectionLost):
         client.ping()
     client.close()
+
+
+class Captured:
+    """Something a snapshot function captures (an editor's buffer, say); a weakref tells when
+    it is gone."""
+    text = "made on demand\n"
+
+
+def lazy_document(captured):
+    """A lazy document whose snapshot function captures a fresh Captured; its weakref is
+    appended to ``captured``. Made here, so that the test's own frame refers to neither."""
+    buffer = Captured()
+    captured.append(weakref.ref(buffer))
+    return ExportDocument(["public.plain-text"], filename="out", snapshot=lambda content_type: buffer.text)
+
+
+def save_or_dismiss(folder):
+    """A presenter handler that saves every other dialog and dismisses the rest: half the
+    dialogs end completed, half cancelled."""
+    turns = iter(range(1 << 30))
+
+    def draw(presentation):
+        if next(turns) % 2:
+            presentation.dismiss()
+        else:
+            presentation.save((folder / "out.txt").as_uri(), overwrite=True)
+    return draw
+
+
+def test_ended_dialogs_are_forgotten_with_their_snapshot_functions(wharf_path, tmp_path):
+    # The client kept every dialog it had presented, and with it the snapshot functions and all
+    # they captured, for as long as it ran: a long-running editor leaked each export's buffer.
+    with WharfClient.spawn(wharf_path, ["--state-dir", ":memory:"], presents_dialogs=True,
+                           on_present=save_or_dismiss(tmp_path)) as client:
+        captured, ended = [], []
+        for _ in range(6):
+            dialog = client.present_exporter([lazy_document(captured)])
+            try:
+                dialog.result(timeout=10)
+            except DialogCancelled:
+                pass
+            ended.append(dialog)
+        client.ping(timeout=10)  # answered after every dialog's last event: all routed
+        assert client._dialogs == {} and client._router.dialogs == {}, "ended dialogs are still kept"
+        assert client.dialog(ended[0].id) is None
+        # What the app kept still tells how each ended, and late events change nothing.
+        assert ended[0].result() == [(tmp_path / "out.txt").as_uri()]
+        with pytest.raises(DialogCancelled):
+            ended[1].result()
+        # The snapshot functions are let go of at the end, even while the app keeps its Dialogs …
+        gc.collect()
+        assert [ref() for ref in captured] == [None] * 6, "a snapshot function outlived its dialog"
+        # … and the Dialogs themselves once the app drops them.
+        dialogs = [weakref.ref(dialog) for dialog in ended]
+        del ended, dialog
+        gc.collect()
+        assert [ref() for ref in dialogs] == [None] * 6, "the client still holds ended dialogs"
+
+
+def test_the_asyncio_client_forgets_ended_dialogs_with_their_snapshot_functions(wharf_path, tmp_path):
+    async def main():
+        turns = iter(range(1 << 30))
+
+        async def draw(presentation):  # as save_or_dismiss does
+            if next(turns) % 2:
+                await presentation.dismiss()
+            else:
+                await presentation.save((tmp_path / "out.txt").as_uri(), overwrite=True)
+        async with await AsyncWharfClient.spawn(wharf_path, ["--state-dir", ":memory:"], presents_dialogs=True,
+                                                on_present=draw) as client:
+            captured, dialogs = [], []
+            for _ in range(4):
+                dialog = await client.present_exporter([lazy_document(captured)])
+                try:
+                    await dialog.result(timeout=10)
+                except DialogCancelled:
+                    pass
+                assert client.dialog(dialog.id) is None
+                dialogs.append(weakref.ref(dialog))
+            del dialog
+            assert client._dialogs == {} and client._router.dialogs == {}, "ended dialogs are still kept"
+            gc.collect()
+            assert [ref() for ref in captured] == [None] * 4, "a snapshot function outlived its dialog"
+            assert [ref() for ref in dialogs] == [None] * 4, "the client still holds ended dialogs"
+    asyncio.run(asyncio.wait_for(main(), 60))
+
+
+def test_a_notification_for_an_ended_dialog_is_dropped_not_kept_for_ever():
+    router = Router()
+    record = router.register("d1", "importer", [])
+    router.route("dialog/cancelled", {"dialogId": "d1", "reason": "user"})
+    assert record.final is not None and router.dialogs == {}
+    # A stray event after the end: harmless, and not kept as an early event of a dialog to come.
+    routed = router.route("dialog/progress", {"dialogId": "d1", "fraction": 1})
+    assert routed is not None and routed.dialog_id == "d1"
+    assert router._early == {} and record.events[-1].kind == "cancelled"
+    # One named before the answer that registers its dialog still reaches it.
+    router.route("dialog/presentationChanged", {"dialogId": "d2", "isPresented": True})
+    assert [event.kind for event in router.register("d2", "importer", []).events] == ["presentationChanged"]
+
+
+#: Requests the fake server (mode ``asks``) sends the client once dialog d1 is open, and how
+#: each must be answered: with the error code, or the result.
+SNAPSHOT_ASKS = [
+    ({"method": "exporter/snapshot", "params": [0]}, -32602),
+    ({"method": "exporter/snapshot", "params": "d1"}, -32602),
+    ({"method": "exporter/snapshot"}, -32602),
+    ({"method": "exporter/snapshot", "params": {"dialogId": "d1", "documentIndex": True,
+                                                "contentType": "public.plain-text"}}, -32602),
+    ({"method": "exporter/thumbnail", "params": {"dialogId": "d1"}}, -32601),
+    ({"method": "exporter/snapshot", "params": {"dialogId": "d1", "documentIndex": 0,
+                                                "contentType": "public.plain-text"}}, {"text": "lazy\n"}),
+]
+
+
+#: Dialog d1's documents: documentIndex true must not be taken for 1 (a bool is an int in Python).
+TWO_LAZY_DOCUMENTS = [ExportDocument(["public.plain-text"], snapshot=lambda content_type: "lazy\n"),
+                      ExportDocument(["public.plain-text"], snapshot=lambda content_type: "second\n")]
+
+
+def answered_as(answers):
+    """Each answer as SNAPSHOT_ASKS says it: its error code, or its result."""
+    return [answer["error"]["code"] if "error" in answer else answer["result"] for answer in answers]
+
+
+def test_an_exporter_snapshot_with_params_not_an_object_is_answered_invalid_params(tmp_path):
+    # Params that were not an object (an array, a string, none) were answered -32601, "method
+    # not found", for the one method the client does serve; JSON-RPC says -32602.
+    client = fake("asks", tmp_path)
+    client.present_exporter(TWO_LAZY_DOCUMENTS)
+    answers = client.request("fake/ask", {"requests": [ask for ask, _ in SNAPSHOT_ASKS]}, timeout=10)
+    assert answered_as(answers) == [expected for _, expected in SNAPSHOT_ASKS]
+    assert "params must be an object" in answers[0]["error"]["message"]
+    client.close()
+
+
+def test_the_asyncio_client_answers_invalid_params_to_an_exporter_snapshot_not_an_object(tmp_path):
+    async def main():
+        async with await AsyncWharfClient.spawn(fake_launcher("asks", tmp_path)) as client:
+            await client.present_exporter(TWO_LAZY_DOCUMENTS)
+            return await client.request("fake/ask", {"requests": [ask for ask, _ in SNAPSHOT_ASKS]}, timeout=10)
+    assert answered_as(asyncio.run(main())) == [expected for _, expected in SNAPSHOT_ASKS]
 
 
 @pytest.fixture
@@ -476,6 +675,37 @@ def test_the_asyncio_close_kills_a_wedged_server_with_a_large_request_unread(wha
                 client.process.kill()
                 await client.process.wait()
     asyncio.run(main())
+
+
+def test_close_timeout_bounds_the_whole_close_of_a_server_that_does_not_answer(wharf_path):
+    # Each stage of close() (shutdown, the reader's end, the exit) waited the whole timeout: a
+    # stopped wharf held close(2) for 6 s before it was killed.
+    client = WharfClient.spawn(wharf_path, ["--state-dir", ":memory:"])
+    try:
+        os.kill(client.process.pid, signal.SIGSTOP)
+        started = time.monotonic()
+        assert client.close(timeout=2) == -signal.SIGKILL
+        took = time.monotonic() - started
+        assert took < 2 + 1.5, f"close(timeout=2) took {took:.1f} s"
+    finally:
+        client.process.kill()
+        client.process.wait()
+
+
+def test_the_asyncio_close_timeout_bounds_the_whole_close(wharf_path):
+    async def main():
+        client = await AsyncWharfClient.spawn(wharf_path, ["--state-dir", ":memory:"])
+        try:
+            os.kill(client.process.pid, signal.SIGSTOP)
+            started = time.monotonic()
+            assert await client.close(timeout=2) == -signal.SIGKILL
+            return time.monotonic() - started
+        finally:
+            if client.process.returncode is None:
+                client.process.kill()
+                await client.process.wait()
+    took = asyncio.run(asyncio.wait_for(main(), 30))
+    assert took < 2 + 1.5, f"close(timeout=2) took {took:.1f} s"
 
 
 def test_the_asyncio_api_over_the_same_core(wharf_path, script, photos):

@@ -19,7 +19,8 @@ from . import calls
 from .calls import Call
 from .client import DEFAULT_TIMEOUT, TrafficListener, _as_message, find_wharf
 from .core import (NO_HANDLER_MESSAGE, DialogEvent, DialogRecord, Notification, OutputTail, PresentationFields,
-                   ProtocolCore, Response, Router, ServerRequest, call_listener, failure_message, outcome_urls)
+                   ProtocolCore, Response, Router, ServerRequest, call_listener, failure_message, outcome_urls,
+                   release_failed, snapshot_params)
 from .errors import ConnectionLost, RequestError, WharfError, WharfTimeout
 from .framing import LSP, FramingError
 from .paths import url_to_path
@@ -319,25 +320,31 @@ class AsyncWharfClient:
 
     async def close(self, timeout: float = 10.0) -> Optional[int]:
         """Shuts down politely (``shutdown``, ``exit``) if the server is still there, then waits
-        for it; the exit status of a spawned server. Each step waits at most ``timeout`` seconds,
-        and a server that has not exited by then is killed."""
+        for it; the exit status of a spawned server. ``timeout`` bounds the whole close: a
+        spawned server that has not exited within it is killed."""
+        # One deadline for every stage (see WharfClient.close).
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+
+        def left() -> float:
+            return max(0.0, deadline - loop.time())
         if self._core.closed is None:
             with contextlib.suppress(WharfError):
-                await self.shutdown(timeout)
+                await self.shutdown(left())
                 self.exit()
         # A server that does not read (wedged, stopped) never takes what is still buffered for
         # it: the drain is bounded too, and the process killed below if it does not exit.
         if not self._writer.is_closing():
             with contextlib.suppress(OSError, ConnectionError, asyncio.TimeoutError):
-                await asyncio.wait_for(self._writer.drain(), timeout)
+                await asyncio.wait_for(self._writer.drain(), left())
         with contextlib.suppress(OSError, ConnectionError):
             self._writer.close()
         with contextlib.suppress(asyncio.TimeoutError):
-            await asyncio.wait_for(asyncio.shield(self._read_task), timeout)
+            await asyncio.wait_for(asyncio.shield(self._read_task), left())
         if self.process is None:
             return None
         try:
-            return await asyncio.wait_for(self.process.wait(), timeout)
+            return await asyncio.wait_for(self.process.wait(), left())
         except asyncio.TimeoutError:
             return await self.kill()
 
@@ -403,12 +410,15 @@ class AsyncWharfClient:
         def register(result: JSON) -> None:
             # In the reader task, before the next message is handled.
             dialog = AsyncDialog(self, self._router.register(str(result["dialogId"]), kind, snapshots))
-            self._dialogs[dialog.id] = dialog
+            if not dialog.done():  # its end may have come before the answer
+                self._dialogs[dialog.id] = dialog
             made.append(dialog)
         await self._call(Call(method, params, lambda result: None), timeout, hook=register)
         return made[0]
 
     def dialog(self, dialog_id: str) -> Optional[AsyncDialog]:
+        """The open dialog ``dialog_id``; None once it has ended (see
+        :meth:`wharf_client.WharfClient.dialog`)."""
         return self._dialogs.get(dialog_id)
 
     def on_present(self, handler: AsyncPresentHandler) -> None:
@@ -431,13 +441,24 @@ class AsyncWharfClient:
     async def access(self, url: Optional[str] = None, *, bookmark: Optional[str] = None,
                      timeout: Optional[float] = None) -> AsyncIterator[str]:
         """``async with client.access(url) as path:`` — resolves, yields the path made from the
-        lease's ``url`` (see :meth:`wharf_client.WharfClient.access`), always releases."""
+        lease's ``url`` (see :meth:`wharf_client.WharfClient.access`), always releases; a
+        release that fails while the block raises is logged and noted, the block's exception
+        propagates (as there)."""
         lease = await self.resolve_access(url, bookmark=bookmark, timeout=timeout)
         try:
             yield url_to_path(lease.url)
-        finally:
-            with contextlib.suppress(ConnectionLost):
+        except BaseException as error:
+            # The block's exception goes on; a release failing too is reported with it, not
+            # instead of it (see release_failed).
+            try:
                 await self.release_access(lease.access_id, timeout)
+            except ConnectionLost:
+                pass  # the server is gone, and its leases with it
+            except Exception as failure:
+                release_failed(error, failure, lease.access_id)
+            raise
+        with contextlib.suppress(ConnectionLost):
+            await self.release_access(lease.access_id, timeout)
 
     async def create_bookmark(self, url: str, timeout: Optional[float] = None) -> str:
         return await self._call(calls.create_bookmark(url), timeout)
@@ -526,7 +547,8 @@ class AsyncWharfClient:
         if routed is None:
             return
         if routed.what == "event" and routed.event is not None and routed.event.is_final:
-            self._presentations.pop(routed.dialog_id, None)
+            self._presentations.pop(routed.dialog_id, None)  # ended: forgotten (see Router)
+            self._dialogs.pop(routed.dialog_id, None)
         elif routed.what == "show":
             presentation = AsyncPresentation(self, routed.params)
             self._presentations[presentation.dialog_id] = presentation
@@ -566,9 +588,7 @@ class AsyncWharfClient:
             self._send(frame, message)
 
     async def _answer(self, request: ServerRequest) -> JSON:
-        if request.method != "exporter/snapshot" or not isinstance(request.params, dict):
-            raise RequestError(request.method, -32601, f"this client does not handle {request.method}")
-        params = request.params
+        params = snapshot_params(request)
         record = self._router.dialogs.get(str(params.get("dialogId")))
         provider = record.snapshot_provider(params.get("documentIndex")) if record is not None else None
         if provider is None:
@@ -586,6 +606,7 @@ class AsyncWharfClient:
         self._hooks.clear()
         presentations, self._presentations = list(self._presentations.values()), {}
         self._router.disconnect(str(error))
+        self._dialogs.clear()
         for future in futures.values():
             if not future.done():
                 future.set_exception(ConnectionLost(f"no answer came: {error}"))

@@ -14,6 +14,7 @@ import queue
 import shutil
 import subprocess
 import threading
+import time
 import weakref
 from concurrent.futures import Future
 from typing import IO, Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple, TypeVar, Union, cast
@@ -21,7 +22,8 @@ from typing import IO, Any, Callable, Dict, Iterator, List, Optional, Sequence, 
 from . import calls
 from .calls import Call
 from .core import (NO_HANDLER_MESSAGE, DialogEvent, DialogRecord, Notification, OutputTail, PresentationFields,
-                   ProtocolCore, Response, Router, ServerRequest, call_listener, failure_message, outcome_urls)
+                   ProtocolCore, Response, Router, ServerRequest, call_listener, failure_message, outcome_urls,
+                   release_failed, snapshot_params)
 from .errors import ConnectionLost, RequestError, WharfError, WharfTimeout
 from .framing import LSP, FramingError
 from .paths import url_to_path
@@ -376,14 +378,22 @@ class WharfClient:
 
     def close(self, timeout: float = 10.0) -> Optional[int]:
         """Shuts down politely (``shutdown``, ``exit``) if the server is still there, then waits
-        for it; the exit status of a spawned server."""
+        for it; the exit status of a spawned server. ``timeout`` bounds the whole close: a
+        spawned server that has not exited within it is killed (the status is then
+        ``-signal.SIGKILL``)."""
+        # One deadline for every stage: each waiting the whole timeout made a server that does
+        # not answer (wedged, stopped) cost three times it (shutdown, reader, exit).
+        deadline = time.monotonic() + timeout
+
+        def left() -> float:
+            return max(0.0, deadline - time.monotonic())
         if self._core.closed is None:
             with contextlib.suppress(WharfError):
-                self.shutdown(timeout)
+                self.shutdown(left())
                 self.exit()
         self._end_input()
-        self._reader_thread.join(timeout)
-        return None if self.process is None else _reap(self.process, timeout)
+        self._reader_thread.join(left())
+        return None if self.process is None else _reap(self.process, left())
 
     def kill(self) -> None:
         """Kills a spawned server at once (tests of a server dying use this)."""
@@ -459,12 +469,15 @@ class WharfClient:
             # can arrive unrouted.
             with self._lock:
                 dialog = Dialog(self, self._router.register(str(result["dialogId"]), kind, snapshots))
-                self._dialogs[dialog.id] = dialog
+                if not dialog._record.done:  # its end may have come before the answer
+                    self._dialogs[dialog.id] = dialog
             made.append(dialog)
         self._call(Call(method, params, lambda result: None), timeout, hook=register)
         return made[0]
 
     def dialog(self, dialog_id: str) -> Optional[Dialog]:
+        """The open dialog ``dialog_id``; None once it has ended: the client forgets ended
+        dialogs (keep the :class:`Dialog` you were given to read its outcome later)."""
         with self._lock:
             return self._dialogs.get(dialog_id)
 
@@ -493,13 +506,26 @@ class WharfClient:
         """``with client.access(url) as path:`` resolves access, yields the local path, and
         always releases it, whatever happens in the block. The path is made from the lease's
         ``url`` (:func:`url_to_path`), not its ``path``, which is for display and may name
-        another file when the name is not UTF-8."""
+        another file when the name is not UTF-8.
+
+        A release that fails raises (RequestError, WharfTimeout), unless the block raised:
+        then the block's exception is what propagates, and the release failure is logged
+        (logger ``wharf_client``) and, from Python 3.11, added to it as a note."""
         lease = self.resolve_access(url, bookmark=bookmark, timeout=timeout)
         try:
             yield url_to_path(lease.url)
-        finally:
-            with contextlib.suppress(ConnectionLost):
+        except BaseException as error:
+            # The block's exception goes on; a release failing too is reported with it, not
+            # instead of it (see release_failed).
+            try:
                 self.release_access(lease.access_id, timeout)
+            except ConnectionLost:
+                pass  # the server is gone, and its leases with it
+            except Exception as failure:
+                release_failed(error, failure, lease.access_id)
+            raise
+        with contextlib.suppress(ConnectionLost):
+            self.release_access(lease.access_id, timeout)
 
     def create_bookmark(self, url: str, timeout: Optional[float] = None) -> str:
         return self._call(calls.create_bookmark(url), timeout)
@@ -608,12 +634,14 @@ class WharfClient:
             call_listener(listener, method, params)
         with self._lock:
             routed = self._router.route(method, params)
+            if routed is not None and routed.event is not None and routed.event.is_final:
+                # Ended: forgotten here as in the router (see Router), under the same lock, so
+                # that whoever its end wakes finds it gone.
+                self._presentations.pop(routed.dialog_id, None)
+                self._dialogs.pop(routed.dialog_id, None)
         if routed is None:
             return
-        if routed.what == "event" and routed.event is not None and routed.event.is_final:
-            with self._lock:
-                self._presentations.pop(routed.dialog_id, None)
-        elif routed.what == "show":
+        if routed.what == "show":
             self._show(Presentation(self, routed.params))
         elif routed.what == "hide":
             with self._lock:
@@ -658,9 +686,7 @@ class WharfClient:
             self._send(frame, message)
 
     def _answer(self, request: ServerRequest) -> JSON:
-        if request.method != "exporter/snapshot" or not isinstance(request.params, dict):
-            raise RequestError(request.method, -32601, f"this client does not handle {request.method}")
-        params = request.params
+        params = snapshot_params(request)
         with self._lock:
             record = self._router.dialogs.get(str(params.get("dialogId")))
         provider = record.snapshot_provider(params.get("documentIndex")) if record is not None else None
@@ -677,6 +703,7 @@ class WharfClient:
             self._hooks.clear()
             presentations, self._presentations = list(self._presentations.values()), {}
             self._router.disconnect(str(error))
+            self._dialogs.clear()
         del methods
         for future in futures.values():
             future.set_exception(ConnectionLost(f"no answer came: {error}"))

@@ -20,6 +20,7 @@ import collections
 import itertools
 import json
 import logging
+import sys
 from dataclasses import dataclass, field
 from typing import Any, Callable, Deque, Dict, Iterator, List, Optional, Set, Union
 
@@ -72,6 +73,20 @@ class ServerRequest:
 
 
 Incoming = Union[Response, Notification, ServerRequest]
+
+
+def snapshot_params(request: ServerRequest) -> Dict[str, JSON]:
+    """The params of a server request this client serves (``exporter/snapshot``), or raises
+    the RequestError to answer with: ``-32601`` (method not found) for another method,
+    ``-32602`` (invalid params) for params that are not an object. The method is one this
+    client knows, so params of the wrong shape are not "method not found", whatever they are."""
+    if request.method != "exporter/snapshot":
+        raise RequestError(request.method, -32601, f"this client does not handle {request.method}")
+    if not isinstance(request.params, dict):
+        raise RequestError(request.method, -32602, f"{request.method} params must be an object "
+                                                   f"(dialogId, documentIndex, contentType), not "
+                                                   f"{json.dumps(request.params)[:100]}")
+    return request.params
 
 
 class ProtocolCore:
@@ -217,6 +232,10 @@ class DialogRecord:
         if self.done:
             return False  # exactly once: nothing after the end (a late disconnect, say)
         self.events.append(event)
+        if event.is_final:
+            # Nothing asks for a snapshot once the dialog has ended: let go of the functions
+            # (and all they capture), even while the app keeps the Dialog itself.
+            self.snapshots = []
         if self.on_event is not None:
             self.on_event(event)
         return True
@@ -238,7 +257,7 @@ class DialogRecord:
         return [str(t) for t in types] if isinstance(types, list) else None
 
     def snapshot_provider(self, index: JSON) -> Optional[SnapshotProvider]:
-        if isinstance(index, int) and 0 <= index < len(self.snapshots):
+        if isinstance(index, int) and not isinstance(index, bool) and 0 <= index < len(self.snapshots):
             return self.snapshots[index]
         return None
 
@@ -254,19 +273,42 @@ class Routed:
 
 class Router:
     """Routes notifications to dialogs, keeping those that name a dialog not registered yet
-    (a server may announce before the answer naming the dialog is read)."""
+    (a server may announce before the answer naming the dialog is read).
+
+    ``dialogs`` holds the dialogs that have not ended. Once its final event is pushed (and so
+    handed to whoever waits on it) a dialog is dropped from it: an editor opens dialogs for
+    as long as it runs, and each would otherwise be kept, with its events and its snapshot
+    functions, for ever. Whoever holds the record (a ``Dialog``) still reads its outcome; a
+    lookup by id finds nothing, as for a dialog never seen."""
+
+    #: How many ended dialogs' ids are remembered, so that a stray notification naming one is
+    #: dropped rather than kept as an early event for a dialog that will never register. Ids
+    #: are not reused, and wharf sends nothing after a dialog's final event: this is a guard,
+    #: and bounded.
+    ENDED_IDS = 1024
 
     def __init__(self) -> None:
         self.dialogs: Dict[str, DialogRecord] = {}
         self._early: Dict[str, List[DialogEvent]] = {}
         self._abandoned: Set[str] = set()
+        self._ended: "collections.OrderedDict[str, None]" = collections.OrderedDict()
 
     def register(self, dialog_id: str, kind: str, snapshots: List[Optional[SnapshotProvider]]) -> DialogRecord:
         record = DialogRecord(dialog_id, kind, snapshots)
         self.dialogs[dialog_id] = record
         for event in self._early.pop(dialog_id, []):
-            record.push(event)
+            self._push(record, event)
         return record
+
+    def _push(self, record: DialogRecord, event: DialogEvent) -> None:
+        if record.push(event) and event.is_final:
+            self._forget(record.id)
+
+    def _forget(self, dialog_id: str) -> None:
+        self.dialogs.pop(dialog_id, None)
+        self._ended[dialog_id] = None
+        if len(self._ended) > self.ENDED_IDS:
+            self._ended.popitem(last=False)
 
     def route(self, method: str, params: JSON) -> Optional[Routed]:
         if not isinstance(params, dict) or not isinstance(params.get("dialogId"), str):
@@ -278,10 +320,10 @@ class Router:
             if dialog_id in self._abandoned:
                 if event.is_final:
                     self._abandoned.discard(dialog_id)
-            elif record is None:
+            elif record is not None:
+                self._push(record, event)
+            elif dialog_id not in self._ended:  # else: after its end, nothing to keep it for
                 self._early.setdefault(dialog_id, []).append(event)
-            else:
-                record.push(event)
             return Routed("event", dialog_id, event, params)
         if method == "presenter/show":
             return Routed("show", dialog_id, params=params)
@@ -298,7 +340,10 @@ class Router:
     def disconnect(self, message: str) -> None:
         """Ends every dialog that has not ended with a ``disconnected`` event."""
         for record in list(self.dialogs.values()):
-            record.push(DialogEvent("disconnected", {"dialogId": record.id, "message": message}))
+            self._push(record, DialogEvent("disconnected", {"dialogId": record.id, "message": message}))
+        # Nothing more will come: early events would never find their dialog.
+        self._early.clear()
+        self._abandoned.clear()
 
     def __iter__(self) -> Iterator[DialogRecord]:
         return iter(list(self.dialogs.values()))
@@ -350,6 +395,20 @@ def call_listener(listener: Callable[..., Any], *args: Any) -> None:
         listener(*args)
     except Exception:
         LOG.exception("a wharf_client listener raised; the session goes on (%r)", listener)
+
+
+def release_failed(error: BaseException, failure: Exception, access_id: str) -> None:
+    """An ``access()`` block raised ``error``, and releasing its lease then failed too.
+
+    ``error`` is what goes on: it is what the caller's own code did, and the release failure
+    (wharf wedged, the lease already gone) is only a consequence to report. Raising the release
+    failure instead would hide the caller's exception behind ours (as ``__context__``, if at
+    all). So it is logged (logger ``wharf_client``, with its traceback) and, from Python 3.11,
+    noted on ``error`` so that its traceback tells too."""
+    LOG.warning("releasing access %s failed after the access block raised %s", access_id, type(error).__name__,
+                exc_info=failure)
+    if sys.version_info >= (3, 11):
+        error.add_note(f"wharf_client: releasing access {access_id} failed too: {failure}")
 
 
 def failure_message(error: BaseException) -> str:
