@@ -692,9 +692,13 @@ export class WharfClient extends EventEmitter {
    * pipes keep Node running: they are not unref'd, or Node could exit with answers on the way.
    */
   async close({ timeoutMs = 10_000 } = {}) {
+    // One deadline for the whole close: the shutdown answer and the exit each waiting the full
+    // timeout made a wharf that does not answer (wedged, stopped) hold close() twice as long.
+    const deadline = performance.now() + timeoutMs;
+    const left = () => Math.max(0, deadline - performance.now());
     if (!this.#closed) {
       const shutdown = this.request('shutdown');
-      if (await settlesWithin(shutdown, timeoutMs) && !this.#closed) {
+      if (await settlesWithin(shutdown, left()) && !this.#closed) {
         try {
           await shutdown;
           this.notify('exit');
@@ -707,7 +711,7 @@ export class WharfClient extends EventEmitter {
     if (!this.child) return null;
     if (this.child.exitCode === null && this.child.signalCode === null) {
       const exited = new Promise((resolve) => this.child.once('exit', resolve));
-      if (!(await settlesWithin(exited, timeoutMs))) {
+      if (!(await settlesWithin(exited, left()))) {
         this.child.kill('SIGKILL');
         await exited;
       }

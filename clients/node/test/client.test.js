@@ -397,6 +397,18 @@ test('close() kills a server that neither answers nor exits', { timeout: 5000 },
   assert.equal(client.child.signalCode, 'SIGKILL');
 });
 
+test('close({timeoutMs}) bounds the whole close of a wharf that does not answer', { timeout: 15000 }, async (t) => {
+  // The wait for the shutdown answer and the wait for the exit each had the whole timeout:
+  // a stopped wharf held close({timeoutMs: 2000}) for 4 s before it was killed.
+  const client = await spawn(t, { args: ['--state-dir', ':memory:'] });
+  process.kill(client.child.pid, 'SIGSTOP');
+  const started = performance.now();
+  assert.equal(await client.close({ timeoutMs: 2000 }), null);
+  const took = performance.now() - started;
+  assert.equal(client.child.signalCode, 'SIGKILL');
+  assert.ok(took < 2000 + 1500, `close({timeoutMs: 2000}) took ${Math.round(took)} ms`);
+});
+
 test('requests wait 60 s by default, and a pending one does not keep the process alive', async () => {
   assert.equal(DEFAULT_REQUEST_TIMEOUT_MS, 60_000);
   assert.equal(new WharfClient(new PassThrough(), new PassThrough()).requestTimeoutMs, 60_000);
