@@ -3,7 +3,9 @@ import asyncio
 import base64
 import gc
 import os
+import re
 import signal
+import subprocess
 import sys
 import threading
 import time
@@ -15,6 +17,7 @@ from wharf_client import (ConnectionLost, DialogCancelled, DialogFailed, ExportD
                           WharfTimeout, url_to_path)
 from wharf_client.aio import AsyncWharfClient
 from wharf_client.core import OutputTail, Router
+from wharf_client.framing import encode
 
 FAKE = os.path.join(os.path.dirname(__file__), "fake_wharf.py")
 
@@ -674,6 +677,187 @@ def test_the_asyncio_close_kills_a_wedged_server_with_a_large_request_unread(wha
             if client.process.returncode is None:
                 client.process.kill()
                 await client.process.wait()
+    asyncio.run(main())
+
+
+PADDING = "x" * (1 << 18)
+#: More than any pipe holds (Linux's largest is 1 MiB): wharf's input takes one such request in
+#: part, and the writer is still writing it.
+BIG_PADDING = "x" * (1 << 22)
+
+
+class CountingPipe:
+    """wharf's input, counting the bytes it has taken."""
+
+    def __init__(self, pipe):
+        self.pipe = pipe
+        self.taken = 0
+
+    def write(self, data):
+        written = self.pipe.write(data)
+        self.taken += len(data)
+        return written
+
+    def flush(self):
+        self.pipe.flush()
+
+    def close(self):
+        self.pipe.close()
+
+
+def pings_read(client):
+    """The ids of the pings wharf says it has read, in the order it read them ($/logTrace)."""
+    read = []
+
+    def heard(method, params):
+        found = method == "$/logTrace" and re.fullmatch(r"Received request 'ping - \((\d+)\)'\.", params["message"])
+        if found:
+            read.append(int(found.group(1)))
+    client.on_notification(heard)
+    client.notify("$/setTrace", {"value": "messages"})
+    return read
+
+
+def padded_pings(sent):
+    return [message["id"] for message in sent if message.get("method") == "ping" and message.get("params")]
+
+
+def cancels(sent):
+    return [message["params"]["id"] for message in sent if message.get("method") == "$/cancelRequest"]
+
+
+def test_sends_wait_for_a_wharf_that_reads_nothing_instead_of_queueing_without_limit(wharf_path):
+    # The writer thread's queue had no limit: 40 requests of 256 KiB to a stopped wharf were all
+    # encoded and queued, 10 MiB, and as much more as callers sent.
+    process = subprocess.Popen([wharf_path, "--state-dir", ":memory:"], stdin=subprocess.PIPE,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    pipe = CountingPipe(process.stdin)
+    client = WharfClient(process.stdout, pipe, process=process)
+    try:
+        client.initialize()
+        read = pings_read(client)
+        sent, held = [], []
+        sent_bytes = 0
+
+        def heard(direction, message):
+            # What the client holds for wharf as each message goes: taken, not yet in the pipe.
+            nonlocal sent_bytes
+            if direction == "send":
+                sent.append(message)
+                sent_bytes += len(encode(message))
+                held.append(sent_bytes - pipe.taken)
+        client.on_traffic(heard)
+        os.kill(process.pid, signal.SIGSTOP)
+        try:
+            callers = [threading.Thread(target=client.request, args=("ping", {"padding": PADDING}), daemon=True)
+                       for _ in range(40)]
+            for caller in callers:
+                caller.start()
+            # Every caller has either handed its ping over or is held back until there is room
+            # (the client had none to hold back before it had a limit).
+            deadline = time.monotonic() + 20
+            while len(padded_pings(sent)) + getattr(client._output, "waiting", 0) < 40:
+                assert time.monotonic() < deadline, "the callers never got to send"
+                time.sleep(0.01)
+            peak = max(held)
+        finally:
+            os.kill(process.pid, signal.SIGCONT)
+        assert peak <= 2 * len(PADDING), f"{peak} bytes held for a wharf that reads nothing"
+        # Once wharf reads again, every caller is answered, and wharf read the pings in the order
+        # they were sent.
+        for caller in callers:
+            caller.join(30)
+        assert not any(caller.is_alive() for caller in callers)
+        client.ping()
+        assert read[:-1] == padded_pings(sent) and len(read) == 41
+        assert max(held) <= 2 * len(PADDING)
+    finally:
+        client.close()
+
+
+def test_a_request_that_times_out_waiting_for_room_is_never_sent(wharf_path):
+    client = WharfClient.spawn(wharf_path, ["--state-dir", ":memory:"])
+    try:
+        read = pings_read(client)
+        sent = sent_by(client)
+        outcomes = []
+
+        def call():
+            started = time.monotonic()
+            try:
+                client.request("ping", {"padding": BIG_PADDING}, timeout=0.3)
+            except WharfTimeout as error:
+                outcomes.append((error, time.monotonic() - started))
+        os.kill(client.process.pid, signal.SIGSTOP)
+        try:
+            callers = [threading.Thread(target=call, daemon=True) for _ in range(5)]
+            for caller in callers:
+                caller.start()
+            for caller in callers:
+                caller.join(10)
+        finally:
+            os.kill(client.process.pid, signal.SIGCONT)
+        # Each caller gave up within its timeout, waiting for room or for the answer.
+        assert len(outcomes) == 5 and all(took < 0.3 + 1.5 for _, took in outcomes), outcomes
+        client.ping(timeout=10)  # wharf reads on: the one ping it was given, its cancel, and this
+        # Only the first had been handed to the pipe: the server is told to drop it; the others
+        # were never sent, and need no $/cancelRequest.
+        first = padded_pings(sent)[:1]
+        assert cancels(sent) == first
+        assert read[:-1] == first
+    finally:
+        client.close()
+
+
+def test_the_asyncio_client_waits_for_the_pipe_to_drain_instead_of_buffering_without_limit(wharf_path):
+    # _send wrote into the transport and never awaited its drain: 40 requests of 256 KiB to a
+    # stopped wharf sat in the transport's buffer, 10 MiB, and as much more as was sent.
+    async def main():
+        client = await AsyncWharfClient.spawn(wharf_path, ["--state-dir", ":memory:"])
+        try:
+            read = pings_read(client)
+            sent = sent_by(client)
+            stdin = client.process.stdin
+            os.kill(client.process.pid, signal.SIGSTOP)
+            try:
+                pings = [asyncio.ensure_future(client.request("ping", {"padding": PADDING})) for _ in range(40)]
+                await asyncio.sleep(0)  # each task runs to its first wait: every ping is sent
+                buffered = stdin.transport.get_write_buffer_size()
+            finally:
+                os.kill(client.process.pid, signal.SIGCONT)
+            # The transport holds the message it was writing when it said wait, no more.
+            assert buffered <= 2 * len(PADDING), f"{buffered} bytes buffered for a wharf that reads nothing"
+            # Once wharf reads again, what waited is written, in order, and answered.
+            await asyncio.wait_for(asyncio.gather(*pings), 30)
+            assert stdin.transport.get_write_buffer_size() == 0
+            await client.ping()
+            assert read[:-1] == padded_pings(sent) and len(read) == 41
+        finally:
+            await client.close()
+    asyncio.run(main())
+
+
+def test_an_asyncio_request_that_times_out_waiting_for_the_pipe_is_never_sent(wharf_path):
+    async def main():
+        client = await AsyncWharfClient.spawn(wharf_path, ["--state-dir", ":memory:"])
+        try:
+            read = pings_read(client)
+            sent = sent_by(client)
+            os.kill(client.process.pid, signal.SIGSTOP)
+            try:
+                pings = [client.request("ping", {"padding": BIG_PADDING}, timeout=0.3) for _ in range(5)]
+                outcomes = await asyncio.wait_for(asyncio.gather(*pings, return_exceptions=True), 10)
+            finally:
+                os.kill(client.process.pid, signal.SIGCONT)
+            assert all(isinstance(outcome, WharfTimeout) for outcome in outcomes), outcomes
+            await client.ping(timeout=10)
+            # Only the first was written: the server is told to drop it, and the others, taken
+            # out unsent, need no $/cancelRequest.
+            first = padded_pings(sent)[:1]
+            assert cancels(sent) == first
+            assert read[:-1] == first
+        finally:
+            await client.close()
     asyncio.run(main())
 
 

@@ -12,8 +12,9 @@ import asyncio
 import contextlib
 import inspect
 import os
-from typing import (Any, AsyncIterator, Awaitable, Callable, Dict, List, Optional, Sequence, Set, Tuple, TypeVar,
-                    Union)
+from collections import deque
+from typing import (Any, AsyncIterator, Awaitable, Callable, Deque, Dict, List, Optional, Sequence, Set, Tuple,
+                    TypeVar, Union)
 
 from . import calls
 from .calls import Call
@@ -31,6 +32,18 @@ T = TypeVar("T")
 JSON = Any
 
 AsyncPresentHandler = Callable[["AsyncPresentation"], Union[Awaitable[None], None]]
+
+
+class _Outgoing:
+    """A message waiting in the outbox: ``make()`` numbers and encodes it when it is written,
+    ``future`` is a request's, settled with ConnectionLost if it is never written."""
+
+    def __init__(self, what: str, make: Callable[[], Tuple[bytes, Dict[str, JSON]]],
+                 future: "Optional[asyncio.Future[JSON]]" = None) -> None:
+        self.what = what
+        self.make = make
+        self.future = future
+        self.request_id: Optional[int] = None  # once written, if a request
 
 
 async def _within(awaitable: Awaitable[T], timeout: Optional[float], what: str) -> T:
@@ -165,6 +178,14 @@ class AsyncWharfClient:
         self._listeners: List[Callable[[str, JSON], None]] = []
         self._traffic = traffic
         self._stderr = OutputTail()
+        # What waits for the transport's buffer to drain, in order, not yet encoded. Writing
+        # whatever was sent, as _send did, had the transport hold all of it for a wharf that
+        # reads nothing (wedged, stopped): 40 requests of 256 KiB put 10 MiB there. Now the
+        # buffer holds at most its high-water mark and one message; the rest waits here, made
+        # (numbered, encoded) only when it is written, and a request that times out before is
+        # taken out unsent.
+        self._outbox: Deque[_Outgoing] = deque()
+        self._flusher: "Optional[asyncio.Task[None]]" = None
         self._tasks: Set["asyncio.Task[Any]"] = set()
         self._stderr_task: Optional["asyncio.Task[None]"] = None
         if process is not None and process.stderr is not None:
@@ -220,8 +241,14 @@ class AsyncWharfClient:
         return await self._call(Call(method, params, lambda result: result), timeout)
 
     def notify(self, method: str, params: JSON = None) -> None:
-        frame = self._core.notify(method, params)
-        self._send(frame, {"jsonrpc": "2.0", "method": method, **({} if params is None else {"params": params})})
+        """Sends a notification, after everything sent before it (see _outbox); it never waits."""
+        if self._core.closed is not None:
+            raise ConnectionLost(f"{method} cannot be sent: {self._core.closed}")
+
+        def make() -> Tuple[bytes, Dict[str, JSON]]:
+            message = {"jsonrpc": "2.0", "method": method, **({} if params is None else {"params": params})}
+            return self._core.notify(method, params), message
+        self._send(_Outgoing(method, make))
 
     def on_traffic(self, listener: Optional[TrafficListener]) -> None:
         """Calls ``listener("send" | "receive", message)`` for every message, in order. What the
@@ -241,26 +268,33 @@ class AsyncWharfClient:
 
     async def _call(self, call: Call[T], timeout: Optional[float] = None,
                     hook: Optional[Callable[[JSON], None]] = None) -> T:
-        request_id, future = self._start(call.method, call.params, hook)
+        outgoing = self._start(call.method, call.params, hook)
+        future = outgoing.future
+        assert future is not None
         wait = self.timeout if timeout is None else timeout
         try:
             result = await asyncio.wait_for(asyncio.shield(future), wait)
         except asyncio.TimeoutError:
-            if not self._give_up(request_id):  # answered (or the connection ended) just now
+            if not self._give_up(outgoing):  # answered (or the connection ended) just now
                 return call.read(await future)
             raise WharfTimeout(f"{call.method} got no answer within {wait} s") from None
         except asyncio.CancelledError:
             # The caller stopped waiting (its task was cancelled): the request is forgotten and
             # cancelled as a timed-out one is, so nothing is left pending and a present's dialog
             # does not stay open with nobody to see it end.
-            self._give_up(request_id)
+            self._give_up(outgoing)
             raise
         return call.read(result)
 
-    def _give_up(self, request_id: int) -> bool:
-        """Stops waiting for a request and tells the server; False if it was answered (or the
+    def _give_up(self, outgoing: _Outgoing) -> bool:
+        """Stops waiting for a request: taken out of the outbox if it is still there (the server
+        never saw it), else forgotten and the server told; False if it was answered (or the
         connection ended) meanwhile, and its future is settled."""
-        if not self._core.expire(request_id):
+        if outgoing in self._outbox:
+            self._outbox.remove(outgoing)
+            return True
+        request_id = outgoing.request_id
+        if request_id is None or not self._core.expire(request_id):
             return False
         self._futures.pop(request_id, None)
         self._hooks.pop(request_id, None)
@@ -268,36 +302,83 @@ class AsyncWharfClient:
             self.notify("$/cancelRequest", {"id": request_id})
         return True
 
-    def _start(self, method: str, params: JSON,
-               hook: Optional[Callable[[JSON], None]] = None) -> "Tuple[int, asyncio.Future[JSON]]":
-        """The request's id (0 if it could not be made) and its future."""
+    def _start(self, method: str, params: JSON, hook: Optional[Callable[[JSON], None]] = None) -> _Outgoing:
+        """The request, sent (or waiting in the outbox); its future holds the answer, or why it
+        could not be sent."""
         future: "asyncio.Future[JSON]" = asyncio.get_running_loop().create_future()
-        try:
-            request_id, frame = self._core.request(method, params)
-        except ConnectionLost as error:
-            future.set_exception(error)
-            return 0, future
-        self._futures[request_id] = future
-        if hook is not None:
-            self._hooks[request_id] = hook
-        message: Dict[str, JSON] = {"jsonrpc": "2.0", "id": request_id, "method": method}
-        if params is not None:
-            message["params"] = params
-        try:
-            self._send(frame, message)
-        except ConnectionLost as error:
-            self._core.forget(request_id)
-            self._futures.pop(request_id, None)
-            self._hooks.pop(request_id, None)
-            future.set_exception(error)
-        return request_id, future
 
-    def _send(self, frame: bytes, message: JSON) -> None:
+        def make() -> Tuple[bytes, Dict[str, JSON]]:
+            request_id, frame = self._core.request(method, params)
+            outgoing.request_id = request_id
+            self._futures[request_id] = future
+            if hook is not None:
+                self._hooks[request_id] = hook
+            message: Dict[str, JSON] = {"jsonrpc": "2.0", "id": request_id, "method": method}
+            if params is not None:
+                message["params"] = params
+            return frame, message
+        outgoing = _Outgoing(method, make, future)
+        try:
+            self._send(outgoing)
+        except ConnectionLost as error:
+            future.set_exception(error)
+        return outgoing
+
+    def _send(self, outgoing: _Outgoing) -> None:
+        """Sends ``outgoing`` after everything sent before it: now if the transport's buffer is
+        under its high-water mark, else once it has drained (see _outbox)."""
+        if self._writer.is_closing():
+            raise ConnectionLost(f"cannot send {outgoing.what}: the pipe to wharf is closed")
+        self._outbox.append(outgoing)
+        self._flush()
+
+    def _flush(self) -> None:
+        """Writes from the outbox while the transport has room; if some is left, a task writes
+        it as the transport drains."""
+        transport = self._writer.transport
+        while self._outbox and transport.get_write_buffer_size() <= transport.get_write_buffer_limits()[1]:
+            self._write(self._outbox.popleft())
+        if self._outbox and self._flusher is None:
+            self._flusher = asyncio.ensure_future(self._flush_as_drained())
+
+    async def _flush_as_drained(self) -> None:
+        # One task awaits the drain (Python before 3.10 allows a single waiter on drain()).
+        try:
+            while self._outbox:
+                await self._writer.drain()  # until the buffer is under its low-water mark
+                self._flush()
+        except (OSError, ConnectionError):
+            pass  # the pipe is gone: the read loop ends, and _finish drops the outbox
+        finally:
+            if self._flusher is asyncio.current_task():
+                self._flusher = None
+
+    async def _written(self) -> None:
+        """Returns once what waits in the outbox is written and the transport has drained."""
+        while self._flusher is not None:
+            await asyncio.wait([self._flusher])  # without raising if it was cancelled
+        await self._writer.drain()
+
+    def _write(self, outgoing: _Outgoing) -> None:
+        try:
+            frame, message = outgoing.make()
+        except ConnectionLost as error:  # the connection ended while it waited
+            if outgoing.future is not None and not outgoing.future.done():
+                outgoing.future.set_exception(error)
+            return
         if self._traffic is not None:
             call_listener(self._traffic, "send", message)
-        if self._writer.is_closing():
-            raise ConnectionLost(f"cannot send {message.get('method', 'a response')}: the pipe to wharf is closed")
-        self._writer.write(frame)  # buffered by the transport; written as the pipe takes it
+        self._writer.write(frame)  # the transport takes it, and writes it as the pipe does
+
+    def _drop_outbox(self, error: ConnectionLost) -> None:
+        """Nothing more will be written: what waits in the outbox is dropped, its requests failed."""
+        outbox, self._outbox = self._outbox, deque()
+        for outgoing in outbox:
+            if outgoing.future is not None and not outgoing.future.done():
+                outgoing.future.set_exception(error)
+        flusher, self._flusher = self._flusher, None
+        if flusher is not None:
+            flusher.cancel()
 
     # Lifecycle
 
@@ -332,11 +413,13 @@ class AsyncWharfClient:
             with contextlib.suppress(WharfError):
                 await self.shutdown(left())
                 self.exit()
-        # A server that does not read (wedged, stopped) never takes what is still buffered for
-        # it: the drain is bounded too, and the process killed below if it does not exit.
+        # What is still to be written goes first (the exit, say). A server that does not read
+        # (wedged, stopped) never takes it: the wait is bounded too, what is left is dropped,
+        # and the process killed below if it does not exit.
         if not self._writer.is_closing():
             with contextlib.suppress(OSError, ConnectionError, asyncio.TimeoutError):
-                await asyncio.wait_for(self._writer.drain(), left())
+                await asyncio.wait_for(self._written(), left())
+        self._drop_outbox(ConnectionLost("the client closed wharf's input before it was sent"))
         with contextlib.suppress(OSError, ConnectionError):
             self._writer.close()
         with contextlib.suppress(asyncio.TimeoutError):
@@ -585,7 +668,7 @@ class AsyncWharfClient:
             frame = self._core.respond(request.id, error=error)
             message = {"jsonrpc": "2.0", "id": request.id, "error": error}
         with contextlib.suppress(ConnectionLost):
-            self._send(frame, message)
+            self._send(_Outgoing("a response", lambda: (frame, message)))
 
     async def _answer(self, request: ServerRequest) -> JSON:
         params = snapshot_params(request)
@@ -602,6 +685,7 @@ class AsyncWharfClient:
     async def _finish(self, reason: Optional[str]) -> None:
         error = ConnectionLost(reason or await self._describe_end())
         self._core.close(error)
+        self._drop_outbox(ConnectionLost(f"no answer came: {error}"))
         futures, self._futures = self._futures, {}
         self._hooks.clear()
         presentations, self._presentations = list(self._presentations.values()), {}

@@ -2,7 +2,8 @@
 
 One reader thread reads the server's output and feeds the core; answers settle futures,
 dialog events wake the dialog's waiters. One writer thread writes what is sent, in order, so
-that no caller waits on the pipe. User code (snapshot providers, presenter handlers)
+that no caller blocks on the pipe itself; what waits for it is bounded (SEND_BUFFER_BYTES), and a
+caller waits for room within its own timeout. User code (snapshot providers, presenter handlers)
 runs on threads of its own, so a slow callback never stalls the reader. Nothing polls.
 """
 from __future__ import annotations
@@ -16,8 +17,9 @@ import subprocess
 import threading
 import time
 import weakref
+from collections import deque
 from concurrent.futures import Future
-from typing import IO, Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple, TypeVar, Union, cast
+from typing import IO, Any, Callable, Deque, Dict, Iterator, List, Optional, Sequence, Tuple, TypeVar, Union, cast
 
 from . import calls
 from .calls import Call
@@ -36,6 +38,11 @@ JSON = Any
 #: How long a request waits for its answer by default before raising WharfTimeout: a guard
 #: against a wedged server. Dialogs wait on humans: ``Dialog.result()`` takes its own timeout.
 DEFAULT_TIMEOUT = 60.0
+
+#: What the client holds for a wharf that has not read it yet: once the frames waiting for the
+#: writer thread, and the one it is writing, come to this many bytes, a sender waits for room
+#: (see _Output). So the client holds at most this and one message, however much is sent.
+SEND_BUFFER_BYTES = 64 * 1024
 
 #: Where an installed wharf is looked for after ``$WHARF`` and ``PATH``.
 INSTALLED_LOCATIONS = ("/usr/local/bin/wharf", "/usr/bin/wharf")
@@ -196,7 +203,6 @@ class WharfClient:
         self._core = ProtocolCore(framing)
         self._router = Router()
         self._lock = threading.RLock()
-        self._write_lock = threading.Lock()
         self._futures: Dict[int, "Future[JSON]"] = {}
         self._hooks: Dict[int, Callable[[JSON], None]] = {}
         self._dialogs: Dict[str, Dialog] = {}
@@ -276,9 +282,19 @@ class WharfClient:
         return self._call(Call(method, params, lambda result: result), timeout)
 
     def notify(self, method: str, params: JSON = None) -> None:
-        with self._lock:
-            frame = self._core.notify(method, params)
-        self._send(frame, {"jsonrpc": "2.0", "method": method, **({} if params is None else {"params": params})})
+        """Sends a notification. When wharf has not read what was sent before (see
+        SEND_BUFFER_BYTES), waits for room at most the client's timeout, then raises
+        WharfTimeout, and nothing is sent."""
+        if not self._notify(method, params, time.monotonic() + self.timeout):
+            raise WharfTimeout(f"{method} could not be sent within {self.timeout} s: wharf is not reading")
+
+    def _notify(self, method: str, params: JSON, deadline: Optional[float], waits: bool = True) -> bool:
+        """Sends a notification (see _send); False if there was no room for it before ``deadline``."""
+        def make() -> Tuple[bytes, Dict[str, JSON]]:
+            with self._lock:
+                frame = self._core.notify(method, params)
+            return frame, {"jsonrpc": "2.0", "method": method, **({} if params is None else {"params": params})}
+        return self._send(make, method, deadline, waits)
 
     def on_traffic(self, listener: Optional[TrafficListener]) -> None:
         """Calls ``listener("send" | "receive", message)`` for every message, in order: a
@@ -301,11 +317,22 @@ class WharfClient:
 
     def _call(self, call: Call[T], timeout: Optional[float] = None,
               hook: Optional[Callable[[JSON], None]] = None) -> T:
-        request_id, future = self._start(call.method, call.params, hook)
         wait = self.timeout if timeout is None else timeout
+        # One deadline for the wait for room to send it and the wait for its answer.
+        deadline = time.monotonic() + wait
+        request_id, future = self._start(call.method, call.params, hook, deadline)
+        if request_id is None:  # no room before the deadline: never sent, nothing to cancel
+            raise WharfTimeout(f"{call.method} got no answer within {wait} s (wharf is not reading)")
         try:
-            result = future.result(wait)
+            result = future.result(max(0.0, deadline - time.monotonic()))
         except concurrent.futures.TimeoutError:  # not the builtin TimeoutError before Python 3.11
+            if self._output.withdraw(request_id):
+                # Still queued: the server never saw it, so it is taken out, not cancelled.
+                with self._lock:
+                    self._core.forget(request_id)
+                    self._futures.pop(request_id, None)
+                    self._hooks.pop(request_id, None)
+                raise WharfTimeout(f"{call.method} got no answer within {wait} s (wharf is not reading)") from None
             with self._lock:
                 expired = self._core.expire(request_id)
                 if expired:
@@ -314,45 +341,54 @@ class WharfClient:
             if not expired:  # answered (or the connection ended) just now: the reader settles it
                 return call.read(future.result())
             with contextlib.suppress(ConnectionLost):
-                self.notify("$/cancelRequest", {"id": request_id})
+                # Tiny, and owed now: it does not wait for room (the caller's time is up), but
+                # still goes after what was queued before it.
+                self._notify("$/cancelRequest", {"id": request_id}, None, waits=False)
             raise WharfTimeout(f"{call.method} got no answer within {wait} s") from None
         return call.read(result)
 
-    def _start(self, method: str, params: JSON,
-               hook: Optional[Callable[[JSON], None]] = None) -> "Tuple[int, Future[JSON]]":
-        """The request's id (0 if it could not be made) and its future."""
+    def _start(self, method: str, params: JSON, hook: Optional[Callable[[JSON], None]],
+               deadline: Optional[float]) -> "Tuple[Optional[int], Future[JSON]]":
+        """The request's id and its future: the id is 0 if the request could not be sent (the
+        future holds why), None if there was no room for it before ``deadline``."""
         future: "Future[JSON]" = Future()
-        with self._lock:
-            try:
-                request_id, frame = self._core.request(method, params)
-            except ConnectionLost as error:
-                future.set_exception(error)
-                return 0, future
-            self._futures[request_id] = future
-            if hook is not None:
-                self._hooks[request_id] = hook
-        message: Dict[str, JSON] = {"jsonrpc": "2.0", "id": request_id, "method": method}
-        if params is not None:
-            message["params"] = params
-        try:
-            self._send(frame, message)
-        except ConnectionLost as error:
-            with self._lock:
-                self._core.forget(request_id)
-                self._futures.pop(request_id, None)
-                self._hooks.pop(request_id, None)
-            future.set_exception(error)
-        return request_id, future
+        ids: List[int] = []
 
-    def _send(self, frame: bytes, message: JSON) -> None:
-        """Queues ``frame`` for the writer thread (raises ConnectionLost once the input is closed,
-        or writing failed). The caller never waits for the pipe: a server that reads nothing
-        (wedged, stopped) blocks the writer thread alone, so a request's timeout still holds and
-        close() still gets to kill it."""
-        with self._write_lock:  # the traffic listener hears the messages in the order they go
+        def make() -> Tuple[bytes, Dict[str, JSON]]:
+            # Numbered and encoded only once it may go: a caller held back holds no copy of it.
+            with self._lock:
+                request_id, frame = self._core.request(method, params)
+                self._futures[request_id] = future
+                if hook is not None:
+                    self._hooks[request_id] = hook
+            ids.append(request_id)
+            message: Dict[str, JSON] = {"jsonrpc": "2.0", "id": request_id, "method": method}
+            if params is not None:
+                message["params"] = params
+            return frame, message
+        try:
+            if not self._send(make, method, deadline):
+                return None, future
+        except ConnectionLost as error:  # before it was made: nothing to forget
+            future.set_exception(error)
+            return 0, future
+        return ids[0], future
+
+    def _send(self, make: Callable[[], Tuple[bytes, Dict[str, JSON]]], what: str, deadline: Optional[float],
+              waits: bool = True) -> bool:
+        """Queues the frame ``make()`` gives for the writer thread once there is room for it (at
+        once when not ``waits``; see _Output); False if ``deadline`` came first, and nothing
+        was made or sent. Raises ConnectionLost once the input is closed, or writing failed.
+        The caller never waits on the pipe itself: a server that reads nothing (wedged,
+        stopped) blocks the writer thread, and senders only until their deadlines, so a
+        request's timeout still holds and close() still gets to kill it."""
+        def made() -> Tuple[bytes, Optional[int]]:
+            frame, message = make()
+            # Under the output's lock: the traffic listener hears the messages in the order they go.
             if self._traffic is not None:
                 call_listener(self._traffic, "send", message)
-            self._output.put(frame, str(message.get("method", "a response")))
+            return frame, message["id"] if "method" in message and "id" in message else None
+        return self._output.put(made, what, deadline, waits)
 
     # Lifecycle
 
@@ -390,7 +426,7 @@ class WharfClient:
         if self._core.closed is None:
             with contextlib.suppress(WharfError):
                 self.shutdown(left())
-                self.exit()
+                self._notify("exit", None, deadline)
         self._end_input()
         self._reader_thread.join(left())
         return None if self.process is None else _reap(self.process, left())
@@ -683,7 +719,8 @@ class WharfClient:
                 frame = self._core.respond(request.id, error=error)
             message = {"jsonrpc": "2.0", "id": request.id, "error": error}
         with contextlib.suppress(ConnectionLost):
-            self._send(frame, message)
+            # Waits for room as long as it takes: wharf asked for it, and close() ends the wait.
+            self._send(lambda: (frame, message), "a response", None)
 
     def _answer(self, request: ServerRequest) -> JSON:
         params = snapshot_params(request)
@@ -728,13 +765,14 @@ class WharfClient:
         once :meth:`_Output.close` was called (or a write failed). It never holds the client."""
         try:
             while True:
-                frame = output.frames.get()
+                frame = output.take()
                 if frame is None:
                     return
                 writer.write(frame)
                 writer.flush()
+                output.written(frame)
         except (OSError, ValueError) as error:
-            output.close(f"writing to wharf failed: {error}")
+            output.close(f"writing to wharf failed: {error}", discard=True)
         finally:
             with contextlib.suppress(OSError, ValueError):
                 writer.close()
@@ -773,25 +811,87 @@ class WharfClient:
 
 
 class _Output:
-    """The frames waiting for the writer thread, in order, and why nothing more may be sent."""
+    """The frames waiting for the writer thread, in order, and why nothing more may be sent.
+
+    Bounded: while the frames queued and the one being written come to SEND_BUFFER_BYTES, a
+    sender waits (until its deadline), first come first served, and its message is made only
+    once it may go. The queue had no limit: a wharf that read nothing (wedged, stopped) had the
+    client encode and hold everything callers sent, 10 MiB for 40 requests of 256 KiB."""
 
     def __init__(self) -> None:
-        self.frames: "queue.Queue[Optional[bytes]]" = queue.Queue()
-        self._lock = threading.Lock()
+        self._changed = threading.Condition()
+        self._frames: Deque[Tuple[Optional[int], bytes]] = deque()  # (request id or None, frame)
+        self._turns: Deque[object] = deque()  # the senders waiting for room, in the order they came
+        self._buffered = 0  # bytes queued or being written
         self._closed: Optional[str] = None
 
-    def put(self, frame: bytes, what: str) -> None:
-        with self._lock:
+    @property
+    def waiting(self) -> int:
+        """How many senders wait for room."""
+        with self._changed:
+            return len(self._turns)
+
+    def put(self, make: Callable[[], Tuple[bytes, Optional[int]]], what: str, deadline: Optional[float],
+            waits: bool = True) -> bool:
+        """Queues the frame ``make()`` gives (with the id of the request it is, if one) once it
+        is this sender's turn and there is room, or at once when not ``waits``; False, with
+        nothing made, if ``deadline`` (time.monotonic()) came first. Raises ConnectionLost once
+        closed."""
+        with self._changed:
+            if waits:
+                turn = object()
+                self._turns.append(turn)
+                try:
+                    while self._closed is None and not (self._turns[0] is turn
+                                                        and self._buffered < SEND_BUFFER_BYTES):
+                        left = None if deadline is None else deadline - time.monotonic()
+                        if left is not None and left <= 0:
+                            return False
+                        self._changed.wait(left)
+                finally:
+                    self._turns.remove(turn)
+                    self._changed.notify_all()  # the next in line may have room now
             if self._closed is not None:
                 raise ConnectionLost(f"cannot send {what}: {self._closed}")
-            self.frames.put(frame)
+            frame, request_id = make()
+            self._frames.append((request_id, frame))
+            self._buffered += len(frame)
+            self._changed.notify_all()
+            return True
 
-    def close(self, why: str) -> None:
-        """Nothing more is sent; the writer thread closes the input after what is queued."""
-        with self._lock:
+    def withdraw(self, request_id: int) -> bool:
+        """Takes out the request ``request_id`` if it is still queued (not yet being written)."""
+        with self._changed:
+            for entry in self._frames:
+                if entry[0] == request_id:
+                    self._frames.remove(entry)
+                    self._buffered -= len(entry[1])
+                    self._changed.notify_all()
+                    return True
+            return False
+
+    def take(self) -> Optional[bytes]:
+        """The next frame to write (it counts as buffered until :meth:`written`); None once
+        closed and everything queued before is taken."""
+        with self._changed:
+            while not self._frames and self._closed is None:
+                self._changed.wait()
+            return self._frames.popleft()[1] if self._frames else None
+
+    def written(self, frame: bytes) -> None:
+        with self._changed:
+            self._buffered -= len(frame)
+            self._changed.notify_all()
+
+    def close(self, why: str, discard: bool = False) -> None:
+        """Nothing more is sent; the writer thread closes the input after what is queued (or
+        at once, the queue dropped, when ``discard``: writing failed)."""
+        with self._changed:
             if self._closed is None:
                 self._closed = why
-                self.frames.put(None)
+            if discard:
+                self._frames.clear()
+            self._changed.notify_all()
 
 
 def _reap(process: "subprocess.Popen[bytes]", timeout: float) -> int:
