@@ -46,6 +46,25 @@ import WharfTestSupport
         #expect(try reopened.read(client: "c9", accessId: lease.accessId).bytes == Array("kept".utf8))
     }
 
+    /// An app's name is kept whole in the database, U+0000 and all: SQLite's text stopped at
+    /// the first NUL, so 'victim\0evil' was stored as 'victim', whose bookmark it became (and
+    /// its creator's no longer, after a restart). The protocol refuses such names; the store
+    /// does not depend on it.
+    @Test func anAppNameWithANULIsKeptWholeAcrossARestart() throws {
+        let file = directory.file("a.txt")
+        writeFile(file, "a")
+        let (store, _) = try AccessStore.open(stateDirectory: state.path)
+        try grant(store, file, app: "victim\u{0}evil")
+        let bookmark = try store.createBookmark(app: "victim\u{0}evil", client: "c1", url: url(file))
+        store.close()
+
+        let (reopened, _) = try AccessStore.open(stateDirectory: state.path)
+        let other = accessError { () throws(AccessError) in try reopened.resolve(app: "victim", client: "c2", bookmark: bookmark) }
+        #expect(other != nil, "another app, named as the part before the NUL, resolved the bookmark")
+        #expect(try reopened.resolve(app: "victim\u{0}evil", client: "c3", bookmark: bookmark).path == file)
+        #expect(Set(try reopened.allEntries().map(\.app)) == ["victim\u{0}evil"])
+    }
+
     @Test func aFolderBookmarkGivesBackTheFolderAndWhatIsInsideAfterARestart() throws {
         // SwiftUI's "choose templates directory" example: pick once, keep it across launches.
         let templates = directory.file("templates")

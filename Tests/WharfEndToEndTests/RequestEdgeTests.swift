@@ -44,6 +44,28 @@ import WharfTestSupport
         #expect(log.contains("allowsMultipleSelections (did you mean allowsMultipleSelection?)"), "\(log)")
     }
 
+    /// U+0000 in a name Wharf keeps (the app's name, a remembered folder's, a presentation's)
+    /// is refused, as the spec says of every identifier: stored, it was cut short there, so
+    /// 'victim\0evil' got the bookmarks of 'victim', and 'a\0b' the folder remembered for 'a'.
+    @Test func identifiersWithUPlus0000AreRefused() throws {
+        let named = try WireClient.spawn()
+        let refused = named.request("initialize", ["clientInfo": ["name": "victim\u{0}evil"]])
+        #expect(refused?["error"]?["code"] == -32602)
+        #expect(refused?["error"]?["message"]?.stringValue?.contains("clientInfo.name: must not contain U+0000") == true, "\(String(describing: refused))")
+        #expect(named.call("initialize", ["clientInfo": ["name": "victim"]]) != nil, "a refused initialize leaves the session uninitialized")
+
+        let (client, _) = try client(home: scratch)
+        for params: JSON in [["allowedContentTypes": ["public.item"], "options": ["customizationId": "a\u{0}b"]],
+                             ["allowedContentTypes": ["public.item"], "presentationId": "a\u{0}b"]] {
+            let answer = client.request("presentImporter", params)
+            #expect(answer?["error"]?["code"] == -32602, "\(String(describing: answer))")
+            #expect(answer?["error"]?["message"]?.stringValue?.contains("must not contain U+0000") == true)
+        }
+        let exporter = client.request("presentExporter", ["documents": [["contents": ["text": "x"], "writableContentTypes": ["public.plain-text"]]],
+                                                          "contentType": "public.plain-text", "presentationId": "a\u{0}b"])
+        #expect(exporter?["error"]?["message"]?.stringValue?.contains("presentationId: must not contain U+0000") == true, "\(String(describing: exporter))")
+    }
+
     @Test func aMIMETypeGivenAsAContentTypeIsAnsweredWithTheIdentifierItStandsFor() throws {
         let (client, _) = try client(home: scratch)
         let refused = try #require(client.request("presentImporter", ["allowedContentTypes": ["image/png"]]))

@@ -18,9 +18,11 @@ struct SQLiteRow {
     func isNull(_ column: Int32) -> Bool { sqlite3_column_type(statement, column) == SQLITE_NULL }
     func int(_ column: Int32) -> Int64 { sqlite3_column_int64(statement, column) }
     func real(_ column: Int32) -> Double { sqlite3_column_double(statement, column) }
+    /// The column's text by its length, not up to its first NUL (see `bind`).
     func text(_ column: Int32) -> String {
         guard let raw = sqlite3_column_text(statement, column) else { return "" }
-        return String(cString: raw)
+        let count = Int(sqlite3_column_bytes(statement, column))
+        return String(decoding: UnsafeRawBufferPointer(start: raw, count: count), as: UTF8.self)
     }
     func optionalText(_ column: Int32) -> String? { isNull(column) ? nil : text(column) }
     func blob(_ column: Int32) -> [UInt8] {
@@ -168,7 +170,16 @@ final class SQLiteConnection {
             case .null: status = sqlite3_bind_null(statement, index)
             case .integer(let number): status = sqlite3_bind_int64(statement, index, number)
             case .real(let number): status = sqlite3_bind_double(statement, index, number)
-            case .text(let text): status = sqlite3_bind_text(statement, index, text, -1, wharf_sqlite_transient())
+            case .text(let text):
+                // By its length: with -1 SQLite stops at the first NUL, and two names differing
+                // after one would be stored as one.
+                var text = text
+                status = text.withUTF8 { bytes in
+                    bytes.withMemoryRebound(to: CChar.self) { chars in
+                        guard let start = chars.baseAddress else { return sqlite3_bind_text(statement, index, "", 0, nil) }
+                        return sqlite3_bind_text(statement, index, start, Int32(chars.count), wharf_sqlite_transient())
+                    }
+                }
             case .blob(let bytes):
                 status = bytes.withUnsafeBytes { raw in
                     // A zero-length blob still binds as a blob, never as NULL.

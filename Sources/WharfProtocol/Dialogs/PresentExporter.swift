@@ -35,7 +35,7 @@ public struct PresentExporterRequest: RequestMessage {
             throw ProtocolError("contentType and contentTypes: give one or the other (FileDocument or WritableDocument form)")
         }
         defaultFilename = try reader.optionalString("defaultFilename")
-        presentationId = try reader.optionalString("presentationId")
+        presentationId = try reader.optionalIdentifier("presentationId")
         options = try reader.optionalObject("options") { reader throws(ProtocolError) in
             try DialogOptionsParams(reading: &reader)
         } ?? DialogOptionsParams()

@@ -25,7 +25,7 @@ public struct PresentImporterRequest: RequestMessage {
     public init(reading reader: inout FieldReader) throws(ProtocolError) {
         allowedContentTypes = try reader.strings("allowedContentTypes")
         allowsMultipleSelection = try reader.bool("allowsMultipleSelection", default: false)
-        presentationId = try reader.optionalString("presentationId")
+        presentationId = try reader.optionalIdentifier("presentationId")
         options = try reader.optionalObject("options") { reader throws(ProtocolError) in
             try DialogOptionsParams(reading: &reader)
         } ?? DialogOptionsParams()
@@ -107,7 +107,7 @@ public struct DialogOptionsParams: ProtocolValue {
             try URLPredicateParams(value, path: reader.name("urlEnabled"))
         }
         importsUnresolvedAliases = try reader.bool("importsUnresolvedAliases", default: false)
-        customizationId = try reader.optionalString("customizationId")
+        customizationId = try reader.optionalIdentifier("customizationId")
         timeoutMs = try reader.optionalInt("timeoutMs", in: 1...86_400_000)
         filenameLabel = try reader.optionalString("filenameLabel")
     }

@@ -86,7 +86,7 @@ public struct ClientIdentityInfo: ProtocolValue {
 
     public init(reading reader: inout FieldReader) throws(ProtocolError) {
         app = try reader.optionalString("app")
-        name = try reader.string("name")
+        name = try reader.identifier("name")
         pid = try reader.optionalInt("pid")
     }
 
@@ -106,7 +106,7 @@ public struct ClientInfo: ProtocolValue {
     }
 
     public init(reading reader: inout FieldReader) throws(ProtocolError) {
-        name = try reader.string("name")
+        name = try reader.identifier("name")
         version = try reader.optionalString("version")
     }
 

@@ -100,6 +100,20 @@ public struct FieldReader {
         return string
     }
 
+    /// A string that names something kept (an app, a remembered folder, a presentation): never
+    /// one containing U+0000, which the spec makes invalid in every identifier (and which a C
+    /// string, SQLite's text among them, would cut short, merging two names into one).
+    public mutating func identifier(_ key: String) throws(ProtocolError) -> String {
+        guard let value = try optionalIdentifier(key) else { throw missing(key) }
+        return value
+    }
+
+    public mutating func optionalIdentifier(_ key: String) throws(ProtocolError) -> String? {
+        guard let value = try optionalString(key) else { return nil }
+        guard !value.utf8.contains(0) else { throw ProtocolError("\(name(key)): must not contain U+0000") }
+        return value
+    }
+
     public mutating func bool(_ key: String, default fallback: Bool) throws(ProtocolError) -> Bool {
         try optionalBool(key) ?? fallback
     }
