@@ -132,13 +132,15 @@ extension DialogEngine {
         }
     }
 
-    /// Lock held. Hands the job to the writer on a pool thread; the dialog ends when the
-    /// writer returns.
+    /// Lock held. Hands the job to the client's export queue (its writes go one at a time);
+    /// the dialog ends when the writer returns.
     func startWriting(_ record: DialogRecord, _ job: ExportJob) {
         let cancellation = ExportCancellation()
         record.phase = .writing(job, cancellation, stop: nil)
         let (client, id, items, writer) = (record.client, record.id, job.items, self.writer)
-        WorkerPool.waiting.run { [self] in
+        // The record exists: the dialog being written is one of the client's open dialogs.
+        let exports = state.clients[client]?.exports ?? SerialQueue(pool: .waiting)
+        exports.run { [self] in
             var failure: ExportError?
             do throws(ExportError) {
                 try writer.write(

@@ -434,6 +434,10 @@ final class ClientRecord {
     /// Recently ended dialogs, so late input can be told "already ended" rather than "unknown".
     private var ended = RecentlyEnded()
     var isDisconnected = false
+    /// Writes the client's exports one at a time, in the order they were chosen: a write may
+    /// wait (a document read from a pipe its client never fills), and one thread per dialog
+    /// being written let one app hold thousands; this way a client holds at most one.
+    let exports = SerialQueue(pool: .waiting)
 
     func close(_ id: DialogID, presentationId: String?) {
         open.removeAll { $0 == id }

@@ -14,15 +14,14 @@ public final class WorkerPool: @unchecked Sendable {
     public static let shared = WorkerPool(maximumThreads: 32)
 
     /// The pool for work that may wait on the disk, the database or a child process: each
-    /// client's requests (its queues), an exporter's writing, the state database's batches,
-    /// probing the desktop's tools.
+    /// client's requests and exports (its queues), the state database's batches, probing the
+    /// desktop's tools.
     ///
-    /// It has no cap. What it runs is bounded by its sources instead (a client's queues run one
-    /// piece of work at a time each, an exporter writes one dialog's files, the database takes
-    /// one batch at a time), so it holds a few threads a client, as the read loops do; and a
-    /// cap would let waiting work hold every thread, so that one app's sixty-four connections
-    /// each reading a file on a disk that never answers would stop every other client's
-    /// dialogs.
+    /// It has no cap. What it runs is bounded by its sources instead (each of a client's queues
+    /// runs one piece of work at a time, the database takes one batch at a time), so it holds a
+    /// few threads a client, as the read loops do; and a cap would let waiting work hold every
+    /// thread, so that one app's sixty-four connections each reading a file on a disk that
+    /// never answers would stop every other client's dialogs.
     public static let waiting = WorkerPool(maximumThreads: .max)
 
     private let lock = ConditionLock()

@@ -371,6 +371,39 @@ import WharfTestSupport
         #expect(try h.engine.cancel(client: h.client, id: id) == false)
     }
 
+    /// A client's exports are written one at a time, in the order chosen, while another
+    /// client's go on beside them: a write that waits (a document read from a pipe its client
+    /// never fills) held a thread per dialog, so one app could hold thousands.
+    @Test func aClientsWritesGoOneAtATimeAndOtherClientsAreNotHeldUp() throws {
+        let gate = Gate()
+        let writing = Locked<[ClientID: Int]>([:]), most = Locked(0)
+        let writer = TestWriter { items, _, _ throws(ExportError) in
+            let client: ClientID = items.first?.destination.lastComponent.starts(with: Array("other".utf8)) == true ? 2 : 1
+            most.withValue { $0 = max($0, writing.withValue { $0[client, default: 0] += 1; return $0[client]! }) }
+            if client == 1 { gate.pass() }
+            writing.withValue { $0[client]! -= 1 }
+        }
+        let h = Harness(writer: writer)
+        let ids = try (0..<3).map { index throws(DialogError) in
+            try h.exporter(ExporterRequest(documents: [ExportDocument(filename: "mine\(index)", writableContentTypes: ["public.plain-text"],
+                                                                      contents: text("\(index)"))],
+                                           contentTypes: .contentType("public.plain-text")))
+        }
+        for id in ids { try h.engine.save(client: h.client, id: id, url: nil, contentType: nil, overwrite: false) }
+        gate.waitForArrival()
+        // The other client's export is written while the first client's waits.
+        let otherClient: ClientID = 2
+        let other = try h.exporter(ExporterRequest(documents: [ExportDocument(filename: "other", writableContentTypes: ["public.plain-text"],
+                                                                              contents: text("o"))],
+                                                   contentTypes: .contentType("public.plain-text")), client: otherClient)
+        try h.engine.save(client: otherClient, id: other, url: nil, contentType: nil, overwrite: false)
+        #expect(completed(h.events.waitForEnding(other)) != nil)
+        #expect(ids.allSatisfy { h.events.events($0).isEmpty }, "the first client's exports wait for the one being written")
+        gate.open()
+        for id in ids { #expect(completed(h.events.waitForEnding(id)) != nil) }
+        #expect(most.withValue { $0 } == 1, "two of one client's exports were written at once")
+    }
+
     @Test func disconnectWhileWritingEndsDisconnectedAndWaitForWritesWaits() throws {
         let gate = Gate()
         let h = Harness(writer: TestWriter.waiting(at: gate))
