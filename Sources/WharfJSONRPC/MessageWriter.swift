@@ -43,6 +43,9 @@ final class MessageWriter: @unchecked Sendable {
     /// The descriptor is non-blocking: a write takes what fits, and a full descriptor is
     /// handed to ``ReadinessWatcher`` instead of blocking a thread until the peer reads.
     private let nonBlocking: Bool
+    /// Non-blocking and a socket: written so that no write waits whatever the flags of its
+    /// description, which a bridge's editor shares (see `FileDescriptor.writeAvailable`).
+    private let isSocket: Bool
     /// Non-blocking only: bytes of `queue[0]` already written.
     private var headOffset = 0
     /// Non-blocking only: the descriptor was full; the watcher drains again once it has room.
@@ -52,6 +55,7 @@ final class MessageWriter: @unchecked Sendable {
         self.descriptor = descriptor
         self.backlogLimit = backlogLimit
         self.nonBlocking = nonBlocking
+        self.isSocket = nonBlocking && descriptor.isSocket
         self.onFailure = onFailure
     }
 
@@ -230,7 +234,7 @@ final class MessageWriter: @unchecked Sendable {
             var written = 0
             var error: SystemError?
             do {
-                written = try descriptor.writeAvailable(gathering: batch.map { UnsafeRawBufferPointer($0.bytes) }, offset: offset)
+                written = try descriptor.writeAvailable(gathering: batch.map { UnsafeRawBufferPointer($0.bytes) }, offset: offset, isSocket: isSocket)
             } catch let failure {
                 error = failure
             }

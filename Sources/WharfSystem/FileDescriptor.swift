@@ -202,6 +202,9 @@ public final class FileDescriptor: @unchecked Sendable {
     // MARK: The file behind it
 
     /// `fstat(2)`.
+    /// Whether this is a socket (`fstat`); false when that cannot be told.
+    public var isSocket: Bool { ((try? status())?.mode ?? 0) & S_IFMT == S_IFSOCK }
+
     public func status() throws(SystemError) -> FileStatus {
         var raw = stat()
         guard fstat(self.raw, &raw) == 0 else { throw failure("fstat") }

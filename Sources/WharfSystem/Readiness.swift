@@ -63,7 +63,12 @@ extension FileDescriptor {
     /// `writev(2)` of as much of `buffers` as goes without blocking, the first one from
     /// `offset`: how many bytes were written (fewer than all when the descriptor is full). A
     /// peer that closed its end is `EPIPE` (the host ignores `SIGPIPE`).
-    public func writeAvailable(gathering buffers: [UnsafeRawBufferPointer], offset: Int) throws(SystemError) -> Int {
+    ///
+    /// A socket (`isSocket`) is written with `sendmsg(MSG_DONTWAIT)`, which does not wait
+    /// whatever the description's flags: a socket cannot be opened again, so its description
+    /// is shared with whoever passed it, who may clear `O_NONBLOCK` on it at any moment, and a
+    /// `writev` would then hold the writing thread for as long as that peer does not read.
+    public func writeAvailable(gathering buffers: [UnsafeRawBufferPointer], offset: Int, isSocket: Bool = false) throws(SystemError) -> Int {
         var vectors: [iovec] = []
         vectors.reserveCapacity(min(64, buffers.count))
         var total = 0
@@ -75,7 +80,12 @@ extension FileDescriptor {
         }
         if vectors.isEmpty { return 0 }
         while true {
-            let written = writev(raw, vectors, Int32(vectors.count))
+            let written = isSocket ? vectors.withUnsafeMutableBufferPointer { vectors in
+                var message = msghdr()
+                message.msg_iov = vectors.baseAddress
+                message.msg_iovlen = vectors.count
+                return sendmsg(raw, &message, Int32(MSG_DONTWAIT) | Int32(MSG_NOSIGNAL))
+            } : writev(raw, vectors, Int32(vectors.count))
             if written >= 0 { return written }
             if errno == EINTR { continue }
             if errno == EAGAIN || errno == EWOULDBLOCK { return 0 }

@@ -117,3 +117,36 @@ func eventually(seconds: Double = 10, _ condition: () -> Bool) -> Bool {
         ProcessControl.sleep(milliseconds: 5)
     }
 }
+
+/// A socket's description is shared with whoever passed it (a bridge's editor), who may clear
+/// `O_NONBLOCK` on it: the connection's writes must still never wait for that peer to read.
+/// They did: the drain ran `writev` on a thread of the shared pool, which then waited for as
+/// long as the peer did not read, and forty such connections held all 32 of its threads, so
+/// every timer of every client (a dialog's `timeoutMs`) stopped.
+@Suite struct SharedSocketDescriptions {
+    @Test func aPeerThatClearsNonBlockingHoldsNoThreadOfTheSharedPool() throws {
+        var peers: [FileDescriptor] = []
+        var connections: [Connection] = []
+        for _ in 0..<40 {
+            let (ours, theirs) = try UnixSocket.pair()
+            try ours.setNonBlocking()
+            var options = Connection.Options()
+            options.nonBlocking = true
+            let connection = Connection(input: ours, output: try ours.duplicate(), options: options)
+            connection.start(Connection.Handler(request: { _, reply in reply.succeed(.null) }, notification: { _ in }),
+                             onEnd: { [connection] _ in connection.closeOutput() })
+            // The one who passed the socket clears O_NONBLOCK on the description we share.
+            _ = fcntl(ours.raw, F_SETFL, fcntl(ours.raw, F_GETFL) & ~O_NONBLOCK)
+            // More than the socket holds, and nobody reads it.
+            connection.send(notification: "flood", params: ["text": .string(String(repeating: "x", count: 1 << 20))])
+            peers.append(theirs)
+            connections.append(connection)
+        }
+        let fired = OneShot<Void>()
+        TimerQueue.shared.after(milliseconds: 10) { fired.set(()) }
+        #expect(fired.wait(until: Deadline(secondsFromNow: 5)) != nil, "the shared pool's threads were all waiting to write")
+        // The peers go: a write still waiting (without the fix) fails and lets its thread go.
+        for peer in peers { peer.close() }
+        for connection in connections { connection.stopReading() }
+    }
+}
