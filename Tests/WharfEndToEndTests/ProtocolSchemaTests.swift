@@ -144,8 +144,16 @@ func readRepositoryFile(_ relative: String) throws -> String {
     /// failed another test on CI).
     @Test func theTestClientWritesNothingOnceItClosedTheServersInput() throws {
         let toServer = try makePipe(), fromServer = try makePipe(), other = try makePipe()
-        defer { for fd in [toServer.read, fromServer.write, fromServer.read, other.read, other.write] { close(fd) } }
         let client = WireClient(writingTo: toServer.write, readingFrom: fromServer.read)
+        defer {
+            // The client's reader reads `fromServer.read` until it sees the end: only then may
+            // that number be closed. Closed first, it was free for the next file opened in the
+            // process while the reader might still call `read` on it, and the reader took that
+            // file's bytes (another test's server's answer: its client never got it).
+            close(fromServer.write)
+            #expect(client.waitForEndOfOutput())
+            for fd in [toServer.read, fromServer.read, other.read, other.write] { close(fd) }
+        }
         client.closeInput()
         // The closed number is the lowest free one: duplicates of another pipe's write end soon
         // take it, as any file opened elsewhere in the process could.
