@@ -18,6 +18,11 @@ public enum FileURIBytes {
         if bytes.count > hostEnd, bytes[scheme.count..<hostEnd].map(asciiLower).elementsEqual(host) {
             bytes.replaceSubrange(scheme.count..<hostEnd, with: host)
         }
+        // A query or fragment the portal might append is not part of the path (FileURL refuses
+        // URLs with one, since a client's would name another file; the portal's we read past).
+        if let end = bytes.firstIndex(where: { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }) {
+            bytes.removeSubrange(end...)
+        }
         return FileURL.path(from: String(decoding: bytes, as: UTF8.self))?.bytes
     }
 

@@ -26,9 +26,10 @@ public enum FileURL {
     }
 
     /// `file:///tmp/a%20b.txt` → `/tmp/a b.txt`; nil for anything that is not a local file URL,
-    /// a malformed escape, or what does not decode to an absolute path without NUL bytes.
+    /// a URL with a query or a fragment, a malformed escape, or what does not decode to an
+    /// absolute path without NUL bytes.
     public static func path(from url: String) -> FilePath? {
-        var rest: Substring.UTF8View
+        let rest: Substring.UTF8View
         if url.hasPrefix("file:///") {
             rest = url.dropFirst(7).utf8
         } else if url.hasPrefix("file://localhost/") {
@@ -36,9 +37,9 @@ public enum FileURL {
         } else {
             return nil
         }
-        if let end = rest.firstIndex(where: { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }) {
-            rest = rest[..<end]
-        }
+        // A query or a fragment names nothing on disk; cut off, the rest would name another
+        // file. A name holding `?` or `#` has them escaped (`%3F`, `%23`), as `from(path:)` does.
+        if rest.contains(where: { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }) { return nil }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(rest.count)
         var iterator = rest.makeIterator()

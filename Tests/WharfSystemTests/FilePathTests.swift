@@ -86,6 +86,18 @@ import WharfTestSupport
         #expect(FileURL.path(from: raw.url) == raw)
     }
 
+    /// A raw `?` or `#` starts a query or a fragment, which name nothing on disk: such a URL is
+    /// refused, where it had been cut short there, so `file:///d/q?x.txt` named `/d/q` (another
+    /// file, or none) and `pic.png#x` was taken as `pic.png`. A name holding those characters is
+    /// written `%3F`, `%23`, as Wharf writes it.
+    @Test func aQueryOrAFragmentIsRefusedNotCutOff() {
+        for url in ["file:///d/q?x.txt", "file:///d/h#x.txt", "file:///d/pic.png?x=1", "file:///d/pic.png#x", "file://localhost/d/a?"] {
+            #expect(FileURL.path(from: url) == nil, "\(url)")
+        }
+        #expect(FileURL.path(from: "file:///d/q%3Fx%23.txt") == FilePath("/d/q?x#.txt"))
+        #expect(FilePath("/d/q?x#.txt").url == "file:///d/q%3Fx%23.txt")
+    }
+
     /// Property: for random byte names (every byte but `/` and NUL, UTF-8 or not), the URL of a
     /// path decodes to exactly that path, and distinct paths never share a URL.
     @Test func everyPathSurvivesTheURLRoundTripAndURLsAreDistinct() {
