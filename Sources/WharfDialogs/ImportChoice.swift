@@ -97,6 +97,21 @@ struct ImportChoice: Sendable {
         guard let there = try? FileStatus.ofLink(resolved), there.device == opened.device, there.inode == opened.inode else {
             throw .rejectedChoice(url: url, reason: "it was moved or deleted while it was being chosen")
         }
+        // A followed link gives the app the file it leads to, so that file must pass the rules
+        // under its own name too (type, urlEnabled): judged by the link's name alone,
+        // 'notes.txt' leading to 'photo.png' gave a plain-text importer a PNG. Its head is read
+        // from the start of the descriptor opened above, whatever the first judgement read.
+        if facts.isSymlink {
+            let target = EntryFacts(chosen: resolved, (opened, false, false), browserOptions: rules.browserOptions,
+                                    types: types) { buffer throws(SystemError) in
+                let head = try file.read(at: 0, length: buffer.count)
+                buffer.copyBytes(from: head)
+                return head.count
+            }
+            if let reason = rules.reason(rejecting: target, types: types) {
+                throw .rejectedChoice(url: url, reason: "it leads to \(resolved): \(reason)")
+            }
+        }
         let identity = try resolving(url) { () throws(SystemError) in try file.identity(status: opened) }
         let chosen = ChosenFile(path: resolved, identity: identity, birth: file.birth(),
                                 isDirectory: opened.kind == .directory, forWriting: false)

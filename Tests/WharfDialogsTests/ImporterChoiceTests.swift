@@ -117,6 +117,29 @@ import WharfTestSupport
         #expect(file.identity.sameFile(as: try FileIdentity.of(target)))
     }
 
+    /// A followed link gives the app the file it leads to, which must pass the dialog's rules
+    /// under its own name: judged by the link's name alone, a plain-text importer completed
+    /// with a PNG reached through 'notes.txt', and a `*.txt` predicate let it through.
+    @Test func aLinkIsRefusedWhenTheFileItLeadsToIsNotAllowed() throws {
+        let h = Harness()
+        let photo = h.dir.file("photo.png")
+        let link = h.dir.symlink("notes.txt", to: photo)
+        let byType = try h.importer()
+        let refused = rejection(h, byType, [link])
+        #expect(refused?.reason.contains("leads to \(photo)") == true, "\(String(describing: refused))")
+        #expect(refused?.reason.contains("public.png") == true)
+        #expect(h.events.events(byType).isEmpty, "the dialog stays open")
+
+        let byName = try h.importer(["public.item"], options: DialogOptions(defaultDirectory: h.dir.path, urlEnabled: .nameMatches("*.txt")))
+        #expect(rejection(h, byName, [link])?.reason.contains("urlEnabled") == true)
+
+        // A link to an allowed file is still resolved to it.
+        let text = h.dir.file("real.txt")
+        let good = h.dir.symlink("other.txt", to: text)
+        try h.engine.choose(client: h.client, id: byType, urls: [good.description])
+        #expect(try #require(completedFiles(h, byType).first).path == text)
+    }
+
     @Test func importsUnresolvedAliasesReturnsTheLinkItself() throws {
         let h = Harness()
         let target = h.dir.file("real.txt")
