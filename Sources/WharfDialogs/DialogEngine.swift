@@ -259,7 +259,7 @@ public final class DialogEngine: @unchecked Sendable {
                 }
             }
             if let timeout = options.timeoutMs {
-                scheduler.after(milliseconds: timeout) { [weak self] in self?.expire(client: client, id: id) }
+                record.cancelTimeout = scheduler.after(milliseconds: timeout) { [weak self] in self?.expire(client: client, id: id) }
             }
             return id
         }
@@ -272,6 +272,7 @@ public final class DialogEngine: @unchecked Sendable {
         changing(client) {
             guard let record = state.dialogs[id], record.client == client else { return }
             state.dialogs[id] = nil
+            record.stopTimeout()
             dropListings(of: record)
             record.isShowing = false
             if let clientRecord = state.clients[client] {
@@ -329,6 +330,7 @@ public final class DialogEngine: @unchecked Sendable {
     /// dialog afterwards, because nothing can find it any more.
     func end(_ record: DialogRecord, _ ending: Ending) {
         state.dialogs[record.id] = nil
+        record.stopTimeout()
         dropListings(of: record)
         if let clientRecord = state.clients[record.client] {
             clientRecord.close(record.id, presentationId: record.presentationId)
@@ -451,6 +453,15 @@ final class ClientRecord {
 /// One open dialog. A class so the engine can update it in place; only touched with the
 /// engine's lock held. Its configuration is the snapshot taken at `present` time.
 final class DialogRecord {
+    /// Cancels the `timeoutMs` timer, once the dialog has ended (or it would hold its work
+    /// until due: up to a day).
+    var cancelTimeout: (@Sendable () -> Void)?
+
+    func stopTimeout() {
+        cancelTimeout?()
+        cancelTimeout = nil
+    }
+
     enum Phase {
         /// Waiting for the human (importer: files; exporter: destination and type).
         case choosing

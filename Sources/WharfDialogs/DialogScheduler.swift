@@ -6,9 +6,11 @@ import WharfSystem
 /// Injectable so that tests of timeouts and races decide exactly when time passes
 /// (the tests' manual clock) instead of sleeping and hoping.
 public protocol DialogScheduler: Sendable {
-    /// Runs `work` once, `milliseconds` from now, on some thread other than the caller's.
+    /// Runs `work` once, `milliseconds` from now, on some thread other than the caller's, and
+    /// answers what cancels it (the engine cancels a dialog's timeout when the dialog ends).
     /// Must not run `work` synchronously inside this call: callers may hold locks.
-    func after(milliseconds: Int, _ work: @escaping @Sendable () -> Void)
+    @discardableResult
+    func after(milliseconds: Int, _ work: @escaping @Sendable () -> Void) -> @Sendable () -> Void
     /// A monotonic clock, in seconds.
     var now: Double { get }
 }
@@ -21,7 +23,8 @@ public struct TimerScheduler: DialogScheduler {
         self.timers = timers
     }
 
-    public func after(milliseconds: Int, _ work: @escaping @Sendable () -> Void) {
+    @discardableResult
+    public func after(milliseconds: Int, _ work: @escaping @Sendable () -> Void) -> @Sendable () -> Void {
         timers.after(milliseconds: milliseconds, work)
     }
 

@@ -11,13 +11,21 @@ public final class TimerQueue: @unchecked Sendable {
     private struct Timer {
         var deadline: UInt64
         var sequence: UInt64
-        var work: @Sendable () -> Void
+        var slot: Slot
+    }
+
+    /// A timer's work until it runs or is cancelled; then nil. Only touched with `lock` held.
+    private final class Slot: @unchecked Sendable {
+        var work: (@Sendable () -> Void)?
+        init(_ work: @escaping @Sendable () -> Void) { self.work = work }
     }
 
     private let pool: WorkerPool
     private let lock = ConditionLock()
     // Guarded by `lock`: a binary min-heap by (deadline, sequence).
     private var heap: [Timer] = []
+    /// Timers in `heap` cancelled and not yet dropped from it.
+    private var cancelled = 0
     private var sequence: UInt64 = 0
     private var started = false
 
@@ -28,13 +36,21 @@ public final class TimerQueue: @unchecked Sendable {
     /// Nanoseconds on the monotonic clock.
     public static var now: UInt64 { monotonicNanoseconds() }
 
-    /// Runs `work` on the pool `milliseconds` from now (at once, on the pool, for 0).
-    public func after(milliseconds: Int, _ work: @escaping @Sendable () -> Void) {
-        guard milliseconds > 0 else { return pool.run(work) }
+    /// Runs `work` on the pool `milliseconds` from now (at once, on the pool, for 0). Answers
+    /// what cancels it: a timer that will not be needed (a dialog's timeout, once the dialog has
+    /// ended) should be cancelled, or it and what its work holds stay until it is due (a day,
+    /// for a long timeout; a client opening and cancelling such dialogs grew memory without end).
+    @discardableResult
+    public func after(milliseconds: Int, _ work: @escaping @Sendable () -> Void) -> @Sendable () -> Void {
+        guard milliseconds > 0 else {
+            pool.run(work)
+            return {}
+        }
         let deadline = Self.now + UInt64(milliseconds) * 1_000_000
+        let slot = Slot(work)
         let (start, wake) = lock.withLock { () -> (Bool, Bool) in
             sequence += 1
-            push(Timer(deadline: deadline, sequence: sequence, work: work))
+            push(Timer(deadline: deadline, sequence: sequence, slot: slot))
             // The timer thread sleeps until the earliest deadline: only a new earliest one is
             // news to it (the write-behind asks for a flush with every grant).
             let wake = heap.first?.sequence == sequence
@@ -45,6 +61,25 @@ public final class TimerQueue: @unchecked Sendable {
         if start { startThread { [self] in tick() } }
         // After unlocking, so that the thread does not wake only to wait for the lock.
         if wake { lock.signal() }
+        return { [weak self] in self?.cancel(slot) }
+    }
+
+    /// How many timers wait, cancelled ones not yet dropped included (for tests).
+    public var pendingCount: Int { lock.withLock { heap.count } }
+
+    /// Drops the work at once; the timer itself goes when it comes up, or sooner, with the other
+    /// cancelled ones, once they are half the heap (a sorted array is a heap).
+    private func cancel(_ slot: Slot) {
+        lock.withLock {
+            guard slot.work != nil else { return }
+            slot.work = nil
+            cancelled += 1
+            if cancelled > 64 && cancelled * 2 > heap.count {
+                heap.removeAll { $0.slot.work == nil }
+                heap.sort(by: Self.precedes)
+                cancelled = 0
+            }
+        }
     }
 
     private func tick() {
@@ -60,8 +95,13 @@ public final class TimerQueue: @unchecked Sendable {
                 continue
             }
             let due = pop()
+            guard let work = due.slot.work else {
+                cancelled -= 1
+                continue
+            }
+            due.slot.work = nil
             lock.unlock()
-            pool.run(due.work)
+            pool.run(work)
             lock.lock()
         }
     }

@@ -58,6 +58,22 @@ import WharfTestSupport
         #expect(h.events.events(id) == ending(id, .cancelled(id, .importer, reason: .user)))
     }
 
+    /// A dialog's timeout is cancelled when the dialog ends however it ends, not left waiting
+    /// with what it holds until it is due (a day's `timeoutMs` held each ended dialog's timer
+    /// for that day).
+    @Test func aDialogsTimeoutGoesWhenTheDialogEnds() throws {
+        let h = Harness()
+        let dismissed = try h.importer(options: DialogOptions(defaultDirectory: h.dir.path, timeoutMs: 86_400_000))
+        let cancelled = try h.importer(options: DialogOptions(defaultDirectory: h.dir.path, timeoutMs: 86_400_000))
+        let chosen = try h.importer(options: DialogOptions(defaultDirectory: h.dir.path, timeoutMs: 86_400_000))
+        #expect(h.scheduler.pendingCount == 3)
+        try h.engine.dismiss(client: h.client, id: dismissed)
+        #expect(try h.engine.cancel(client: h.client, id: cancelled))
+        try h.engine.choose(client: h.client, id: chosen, urls: [h.dir.file("a.txt").description])
+        _ = h.events.waitForEnding(chosen)
+        #expect(h.scheduler.pendingCount == 0)
+    }
+
     /// A `present…` still on its way when its session ended (the session says so before it
     /// disconnects, and the engine asks under its lock) is refused: nothing is shown, nothing is
     /// left open that no one would ever end. One registered just before is ended by the disconnect.

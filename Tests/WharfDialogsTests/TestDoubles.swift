@@ -25,12 +25,15 @@ final class ManualScheduler: DialogScheduler {
 
     init() {}
 
-    func after(milliseconds: Int, _ work: @escaping @Sendable () -> Void) {
-        state.withValue { state in
+    @discardableResult
+    func after(milliseconds: Int, _ work: @escaping @Sendable () -> Void) -> @Sendable () -> Void {
+        let sequence = state.withValue { state in
             state.sequence += 1
             state.pending.append(Pending(
                 deadline: state.nowMilliseconds + max(0, milliseconds), sequence: state.sequence, work: work))
+            return state.sequence
         }
+        return { [state] in state.withValue { $0.pending.removeAll { $0.sequence == sequence } } }
     }
 
     var now: Double { state.withValue { Double($0.nowMilliseconds) / 1000 } }

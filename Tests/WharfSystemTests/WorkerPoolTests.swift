@@ -54,6 +54,24 @@ import WharfSystem
         #expect(all.wait(until: Deadline(secondsFromNow: 5)) != nil, "\(started.withValue { $0 }) of \(count) started")
     }
 
+    /// A cancelled timer never runs, and cancelled timers do not stay until they are due: a
+    /// client opening and cancelling dialogs with a day's `timeoutMs` kept every one of them
+    /// (and what its work held) for that day.
+    @Test func cancelledTimersNeverRunAndDoNotStayUntilDue() {
+        let timers = TimerQueue(pool: WorkerPool(maximumThreads: 2))
+        let ran = Locked(0)
+        let cancels = (0..<1_000).map { _ in timers.after(milliseconds: 3_600_000) { ran.withValue { $0 += 1 } } }
+        #expect(timers.pendingCount == 1_000)
+        for cancel in cancels { cancel() }
+        #expect(timers.pendingCount < 200, "\(timers.pendingCount) cancelled timers still held")
+        let soon = timers.after(milliseconds: 20) { ran.withValue { $0 += 1 } }
+        soon()
+        let done = OneShot<Void>()
+        timers.after(milliseconds: 60) { done.set(()) }
+        #expect(done.wait(until: Deadline(secondsFromNow: 10)) != nil)
+        #expect(ran.withValue { $0 } == 0)
+    }
+
     @Test func aSerialQueueRunsItsWorkInOrderOneAtATime() {
         let queue = SerialQueue(pool: WorkerPool(maximumThreads: 4))
         let order = Locked<[Int]>([])
