@@ -38,6 +38,18 @@ public final class AccessStore: Sendable {
     /// bound only matters when a machine is badly overloaded. Nothing a client waits for waits
     /// this long: grants are written behind.
     static let busyTimeoutMilliseconds: Int32 = 30_000
+    /// How long writes wait for another process's lock once the store is closing (``close()``).
+    static let closingPatienceNanoseconds: UInt64 = 1_000_000_000
+    /// When ``close()`` began: from then on, a write waits at most `closingPatienceNanoseconds`.
+    private let closingSince = Locked<UInt64?>(nil)
+
+    /// Whether a write waiting for the lock should give up: the store has been closing a while.
+    private var givesUp: @Sendable () -> Bool {
+        { [closingSince] in
+            guard let since = closingSince.withValue({ $0 }) else { return false }
+            return monotonicNanoseconds() - since > Self.closingPatienceNanoseconds
+        }
+    }
 
     /// `state.sqlite3` inside the state directory, or `:memory:`.
     public let databasePath: FilePath
@@ -201,6 +213,11 @@ public final class AccessStore: Sendable {
                 } catch {
                     throw .store(StoreFailure(error, doing: "open the state store \(path) for reading"))
                 }
+                do {
+                    try connection.setBusyHandler(milliseconds: Int(Self.busyTimeoutMilliseconds), giveUp: givesUp)
+                } catch {
+                    throw .store(StoreFailure(error, doing: "open the state store \(path)"))
+                }
                 writer.withValue { $0 = connection }
                 reader.withValue { $0 = second }
                 return
@@ -341,10 +358,17 @@ public final class AccessStore: Sendable {
             return true
         }
         guard !unopened, (try? awaitDatabase()) != nil else { return }
+        // Exiting waits for another process's lock on the database only briefly: with the usual
+        // busy timeout, a write under way and each of the two below could keep the process for
+        // 30 s after `exit`. What cannot be written now is what a crash would leave, and is
+        // swept as such: the in-use marker stays unless everything was written.
+        closingSince.withValue { $0 = $0 ?? monotonicNanoseconds() }
         flush()
+        var everythingWritten = pending.isWritten
         writer.withValue { connection in
             guard let db = connection else { return }
-            _ = try? db.writeTransaction { try db.run("DELETE FROM instances WHERE id = ?", [.text(instance)]) }
+            let removed = try? db.writeTransaction { try db.run("DELETE FROM instances WHERE id = ?", [.text(instance)]) }
+            everythingWritten = everythingWritten && removed != nil
             db.close()
             connection = nil
         }
@@ -353,7 +377,7 @@ public final class AccessStore: Sendable {
             connection = nil
         }
         marker.withValue { marker in
-            marker?.remove()
+            if everythingWritten { marker?.remove() }
             marker = nil
         }
     }

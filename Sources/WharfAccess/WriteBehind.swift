@@ -62,6 +62,11 @@ final class WriteBehind: @unchecked Sendable {
         lock.withLock { changes.isEmpty && !scheduled && !writing }
     }
 
+    /// Every change so far is in the store (a batch may still be scheduled, with nothing in it).
+    var isWritten: Bool {
+        lock.withLock { changes.isEmpty && !writing }
+    }
+
     func registerInstance() {
         lock.withLock { changes.registerInstance = true }
     }

@@ -7,6 +7,35 @@ import WharfTestSupport
 /// Grants and leases are written behind, in batches: what goes while a batch is being written
 /// leaves no row behind it.
 struct WriteBehindTests {
+    /// Closing (the process exiting) waits for another process's lock on the database about
+    /// a second, not the 30 s busy timeout for each write still to make (`exit` took a minute),
+    /// and leaves what it could not write to the next process's sweep, as a crash would: its
+    /// in-use marker stays. Without the lock, closing removes the marker.
+    @Test func closingWaitsBrieflyForALockedDatabaseAndLeavesTheRestToTheNextSweep() throws {
+        let state = ScratchDirectory("wharf-access-state")
+        let files = TemporaryDirectory()
+        let (store, _) = try AccessStore.open(stateDirectory: state.path)
+        let notes = files.file("notes.txt")
+        writeFile(notes, "notes")
+        try grant(store, notes)
+        store.flush()
+        let lock = try DatabaseLock(store.databasePath, seconds: 20)
+        store.endSession(client: "c1")  // a deletion to write, behind the lock
+        let start = monotonicNanoseconds()
+        store.close()
+        let seconds = Double(monotonicNanoseconds() - start) / 1e9
+        #expect(seconds < 8, "closing waited \(seconds) s for the lock")
+        #expect(InUseMarker.crashLeftovers(in: state.path), "what could not be written is left for the next sweep")
+        withExtendedLifetime(lock) {}
+
+        let clean = ScratchDirectory("wharf-access-state")
+        let (other, _) = try AccessStore.open(stateDirectory: clean.path)
+        try grant(other, notes)
+        other.flush()
+        other.close()
+        #expect(!InUseMarker.crashLeftovers(in: clean.path))
+    }
+
     @Test func aSessionThatEndsWhileItsGrantIsBeingWrittenLeavesNoRow() throws {
         let state = ScratchDirectory("wharf-access-state")
         let files = TemporaryDirectory()

@@ -40,6 +40,8 @@ struct SQLiteRow {
 /// also what makes a transaction the connection's only user while it runs. SQLite is opened with
 /// `SQLITE_OPEN_NOMUTEX` for that reason.
 final class SQLiteConnection {
+    /// Kept alive for SQLite, which holds it unretained (``setBusyHandler(milliseconds:giveUp:)``).
+    private var busyHandler: BusyHandler?
     private var handle: OpaquePointer?
     private var statements: [String: OpaquePointer] = [:]
     let path: FilePath
@@ -73,6 +75,18 @@ final class SQLiteConnection {
     /// How long SQLite itself retries when another process holds the lock (`sqlite3_busy_timeout`).
     func setBusyTimeout(milliseconds: Int32) throws(SQLiteError) {
         try check(sqlite3_busy_timeout(try db(), milliseconds), sql: "busy_timeout")
+    }
+
+    /// Retries while another process holds the lock, as the busy timeout does, for up to
+    /// `milliseconds`, unless `giveUp` says to stop sooner: it is asked before every wait, which
+    /// is never longer than 100 ms (a store closing as its process exits gives up at once
+    /// instead of keeping the process for the whole timeout).
+    func setBusyHandler(milliseconds: Int, giveUp: @escaping @Sendable () -> Bool) throws(SQLiteError) {
+        let handler = BusyHandler(limit: milliseconds, giveUp: giveUp)
+        busyHandler = handler
+        try check(sqlite3_busy_handler(try db(), { context, count in
+            Unmanaged<BusyHandler>.fromOpaque(context!).takeUnretainedValue().retry(after: Int(count)) ? 1 : 0
+        }, Unmanaged.passUnretained(handler).toOpaque()), sql: "busy_handler")
     }
 
     /// Runs one or more statements without results (schema scripts, pragmas, BEGIN/COMMIT).
@@ -198,5 +212,29 @@ final class SQLiteConnection {
         let code = handle.map { sqlite3_extended_errcode($0) } ?? status
         let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(status))
         return SQLiteError(code: code == SQLITE_OK ? status : code, message: message, sql: sql)
+    }
+}
+
+/// A busy handler's state: SQLite's own back-off (1 ms growing to 100 ms a wait), bounded by a
+/// total, and a way to give up early.
+final class BusyHandler: @unchecked Sendable {
+    private static let waits = [1, 2, 5, 10, 15, 20, 25, 25, 25, 50, 50, 100]
+    private let limit: Int
+    private let giveUp: @Sendable () -> Bool
+
+    init(limit: Int, giveUp: @escaping @Sendable () -> Bool) {
+        self.limit = limit
+        self.giveUp = giveUp
+    }
+
+    /// Whether to try again after `count` waits (then waits once more).
+    func retry(after count: Int) -> Bool {
+        if giveUp() { return false }
+        let waited = count < Self.waits.count
+            ? Self.waits.prefix(count).reduce(0, +)
+            : Self.waits.reduce(0, +) + (count - Self.waits.count) * 100
+        guard waited < limit else { return false }
+        ProcessControl.sleep(milliseconds: count < Self.waits.count ? Self.waits[count] : 100)
+        return true
     }
 }
