@@ -120,6 +120,19 @@ import WharfTestSupport
         #expect(client.waitForExit(timeout: 5) == 1)
     }
 
+    /// A `processId` that is no process wharf can see (an editor in another PID namespace, a
+    /// Flatpak's or a container's, names its own pid) is logged and not watched: wharf had
+    /// answered `initialize` and then ended 200 ms later, as if that editor had died.
+    @Test func aProcessIdThatIsNoVisibleProcessIsNotWatched() throws {
+        let client = try WireClient.spawn()
+        let unseen: Int64 = 4_194_304  // PID_MAX_LIMIT: no process has it on any machine
+        #expect(client.initialize(["processId": .int(unseen), "clientInfo": ["name": "namespaced"]]) != nil)
+        ProcessControl.sleep(milliseconds: 600)
+        #expect(client.call("ping", [:]) == [:], "wharf ended")
+        #expect(client.process?.errorsSoFar().contains("processId 4194304 is no process this wharf can see") == true)
+        #expect(client.shutdownAndExit() == 0)
+    }
+
     @Test func aSessionThatOpensNoDialogNeverOpensTheStateStore() throws {
         let state = ScratchDirectory("wharf-state")
         let client = try WireClient.spawn(["--state-dir", state.path.description])

@@ -39,7 +39,16 @@ public enum StdioHost {
                     endProcess(session, server, exitCode: session.exitCodeForEndOfInput, reason: "signal \(number)")
                 }
             },
-            clientProcess: { session, pid in watch(pid, session, server, logger) }
+            clientProcess: { session, pid in
+                // A process that is not there from the start is one we cannot see (the editor
+                // in another PID namespace: a Flatpak's, a container's), not one that died:
+                // ending at once would end every session such an editor starts.
+                guard ProcessIdentity.exists(pid) else {
+                    logger.warning("initialize.processId \(pid) is no process this wharf can see (another PID namespace?); not watching it")
+                    return
+                }
+                watch(pid, session, server, logger)
+            }
         )
         let code = server.serve(connection, events: events)
         exitOnce(server, code)
