@@ -17,11 +17,7 @@ import WharfTestSupport
     static let lockSeconds = 5.0
 
     @Test func aLockedDatabaseDelaysNoClientsPingOrCancel() throws {
-        let scratch = ScratchDirectory()
-        scratch.write("notes.txt", "notes")
-        var options = ServerOptions()
-        options.stateDirectory = scratch.path("state")
-        let server = try Server(options: options, logger: .silent)
+        let (scratch, server) = try serverBesideANote()
         let writer = WireClient.inProcess(sharing: server)
         let other = WireClient.inProcess(sharing: server)
         for client in [writer, other] {
@@ -74,11 +70,7 @@ import WharfTestSupport
     /// had threads for such work) delay no other client's dialogs: one is presented, cancelled
     /// and its ending delivered, and another picks a file, at once.
     @Test func manyRequestsWaitingForTheLockStarveNoOtherClientsDialogs() throws {
-        let scratch = ScratchDirectory()
-        scratch.write("notes.txt", "notes")
-        var options = ServerOptions()
-        options.stateDirectory = scratch.path("state")
-        let server = try Server(options: options, logger: .silent)
+        let (scratch, server) = try serverBesideANote()
         let waiting = (0..<48).map { _ in WireClient.inProcess(sharing: server) }
         let other = WireClient.inProcess(sharing: server)
         var picks: [String] = []
@@ -157,6 +149,16 @@ import WharfTestSupport
         let picked = try pick(scratch.url("notes.txt"), with: client, timeout: 30)
         let lock = try DatabaseLock(scratch.path("state").appending("state.sqlite3"), seconds: seconds)
         return (client, picked, (lock, scratch))
+    }
+
+    /// A scratch folder holding `notes.txt` and the state directory of a server serving
+    /// in-process clients (`WireClient.inProcess(sharing:)`).
+    private func serverBesideANote() throws -> (ScratchDirectory, Server) {
+        let scratch = ScratchDirectory()
+        scratch.write("notes.txt", "notes")
+        var options = ServerOptions()
+        options.stateDirectory = scratch.path("state")
+        return (scratch, try Server(options: options, logger: .silent))
     }
 
     /// Picks `url` in a frontend importer and returns the URL the dialog completed with. A
