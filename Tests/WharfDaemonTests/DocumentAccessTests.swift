@@ -79,6 +79,26 @@ import WharfTestSupport
         #expect(try String(decoding: readFile(scratch.path("out/copy.txt")), as: UTF8.self) == "picked by the human")
     }
 
+    /// Over the socket, `contentTypes/identify` reads a file only through a grant, as a
+    /// document's `path` is read: the daemon told any app the type of any file of the user's,
+    /// from its first bytes (a PDF in a private folder).
+    @Test func identifyReadsAFileOnlyThroughAGrant() throws {
+        let scratch = ScratchDirectory("wharf-fd")
+        let secret = scratch.write("private/report", "%PDF-1.4 a private report")
+        let daemon = try scriptedDaemon([["choose": [.string(secret.description)]]])
+        let client = try daemon.client("reader")
+        let before = try #require(client.call("contentTypes/identify", ["paths": [.string(secret.url)]])?["results"]?.arrayValue?.first)
+        #expect(before["error"]?["code"] == -32020, "\(before)")
+        #expect(before["error"]?["message"]?.stringValue?.contains("only through a grant") == true)
+        #expect(before["identifier"] == nil)
+
+        let importer = try #require(client.presentImporter(["public.item"]))
+        #expect(client.ending(of: importer)?["method"] == "dialog/completed")
+        let after = try #require(client.call("contentTypes/identify", ["paths": [.string(secret.url)]])?["results"]?.arrayValue?.first)
+        #expect(after["identifier"] == "com.adobe.pdf", "\(after)")
+        #expect(after["source"] == "magic")
+    }
+
     /// Through `wharf --connect` there is no socket to the client, so no descriptors: a path
     /// through a grant, text or base64.
     @Test func aBridgedClientCannotPassDescriptors() throws {

@@ -1,3 +1,4 @@
+import WharfAccess
 import WharfContentTypes
 import WharfJSONRPC
 import WharfProtocol
@@ -25,11 +26,16 @@ extension MethodTable {
                     return .failed(path: path, error: ItemError(code: WharfErrorCode.invalidParams.rawValue,
                                                                 message: "not an absolute path or file: URL"))
                 }
-                switch types.identify(path: local, sniff: request.sniff, followSymlinks: request.followSymlinks) {
+                let identified = session.origin.isDaemonClient
+                    ? session.identifyForAnotherProcess(path, local, sniff: request.sniff)
+                    : types.identify(path: local, sniff: request.sniff, followSymlinks: request.followSymlinks).forClient
+                switch identified {
                 case .success(let found):
                     return .identified(IdentificationInfo(path: path, identifier: found.identifier,
                                                           mimeType: found.mimeType, source: found.source.rawValue))
-                case .failure(let error):
+                case .failure(.accessDenied(let message)):
+                    return .failed(path: path, error: ItemError(code: WharfErrorCode.accessDenied.rawValue, message: message))
+                case .failure(.identification(let error)):
                     return .failed(path: path, error: ItemError(code: WharfErrorCode.fileOperationFailed.rawValue, message: error.description))
                 }
             })
@@ -97,5 +103,45 @@ extension TypeDescriptionInfo {
                   supertypes: description.supertypes, preferredFilenameExtension: description.preferredFilenameExtension,
                   filenameExtensions: description.filenameExtensions, preferredMIMEType: description.preferredMIMEType,
                   mimeTypes: description.mimeTypes, isDeclared: description.isDeclared, isDynamic: description.isDynamic)
+    }
+}
+
+/// Why a file could not be identified: the file itself, or, over the daemon, no right to read it.
+enum IdentifyFailure: Error {
+    case identification(IdentifyError)
+    case accessDenied(String)
+}
+
+extension Result where Failure == IdentifyError {
+    var forClient: Result<Success, IdentifyFailure> { mapError { .identification($0) } }
+}
+
+extension ClientSession {
+    /// Over the daemon the client is another process, perhaps a sandboxed one, and Wharf reads
+    /// as the user: a file is identified only as the client could read it, through a grant
+    /// covering it, or opened by its bridge with its own rights (as a document's `path` is
+    /// read). Otherwise the daemon told any app the type of any file of the user's, reading
+    /// its first bytes (a PDF in a folder of mode 0700, say). Symbolic links are followed as
+    /// the grant's checks allow.
+    func identifyForAnotherProcess(_ raw: String, _ path: FilePath, sniff: Bool) -> Result<Identification, IdentifyFailure> {
+        let opened: FileDescriptor
+        do {
+            opened = try server.access.openForReading(client: accessClient, url: raw).0
+        } catch {
+            guard let opener = origin.opener, let viaBridge = try? opener.openForReading(path) else {
+                return .failure(.accessDenied("\(error.response.message); over the daemon a file is identified only "
+                    + "through a grant covering it (its name alone: contentTypes/fromFilenameExtension)"))
+            }
+            opened = viaBridge
+        }
+        guard let status = try? opened.status() else {
+            return .failure(.accessDenied("the file could not be examined"))
+        }
+        let file = FileToIdentify(name: path.lastComponent, status: status, path: path) { buffer throws(SystemError) in
+            let head = try opened.read(at: 0, length: buffer.count)
+            buffer.copyBytes(from: head)
+            return head.count
+        }
+        return contentTypes.identify(file, sniff: sniff).forClient
     }
 }
