@@ -50,8 +50,8 @@ extension CommandLineReference {
             ),
         ],
         exitStatuses: [
-            Entry("0", "The client sent `shutdown` and then `exit`; or a command succeeded; or the daemon (`--listen`) ended on SIGTERM or SIGINT, or after `--idle-timeout`. With `--connect`, the status of the session the daemon served."),
-            Entry("1", "The input ended, SIGTERM or SIGINT arrived, or the process named in `initialize` died, without `shutdown` first; or the input ended inside a message; or the server's state directory could not be used; or `types` or `access` failed; or `pick` or `save` was cancelled by the person; or `--connect` found no daemon and could not start one."),
+            Entry("0", "The client sent `shutdown` and then `exit`, or its input ended or SIGTERM or SIGINT arrived after `shutdown`; or a command succeeded; or the daemon (`--listen`) ended on SIGTERM or SIGINT, or after `--idle-timeout`. With `--connect`, the status of the session the daemon served."),
+            Entry("1", "The input ended, SIGTERM or SIGINT arrived, or the process named in `initialize` died, without `shutdown` first; or the input ended inside a message (LSP framing, even after `shutdown`); or the server's state directory could not be used; or `types` or `access` failed; or `pick` or `save` was cancelled by the person; or `--connect` found no daemon and could not start one."),
             Entry("2", "The command line could not be understood (including a `--presenter` script that cannot be read, or a `--log-file` that cannot be opened), or the daemon could not take its socket; or `pick` or `save` could show no dialog (a state directory that cannot be used, no presenter), or it failed."),
         ],
         environment: [
