@@ -128,11 +128,15 @@ extension ClientSession {
         do {
             opened = try server.access.openForReading(client: accessClient, url: raw).0
         } catch {
-            guard let opener = origin.opener, let viaBridge = try? opener.openForReading(path) else {
+            guard let opener = origin.opener else {
                 return .failure(.accessDenied("\(error.response.message); over the daemon a file is identified only "
                     + "through a grant covering it (its name alone: contentTypes/fromFilenameExtension)"))
             }
-            opened = viaBridge
+            // The bridge opens it as the client would: its failure is the client's own (a
+            // missing file is missing, as over standard I/O).
+            do { opened = try opener.openForReading(path) } catch {
+                return .failure(.identification(IdentifyError(path: path, reason: .inaccessible(error))))
+            }
         }
         guard let status = try? opened.status() else {
             return .failure(.accessDenied("the file could not be examined"))
