@@ -49,6 +49,10 @@ public struct FileStatus: Sendable, Equatable {
     /// block, reading a device can be endless).
     public var isSpecial: Bool { kind == .other }
 
+    /// A character or block device: bytes without end for some (`/dev/zero`, `/dev/urandom`),
+    /// a whole disk for others.
+    public var isDevice: Bool { mode & S_IFMT == S_IFCHR || mode & S_IFMT == S_IFBLK }
+
     /// What a special file is, in words (`a FIFO`, `a socket`, `a character device`, …).
     public var specialKindDescription: String {
         switch mode & S_IFMT {

@@ -54,6 +54,29 @@ import WharfTestSupport
         #expect(refused["error"]?["message"]?.stringValue?.contains("not open for reading") == true)
     }
 
+    /// A device is refused: /dev/zero was accepted and "read to its end", and the export's
+    /// hidden temporary grew at about 75 MB/s until the dialog was cancelled. A FIFO is still
+    /// read to its end.
+    @Test func aDeviceIsRefusedAndAFIFOIsRead() throws {
+        let scratch = ScratchDirectory("wharf-fd")
+        let daemon = try exportingDaemon(scratch)
+        let client = try daemon.client("writer")
+        try client.send(exporter(["fd": 0]), passing: [try FileDescriptor.open(FilePath("/dev/zero"), O_RDONLY)])
+        // Required: without it the export would go on writing zeros.
+        let refused = try #require(client.response(to: 77)?["error"], "/dev/zero was accepted")
+        #expect(refused["code"] == -32602)
+        let message = refused["message"]?.stringValue ?? ""
+        #expect(message.contains("documents[0].contents.fd") && message.contains("a character device"), "\(message)")
+
+        let (readEnd, writeEnd) = try FileDescriptor.pipe()
+        try writeEnd.write(all: Array("through a pipe".utf8))
+        writeEnd.close()
+        try client.send(exporter(["fd": 1]), passing: [readEnd])
+        let dialog = try #require(client.response(to: 77)?["result"]?["dialogId"]?.stringValue)
+        #expect(client.ending(of: dialog)?["method"] == "dialog/completed")
+        #expect(try String(decoding: readFile(scratch.path("out/saved-0.txt")), as: UTF8.self) == "through a pipe")
+    }
+
     @Test func aPathIsReadOnlyThroughAGrant() throws {
         let scratch = ScratchDirectory("wharf-fd")
         scratch.makeDirectory("out")

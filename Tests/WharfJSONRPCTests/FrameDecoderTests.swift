@@ -145,6 +145,42 @@ private func frame(_ body: String) -> String { "Content-Length: \(body.utf8.coun
         #expect(decoder.finish() == .message(bytes("[1]")))
     }
 
+    @Test func linesSplitAtEveryByteBoundary() {
+        let stream = bytes("{\"a\":1}\r\n\n  \r\n[2,3]\n{}\r\n")
+        let expected: [FrameEvent] = [.message(bytes("{\"a\":1}")), .message(bytes("[2,3]")), .message(bytes("{}"))]
+        for split in 1..<stream.count {
+            let events = decode([Array(stream[..<split]), Array(stream[split...])], mode: .ndjson).events
+            #expect(events == expected, "split at \(split)")
+        }
+        #expect(decode(stream.map { [$0] }, mode: .ndjson).events == expected, "a byte at a time")
+    }
+
+    /// A line that arrives in many reads is searched for its newline once in all: the bytes the
+    /// search examines stay within the bytes received. It had searched the whole line again
+    /// after every read, so a line cost the square of its length (a 16 MB line about 29 s of
+    /// CPU in the daemon, where LSP framing took 0.5 s), and each byte trickled after a long
+    /// line cost another search of all of it.
+    @Test func aLineInManyReadsIsSearchedOnce() {
+        var decoder = FrameDecoder(mode: .ndjson, maxMessageBytes: 1 << 20)
+        var received = 0
+        var events: [FrameEvent] = []
+        func feed(_ chunk: [UInt8]) {
+            chunk.withUnsafeBytes { decoder.append($0) }
+            received += chunk.count
+            while let event = decoder.next() { events.append(event) }
+        }
+        let filler = Array(repeating: UInt8(ascii: "a"), count: 256 * 1024)
+        // 256 KiB in reads of 1 KiB, then 1,000 bytes one at a time, then the line's end and
+        // a short line after it.
+        for chunk in (bytes("[\"") + filler).chunked(1024) { feed(chunk) }
+        for _ in 0..<1_000 { feed([UInt8(ascii: "b")]) }
+        feed(bytes("\"]\n[1]\n"))
+        let line = bytes("[\"") + filler + Array(repeating: UInt8(ascii: "b"), count: 1_000) + bytes("\"]")
+        #expect(events == [.message(line), .message(bytes("[1]"))])
+        #expect(decoder.newlineSearchBytes <= received,
+                "searched \(decoder.newlineSearchBytes) bytes for newlines in \(received) bytes received")
+    }
+
     @Test func anOversizedLineIsDiscardedUpToItsNewline() {
         let long = String(repeating: "y", count: 5_000)
         let chunks = Array(bytes("{\"big\":\"\(long)\"}\n{}\n")).chunked(700)

@@ -15,6 +15,10 @@ import WharfSystem
 /// | bridge | `o` + a descriptor | the file opened |
 /// | bridge | `e` ERRNO `\n` | it could not be opened |
 /// | daemon | `S` + one byte | the session ended with this status: exit with it |
+///
+/// The bridge answers each `O` with one `o` or `e`, in order. Anything else it sends (an answer
+/// no open asked for, a descriptor without its `o`, an unknown letter, an `e` line longer than
+/// any errno) ends the session as a protocol violation.
 struct BridgeGreeting: Equatable {
     var parentPID: Int32
 
@@ -46,12 +50,23 @@ final class BridgeControl: ClientFileOpener, @unchecked Sendable {
     private let socket: FileDescriptor
     private let logger: Logger
     /// How long an open may take the bridge (a file on a stalled network share, say).
-    static let openTimeoutSeconds = 30.0
+    private let openTimeoutSeconds: Double
+
+    /// The most bytes of an unfinished message kept: the longest the bridge sends is
+    /// `e` ERRNO `\n`, 13 bytes for an `Int32`. A bridge sending more without a newline had
+    /// every byte kept (and searched again at each read).
+    static let maxUnfinishedMessageBytes = 64
 
     private let lock = ConditionLock()
     // Guarded by `lock`.
     private var buffer: [UInt8] = []
+    /// Passed with an `o` not parsed yet: never more than `unanswered`.
     private var descriptors: [FileDescriptor] = []
+    /// Opens asked (`O` sent) whose answer has not come yet, counting the abandoned ones.
+    private var unanswered = 0
+    /// The oldest of those, whose asker stopped waiting (a timeout): their answers, when they
+    /// come, are thrown away (the descriptor closed), not taken for a later open's.
+    private var abandoned = 0
     private var reply: Result<FileDescriptor, SystemError>?
     private var closed = false
     private var token: ReadinessWatcher.Token?
@@ -60,12 +75,14 @@ final class BridgeControl: ClientFileOpener, @unchecked Sendable {
     private let opening = ConditionLock()
 
     /// `socket` must be non-blocking.
-    init(socket: FileDescriptor, logger: Logger) {
+    init(socket: FileDescriptor, logger: Logger, openTimeoutSeconds: Double = 30) {
         self.socket = socket
         self.logger = logger
+        self.openTimeoutSeconds = openTimeoutSeconds
     }
 
-    /// Starts listening to the bridge: `end` is called (once) when it is told to stop or goes away.
+    /// Starts listening to the bridge: `end` is called (once) when it is told to stop, goes away
+    /// or breaks the protocol.
     func start(onEnd end: @escaping @Sendable (String) -> Void) {
         lock.withLock { onEnd = end }
         arm()
@@ -80,66 +97,104 @@ final class BridgeControl: ClientFileOpener, @unchecked Sendable {
 
     private func readable() {
         var chunk = [UInt8](repeating: 0, count: 4096)
-        var ended = false
-        while true {
+        var reason: String?
+        while reason == nil {
             var passed: [FileDescriptor] = []
             var lost = false
             let count = chunk.withUnsafeMutableBytes { raw in
                 Result { () throws(SystemError) in try socket.receive(into: raw, descriptors: &passed, lostDescriptors: &lost) }
             }
             guard case .success(let read) = count else {
-                ended = true
+                reason = "the bridge went away"
                 break
             }
             guard let read else { break }  // nothing more for now
             if read == 0 {
-                ended = true
+                reason = "the bridge went away"
                 break
             }
-            lock.withLock {
-                buffer += chunk[..<read]
-                descriptors += passed
-            }
+            // Each read is handled before the next, so what is held stays bounded: at most
+            // one descriptor per open asked, and one unfinished message.
+            reason = lock.withLock { take(chunk[..<read], passed, lost: lost) }
         }
-        let reason = parse()
-        if ended || reason != nil {
-            finishListening(reason ?? "the bridge went away")
+        if let reason {
+            finishListening(reason)
         } else {
             arm()
         }
     }
 
-    /// Handles every complete message; a reason to end the session, if one came.
-    private func parse() -> String? {
-        lock.withLock { () -> String? in
-            while let first = buffer.first {
-                switch first {
-                case UInt8(ascii: "T"):
-                    buffer.removeFirst()
-                    return "the bridge was told to stop"
-                case UInt8(ascii: "o"):
-                    guard !descriptors.isEmpty else { return nil }
-                    buffer.removeFirst()
-                    reply = .success(descriptors.removeFirst())
-                    lock.broadcast()
-                case UInt8(ascii: "e"):
-                    guard let newline = buffer.firstIndex(of: 0x0A) else { return nil }
-                    let code = Int32(String(decoding: buffer[1..<newline], as: UTF8.self)) ?? EIO
-                    buffer.removeSubrange(...newline)
-                    reply = .failure(SystemError(code: code, operation: "open"))
-                    lock.broadcast()
-                default:
-                    return "the bridge sent something it should not (\(first))"
-                }
-            }
-            return nil
+    /// Takes one read's bytes and descriptors and handles every complete message; a reason
+    /// to end the session, if one came. Called with `lock` held.
+    private func take(_ bytes: ArraySlice<UInt8>, _ passed: [FileDescriptor], lost: Bool) -> String? {
+        // A descriptor is only ever the answer to an open: the ones beyond what the opens
+        // asked can hold are closed now (by dropping them), not kept.
+        if lost || passed.count > unanswered - descriptors.count {
+            let count = passed.count
+            return violation("it passed \(count)\(lost ? " or more" : "") descriptors with \(unanswered) open(s) unanswered")
         }
+        descriptors += passed
+        buffer += bytes
+        if let reason = parse() { return reason }
+        if buffer.count > Self.maxUnfinishedMessageBytes {
+            return violation("it sent \(buffer.count) bytes of a message without its end (the longest is 13)")
+        }
+        return nil
+    }
+
+    /// Handles every complete message in `buffer`; a reason to end the session, if one came.
+    /// Called with `lock` held.
+    private func parse() -> String? {
+        while let first = buffer.first {
+            switch first {
+            case UInt8(ascii: "T"):
+                buffer.removeFirst()
+                return "the bridge was told to stop"
+            case UInt8(ascii: "o"):
+                guard unanswered > 0 else { return violation("it answered an open that was not asked for") }
+                // The descriptor comes with the read that takes its `o` (a Unix socket
+                // delivers it with the first byte it was sent with).
+                guard !descriptors.isEmpty else { return violation("it answered an open without a descriptor") }
+                buffer.removeFirst()
+                answer(.success(descriptors.removeFirst()))
+            case UInt8(ascii: "e"):
+                guard unanswered > 0 else { return violation("it answered an open that was not asked for") }
+                guard let newline = buffer.firstIndex(of: 0x0A) else { return nil }
+                let code = Int32(String(decoding: buffer[1..<newline], as: UTF8.self)) ?? EIO
+                buffer.removeSubrange(...newline)
+                answer(.failure(SystemError(code: code, operation: "open")))
+            default:
+                return violation("it sent a byte no message starts with (\(first))")
+            }
+        }
+        return nil
+    }
+
+    /// The answer to the oldest open still unanswered. Called with `lock` held.
+    private func answer(_ result: Result<FileDescriptor, SystemError>) {
+        unanswered -= 1
+        if abandoned > 0 {
+            // Its asker gave up; a descriptor in `result` is closed as it is dropped.
+            abandoned -= 1
+            return
+        }
+        reply = result
+        lock.broadcast()
+    }
+
+    /// Logs what the bridge did wrong, and returns the session's reason to end.
+    private func violation(_ what: String) -> String {
+        logger.warning("ending a bridged session: its bridge broke the control protocol: \(what)")
+        return "the bridge broke the control protocol (\(what))"
     }
 
     private func finishListening(_ reason: String) {
         let end = lock.withLock { () -> (@Sendable (String) -> Void)? in
             closed = true
             if reply == nil { reply = .failure(SystemError(code: EPIPE, operation: "ask the bridge to open")) }
+            // Nothing more will be read: what was passed and not taken is closed now.
+            descriptors = []
+            buffer = []
             lock.broadcast()
             defer { onEnd = nil }
             return onEnd
@@ -154,12 +209,22 @@ final class BridgeControl: ClientFileOpener, @unchecked Sendable {
             try lock.withLock { () throws(SystemError) in
                 guard !closed else { throw SystemError(code: EPIPE, operation: "ask the bridge to open", path: path) }
                 reply = nil
+                // Counted before it is sent: the answer may be read before the send returns.
+                unanswered += 1
             }
             let sent = message.withUnsafeBytes { (try? socket.writeAvailable(gathering: [$0], offset: 0)) ?? 0 }
-            guard sent == message.count else { throw SystemError(code: EAGAIN, operation: "ask the bridge to open", path: path) }
+            guard sent == message.count else {
+                lock.withLock {
+                    // Not asked at all, or asked in part (the bridge may answer the rest of it).
+                    if sent == 0 { unanswered -= 1 } else { abandoned += 1 }
+                }
+                throw SystemError(code: EAGAIN, operation: "ask the bridge to open", path: path)
+            }
             let result = lock.withLock { () -> Result<FileDescriptor, SystemError>? in
-                let deadline = Deadline(secondsFromNow: Self.openTimeoutSeconds)
+                let deadline = Deadline(secondsFromNow: openTimeoutSeconds)
                 while reply == nil && !closed && !deadline.hasPassed { lock.wait(until: deadline) }
+                // Timed out: its answer, if it ever comes, is not for the next open.
+                if reply == nil && !closed { abandoned += 1 }
                 defer { reply = nil }
                 return reply
             }

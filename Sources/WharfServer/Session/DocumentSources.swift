@@ -29,8 +29,15 @@ extension ClientSession {
             guard descriptor.isOpenForReading else {
                 throw .invalidParams("\(field).fd: descriptor \(number) is not open for reading")
             }
-            if (try? descriptor.status())?.kind == .directory {
+            let status = try? descriptor.status()
+            if status?.kind == .directory {
                 throw .invalidParams("\(field).fd: descriptor \(number) is a folder, not a file")
+            }
+            // A device is never a document: /dev/zero was "read to its end", and the export's
+            // hidden temporary grew at disk speed until the dialog was cancelled. A FIFO or a
+            // socket is read to its end, which whoever writes into it decides.
+            if let status, status.isDevice {
+                throw .invalidParams("\(field).fd: descriptor \(number) is \(status.specialKindDescription), which is never a document")
             }
             return .descriptor(descriptor, label: descriptor.linkTarget() ?? FilePath("descriptor-\(number)")!)
         case .path(let raw) where origin.isDaemonClient:
