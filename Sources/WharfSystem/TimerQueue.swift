@@ -61,7 +61,10 @@ public final class TimerQueue: @unchecked Sendable {
         if start { startThread { [self] in tick() } }
         // After unlocking, so that the thread does not wake only to wait for the lock.
         if wake { lock.signal() }
-        return { [weak self] in self?.cancel(slot) }
+        // Strongly: a weak reference to the queue would give it a side table, which LeakSanitizer
+        // takes for a leak (its pointer is kept in the reference count's bits); nothing holds
+        // the cancel from the queue's side, so this makes no cycle.
+        return { [self] in cancel(slot) }
     }
 
     /// How many timers wait, cancelled ones not yet dropped included (for tests).
