@@ -192,6 +192,21 @@ private func frame(_ body: String) -> String { "Content-Length: \(body.utf8.coun
 }
 
 @Suite struct AutomaticFraming {
+    /// Blank bytes before the framing is known are not kept: they were, and searched again at
+    /// every read, so a peer sending spaces held memory and CPU growing with their square.
+    @Test func blankBytesBeforeTheFirstMessageAreNotKept() {
+        var decoder = FrameDecoder(mode: .auto, maxMessageBytes: 1 << 20)
+        let blanks = Array(repeating: UInt8(ascii: " "), count: 1024) + [0x0A, 0x0D, 0x09]
+        for _ in 0..<256 {
+            blanks.withUnsafeBytes { decoder.append($0) }
+            #expect(decoder.next() == nil)
+        }
+        #expect(decoder.bufferedBytes == 0, "\(decoder.bufferedBytes) blank bytes kept")
+        bytes("{\"a\":1}\n").withUnsafeBytes { decoder.append($0) }
+        #expect(decoder.next() == .message(bytes("{\"a\":1}")))
+        #expect(decoder.framing == .ndjson)
+    }
+
     @Test func anOpeningBraceOrBracketMeansNDJSON() {
         var decoder = decode([bytes("  \n{}\n")], mode: .auto).decoder
         #expect(decoder.framing == .ndjson)
