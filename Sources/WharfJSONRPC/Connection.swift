@@ -186,6 +186,7 @@ public final class Connection: @unchecked Sendable {
                 process(consume event, handler)
                 if stopReason() != nil { continue reading }
                 waitForRequestRoom()
+                waitForOutputRoom()
             }
             countUnfinishedInput()
         }
@@ -229,6 +230,17 @@ public final class Connection: @unchecked Sendable {
         pending.withLock {
             while pendingRequests >= options.maxPendingRequests && !state.withValue({ $0.stopRequested }) { pending.wait() }
         }
+        writer.cork()
+    }
+
+    /// Holds the read loop, between two messages of one chunk of input, while the peer has more
+    /// output unread than its budget: a chunk of small requests with large answers (say
+    /// `contentTypes/describe`, answered on the loop itself) would otherwise all be answered
+    /// before the loop's next read waits. What the loop wrote so far goes out first.
+    private func waitForOutputRoom() {
+        guard writer.isOverBudget else { return }
+        writer.uncork()
+        writer.waitForRoom()
         writer.cork()
     }
 
@@ -311,13 +323,21 @@ public final class Connection: @unchecked Sendable {
             write(OutgoingMessage.response(id: .null, error: .invalidRequest("an empty batch")))
             return
         }
-        let batch = BatchCollector { [weak self] batch, responses in
+        let batch = BatchCollector(limit: options.backlogLimit, writer: writer) { [weak self] batch, responses, held in
             guard let self else { return }
             state.withValue { _ = $0.unsentBatches.removeValue(forKey: ObjectIdentifier(batch)) }
-            if !responses.isEmpty { write(OutgoingMessage.batch(responses)) }
+            if responses.isEmpty {
+                writer.release(held)
+            } else {
+                write(OutgoingMessage.batch(responses), releasing: held)
+            }
         }
         state.withValue { $0.unsentBatches[ObjectIdentifier(batch)] = batch }
         for element in elements {
+            // A batch's requests count against `maxPendingRequests` one by one, as if each came
+            // alone (its answers go out only together, so waiting for output room here could
+            // wait for this very batch: the collector keeps it within the budget instead).
+            waitForRequestRoom()
             dispatch(IncomingMessage(element), handler, into: batch)
         }
         batch.seal()
@@ -338,8 +358,10 @@ public final class Connection: @unchecked Sendable {
             }
             batch?.expect()
             pending.withLock { pendingRequests += 1 }
-            let reply = Reply(id: request.id, method: request.method, promise: { [weak self] bytes in
-                self?.writer.reserve(bytes)
+            let reply = Reply(id: request.id, method: request.method, promise: { [weak self] bytes throws(ResponseError) in
+                guard let self else { return }
+                guard let batch else { return writer.reserve(bytes) }
+                guard batch.hold(bytes) else { throw batch.overBudget }
             }) { [weak self] result, reservation in
                 guard let self else { return }
                 self.requestAnswered()
@@ -348,15 +370,19 @@ public final class Connection: @unchecked Sendable {
                     state.answersBeingQueued += 1
                 }
                 defer { self.state.withValue { $0.answersBeingQueued -= 1 } }
-                let response: [UInt8]
+                var result = result
+                var response: [UInt8]
                 switch result {
                 case .success(let value): response = OutgoingMessage.response(id: request.id, result: value)
                 case .failure(let error): response = OutgoingMessage.response(id: request.id, error: error)
                 }
+                if let batch, !batch.fits(response.count, replacing: reservation) {
+                    result = .failure(batch.overBudget)
+                    response = OutgoingMessage.response(id: request.id, error: batch.overBudget)
+                }
                 self.trace(.sentResponse(id: request.id, method: request.method, result: result))
                 if let batch {
-                    batch.add(response)
-                    self.writer.release(reservation)
+                    batch.add(response, replacing: reservation)
                 } else {
                     self.write(response, releasing: reservation)
                 }
@@ -382,7 +408,7 @@ public final class Connection: @unchecked Sendable {
             let response = OutgoingMessage.response(id: id, error: error)
             if let batch {
                 batch.expect()
-                batch.add(response)
+                batch.add(response, replacing: 0)
             } else {
                 write(response)
             }
@@ -534,24 +560,74 @@ public struct PreparedNotification: Sendable {
 /// Gathers the responses of one batch and sends them together, as one array, once every
 /// request in it has been answered (``sendAnswered()`` sends them sooner). A batch of
 /// notifications only is sent as no responses, which the connection does not write.
+///
+/// What a batch collects counts against the connection's output budget until its array is
+/// written: the reservations of its requests still being worked on, then their answers. A
+/// batch's answers cannot go out one by one to make room, so a batch is kept within the budget
+/// (`limit`) instead: a request whose answer would take it past, when it holds something
+/// already, is answered ``overBudget`` (one answer larger than the budget still goes, alone).
 final class BatchCollector: Sendable {
     private struct State {
         var expected = 0
         var responses: [[UInt8]] = []
         var sealed = false
         var sent = false
+        /// Bytes counted against the writer's budget for this batch.
+        var held = 0
     }
 
     private let state = Locked(State())
-    /// Called once, with the batch and its responses.
-    private let send: @Sendable (BatchCollector, [[UInt8]]) -> Void
+    private let limit: Int
+    private let writer: MessageWriter
+    /// Called once, with the batch, its responses and the bytes it holds against the budget.
+    private let send: @Sendable (BatchCollector, [[UInt8]], _ held: Int) -> Void
 
-    init(send: @escaping @Sendable (BatchCollector, [[UInt8]]) -> Void) { self.send = send }
+    init(limit: Int, writer: MessageWriter, send: @escaping @Sendable (BatchCollector, [[UInt8]], _ held: Int) -> Void) {
+        self.limit = limit
+        self.writer = writer
+        self.send = send
+    }
+
+    /// The answer to a request that would take its batch past the output budget.
+    var overBudget: ResponseError {
+        .invalidRequest("this request's answer would take its batch's answers past \(limit) bytes "
+            + "(--max-output-bytes-per-client); send it alone or in a smaller batch")
+    }
 
     func expect() { state.withValue { $0.expected += 1 } }
 
-    func add(_ response: [UInt8]) {
-        state.withValue { $0.responses.append(response) }
+    /// Holds room for an answer of about `bytes` still to be worked on, unless the batch would
+    /// then hold more than the budget (and holds something already). Never waits.
+    func hold(_ bytes: Int) -> Bool {
+        state.withValue { state in
+            guard state.held == 0 || state.held + bytes <= limit else { return false }
+            state.held += bytes
+            writer.hold(bytes)
+            return true
+        }
+    }
+
+    /// Whether an answer of `count` bytes, for which `reserved` was held, keeps the batch
+    /// within the budget (or is alone in it).
+    func fits(_ count: Int, replacing reserved: Int) -> Bool {
+        state.withValue { state in
+            let others = state.held - reserved
+            return others == 0 || others + count <= limit
+        }
+    }
+
+    /// Adds an answer, in place of the `reserved` bytes held for it.
+    /// (Once the batch has gone, an answer is dropped, as the session's output is.)
+    func add(_ response: [UInt8], replacing reserved: Int) {
+        state.withValue { state in
+            if state.sent {
+                writer.release(reserved)
+                return
+            }
+            state.responses.append(response)
+            state.held += response.count - reserved
+            writer.hold(response.count - reserved)
+        }
         sendIfComplete()
     }
 
@@ -572,12 +648,12 @@ final class BatchCollector: Sendable {
     }
 
     private func sendOnce(when ready: (State) -> Bool) {
-        let responses: [[UInt8]]? = state.withValue { state in
+        let sending: (responses: [[UInt8]], held: Int)? = state.withValue { state in
             guard !state.sent, ready(state) else { return nil }
             state.sent = true
-            return state.responses
+            return (state.responses, state.held)
         }
-        if let responses { send(self, responses) }
+        if let sending { send(self, sending.responses, sending.held) }
     }
 }
 

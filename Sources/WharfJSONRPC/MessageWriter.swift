@@ -137,6 +137,18 @@ final class MessageWriter: @unchecked Sendable {
         }
     }
 
+    /// Counts `bytes` against the budget at once, without waiting for room: for the answers a
+    /// batch collects, which can only go out together, so waiting for room their own batch
+    /// holds would never end (``BatchCollector`` keeps a batch within the budget instead).
+    /// Given back with `write(_:releasing:)` or `release`.
+    func hold(_ bytes: Int) {
+        lock.withLock { reservedBytes += bytes }
+    }
+
+    /// True while more than the budget is queued and promised: the read loop must not handle
+    /// another message until the peer has read some.
+    var isOverBudget: Bool { lock.withLock { queuedBytes + reservedBytes > backlogLimit } }
+
     /// Holds writes back while the read loop handles one chunk of input: the answers to
     /// pipelined requests then leave in one `writev` instead of one each.
     func cork() {

@@ -14,9 +14,9 @@ public final class Reply: Sendable {
     /// given back when it is written. One lock for both: a reply is made per request.
     private let state = Locked((answered: false, reserved: 0))
     private let deliver: @Sendable (Result<JSON, ResponseError>, _ releasing: Int) -> Void
-    private let promise: @Sendable (Int) -> Void
+    private let promise: @Sendable (Int) throws(ResponseError) -> Void
 
-    init(id: RequestID, method: String, promise: @escaping @Sendable (Int) -> Void,
+    init(id: RequestID, method: String, promise: @escaping @Sendable (Int) throws(ResponseError) -> Void,
          deliver: @escaping @Sendable (Result<JSON, ResponseError>, _ releasing: Int) -> Void) {
         self.id = id
         self.method = method
@@ -27,9 +27,10 @@ public final class Reply: Sendable {
     /// Promises the output budget room for an answer of about `bytes`, before the work that
     /// produces it starts. Called on the read loop, it waits while the peer has too much
     /// unread output, which is how a peer that asks for a lot and reads nothing stops being
-    /// read from. Once per request.
-    public func reserve(bytes: Int) {
-        promise(bytes)
+    /// read from. Once per request. In a batch it never waits: it throws, and the request is
+    /// to be answered with that error, when the batch's answers would pass the budget.
+    public func reserve(bytes: Int) throws(ResponseError) {
+        try promise(bytes)
         state.withValue { $0.reserved += bytes }
     }
 

@@ -51,6 +51,104 @@ import WharfTestSupport
         connection.stopReading()
     }
 
+    /// A batch's requests are read one by one against `maxPendingRequests`: it was read whole
+    /// (40 `readFile`s of 16 MiB in one array were all at work at once).
+    @Test func aBatchsRequestsCountAgainstTheRequestsWaitingForAnswers() throws {
+        let toServer = try makePipe(), fromServer = try makePipe()
+        var options = Connection.Options()
+        options.maxPendingRequests = 2
+        let connection = Connection(input: FileDescriptor(taking: toServer.read), output: FileDescriptor(taking: fromServer.write),
+                                    options: options)
+        let holding = HoldingHandler()
+        connection.start(holding.handler, onEnd: { [connection] _ in connection.closeOutput() })
+        let client = WireClient(writingTo: toServer.write, readingFrom: fromServer.read)
+        client.send(.array((1...5).map { ["jsonrpc": "2.0", "id": .int($0), "method": "hold"] }))
+
+        #expect(eventually { holding.count == 2 })
+        ProcessControl.sleep(milliseconds: 100)
+        #expect(holding.count == 2, "a third request of the batch was read while two waited for answers")
+        for _ in 0..<5 {
+            #expect(eventually { holding.count > 0 })
+            holding.answerFirst()
+        }
+        let answers = try #require(client.nextMessage()?.arrayValue)
+        #expect(answers.map { $0["id"]?.intValue ?? 0 }.sorted() == [1, 2, 3, 4, 5])
+        connection.stopReading()
+    }
+
+    /// A batch's answers go out together, so the output budget cannot be kept by writing some:
+    /// a request that would take its batch past the budget is answered -32600 instead (the
+    /// first always fits). Before, each answer's reservation was given back as it joined the
+    /// batch: ten 16 MiB `readFile`s in one array took the daemon to 716 MiB.
+    @Test(arguments: [true, false])
+    func aBatchsAnswersStayWithinTheOutputBudget(reserving: Bool) throws {
+        let toServer = try makePipe(), fromServer = try makePipe()
+        var options = Connection.Options()
+        options.backlogLimit = 1000
+        let connection = Connection(input: FileDescriptor(taking: toServer.read), output: FileDescriptor(taking: fromServer.write),
+                                    options: options)
+        // Reserving, the way a method answered by a worker does; or not, as one answered on the
+        // read loop does: then the answer itself is what is counted.
+        connection.start(Connection.Handler(request: { _, reply in
+            do {
+                if reserving { try reply.reserve(bytes: 600) }
+                reply.succeed(.string(String(repeating: "x", count: 600)))
+            } catch let error as ResponseError {
+                reply.fail(error)
+            } catch {
+                Issue.record("reserve threw \(error)")
+            }
+        }, notification: { _ in }), onEnd: { [connection] _ in connection.closeOutput() })
+        let client = WireClient(writingTo: toServer.write, readingFrom: fromServer.read)
+        client.send(.array((1...3).map { ["jsonrpc": "2.0", "id": .int($0), "method": "large"] }))
+
+        let answers = try #require(client.nextMessage()?.arrayValue)
+        let byID = Dictionary(uniqueKeysWithValues: answers.map { (Int($0["id"]?.intValue ?? 0), $0) })
+        #expect(byID[1]?["result"]?.stringValue?.count == 600)
+        for id in [2, 3] {
+            #expect(byID[id]?["error"]?["code"] == -32600)
+            #expect(byID[id]?["error"]?["message"]?.stringValue?.contains("smaller batch") == true)
+        }
+        #expect(eventually { connection.outstandingOutputBytes == 0 }, "the batch gave back what it held once written")
+        client.send(.array([["jsonrpc": "2.0", "id": 4, "method": "large"]]))
+        #expect(client.nextMessage()?.arrayValue?.first?["result"]?.stringValue?.count == 600, "the budget is whole again")
+        connection.stopReading()
+    }
+
+    /// The read loop stops between two messages of one chunk of input while the peer has more
+    /// output unread than its budget: it answered a whole chunk of requests first, so small
+    /// requests with large answers (`contentTypes/describe`, answered on the loop) grew the
+    /// output without bound.
+    @Test func readingPausesWithinAChunkWhileTheOutputIsOverBudget() throws {
+        let (ours, theirs) = try UnixSocket.pair()
+        try ours.setNonBlocking()
+        var options = Connection.Options()
+        options.nonBlocking = true
+        options.backlogLimit = 1 << 20
+        let connection = Connection(input: ours, output: try ours.duplicate(), options: options)
+        let answered = Locked(0)
+        connection.start(Connection.Handler(request: { _, reply in
+            answered.withValue { $0 += 1 }
+            reply.succeed(.string(String(repeating: "x", count: 1 << 20)))
+        }, notification: { _ in }), onEnd: { [connection] _ in connection.closeOutput() })
+        let requests = (1...6).map { #"{"jsonrpc":"2.0","id":\#($0),"method":"large"}"# + "\n" }.joined()
+        try theirs.write(all: Array(requests.utf8))
+
+        #expect(eventually { answered.withValue { $0 } >= 2 })
+        ProcessControl.sleep(milliseconds: 200)
+        #expect(answered.withValue { $0 } == 2, "requests were answered while the peer had 2 MiB unread")
+        // Once the peer reads, every answer comes.
+        var newlines = 0
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        while newlines < 6 {
+            let count = try buffer.withUnsafeMutableBytes { try theirs.read(into: $0) }
+            guard count > 0 else { break }
+            newlines += buffer[..<count].filter { $0 == 0x0A }.count
+        }
+        #expect(newlines == 6)
+        connection.stopReading()
+    }
+
     @Test func stopReadingInterruptsANonBlockingReadLoopWaitingForInput() throws {
         let (connection, theirs) = try socketConnection()
         let ended = Locked<Connection.EndReason?>(nil)

@@ -98,7 +98,7 @@ extension CommandLineReference {
 
     static let maxOutputBytesPerClient = CommandLineOption(
         ["--max-output-bytes-per-client"], OptionValue("N", .integer(65536...Int(Int32.max)), default: "16777216"),
-        "How many bytes may wait to be written to one connection; beyond that its input is not read until it reads its output (one larger message still goes, alone)."
+        "How many bytes may wait to be written to one connection; beyond that its input is not read until it reads its output (one larger message still goes, alone; a batch whose answers would pass it has the rest answered -32600)."
     )
 
     static let maxClients = CommandLineOption(

@@ -38,7 +38,7 @@ struct MethodTable: Sendable {
         _ body: @escaping @Sendable (ClientSession, R) throws -> R.Result
     ) {
         add(type) { session, request, answer in
-            if let estimate { answer.reserve(bytes: estimate(request)) }
+            if let estimate { try answer.reserve(bytes: estimate(request)) }
             session.run(on: queue) {
                 answer.run { try body(session, request) }
             }
@@ -148,5 +148,5 @@ struct Answer<Result: ProtocolValue>: Sendable {
     }
 
     /// See ``Reply/reserve(bytes:)``.
-    func reserve(bytes: Int) { reply.reserve(bytes: bytes) }
+    func reserve(bytes: Int) throws(ResponseError) { try reply.reserve(bytes: bytes) }
 }

@@ -11,7 +11,7 @@ extension MethodTable {
     mutating func addPresenterMethods() {
         // About 300 bytes of answer per entry.
         answeredLater(ListDirectoryRequest.self) { session, request, answer in
-            answer.reserve(bytes: 320 * min(Int(request.limit ?? 1000), 10_000))
+            try answer.reserve(bytes: 320 * min(Int(request.limit ?? 1000), 10_000))
             let (responder, queue) = try session.route(for: request.dialogId)
             session.run(on: queue) {
                 answer.run {
