@@ -54,6 +54,12 @@ extension ContentTypeScope {
             pending[key] = declaration
             order.append(key)
         }
+        let total = declared.declarations.values.reduce(0) { $0 + DeclarationLimits.bytes(of: $1) }
+            + pending.values.reduce(0) { $0 + DeclarationLimits.bytes(of: $1) }
+        if total > DeclarationLimits.totalBytes {
+            throw .tooLarge(type: DeclarationLimits.shortened(batch[0].identifier),
+                            reason: "would take this client's declarations past \(DeclarationLimits.totalBytes) bytes of names, tags and descriptions")
+        }
 
         // Parents there must be, and they must exist: in the system, as a valid dynamic type,
         // among the client's earlier declarations, or in this batch.
@@ -152,6 +158,11 @@ enum DeclarationLimits {
     static let descriptionLength = 4096
     /// Types one client may declare.
     static let types = 1024
+    /// Bytes of everything one client declares together: the bound on its filters, which every
+    /// dialog of its carries, and on what describing or filtering its types answers. Each
+    /// bound above alone allowed 1,024 types of 64 × 255-byte tags: filters of 35 MB, and a
+    /// chain of 1,024 long names whose deepest type's `supertypes` alone was 261 KB.
+    static let totalBytes = 256 * 1024
 
     static func check(_ declaration: TypeDeclaration) throws(ContentTypeError) {
         let id = shortened(declaration.identifier)
@@ -168,6 +179,12 @@ enum DeclarationLimits {
         if let description = declaration.description, description.unicodeScalars.count > descriptionLength {
             throw .tooLarge(type: id, reason: "has a description longer than \(descriptionLength) characters")
         }
+    }
+
+    /// The bytes a declaration holds: its names, tags and description.
+    static func bytes(of declaration: TypeDeclaration) -> Int {
+        declaration.identifier.utf8.count + (declaration.description?.utf8.count ?? 0)
+            + (declaration.conformsTo + declaration.filenameExtensions + declaration.mimeTypes).reduce(0) { $0 + $1.utf8.count }
     }
 
     /// At most 64 characters of `text`, for a message about it.

@@ -158,8 +158,9 @@ extension ContentTypeScope {
     }
 }
 
-/// Dialog filters already worked out, by set of types. Bounded: a client asking for ever new
-/// sets of types empties it rather than growing it.
+/// Dialog filters already worked out, by set of types. Bounded, by entries and by the bytes of
+/// their globs and MIME types: a client asking for ever new sets of types empties it rather
+/// than growing it.
 ///
 /// Each set is worked out once: askers that arrive while it is being worked out wait for that
 /// answer rather than repeat the work. Twenty clients opening their first plain-text dialog at
@@ -172,7 +173,12 @@ final class FilterCache: @unchecked Sendable {
 
     private let lock = ConditionLock()
     private var entries: [String: Entry] = [:]  // guarded by `lock`
+    private var bytes = 0  // guarded by `lock`: of the known entries' globs and MIME types
     static let capacity = 512
+    /// 512 sets of a client's declared types could each hold a filter as large as all its
+    /// declarations (256 KiB): 128 MiB for one client, where 8 MiB holds every set a real
+    /// client asks for many times over.
+    static let capacityBytes = 8 << 20
 
     func value(for key: String, _ compute: () -> DialogFilters) -> DialogFilters {
         lock.lock()
@@ -185,16 +191,33 @@ final class FilterCache: @unchecked Sendable {
             lock.unlock()
             return filters
         }
-        if entries.count >= Self.capacity { entries.removeAll(keepingCapacity: true) }
+        if entries.count >= Self.capacity { empty() }
         entries[key] = .computing
         lock.unlock()
         // Worked out outside the lock (pure CPU work, about a millisecond), then shared. Those
         // waiting for a set emptied out meanwhile find nothing and work it out themselves.
         let filters = compute()
+        let size = filters.byteCount
         lock.withLock {
+            if bytes + size > Self.capacityBytes { empty() }
             entries[key] = .known(filters)
+            bytes += size
             lock.broadcast()
         }
         return filters
     }
+
+    /// Forgets every entry (those being worked out are stored again when they are done).
+    private func empty() {
+        entries.removeAll(keepingCapacity: true)
+        bytes = 0
+    }
+
+    /// The bytes the cache holds, for the test of its bound.
+    var byteCount: Int { lock.withLock { bytes } }
+}
+
+extension DialogFilters {
+    /// The bytes of its globs and MIME types.
+    var byteCount: Int { (globs + mimeTypes).reduce(0) { $0 + $1.utf8.count } }
 }

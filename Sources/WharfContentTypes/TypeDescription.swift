@@ -15,3 +15,11 @@ public struct TypeDescription: Sendable, Equatable {
     /// A `dyn.…` type made up from a MIME type or filename extension.
     public var isDynamic: Bool
 }
+
+extension TypeDescription {
+    /// About the bytes it takes as JSON: its names and tags, and a little for the rest.
+    public var byteCount: Int {
+        let names = [identifier, description] + conformsTo + supertypes + filenameExtensions + mimeTypes
+        return names.reduce(200) { $0 + $1.utf8.count + 3 }
+    }
+}

@@ -100,6 +100,27 @@ import Testing
         #expect(throws: ContentTypeError.self) { try scope.declare([TypeDeclaration(identifier: "com.example.one-more", conformsTo: ["public.data"])]) }
     }
 
+    /// Within every bound of one type, a client's declarations together hold at most 256 KiB:
+    /// 1,024 types of 64 long extensions each had made every dialog's filters 35 MB, and a
+    /// chain of 1,024 long names made describing its deepest type 261 KB.
+    @Test func aClientsDeclarationsTogetherHoldAtMost256KiB() {
+        func long(_ i: Int) -> String { "com.example.t\(i)." + String(repeating: "a", count: 230) }
+        var scope = freshScope()
+        // A chain of long names, each conforming to the one before: 1,024 × 2 × ~250 bytes.
+        let chain = (0..<1024).map { TypeDeclaration(identifier: long($0), conformsTo: [$0 == 0 ? "public.data" : long($0 - 1)]) }
+        #expect(throws: ContentTypeError.self) { try scope.declare(chain) }
+        #expect(!scope.isKnown(long(0)), "nothing of the refused batch is kept")
+        // Half of it is within the bound; the rest, declared later, is not.
+        #expect(throws: Never.self) { try scope.declare(Array(chain[..<400])) }
+        do throws(ContentTypeError) {
+            try scope.declare(Array(chain[400...]))
+            Issue.record("the declarations went past 256 KiB")
+        } catch {
+            #expect(error.description.contains("past 262144 bytes"))
+        }
+        #expect(scope.isKnown(long(399)) && !scope.isKnown(long(400)))
+    }
+
     @Test func errorMessagesNameTheOffendingTypes() {
         let unknown = ContentTypeError.unknownParent(type: "com.example.a", parent: "com.example.missing")
         #expect(unknown.description.contains("com.example.a") && unknown.description.contains("com.example.missing"))

@@ -142,4 +142,23 @@ import WharfTestSupport
         // Another set is worked out on its own.
         #expect(cache.value(for: "public.image") { DialogFilters(allowsAllFiles: true, globs: ["*"], mimeTypes: [], directories: false) }.allowsAllFiles)
     }
+
+    /// The cache is bounded by bytes as well as by entries: 512 sets of large declared types
+    /// had each kept its filters (a review's client held 25 MiB an entry).
+    @Test func theCacheHoldsAtMostItsBytes() {
+        let cache = FilterCache()
+        let large = DialogFilters(allowsAllFiles: false, globs: [String(repeating: "g", count: 1 << 20)], mimeTypes: [], directories: false)
+        for set in 0..<20 {
+            _ = cache.value(for: "set \(set)") { large }
+            #expect(cache.byteCount <= FilterCache.capacityBytes)
+        }
+        #expect(cache.byteCount > 0)
+        // What it still holds is answered without working it out again.
+        var workedOut = false
+        _ = cache.value(for: "set 19") {
+            workedOut = true
+            return large
+        }
+        #expect(!workedOut)
+    }
 }

@@ -233,6 +233,25 @@ import WharfTestSupport
         #expect(results[2]["identifier"] != nil)
     }
 
+    /// One `contentTypes/describe` answers about 4 MiB of descriptions at most; the rest of its
+    /// identifiers get an error entry each, so a short request naming one large type many times
+    /// cannot make a huge answer (it had: 261 MB for 1,000 names of a deep declared type).
+    @Test func oneDescribeAnswersAtMostItsBoundOfDescriptions() throws {
+        let client = try WireClient.spawn()
+        client.initialize()
+        let description = String(repeating: "é", count: 4096)
+        _ = try #require(client.call("contentTypes/declare", ["types": [["identifier": "com.example.wordy", "conformsTo": ["public.data"],
+                                                                        "description": .string(description)]]]))
+        let types = try #require(client.call("contentTypes/describe", ["identifiers": .array(Array(repeating: "com.example.wordy", count: 1000))],
+                                             timeout: 30)?["types"]?.arrayValue)
+        #expect(types.count == 1000)
+        let described = types.filter { $0["description"]?.stringValue == description }.count
+        #expect(described > 400 && described < 520, "\(described) described (8 KiB each, 4 MiB in all)")
+        #expect(types.prefix(described).allSatisfy { $0["error"] == nil }, "those described come first")
+        #expect(types[999]["error"]?["message"]?.stringValue?.contains("describe it in another request") == true)
+        #expect(types[999]["identifier"] == "com.example.wordy")
+    }
+
     @Test func describeConformsAndLookups() throws {
         let client = try WireClient.spawn()
         client.initialize()

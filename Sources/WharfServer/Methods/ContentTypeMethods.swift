@@ -10,11 +10,21 @@ extension MethodTable {
     mutating func addContentTypeMethods() {
         onReadLoop(DescribeTypesRequest.self) { session, request in
             let types = session.contentTypes
+            var answerBytes = 0
             return DescribeTypesResult(types: request.identifiers.map { identifier in
                 guard let description = types.describe(identifier) else {
                     return .unknown(identifier: identifier,
                                     error: ItemError(code: WharfErrorCode.invalidParams.rawValue, message: "unknown content type \(identifier)"))
                 }
+                // A short request can name one large type many times over: the answer stops
+                // growing at its bound (the first description always goes).
+                let size = description.byteCount
+                guard answerBytes == 0 || answerBytes + size <= Self.describeAnswerBytes else {
+                    return .unknown(identifier: identifier, error: ItemError(
+                        code: WharfErrorCode.invalidParams.rawValue,
+                        message: "not described: this answer would pass \(Self.describeAnswerBytes) bytes; describe it in another request"))
+                }
+                answerBytes += size
                 return .type(TypeDescriptionInfo(description))
             })
         }
@@ -73,6 +83,13 @@ extension MethodTable {
                                  allowsAllFiles: filters.allowsAllFiles)
         }
     }
+}
+
+extension MethodTable {
+    /// About how many bytes of descriptions one `contentTypes/describe` answers: every system
+    /// type (some 300 bytes each) fits many times over. The answer is built on the read loop,
+    /// and 1,000 names of a deep declared type had asked for 261 MB of it.
+    static let describeAnswerBytes = 4 << 20
 }
 
 extension ContentTypeScope {
