@@ -122,6 +122,28 @@ import WharfTestSupport
         #expect(after["source"] == "magic")
     }
 
+    /// Through a folder's grant, the folder itself is identified (by its kind and name), and so
+    /// is a link inside it: followed by default, itself with `followSymlinks: false`. A grant
+    /// opened regular files only, and the open followed the link whatever was asked.
+    @Test func identifyThroughAFoldersGrantSeesTheFolderAndLinksAsAsked() throws {
+        let scratch = ScratchDirectory("wharf-fd")
+        let folder = scratch.makeDirectory("private/project")
+        let notes = scratch.write("private/project/notes.txt", "some notes")
+        let link = scratch.symlink("private/project/latest", to: notes)
+        let daemon = try scriptedDaemon([["choose": [.string(folder.description)]]])
+        let client = try daemon.client("reader")
+        let importer = try #require(client.presentImporter(["public.folder"]))
+        #expect(client.ending(of: importer)?["method"] == "dialog/completed")
+
+        func identify(_ path: FilePath, followSymlinks: Bool = true) -> JSON? {
+            client.call("contentTypes/identify", ["paths": [.string(path.url)], "followSymlinks": .bool(followSymlinks)])?["results"]?.arrayValue?.first
+        }
+        #expect(identify(folder)?["identifier"] == "public.folder", "\(String(describing: identify(folder)))")
+        #expect(identify(link)?["identifier"] == "public.plain-text")
+        #expect(identify(link, followSymlinks: false)?["identifier"] == "public.symlink")
+        #expect(identify(notes, followSymlinks: false)?["identifier"] == "public.plain-text")
+    }
+
     /// Through `wharf --connect` there is no socket to the client, so no descriptors: a path
     /// through a grant, text or base64.
     @Test func aBridgedClientCannotPassDescriptors() throws {

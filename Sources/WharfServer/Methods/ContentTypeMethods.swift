@@ -37,7 +37,7 @@ extension MethodTable {
                                                                 message: "not an absolute path or file: URL"))
                 }
                 let identified = session.origin.isDaemonClient
-                    ? session.identifyForAnotherProcess(path, local, sniff: request.sniff)
+                    ? session.identifyForAnotherProcess(path, local, sniff: request.sniff, followSymlinks: request.followSymlinks)
                     : types.identify(path: local, sniff: request.sniff, followSymlinks: request.followSymlinks).forClient
                 switch identified {
                 case .success(let found):
@@ -138,27 +138,36 @@ extension ClientSession {
     /// as the user: a file is identified only as the client could read it, through a grant
     /// covering it, or opened by its bridge with its own rights (as a document's `path` is
     /// read). Otherwise the daemon told any app the type of any file of the user's, reading
-    /// its first bytes (a PDF in a folder of mode 0700, say). Symbolic links are followed as
-    /// the grant's checks allow.
-    func identifyForAnotherProcess(_ raw: String, _ path: FilePath, sniff: Bool) -> Result<Identification, IdentifyFailure> {
-        let opened: FileDescriptor
+    /// its first bytes (a PDF in a folder of mode 0700, say). A granted folder is identified by
+    /// its kind and name. Symbolic links are followed as the grant's checks allow; with
+    /// `followSymlinks` false, a path the grant reaches that is itself a link is `public.symlink`.
+    func identifyForAnotherProcess(_ raw: String, _ path: FilePath, sniff: Bool, followSymlinks: Bool) -> Result<Identification, IdentifyFailure> {
+        let item: AccessStore.GrantedItem
         do {
-            opened = try server.access.openForReading(client: accessClient, url: raw).0
+            item = try server.access.openGranted(client: accessClient, url: raw)
         } catch {
+            // The grant covers it, and the file system failed: that is about the client's file.
+            if case .io(let failure) = error {
+                return .failure(.identification(IdentifyError(path: path, reason: .inaccessible(failure))))
+            }
             guard let opener = origin.opener else {
                 return .failure(.accessDenied("\(error.response.message); over the daemon a file is identified only "
                     + "through a grant covering it (its name alone: contentTypes/fromFilenameExtension)"))
             }
             // The bridge opens it as the client would: its failure is the client's own (a
             // missing file is missing, as over standard I/O).
-            do { opened = try opener.openForReading(path) } catch {
+            do {
+                let opened = try opener.openForReading(path)
+                item = AccessStore.GrantedItem(path: path, status: try opened.status(), file: opened)
+            } catch {
                 return .failure(.identification(IdentifyError(path: path, reason: .inaccessible(error))))
             }
         }
-        guard let status = try? opened.status() else {
-            return .failure(.accessDenied("the file could not be examined"))
-        }
+        var status = item.status
+        // The grant allowed `path`; whether that name is itself a link is all this adds.
+        if !followSymlinks, let own = try? FileStatus.ofLink(path), own.kind == .symlink { status = own }
         let file = FileToIdentify(name: path.lastComponent, status: status, path: path) { buffer throws(SystemError) in
+            guard let opened = item.file else { return 0 }
             let head = try opened.read(at: 0, length: buffer.count)
             buffer.copyBytes(from: head)
             return head.count
