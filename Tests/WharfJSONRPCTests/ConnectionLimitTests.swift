@@ -27,14 +27,10 @@ import WharfTestSupport
     }
 
     @Test func readingPausesWhileTooManyRequestsWaitForAnswers() throws {
-        let toServer = try makePipe(), fromServer = try makePipe()
         var options = Connection.Options()
         options.maxPendingRequests = 2
-        let connection = Connection(input: FileDescriptor(taking: toServer.read), output: FileDescriptor(taking: fromServer.write),
-                                    options: options)
         let holding = HoldingHandler()
-        connection.start(holding.handler, onEnd: { [connection] _ in connection.closeOutput() })
-        let client = WireClient(writingTo: toServer.write, readingFrom: fromServer.read)
+        let (connection, client) = try pipeConnection(options, holding.handler)
         let ids = (0..<5).map { _ in client.sendRequest("hold", [:]) }
 
         #expect(eventually { holding.count == 2 })
@@ -54,14 +50,10 @@ import WharfTestSupport
     /// A batch's requests are read one by one against `maxPendingRequests`: it was read whole
     /// (40 `readFile`s of 16 MiB in one array were all at work at once).
     @Test func aBatchsRequestsCountAgainstTheRequestsWaitingForAnswers() throws {
-        let toServer = try makePipe(), fromServer = try makePipe()
         var options = Connection.Options()
         options.maxPendingRequests = 2
-        let connection = Connection(input: FileDescriptor(taking: toServer.read), output: FileDescriptor(taking: fromServer.write),
-                                    options: options)
         let holding = HoldingHandler()
-        connection.start(holding.handler, onEnd: { [connection] _ in connection.closeOutput() })
-        let client = WireClient(writingTo: toServer.write, readingFrom: fromServer.read)
+        let (connection, client) = try pipeConnection(options, holding.handler)
         client.send(.array((1...5).map { ["jsonrpc": "2.0", "id": .int($0), "method": "hold"] }))
 
         #expect(eventually { holding.count == 2 })
@@ -82,14 +74,11 @@ import WharfTestSupport
     /// batch: ten 16 MiB `readFile`s in one array took the daemon to 716 MiB.
     @Test(arguments: [true, false])
     func aBatchsAnswersStayWithinTheOutputBudget(reserving: Bool) throws {
-        let toServer = try makePipe(), fromServer = try makePipe()
         var options = Connection.Options()
         options.backlogLimit = 1000
-        let connection = Connection(input: FileDescriptor(taking: toServer.read), output: FileDescriptor(taking: fromServer.write),
-                                    options: options)
         // Reserving, the way a method answered by a worker does; or not, as one answered on the
         // read loop does: then the answer itself is what is counted.
-        connection.start(Connection.Handler(request: { _, reply in
+        let (connection, client) = try pipeConnection(options, Connection.Handler(request: { _, reply in
             do {
                 if reserving { try reply.reserve(bytes: 600) }
                 reply.succeed(.string(String(repeating: "x", count: 600)))
@@ -98,8 +87,7 @@ import WharfTestSupport
             } catch {
                 Issue.record("reserve threw \(error)")
             }
-        }, notification: { _ in }), onEnd: { [connection] _ in connection.closeOutput() })
-        let client = WireClient(writingTo: toServer.write, readingFrom: fromServer.read)
+        }, notification: { _ in }))
         client.send(.array((1...3).map { ["jsonrpc": "2.0", "id": .int($0), "method": "large"] }))
 
         let answers = try #require(client.nextMessage()?.arrayValue)
@@ -193,6 +181,16 @@ import WharfTestSupport
         #expect(byID[4] == ["claimed": false, "regular": false], "no descriptor 2 was passed")
         connection.stopReading()
     }
+}
+
+/// A connection reading and writing pipes, started with `handler`, and a client at their
+/// other ends.
+func pipeConnection(_ options: Connection.Options, _ handler: Connection.Handler) throws -> (Connection, WireClient) {
+    let toServer = try makePipe(), fromServer = try makePipe()
+    let connection = Connection(input: FileDescriptor(taking: toServer.read), output: FileDescriptor(taking: fromServer.write),
+                                options: options)
+    connection.start(handler, onEnd: { [connection] _ in connection.closeOutput() })
+    return (connection, WireClient(writingTo: toServer.write, readingFrom: fromServer.read))
 }
 
 /// A connection over one end of a socket pair, as the daemon makes them (non-blocking, taking
