@@ -11,8 +11,9 @@ import WharfSystem
 ///   filter. kdialog reads a filter containing `*` as Qt name filters, one per line
 ///   (`Images (*.png *.jpg)`), and any other as space-separated MIME types, so: globs when any
 ///   filter has globs (MIME types left out), MIME types (without wildcards) only when none
-///   has. Qt matches name filters case-insensitively, so globs stay as written; kdialog reads
-///   `\` as an escape, so it is doubled, and `|` as a line break, so it is replaced in names.
+///   has. Qt matches name filters case-insensitively, so globs stay as written, but for the
+///   characters Qt's filters cannot hold (``qtPattern(_:)``); kdialog reads `\` as an escape,
+///   so it is doubled in names, and `|` as a line break, so it is replaced in them.
 ///
 /// Qt reads its own options (`-platform`, `-display`, `-reverse`, `-style`, with one `-` or two)
 /// anywhere in the command line before kdialog sees it, `--` or not, taking the argument after
@@ -91,7 +92,7 @@ public enum KDialogArguments {
         func escaped(_ text: String) -> String { doublingBackslashes(String(text.map { $0 == "|" ? " " : $0 })) }
         let named = filters.filter { !$0.globs.isEmpty }
         if !named.isEmpty {
-            return named.map { escaped(ToolText.line($0.name)) + " (" + $0.globs.map { escaped(ToolText.glob($0)) }.joined(separator: " ") + ")" }
+            return named.map { escaped(ToolText.line($0.name)) + " (" + $0.globs.map { qtPattern(ToolText.glob($0)) }.joined(separator: " ") + ")" }
                 .joined(separator: "\n")
         }
         // A MIME type has a `/`: a lone word (`-reverse`) could be taken by Qt for its option.
@@ -99,6 +100,21 @@ public enum KDialogArguments {
             $0.contains("/") && !$0.contains("*") && !$0.contains(" ") && !ToolText.hasControls($0)
         }
         return types.isEmpty ? nil : types.joined(separator: " ")
+    }
+
+    /// `glob` as a Qt name filter can hold it. Qt takes `Name (patterns)` apart only when every
+    /// character of the patterns is an ASCII letter or digit or one of `_.,*?+;#-[]@{}/!<>$%&=^~:`
+    /// (else the whole line is one pattern, and matches nothing), and it splits the patterns at
+    /// spaces: `my file.txt` offered `my` and `file.txt`. Any other character becomes `?`, which
+    /// still matches it (`*.tüt` → `*.t?t`), or `*` for one that is two UTF-16 units to Qt.
+    static func qtPattern(_ glob: String) -> String {
+        var out = String.UnicodeScalarView()
+        for scalar in glob.unicodeScalars {
+            let kept = scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar)
+                || "_.,*?+;#-[]@{}/!<>$%&=^~:".unicodeScalars.contains(scalar))
+            out.append(kept ? scalar : scalar.value > 0xFFFF ? "*" : "?")
+        }
+        return String(out)
     }
 
     /// `text` with each `\` doubled: kdialog reads `\` in a message or a filter as the start of

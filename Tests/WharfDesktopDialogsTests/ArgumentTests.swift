@@ -60,7 +60,7 @@ import WharfDesktopDialogs
         let one = DesktopDialogRequest(kind: .open(multiple: false, directory: false), title: "Open", filters: filters,
                                        currentFolder: Array("/home/me".utf8))
         #expect(text(KDialogArguments.build(one)) == ["--title=Open", "--getopenfilename", "--", "/home/me",
-                                                      "Images (*.png *.JPG)\nA B with space (my file.txt)"])
+                                                      "Images (*.png *.JPG)\nA B with space (my?file.txt)"])
         let several = DesktopDialogRequest(kind: .open(multiple: true, directory: false), title: "Open", parentWindow: "x11:1e00004")
         #expect(text(KDialogArguments.build(several)) == ["--title=Open", "--attach", "0x1e00004", "--multiple",
                                                           "--separate-output", "--getopenfilename", "--"])
@@ -75,6 +75,15 @@ import WharfDesktopDialogs
                                            filters: [DesktopDialogFilter(name: "back\\slash", patterns: [.glob("*.[ab]")])],
                                            currentFilter: 0)
         #expect(text(KDialogArguments.build(escaped)).last == "back\\\\slash (*.[ab])")
+    }
+
+    /// Qt takes a filter's patterns apart only when each of their characters is on its short
+    /// list, and splits them at spaces: anything else in a glob becomes a wildcard matching it.
+    @Test func kdialogGlobsHoldOnlyWhatQtFiltersCan() {
+        let request = DesktopDialogRequest(kind: .open(multiple: false, directory: false), title: "T",
+                                           filters: [DesktopDialogFilter(name: "Odd (names)", patterns: [
+                                               .glob("*.tüt"), .glob("a (1).txt"), .glob("x\\y|z"), .glob("*.𝄞"), .glob("*.[ab]~")])])
+        #expect(text(KDialogArguments.build(request)).last == "Odd (names) (*.t?t a??1?.txt x?y?z *.* *.[ab]~)")
     }
 
     @Test func kdialogFolderSaveAndSaveSeveral() {
