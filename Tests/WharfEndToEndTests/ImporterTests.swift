@@ -168,6 +168,29 @@ import WharfTestSupport
         #expect(notes["enabled"] == false, "a text file is not an image")
     }
 
+    /// A folder picker's filter and an importer of any file both had empty `globs` and
+    /// `mimeTypes`, which a frontend had to read as "all files": `allowsAllFiles` tells them apart.
+    @Test func presenterShowSaysWhetherEveryFileOrNoFilePassesTheFilter() throws {
+        let client = try frontend()
+        for (types, allowsAll, directories): (JSON, Bool, Bool) in [
+            (["public.folder"], false, true), (["public.item"], true, true), (["public.data"], true, false),
+            (["public.plain-text"], false, false),
+        ] {
+            let id = try #require(client.present(["allowedContentTypes": types]))
+            let filters = try #require(client.notification("presenter/show", where: { $0["params"]?["dialogId"] == .string(id) })?["params"]?["filters"])
+            #expect(filters["allowsAllFiles"] == .bool(allowsAll), "\(types.jsonText): \(filters.jsonText)")
+            #expect(filters["directories"] == .bool(directories), "\(types.jsonText)")
+            if allowsAll || types == ["public.folder"] {
+                #expect(filters["globs"] == [] && filters["mimeTypes"] == [], "\(types.jsonText): \(filters.jsonText)")
+            } else {
+                #expect(filters["globs"] != [], "\(types.jsonText)")
+            }
+            let described = try #require(client.call("contentTypes/filters", ["identifiers": types]))
+            #expect(described["allowsAllFiles"] == filters["allowsAllFiles"], "as contentTypes/filters says")
+            #expect(client.call("cancel", ["dialogId": .string(id)]) == ["cancelled": true])
+        }
+    }
+
     @Test func aRejectedChoiceIsAnErrorAndTheDialogStaysOpen() throws {
         let client = try frontend()
         let id = try #require(client.present(["allowedContentTypes": ["public.image"]]))
