@@ -140,14 +140,12 @@ struct ExportJob: Sendable {
 
         let requested: FilePath
         if let url {
-            guard let path = FileURL.pathOrURL(url) else {
-                throw .rejectedChoice(url: url, reason: "it is neither an absolute path nor a file: URL")
-            }
-            requested = path.normalized
+            requested = try ImportChoice.path(url)
         } else {
             requested = single ? dialogDirectory.appending(names[0]) : dialogDirectory
         }
-        let shown = url ?? requested.url
+        // Errors name the destination as Wharf names it, not as the client spelt it.
+        let shown = requested.url
 
         // Symlinks in the directory part are resolved once, now; the destination name itself
         // is never followed (the writer replaces whatever is there, a planted link included).
