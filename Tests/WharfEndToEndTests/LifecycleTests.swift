@@ -201,6 +201,21 @@ import WharfTestSupport
         #expect(response?["error"]?["message"]?.stringValue?.contains("processId") == true)
     }
 
+    /// An empty name named no one yet became `unnamed-client`, the identity every client
+    /// without `clientInfo` shares, and so its bookmarks: it is refused, and the session stays
+    /// uninitialized.
+    @Test func anEmptyClientNameIsRefusedRatherThanSharingAnIdentity() throws {
+        let client = try WireClient.spawn()
+        let refused = client.request("initialize", ["clientInfo": ["name": ""]])
+        #expect(refused?["error"]?["code"] == -32602)
+        #expect(refused?["error"]?["message"]?.stringValue?.contains("clientInfo.name: must not be empty") == true,
+                "\(String(describing: refused))")
+        #expect(client.request("ping", [:])?["error"]?["code"] == -32002)
+        #expect(client.initialize(["clientInfo": ["name": "named"]])?["client"]?["name"] == "named")
+        let unnamed = try WireClient.spawn()
+        #expect(unnamed.initialize([:])?["client"]?["name"] == "unnamed-client")
+    }
+
     @Test func traceReportsTrafficAsLogTrace() throws {
         let client = try WireClient.spawn()
         client.initialize()
