@@ -216,6 +216,27 @@ import WharfTestSupport
         #expect(unnamed.initialize([:])?["client"]?["name"] == "unnamed-client")
     }
 
+    /// The answers to what is not a request (-32700 for text that is not JSON, -32600 for
+    /// JSON that is not a request, an empty batch, an id in use) went out untraced: with
+    /// tracing on, every message sent is reported.
+    @Test func parseAndInvalidRequestAnswersAreTraced() throws {
+        let client = try WireClient.spawn(framing: .ndjson)
+        client.initialize()
+        client.notify("$/setTrace", ["value": "verbose"])
+        #expect(client.call("ping", [:]) == [:])
+        for (input, code) in [("{bad", -32700), ("{\"jsonrpc\":\"2.0\",\"id\":true,\"method\":\"ping\"}", -32600), ("[]", -32600)] {
+            let before = client.messages.count
+            client.sendRaw(input + "\n")
+            let answer = client.waitFor { $0["error"]?["code"] == .int(Int64(code)) && $0["id"] == .null }
+            #expect(answer != nil, "\(input)")
+            #expect(client.call("ping", [:]) == [:])
+            let traced = client.messages[before...].filter {
+                $0["method"] == "$/logTrace" && $0["params"]?["verbose"]?.stringValue?.contains("\(code)") == true
+            }
+            #expect(traced.count == 1, "\(input): \(Array(client.messages[before...]))")
+        }
+    }
+
     @Test func traceReportsTrafficAsLogTrace() throws {
         let client = try WireClient.spawn()
         client.initialize()
