@@ -40,10 +40,14 @@ public struct DialogFilters: Sendable, Equatable {
     public var mimeTypes: [String]
     /// The dialog picks directories.
     public var directories: Bool
+    /// Every file passes (`public.item`, `public.data`, …): `globs` and `mimeTypes` are then
+    /// empty. False with both empty means that no file does (a folder picker).
+    public var allowsAllFiles: Bool
 
-    public init(globs: [String] = [], mimeTypes: [String] = [], directories: Bool = false) {
+    public init(globs: [String] = [], mimeTypes: [String] = [], directories: Bool = false, allowsAllFiles: Bool = false) {
         self.globs = globs
         self.mimeTypes = mimeTypes
         self.directories = directories
+        self.allowsAllFiles = allowsAllFiles
     }
 }

@@ -37,6 +37,9 @@ public enum DialogError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The chosen file cannot be accepted; the dialog stays open, as a real dialog would not let
     /// the user confirm it.
     case rejectedChoice(url: String, reason: String)
+    /// A choice that names no file: neither an absolute path nor a `file:` URL. The dialog
+    /// stays open.
+    case notAFileURL(String)
     /// The chosen destination exists and the choice did not say `overwrite`; the dialog stays open.
     case fileExists(url: String)
     /// The chosen content type is not one the exporter offered; the dialog stays open.
@@ -66,6 +69,7 @@ public enum DialogError: Error, Sendable, Equatable, CustomStringConvertible {
         case .wrongKind: return "wrongKind"
         case .choiceAlreadyMade: return "choiceAlreadyMade"
         case .rejectedChoice: return "rejectedChoice"
+        case .notAFileURL: return "notAFileURL"
         case .fileExists: return "fileExists"
         case .contentTypeNotOffered: return "contentTypeNotOffered"
         case .cannotList: return "cannotList"
@@ -110,6 +114,8 @@ public enum DialogError: Error, Sendable, Equatable, CustomStringConvertible {
             return "dialog \(id) already has its destination and is saving; it takes no further choice"
         case .rejectedChoice(let url, let reason):
             return "\(url) cannot be chosen: \(reason)"
+        case .notAFileURL(let text):
+            return "\(text) cannot be chosen: it is neither an absolute path nor a file: URL"
         case .fileExists(let url):
             return "\(url) already exists; choose it again with overwrite to replace it"
         case .contentTypeNotOffered(let type, let offered):

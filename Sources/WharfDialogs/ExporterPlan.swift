@@ -31,7 +31,19 @@ struct ExporterPlan: Sendable {
     /// SwiftUI's rule: the chosen type if the document can be written as it, otherwise the
     /// document's first writable type (all of which were checked to be known).
     static func resolve(_ chosen: String, for document: ExportDocument) -> String {
-        document.writableContentTypes.contains(chosen) ? chosen : document.writableContentTypes[0]
+        canWrite(document, as: chosen) ? chosen : document.writableContentTypes[0]
+    }
+
+    /// Whether `type` is one of the document's writable types; identifiers compare
+    /// case-insensitively (ASCII), as everywhere in the protocol.
+    static func canWrite(_ document: ExportDocument, as type: String) -> Bool {
+        document.writableContentTypes.contains { writable in
+            writable.utf8.elementsEqual(type.utf8) { asciiLowercase($0) == asciiLowercase($1) }
+        }
+    }
+
+    private static func asciiLowercase(_ byte: UInt8) -> UInt8 {
+        (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte + 32 : byte
     }
 
     func resolvedTypes(choosing chosen: String) -> [String] {
@@ -128,14 +140,12 @@ struct ExportJob: Sendable {
 
         let requested: FilePath
         if let url {
-            guard let path = FileURL.pathOrURL(url) else {
-                throw .rejectedChoice(url: url, reason: "it is neither an absolute path nor a file: URL")
-            }
-            requested = path.normalized
+            requested = try ImportChoice.path(url)
         } else {
             requested = single ? dialogDirectory.appending(names[0]) : dialogDirectory
         }
-        let shown = url ?? requested.url
+        // Errors name the destination as Wharf names it, not as the client spelt it.
+        let shown = requested.url
 
         // Symlinks in the directory part are resolved once, now; the destination name itself
         // is never followed (the writer replaces whatever is there, a planted link included).

@@ -21,7 +21,7 @@ struct ImportChoice: Sendable {
             throw .invalidArgument(field: "urls", reason: "must name at least one file")
         }
         if !allowsMultipleSelection && urls.count > 1 {
-            throw .rejectedChoice(url: urls[1], reason: "this dialog takes a single file, and \(urls.count) were chosen")
+            throw .rejectedChoice(url: try path(urls[1]).url, reason: "this dialog takes a single file, and \(urls.count) were chosen")
         }
         var files: [ChosenFile] = []
         var seen = Set<FilePath>()
@@ -38,10 +38,10 @@ struct ImportChoice: Sendable {
     private static func validate(
         url: String, importsUnresolvedAliases: Bool, rules: SelectionRules, types: any ContentTypeOracle
     ) throws(DialogError) -> (ChosenFile, FilePath) {
-        guard let raw = FileURL.pathOrURL(url) else {
-            throw .rejectedChoice(url: url, reason: "it is neither an absolute path nor a file: URL")
-        }
-        let path = raw.normalized
+        let path = try path(url)
+        // What an error names: the file as Wharf names it (normalised, percent-encoded), not
+        // the client's spelling of it.
+        let url = path.url
         let examined: (status: FileStatus, isSymlink: Bool, isBroken: Bool)
         do {
             examined = try EntryFacts.examine(path)
@@ -116,6 +116,12 @@ struct ImportChoice: Sendable {
         let chosen = ChosenFile(path: resolved, identity: identity, birth: file.birth(),
                                 isDirectory: opened.kind == .directory, forWriting: false)
         return (chosen, path)
+    }
+
+    /// The file `text` names, normalised; text that names none is refused saying so.
+    static func path(_ text: String) throws(DialogError) -> FilePath {
+        guard let raw = FileURL.pathOrURL(text) else { throw .notAFileURL(text) }
+        return raw.normalized
     }
 
     /// A system call on the way to the chosen file failed: the choice is rejected, saying why.

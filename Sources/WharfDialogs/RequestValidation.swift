@@ -46,6 +46,14 @@ enum RequestValidation {
             try known([type], field: "contentType", types: types)
         case .contentTypes(let list):
             try known(list, field: "contentTypes", types: types)
+            // Offered types are what the human picks from, and the pick names the file (a PNG
+            // picked is saved as `n.png`): a type no document can be written as would be written
+            // as another under its name, so it is never offered.
+            for type in list where !request.documents.contains(where: { ExporterPlan.canWrite($0, as: type) }) {
+                throw .invalidArgument(
+                    field: "contentTypes",
+                    reason: "names \(type), which is not among any document's writableContentTypes: no document could be written as it")
+            }
         }
         if let name = request.defaultFilename { try validate(filename: name, field: "defaultFilename") }
         try validate(presentationId: request.presentationId)

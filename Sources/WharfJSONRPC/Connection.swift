@@ -144,8 +144,8 @@ public final class Connection: @unchecked Sendable {
             _ = budget.move(from: counted, to: decoder.bufferedBytes)
             counted = decoder.bufferedBytes
             logger.warning("discarded an unfinished message: this app's unfinished messages would hold more than \(budget.limit) bytes")
-            write(OutgoingMessage.response(id: .null, error: .invalidRequest(
-                "a message was discarded unfinished: this app's unfinished messages, on all its connections, may hold at most \(budget.limit) bytes")))
+            answerUnreadable(.invalidRequest(
+                "a message was discarded unfinished: this app's unfinished messages, on all its connections, may hold at most \(budget.limit) bytes"))
         }
         /// Replies use the client's framing from the moment the decoder has seen it, which can be
         /// before any message is complete (and, for a last NDJSON line without its newline, only
@@ -292,8 +292,8 @@ public final class Connection: @unchecked Sendable {
             if body.count > options.maxMessageValues,
                body.withUnsafeBytes({ JSON.holdsMoreValues(than: options.maxMessageValues, in: $0) }) {
                 logger.warning("discarded a message of \(body.count) bytes holding more than \(options.maxMessageValues) JSON values")
-                write(OutgoingMessage.response(id: .null, error: .invalidRequest(
-                    "a message holding more than \(options.maxMessageValues) JSON values is refused unread")))
+                answerUnreadable(.invalidRequest(
+                    "a message holding more than \(options.maxMessageValues) JSON values is refused unread"))
                 return
             }
             let json: JSON
@@ -301,7 +301,7 @@ public final class Connection: @unchecked Sendable {
                 json = try JSON.parse(consume body)
             } catch {
                 logger.warning("invalid JSON (\(error)); answered -32700")
-                write(OutgoingMessage.response(id: .null, error: .parseError("invalid JSON: \(error)")))
+                answerUnreadable(.parseError("invalid JSON: \(error)"))
                 return
             }
             if case .array(let elements) = json {
@@ -311,8 +311,8 @@ public final class Connection: @unchecked Sendable {
             }
         case .oversized(let length):
             logger.warning("discarded a message of \(length) bytes (limit \(options.maxMessageBytes))")
-            write(OutgoingMessage.response(id: .null, error: .invalidRequest(
-                "message of \(length) bytes exceeds the limit of \(options.maxMessageBytes) bytes (--max-message-bytes)")))
+            answerUnreadable(.invalidRequest(
+                "message of \(length) bytes exceeds the limit of \(options.maxMessageBytes) bytes (--max-message-bytes)"))
         case .skipped(let reason):
             logger.warning("skipped bytes that are not a frame: \(reason)")
         }
@@ -320,7 +320,7 @@ public final class Connection: @unchecked Sendable {
 
     private func processBatch(_ elements: [JSON], _ handler: Handler) {
         guard !elements.isEmpty else {
-            write(OutgoingMessage.response(id: .null, error: .invalidRequest("an empty batch")))
+            answerUnreadable(.invalidRequest("an empty batch"))
             return
         }
         let batch = BatchCollector(limit: options.backlogLimit, writer: writer) { [weak self] batch, responses, held in
@@ -405,6 +405,7 @@ public final class Connection: @unchecked Sendable {
             }
         case .invalid(let error, let id):
             logger.warning("invalid request: \(error.message)")
+            trace(.sentResponse(id: id, method: nil, result: .failure(error)))
             let response = OutgoingMessage.response(id: id, error: error)
             if let batch {
                 batch.expect()
@@ -537,6 +538,13 @@ public final class Connection: @unchecked Sendable {
     private func trace(_ event: TraceEvent) {
         if let tracer = tracer.withValue({ $0 }) { tracer(event) }
     }
+
+    /// Answers input that could not be read as a message (`-32700`, or `-32600` for one
+    /// refused unread), with `"id": null`; traced like every other answer.
+    private func answerUnreadable(_ error: ResponseError) {
+        trace(.sentResponse(id: .null, method: nil, result: .failure(error)))
+        write(OutgoingMessage.response(id: .null, error: error))
+    }
 }
 
 /// A notification serialised before it is sent, so that its size is known before anything is
@@ -661,7 +669,8 @@ final class BatchCollector: Sendable {
 public enum TraceEvent: Sendable {
     case receivedRequest(Request)
     case receivedNotification(Notification)
-    case sentResponse(id: RequestID, method: String, result: Result<JSON, ResponseError>)
+    /// `method` is nil for an answer to what was not a request (not JSON, an invalid request).
+    case sentResponse(id: RequestID, method: String?, result: Result<JSON, ResponseError>)
     case sentNotification(method: String, params: JSON?)
     case sentRequest(id: RequestID, method: String, params: JSON?)
 }

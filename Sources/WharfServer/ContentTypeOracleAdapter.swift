@@ -36,8 +36,11 @@ struct ContentTypeOracleAdapter: ContentTypeOracle {
 
     func filters(for identifiers: [String]) -> WharfDialogs.DialogFilters {
         let filters = scope.filters(for: identifiers)
-        // "All files" is an empty filter for a frontend.
-        if filters.allowsAllFiles { return WharfDialogs.DialogFilters(globs: [], mimeTypes: [], directories: filters.directories) }
+        // "All files" is an empty filter for a frontend, said in so many words: a folder
+        // picker's filter is empty too, and means no file.
+        if filters.allowsAllFiles {
+            return WharfDialogs.DialogFilters(globs: [], mimeTypes: [], directories: filters.directories, allowsAllFiles: true)
+        }
         return WharfDialogs.DialogFilters(globs: filters.globs, mimeTypes: filters.mimeTypes, directories: filters.directories)
     }
 

@@ -132,7 +132,7 @@ import WharfTestSupport
             Issue.record("expected a rejected choice, got \(String(describing: error))")
             return
         }
-        #expect(url == h.dir.at("a.pdf").description)
+        #expect(url == h.dir.at("a.pdf").url)
         #expect(reason.contains("com.adobe.pdf"))
         #expect(h.events.events(id).isEmpty)
         #expect(h.engine.openDialogCount(client: h.client) == 1)

@@ -39,7 +39,7 @@ import WharfTestSupport
             .emptyDocuments, .invalidPredicate(path: "p", reason: "r"),
             .alreadyPresented(presentationId: "p", dialog: id), .tooManyDialogs(limit: 1), .unknownDialog(id),
             .alreadyEnded(id), .wrongKind(id, expected: .importer, actual: .exporter), .choiceAlreadyMade(id),
-            .rejectedChoice(url: "u", reason: "r"), .fileExists(url: "u"), .contentTypeNotOffered("t", offered: []),
+            .rejectedChoice(url: "u", reason: "r"), .notAFileURL("u"), .fileExists(url: "u"), .contentTypeNotOffered("t", offered: []),
             .cannotList(directory: "d", reason: "r"), .invalidCursor("c"), .notAwaitingSnapshot(id, documentIndex: 0),
         ]
         #expect(Set(errors.map(\.name)).count == errors.count)

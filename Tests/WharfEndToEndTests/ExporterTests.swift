@@ -62,6 +62,28 @@ import WharfTestSupport
         #expect(scratch.text("notes.md") == "# hi")
     }
 
+    /// The human's pick of a type names the file (`n.png`): a type no document can be written as
+    /// was offered, and picking it wrote the plain text under the PNG's name. It is refused
+    /// before anything is shown; a type one of several documents can be written as is offered,
+    /// the others taking their first writable type as SwiftUI's rule says.
+    @Test func aTypeNoDocumentCanBeWrittenAsIsNeverOffered() throws {
+        let client = try frontend()
+        let plain = textDocument("hi", filename: "n")
+        let refused = client.request("presentExporter", ["documents": [plain], "contentTypes": ["public.png", "public.plain-text"]])
+        #expect(refused?["error"]?["code"] == -32602)
+        #expect(refused?["error"]?["message"]?.stringValue?.contains("contentTypes names public.png") == true, "\(String(describing: refused))")
+        client.settle()
+        #expect(client.messages.allSatisfy { $0["method"] != "presenter/show" })
+
+        _ = try #require(client.present([
+            "documents": [plain, textDocument("<p>", filename: "page", types: ["public.html"])],
+            "contentTypes": ["Public.Plain-Text", "public.html"],
+        ], method: "presentExporter"))
+        let show = try #require(client.notification("presenter/show")?["params"])
+        #expect(show["contentTypes"] == ["Public.Plain-Text", "public.html"])
+        #expect(show["contentTypeChoices"]?.arrayValue?.first?["filenames"] == ["n.txt", "page.html"])
+    }
+
     @Test func theWritableDocumentFormOffersTypesAndHonoursTheChoice() throws {
         let client = try frontend()
         let id = try #require(client.present([

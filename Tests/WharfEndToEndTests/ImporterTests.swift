@@ -168,6 +168,56 @@ import WharfTestSupport
         #expect(notes["enabled"] == false, "a text file is not an image")
     }
 
+    /// A folder picker's filter and an importer of any file both had empty `globs` and
+    /// `mimeTypes`, which a frontend had to read as "all files": `allowsAllFiles` tells them apart.
+    @Test func presenterShowSaysWhetherEveryFileOrNoFilePassesTheFilter() throws {
+        let client = try frontend()
+        for (types, allowsAll, directories): (JSON, Bool, Bool) in [
+            (["public.folder"], false, true), (["public.item"], true, true), (["public.data"], true, false),
+            (["public.plain-text"], false, false),
+        ] {
+            let id = try #require(client.present(["allowedContentTypes": types]))
+            let filters = try #require(client.notification("presenter/show", where: { $0["params"]?["dialogId"] == .string(id) })?["params"]?["filters"])
+            #expect(filters["allowsAllFiles"] == .bool(allowsAll), "\(types.jsonText): \(filters.jsonText)")
+            #expect(filters["directories"] == .bool(directories), "\(types.jsonText)")
+            if allowsAll || types == ["public.folder"] {
+                #expect(filters["globs"] == [] && filters["mimeTypes"] == [], "\(types.jsonText): \(filters.jsonText)")
+            } else {
+                #expect(filters["globs"] != [], "\(types.jsonText)")
+            }
+            let described = try #require(client.call("contentTypes/filters", ["identifiers": types]))
+            #expect(described["allowsAllFiles"] == filters["allowsAllFiles"], "as contentTypes/filters says")
+            #expect(client.call("cancel", ["dialogId": .string(id)]) == ["cancelled": true])
+        }
+    }
+
+    /// `data.url` is the file as Wharf names it (normalised, every byte but unreserved ASCII and
+    /// `/` percent-encoded), however the choice spelt it: it echoed the client's text.
+    @Test func aRejectedChoiceNamesTheFileByItsCanonicalURL() throws {
+        _ = scratch.write("caf\u{E9}.txt", "x")
+        let canonical = scratch.url("caf\u{E9}.txt")
+        #expect(canonical.hasSuffix("/caf%C3%A9.txt"))
+        let client = try frontend()
+        let id = try #require(client.present(["allowedContentTypes": ["public.image"]]))
+        let folder: String = scratch.path.description
+        for spelling in [folder + "/caf\u{E9}.txt", "file://localhost" + folder + "//./caf%C3%A9.txt/", folder + "/sub/../caf\u{E9}.txt"] {
+            let refused = client.request("dialog/choose", ["dialogId": .string(id), "urls": [.string(spelling)]])
+            #expect(refused?["error"]?["code"] == -32015, "\(spelling)")
+            #expect(refused?["error"]?["data"]?["url"] == .string(canonical), "\(spelling)")
+        }
+        // Text that names no file has no URL to give.
+        let notAFile = client.request("dialog/choose", ["dialogId": .string(id), "urls": ["relative.png"]])
+        #expect(notAFile?["error"]?["code"] == -32015)
+        #expect(notAFile?["error"]?["data"]?["url"] == nil)
+
+        let exporter = try #require(client.present([
+            "documents": [["filename": "n", "writableContentTypes": ["public.plain-text"], "contents": ["text": "x"]]],
+        ], method: "presentExporter"))
+        let missing = client.request("dialog/choose", ["dialogId": .string(exporter), "url": .string(folder + "//gone/./n.txt")])
+        #expect(missing?["error"]?["code"] == -32015)
+        #expect(missing?["error"]?["data"]?["url"] == .string(scratch.url("gone/n.txt")))
+    }
+
     @Test func aRejectedChoiceIsAnErrorAndTheDialogStaysOpen() throws {
         let client = try frontend()
         let id = try #require(client.present(["allowedContentTypes": ["public.image"]]))

@@ -201,6 +201,42 @@ import WharfTestSupport
         #expect(response?["error"]?["message"]?.stringValue?.contains("processId") == true)
     }
 
+    /// An empty name named no one yet became `unnamed-client`, the identity every client
+    /// without `clientInfo` shares, and so its bookmarks: it is refused, and the session stays
+    /// uninitialized.
+    @Test func anEmptyClientNameIsRefusedRatherThanSharingAnIdentity() throws {
+        let client = try WireClient.spawn()
+        let refused = client.request("initialize", ["clientInfo": ["name": ""]])
+        #expect(refused?["error"]?["code"] == -32602)
+        #expect(refused?["error"]?["message"]?.stringValue?.contains("clientInfo.name: must not be empty") == true,
+                "\(String(describing: refused))")
+        #expect(client.request("ping", [:])?["error"]?["code"] == -32002)
+        #expect(client.initialize(["clientInfo": ["name": "named"]])?["client"]?["name"] == "named")
+        let unnamed = try WireClient.spawn()
+        #expect(unnamed.initialize([:])?["client"]?["name"] == "unnamed-client")
+    }
+
+    /// The answers to what is not a request (-32700 for text that is not JSON, -32600 for
+    /// JSON that is not a request, an empty batch, an id in use) went out untraced: with
+    /// tracing on, every message sent is reported.
+    @Test func parseAndInvalidRequestAnswersAreTraced() throws {
+        let client = try WireClient.spawn(framing: .ndjson)
+        client.initialize()
+        client.notify("$/setTrace", ["value": "verbose"])
+        #expect(client.call("ping", [:]) == [:])
+        for (input, code) in [("{bad", -32700), ("{\"jsonrpc\":\"2.0\",\"id\":true,\"method\":\"ping\"}", -32600), ("[]", -32600)] {
+            let before = client.messages.count
+            client.sendRaw(input + "\n")
+            let answer = client.waitFor { $0["error"]?["code"] == .int(Int64(code)) && $0["id"] == .null }
+            #expect(answer != nil, "\(input)")
+            #expect(client.call("ping", [:]) == [:])
+            let traced = client.messages[before...].filter {
+                $0["method"] == "$/logTrace" && $0["params"]?["verbose"]?.stringValue?.contains("\(code)") == true
+            }
+            #expect(traced.count == 1, "\(input): \(Array(client.messages[before...]))")
+        }
+    }
+
     @Test func traceReportsTrafficAsLogTrace() throws {
         let client = try WireClient.spawn()
         client.initialize()

@@ -103,6 +103,42 @@ func readRepositoryFile(_ relative: String) throws -> String {
         }
     }
 
+    /// Each bound the schema states is the binary's: a value the binary refuses `-32602` the
+    /// schema refuses, and one it accepts the schema allows (a client generating types from the
+    /// schema sent what the binary then refused: a limit of 2^31, a read of 16 MiB + 1, an empty
+    /// glob). Ids are what the binary answers requests under, and `isPresented` is always false.
+    @Test func theSchemasBoundsAreTheOnesTheBinaryEnforces() throws {
+        let validator = SchemaValidator(root: schema.document)
+        let client = try WireClient.spawn()
+        client.initialize(["clientInfo": ["name": "schema-bounds"], "capabilities": ["presentsDialogs": true]])
+        func importer(_ predicate: JSON) -> JSON { ["allowedContentTypes": ["public.item"], "options": ["urlEnabled": predicate]] }
+        let cases: [(String, JSON)] = [
+            ("dialog/list", ["dialogId": "dlg-99", "limit": 2147483647]),
+            ("dialog/list", ["dialogId": "dlg-99", "limit": 2147483648]),
+            ("dialog/list", ["dialogId": "dlg-99", "limit": 0]),
+            ("readFile", ["accessId": "acc_none", "length": 16777216]),
+            ("readFile", ["accessId": "acc_none", "length": 16777217]),
+            ("presentImporter", importer(["nameMatches": "*.txt"])),
+            ("presentImporter", importer(["nameMatches": ""])),
+            ("presentImporter", importer(["pathMatches": ""])),
+            ("presentImporter", importer(["pathMatches": .string(String(repeating: "a", count: 4097))])),
+        ]
+        for (method, params) in cases {
+            let refused = client.request(method, params)?["error"]?["code"] == -32602
+            let paramsSchema = try #require(schema.requests[method]?.params)
+            let problems = validator.problems(params, against: paramsSchema, at: method)
+            #expect(problems.isEmpty == !refused,
+                    "\(method) \(params.jsonText.prefix(120)): the binary \(refused ? "refuses" : "accepts") it; the schema says \(problems)")
+        }
+        let cancelSchema = try #require(schema.notifications["$/cancelRequest"]?.params)
+        for id: JSON in ["7", 7, 1.5, .int(Int64.min), .int(Int64.max), .null] {
+            #expect(validator.problems(["id": id], against: cancelSchema, at: "$/cancelRequest").isEmpty, "\(id.jsonText)")
+        }
+        #expect(!schema.problems(inServerMessage: [
+            "jsonrpc": "2.0", "method": "dialog/presentationChanged", "params": ["dialogId": "dlg-1", "isPresented": true],
+        ]) { _ in nil }.isEmpty)
+    }
+
     @Test func theErrorTableAndTheProtocolsCodesAgree() {
         // Every code WharfProtocol defines is tabled under its name, and every tabled code is
         // defined: a code added on either side is caught.

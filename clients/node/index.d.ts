@@ -169,6 +169,8 @@ export interface DialogFilters {
   globs: string[];
   mimeTypes: string[];
   directories: boolean;
+  /** Every file passes; false with empty lists: none does (a folder picker). Absent from older servers. */
+  allowsAllFiles?: boolean;
 }
 
 /** The declarative stand-in for fileDialogURLEnabled's closure: exactly one operator. */

@@ -107,6 +107,12 @@ public struct ClientInfo: ProtocolValue {
 
     public init(reading reader: inout FieldReader) throws(ProtocolError) {
         name = try reader.identifier("name")
+        // The name is whose grants and bookmarks these are: an empty one would be taken for no
+        // name at all and share them with every client that gives none.
+        guard !name.isEmpty else {
+            throw ProtocolError("\(reader.name("name")): must not be empty: it names the client's app identity, which its grants and "
+                                + "bookmarks belong to (leave clientInfo out to have none)")
+        }
         version = try reader.optionalString("version")
     }
 

@@ -49,7 +49,7 @@ extension DialogError {
             return ResponseError(WharfErrorCode.dialogEnded, description)
         case .rejectedChoice(let url, _):
             return ResponseError(WharfErrorCode.choiceRejected, description, data: ["url": .string(url)])
-        case .contentTypeNotOffered:
+        case .contentTypeNotOffered, .notAFileURL:
             return ResponseError(WharfErrorCode.choiceRejected, description)
         case .fileExists(let url):
             return ResponseError(WharfErrorCode.fileExists, description, data: ["url": .string(url)])

@@ -32,7 +32,7 @@ extension ClientSession {
         // chooses whose grants and bookmarks these are).
         let nameBefore = state.withValue { state in
             let before = state.name
-            if let name = message.clientInfo?.name, !name.isEmpty { state.name = name }
+            if let name = message.clientInfo?.name { state.name = name }
             return before
         }
         if message.role == .presenter {

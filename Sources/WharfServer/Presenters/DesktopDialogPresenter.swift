@@ -105,7 +105,7 @@ final class DesktopDialogPresenter: DialogPresenter {
     /// in a row, which no person keeps making: then the dialog fails, saying why.
     private func refuse(_ paths: [[UInt8]], of dialog: PresentedDialog, _ error: DialogError, retry: () -> Void) {
         switch error {
-        case .rejectedChoice, .fileExists, .contentTypeNotOffered:
+        case .rejectedChoice, .fileExists, .contentTypeNotOffered, .notAFileURL:
             break
         default:
             // The dialog ended meanwhile (the app cancelled it): nothing to tell.

@@ -35,7 +35,7 @@ extension PresenterShowNotification {
             allowedContentTypes: importer?.allowedContentTypes ?? [],
             allowsMultipleSelection: importer?.allowsMultipleSelection ?? false,
             filters: DialogFiltersInfo(globs: dialog.filters.globs, mimeTypes: dialog.filters.mimeTypes,
-                                       directories: dialog.filters.directories),
+                                       directories: dialog.filters.directories, allowsAllFiles: dialog.filters.allowsAllFiles),
             directory: FileURL.from(path: dialog.directory),
             browserOptions: dialog.browserOptions.names,
             exporter: dialog.exporter.map { exporter in

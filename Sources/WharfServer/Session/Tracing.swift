@@ -29,9 +29,11 @@ extension ClientSession {
         case .receivedNotification(let notification):
             (message, detail) = ("Received notification '\(notification.method)'.", { "Params: \(notification.params?.jsonText ?? "none")" })
         case .sentResponse(let id, let method, let result):
+            // An answer to what was no request has no method to name.
+            let name = method.map { "'\($0) - (\(id))'" } ?? "to an invalid message - (\(id))"
             switch result {
-            case .success(let value): (message, detail) = ("Sending response '\(method) - (\(id))'.", { "Result: \(value.jsonText)" })
-            case .failure(let error): (message, detail) = ("Sending response '\(method) - (\(id))'.", { "Error: \(error.json.jsonText)" })
+            case .success(let value): (message, detail) = ("Sending response \(name).", { "Result: \(value.jsonText)" })
+            case .failure(let error): (message, detail) = ("Sending response \(name).", { "Error: \(error.json.jsonText)" })
             }
         case .sentNotification(let method, let params):
             guard method != LogTraceNotification.method else { return nil }

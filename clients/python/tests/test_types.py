@@ -67,9 +67,10 @@ def test_fields_match_the_schema(cls):
             assert python_nullable == nullable(properties[wire]), f"{cls.__name__}.{field.name}"
 
 
-def test_presenter_show_filters_are_dialog_filters_without_allows_all_files():
+def test_presenter_show_filters_are_dialog_filters():
     shown = resolve("#/$defs/DialogFilters")
-    assert set(shown["properties"]) == set(wire_fields(types.DialogFilters)) - {"allowsAllFiles"}
+    assert set(shown["properties"]) == set(wire_fields(types.DialogFilters))
+    assert "allowsAllFiles" not in shown["required"]
 
 
 def test_export_documents_are_written_as_the_schema_says():

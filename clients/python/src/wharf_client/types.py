@@ -127,9 +127,10 @@ class Identification(WireObject):
 
 @dataclass(frozen=True)
 class DialogFilters(WireObject):
-    """``contentTypes/filters``, and ``filters`` of ``presenter/show`` (without allows_all_files)."""
+    """``contentTypes/filters``, and ``filters`` of ``presenter/show`` (where allows_all_files is
+    None from a server older than it)."""
     SCHEMA = "#/requests/contentTypes~1filters/result"
-    #: Required in that result, absent from presenter/show: hence the default.
+    #: Required in that result, optional in presenter/show: hence the default.
     OPTIONAL_ELSEWHERE = ("allows_all_files",)
     globs: List[str]
     mime_types: List[str]
