@@ -918,3 +918,51 @@ def test_the_asyncio_frontend_role(wharf_path, photos):
             dialog = await client.present_importer(["public.png"], default_directory=str(photos))
             return await dialog.result()
     assert asyncio.run(main()) == [(photos / "a.png").as_uri()]
+
+
+def test_an_asyncio_dialog_keeps_a_bounded_history_of_events_the_app_does_not_read_and_always_its_ending(wharf_path):
+    from wharf_client.core import EVENTS_KEPT
+
+    async def main():
+        dismiss = asyncio.Event()
+
+        async def draw(presentation):
+            await dismiss.wait()
+            await presentation.dismiss(timeout=10)
+
+        async with await AsyncWharfClient.spawn(wharf_path, ["--state-dir", ":memory:"], presents_dialogs=True,
+                                                on_present=draw) as client:
+            heard = []
+            client.on_notification(lambda method, params: heard.append(method))
+            dialog = await client.present_importer(["public.item"], timeout=10)
+            await client.ping(timeout=10)  # wharf is quiet now: the dialog waits on its presenter
+            # What a long export's dialog/progress would be, fed to the client's reader as if wharf
+            # had written it, while the app reads none of it.
+            progress = b"".join(encode({"jsonrpc": "2.0", "method": "dialog/progress",
+                                        "params": {"dialogId": dialog.id, "bytesWritten": n, "totalBytes": 5000}})
+                                for n in range(5000))
+            client.process.stdout.feed_data(progress)
+            await client.ping(timeout=10)
+            assert heard.count("dialog/progress") == 5000  # listeners hear every one
+            assert len(dialog._record.events) == EVENTS_KEPT
+            dismiss.set()
+            with pytest.raises(DialogCancelled):
+                await dialog.result(timeout=10)
+            events = [event async for event in dialog.events(timeout=10)]
+        # The oldest were dropped, the latest kept, and the ending always.
+        assert len(events) == EVENTS_KEPT + 1
+        assert [event.kind for event in events[-2:]] == ["presentationChanged", "cancelled"]
+        assert [event.params["bytesWritten"] for event in events[:-2]] == list(range(5000 - EVENTS_KEPT + 1, 5000))
+    asyncio.run(asyncio.wait_for(main(), 60))
+
+
+def test_events_kept_for_a_dialog_not_registered_yet_are_bounded_and_keep_its_ending():
+    from wharf_client.core import EVENTS_KEPT
+    router = Router()
+    for n in range(1000):
+        router.route("dialog/progress", {"dialogId": "d9", "bytesWritten": n, "totalBytes": 1000})
+    router.route("dialog/cancelled", {"dialogId": "d9", "reason": "user"})
+    record = router.register("d9", "importer", [])
+    assert len(record.events) == EVENTS_KEPT + 1
+    assert record.final is not None and record.final.params["reason"] == "user"
+    assert record.events[0].params["bytesWritten"] == 1000 - EVENTS_KEPT

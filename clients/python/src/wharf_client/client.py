@@ -113,13 +113,15 @@ class Dialog:
 
     def events(self, timeout: Optional[float] = None) -> Iterator[DialogEvent]:
         """Every event of this dialog from the first, waiting for new ones, until the final one
-        (which is yielded too). ``timeout`` bounds each wait."""
+        (which is yielded too). ``timeout`` bounds each wait. Only the last EVENTS_KEPT before
+        the final one are kept: an iterator further behind skips to the oldest kept
+        (``on_notification`` hears every one)."""
         index = 0
         while True:
             with self._changed:
-                if not self._changed.wait_for(lambda: len(self._record.events) > index, timeout):
+                if not self._changed.wait_for(lambda: self._record.received > index, timeout):
                     raise WharfTimeout(f"no event from dialog {self.id} for {timeout} s")
-                event = self._record.events[index]
+                index, event = self._record.event_from(index)
             index += 1
             yield event
             if event.is_final:
