@@ -1020,3 +1020,20 @@ def test_notifications_past_the_listener_backlog_are_not_kept_for_a_blocked_list
     # The one it was in, the backlog, what came after the release (shutdown's trace); not the rest.
     assert LISTENER_BACKLOG + 1 <= len(heard) < LISTENER_BACKLOG + 200
     assert "notification listeners are 1024 notifications behind" in caplog.text
+
+
+def test_a_listener_may_close_the_client(wharf_path, script):
+    closed = threading.Event()
+    statuses = []
+    client = WharfClient.spawn(wharf_path, script([{"dismiss": True}]))
+
+    def listener(method, params):
+        if method == "dialog/cancelled":
+            statuses.append(client.close(timeout=10))
+            closed.set()
+    client.on_notification(listener)
+    dialog = client.present_importer(["public.item"], timeout=10)
+    with pytest.raises(DialogCancelled):
+        dialog.result(timeout=10)
+    assert closed.wait(15)
+    assert statuses == [0]

@@ -453,7 +453,8 @@ class WharfClient:
         self._end_input()
         self._reader_thread.join(left())
         status = None if self.process is None else _reap(self.process, left())
-        self._listeners_thread.join(left())  # what was read has been heard
+        if threading.current_thread() is not self._listeners_thread:  # (a listener may close)
+            self._listeners_thread.join(left())  # what was read has been heard
         return status
 
     def kill(self) -> None:
