@@ -413,7 +413,7 @@ export declare class Dialog extends EventEmitter implements AsyncIterable<Dialog
   readonly id: string;
   readonly kind: DialogKind;
   readonly done: boolean;
-  /** Every event so far. */
+  /** The events so far: the last EVENTS_KEPT before the final one, and the final one (`event` listeners hear every one). */
   readonly events: DialogEvent[];
   /** For a completed exporter: the type each document was written as. */
   readonly contentTypes: ContentTypeIdentifier[] | undefined;
@@ -489,6 +489,8 @@ export interface PresentOptions extends DialogOptions {
 
 /** How long a request waits for its answer by default (60 000 ms) before rejecting with WharfTimeout: a guard against a wedged server. */
 export declare const DEFAULT_REQUEST_TIMEOUT_MS: number;
+/** How many events before its final one a Dialog keeps (64): older ones are dropped, the final one never. */
+export declare const EVENTS_KEPT: number;
 /** Where an installed wharf is looked for after $WHARF and PATH: /usr/local/bin/wharf, /usr/bin/wharf. */
 export declare const INSTALLED_LOCATIONS: readonly string[];
 /** What dialog/fail says for a dialog shown while no onPresent handler is registered. */

@@ -48,6 +48,22 @@ export const NO_HANDLER_MESSAGE = 'this client said presentsDialogs but register
 
 const FINAL = new Set(['completed', 'cancelled', 'disconnected']);
 
+/**
+ * How many events before its final one a dialog keeps for `events` and `for await` (and the
+ * client for a dialog not registered yet): older ones are dropped, so an app that never reads
+ * them does not keep a long export's `progress` for ever. The final event is always kept, and
+ * `event` listeners hear every event as it comes.
+ */
+export const EVENTS_KEPT = 64;
+
+/** Appends `event`, dropping the oldest if more than EVENTS_KEPT come before a final one; returns how many were dropped (0 or 1). */
+function keep(events, event) {
+  events.push(event);
+  if (event.isFinal || events.length <= EVENTS_KEPT) return 0;
+  events.shift();
+  return 1;
+}
+
 // How many ended dialogs' ids a client remembers, so that a stray notification naming one is
 // dropped rather than kept as an early event for a dialog that will never register. Ids are not
 // reused and wharf sends nothing after a dialog's final event: a guard, and bounded.
@@ -101,6 +117,8 @@ async function settlesWithin(promise, ms) {
 export class Dialog extends EventEmitter {
   #client;
   #events = [];
+  /** How many events were dropped from the front of #events (see EVENTS_KEPT). */
+  #skipped = 0;
   #snapshots;
   #final;
   #settle;
@@ -117,7 +135,7 @@ export class Dialog extends EventEmitter {
   /** Fed by the client in the server's order; nothing after the final event. */
   _push(event) {
     if (this.done) return;
-    this.#events.push(event);
+    this.#skipped += keep(this.#events, event);
     if (event.isFinal) {
       // Nothing asks for a snapshot once the dialog has ended: let go of the functions (and all
       // they capture), even while the app keeps this Dialog.
@@ -137,7 +155,7 @@ export class Dialog extends EventEmitter {
     return last !== undefined && last.isFinal;
   }
 
-  /** Every event so far. */
+  /** The events so far: the last EVENTS_KEPT before the final one, and the final one. */
   get events() {
     return [...this.#events];
   }
@@ -175,11 +193,13 @@ export class Dialog extends EventEmitter {
     return (await this.#client.request('cancel', { dialogId: this.id })).cancelled;
   }
 
+  /** Every event from the first; one that fell more than EVENTS_KEPT behind resumes at the oldest kept. */
   async *[Symbol.asyncIterator]() {
-    let index = 0;
+    let index = 0;  // counting every event received, dropped ones too
     for (;;) {
-      while (index < this.#events.length) {
-        const event = this.#events[index++];
+      while (index < this.#skipped + this.#events.length) {
+        index = Math.max(index, this.#skipped);
+        const event = this.#events[index++ - this.#skipped];
         yield event;
         if (event.isFinal) return;
       }
@@ -586,7 +606,7 @@ export class WharfClient extends EventEmitter {
       if (this.#ended.has(dialogId)) return;  // after its end: nothing to keep it for
       // Said before the answer that names the dialog; handed over when it registers.
       if (!this.#early.has(dialogId)) this.#early.set(dialogId, []);
-      this.#early.get(dialogId).push(event);
+      keep(this.#early.get(dialogId), event);
       return;
     }
     dialog._push(event);

@@ -13,8 +13,8 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 
 import {
-  ConnectionLost, DEFAULT_REQUEST_TIMEOUT_MS, DialogCancelled, DialogFailed, INSTALLED_LOCATIONS, NO_HANDLER_MESSAGE, RequestError,
-  WharfClient, WharfError, WharfTimeout, findWharf, urlToPath,
+  ConnectionLost, DEFAULT_REQUEST_TIMEOUT_MS, DialogCancelled, DialogFailed, EVENTS_KEPT, INSTALLED_LOCATIONS, NO_HANDLER_MESSAGE, RequestError,
+  WharfClient, WharfError, WharfTimeout, encode, findWharf, urlToPath,
 } from '../src/index.js';
 import { scratch, wharfPath } from '../test-support/support.js';
 
@@ -522,4 +522,36 @@ test('an installed wharf is found without $WHARF or PATH', (t) => {
   assert.equal(findWharf('/given/wharf'), '/given/wharf');
   assert.deepEqual([...INSTALLED_LOCATIONS], ['/usr/local/bin/wharf', '/usr/bin/wharf']);
   assert.throws(() => findWharf(undefined, { locations: ['/nonexistent/wharf'] }), /cannot find wharf/);
+});
+
+test('a dialog keeps a bounded history of the events the app does not read, and always its ending', async (t) => {
+  const client = await spawn(t, { args: ['--state-dir', ':memory:'], presentsDialogs: true });
+  let dismiss;
+  const dismissed = new Promise((resolve) => { dismiss = resolve; });
+  client.onPresent(async (presentation) => {
+    await dismissed;
+    await presentation.dismiss();
+  });
+  const dialog = await client.presentImporter(['public.item']);
+  let heard = 0;
+  dialog.on('event', (event) => { if (event.kind === 'progress') heard += 1; });
+  await client.ping();  // wharf is quiet now: the dialog waits on its presenter
+  // What a long export's dialog/progress would be, handed to the client's reader as if wharf had
+  // written it, while the app reads none of it.
+  const progress = [];
+  for (let n = 0; n < 5000; n++) {
+    progress.push(encode({ jsonrpc: '2.0', method: 'dialog/progress', params: { dialogId: dialog.id, bytesWritten: n, totalBytes: 5000 } }));
+  }
+  client.child.stdout.emit('data', Buffer.concat(progress));
+  await client.ping();
+  assert.equal(heard, 5000, 'listeners hear every event');
+  assert.equal(dialog.events.length, EVENTS_KEPT);
+  dismiss();
+  await assert.rejects(dialog.result(), (error) => error instanceof DialogCancelled && error.reason === 'user');
+  const events = [];
+  for await (const event of dialog) events.push(event);
+  // The oldest were dropped, the latest kept, and the ending always.
+  assert.deepEqual(events.slice(-2).map((event) => event.kind), ['presentationChanged', 'cancelled']);
+  assert.deepEqual(events.slice(0, -2).map((event) => event.params.bytesWritten),
+    Array.from({ length: EVENTS_KEPT - 1 }, (_, i) => 5000 - EVENTS_KEPT + 1 + i));
 });

@@ -73,6 +73,69 @@ H.test('session: cancel() before the dialog is presented still ends it once', { 
   c:wait_no_picker()
 end)
 
+--- Starts the child's session and keeps it in `T.s` (the plugin's own table for it).
+local function hold_session(c)
+  c:lua('require("wharf.client").ensure(function(err, s) T.s = s end)')
+  c:wait(function()
+    return c:lua('return T.s ~= nil')
+  end, 'the session')
+end
+
+--- Hands the child's session a message as if its wharf had sent it: through the same parsing and
+--- routing as the bytes Wharf writes.
+local function as_if_from_wharf(c, msg, times)
+  c:lua('for _ = 1, select(2, ...) do T.s.rpc:_dispatch(vim.json.encode((...))) end', msg, times or 1)
+end
+
+H.test('session: messages for a dialog that has ended, or for none, are dropped, not kept', { dialogs = 1 }, function(c)
+  hold_session(c)
+  import(c, 'ended', {})
+  c:wait_picker()
+  c:input('q')
+  local r = c:wait_done('ended')
+  eq('cancelled', r.status, 'status')
+  local id = c:lua('return T.calls.ended[1].dialog_id')
+  as_if_from_wharf(c, { jsonrpc = '2.0', method = 'dialog/progress', params = { dialogId = id, completed = 1 } }, 200)
+  as_if_from_wharf(c, { jsonrpc = '2.0', method = 'presenter/show', params = { dialogId = 'never-presented' } }, 50)
+  as_if_from_wharf(c, { jsonrpc = '2.0', id = 'late-snapshot', method = 'exporter/snapshot',
+    params = { dialogId = id, documentIndex = 0, contentType = 'public.plain-text' } })
+  eq(0, c:lua('return vim.tbl_count(T.s.early)'), 'what the plugin keeps for dialogs it does not have')
+  contains(c:log(), 'dialog/progress for dialog ' .. tostring(id) .. ', which the plugin does not have: dropped',
+    'the log says what was dropped')
+end)
+
+H.test('session: a message that comes before its dialog\'s answer still reaches the dialog', { dialogs = 1 }, function(c)
+  hold_session(c)
+  -- Wharf answers presentImporter before it sends presenter/show (unless batched); the answer is
+  -- held here until that show and a message for no dialog have come, as a batch's would be.
+  c:lua([[
+    local rpc = T.s.rpc
+    local answered = rpc._answered
+    rpc._answered = function(self, id, err, result)
+      if type(result) == 'table' and result.dialogId and not T.held then
+        T.held = true
+        T.s.rpc:_dispatch(vim.json.encode({ jsonrpc = '2.0', method = 'dialog/progress',
+          params = { dialogId = 'no-such-dialog' } }))
+        vim.defer_fn(function()
+          T.early_before_answer = vim.deepcopy(vim.tbl_keys(T.s.early))
+          answered(self, id, err, result)
+          T.early_after_answer = vim.tbl_count(T.s.early)
+        end, 300)
+        return
+      end
+      return answered(self, id, err, result)
+    end
+  ]])
+  import(c, 'held', {})
+  c:wait_picker(nil, 'the picker, from the presenter/show that came before the answer')
+  local before = c:lua('return T.early_before_answer')
+  eq(2, #before, 'held early: the dialog\'s show and the message for no dialog')
+  eq(0, c:lua('return T.early_after_answer'), 'kept once the answer came')
+  c:input('q')
+  local r = c:wait_done('held')
+  eq({ 'cancelled', 'user' }, { r.status, r.reason }, 'ended by the picker')
+end)
+
 H.test('session: a Lua error in the presenter gives the dialog up (dialog/fail)', { dialogs = 1 }, function(c)
   import(c, 'boom', {})
   c:wait_picker()

@@ -529,6 +529,7 @@ def test_notifications_between_a_request_and_its_response_are_routed(wharf_path,
         client.on_present(lambda p: (p.choose([(photos / "a.png").as_uri()]), order.append("choose answered")))
         dialog = client.present_importer(["public.image"], default_directory=str(photos))
         dialog.result(timeout=10)
+        caught_up(client)
         assert "dialog/completed" in order
 
 
@@ -556,6 +557,14 @@ def cancels_heard(client):
     return heard
 
 
+def caught_up(client):
+    """Waits until a WharfClient's notification listeners, which run on a thread of their own,
+    have heard everything read so far."""
+    done = threading.Event()
+    client._heard.put(done.set)
+    assert done.wait(10), "the listeners did not catch up"
+
+
 def assert_the_ping_was_cancelled(sent, heard):
     [ping] = [message for message in sent if message.get("method") == "ping"]
     assert {"jsonrpc": "2.0", "method": "$/cancelRequest", "params": {"id": ping["id"]}} in sent
@@ -571,6 +580,7 @@ def test_a_request_that_times_out_is_cancelled_on_the_server_and_its_late_answer
     with pytest.raises(RequestError) as raised:
         client.request("fake/next", timeout=5)
     assert raised.value.code == -32601
+    caught_up(client)
     assert_the_ping_was_cancelled(sent, heard)
     client.close()
 
@@ -769,6 +779,7 @@ def test_sends_wait_for_a_wharf_that_reads_nothing_instead_of_queueing_without_l
             caller.join(30)
         assert not any(caller.is_alive() for caller in callers)
         client.ping()
+        caught_up(client)
         assert read[:-1] == padded_pings(sent) and len(read) == 41
         assert max(held) <= 2 * len(PADDING)
     finally:
@@ -800,6 +811,7 @@ def test_a_request_that_times_out_waiting_for_room_is_never_sent(wharf_path):
         # Each caller gave up within its timeout, waiting for room or for the answer.
         assert len(outcomes) == 5 and all(took < 0.3 + 1.5 for _, took in outcomes), outcomes
         client.ping(timeout=10)  # wharf reads on: the one ping it was given, its cancel, and this
+        caught_up(client)
         # Only the first had been handed to the pipe: the server is told to drop it; the others
         # were never sent, and need no $/cancelRequest.
         first = padded_pings(sent)[:1]
@@ -918,3 +930,110 @@ def test_the_asyncio_frontend_role(wharf_path, photos):
             dialog = await client.present_importer(["public.png"], default_directory=str(photos))
             return await dialog.result()
     assert asyncio.run(main()) == [(photos / "a.png").as_uri()]
+
+
+def test_an_asyncio_dialog_keeps_a_bounded_history_of_events_the_app_does_not_read_and_always_its_ending(wharf_path):
+    from wharf_client.core import EVENTS_KEPT
+
+    async def main():
+        dismiss = asyncio.Event()
+
+        async def draw(presentation):
+            await dismiss.wait()
+            await presentation.dismiss(timeout=10)
+
+        async with await AsyncWharfClient.spawn(wharf_path, ["--state-dir", ":memory:"], presents_dialogs=True,
+                                                on_present=draw) as client:
+            heard = []
+            client.on_notification(lambda method, params: heard.append(method))
+            dialog = await client.present_importer(["public.item"], timeout=10)
+            await client.ping(timeout=10)  # wharf is quiet now: the dialog waits on its presenter
+            # What a long export's dialog/progress would be, fed to the client's reader as if wharf
+            # had written it, while the app reads none of it.
+            progress = b"".join(encode({"jsonrpc": "2.0", "method": "dialog/progress",
+                                        "params": {"dialogId": dialog.id, "bytesWritten": n, "totalBytes": 5000}})
+                                for n in range(5000))
+            client.process.stdout.feed_data(progress)
+            await client.ping(timeout=10)
+            assert heard.count("dialog/progress") == 5000  # listeners hear every one
+            assert len(dialog._record.events) == EVENTS_KEPT
+            dismiss.set()
+            with pytest.raises(DialogCancelled):
+                await dialog.result(timeout=10)
+            events = [event async for event in dialog.events(timeout=10)]
+        # The oldest were dropped, the latest kept, and the ending always.
+        assert len(events) == EVENTS_KEPT + 1
+        assert [event.kind for event in events[-2:]] == ["presentationChanged", "cancelled"]
+        assert [event.params["bytesWritten"] for event in events[:-2]] == list(range(5000 - EVENTS_KEPT + 1, 5000))
+    asyncio.run(asyncio.wait_for(main(), 60))
+
+
+def test_events_kept_for_a_dialog_not_registered_yet_are_bounded_and_keep_its_ending():
+    from wharf_client.core import EVENTS_KEPT
+    router = Router()
+    for n in range(1000):
+        router.route("dialog/progress", {"dialogId": "d9", "bytesWritten": n, "totalBytes": 1000})
+    router.route("dialog/cancelled", {"dialogId": "d9", "reason": "user"})
+    record = router.register("d9", "importer", [])
+    assert len(record.events) == EVENTS_KEPT + 1
+    assert record.final is not None and record.final.params["reason"] == "user"
+    assert record.events[0].params["bytesWritten"] == 1000 - EVENTS_KEPT
+
+
+def test_a_listener_that_blocks_or_calls_the_client_stalls_no_answer_and_no_dialog(wharf_path, script):
+    # Listeners ran on the reader thread: while one waited, no answer and no dialog event was
+    # read, and one that called the client waited for an answer only it could have read.
+    release = threading.Event()
+    heard, answered = [], []
+
+    with WharfClient.spawn(wharf_path, script([{"dismiss": True}])) as client:
+        def listener(method, params):
+            heard.append(method)
+            if len(heard) == 1:
+                answered.append(client.ping(timeout=5))
+                release.wait(30)
+        client.on_notification(listener)
+        dialog = client.present_importer(["public.item"], timeout=5)
+        with pytest.raises(DialogCancelled):
+            dialog.result(timeout=5)
+        client.ping(timeout=5)
+        assert heard == ["dialog/presentationChanged"]  # still in the listener
+        release.set()
+    assert answered == [None]
+    assert heard == ["dialog/presentationChanged", "dialog/cancelled"]  # in order, by close()
+
+
+def test_notifications_past_the_listener_backlog_are_not_kept_for_a_blocked_listener(wharf_path, script, caplog):
+    from wharf_client.client import LISTENER_BACKLOG
+    release = threading.Event()
+    heard = []
+    with WharfClient.spawn(wharf_path, ["--state-dir", ":memory:"]) as client:
+        def listener(method, params):
+            heard.append(method)
+            release.wait(30)
+        client.on_notification(listener)
+        client.notify("$/setTrace", {"value": "messages"})  # wharf logs each request it reads
+        for _ in range(LISTENER_BACKLOG + 200):
+            client.ping(timeout=5)
+        assert client._heard.qsize() == LISTENER_BACKLOG
+        release.set()
+    # The one it was in, the backlog, what came after the release (shutdown's trace); not the rest.
+    assert LISTENER_BACKLOG + 1 <= len(heard) < LISTENER_BACKLOG + 200
+    assert "notification listeners are 1024 notifications behind" in caplog.text
+
+
+def test_a_listener_may_close_the_client(wharf_path, script):
+    closed = threading.Event()
+    statuses = []
+    client = WharfClient.spawn(wharf_path, script([{"dismiss": True}]))
+
+    def listener(method, params):
+        if method == "dialog/cancelled":
+            statuses.append(client.close(timeout=10))
+            closed.set()
+    client.on_notification(listener)
+    dialog = client.present_importer(["public.item"], timeout=10)
+    with pytest.raises(DialogCancelled):
+        dialog.result(timeout=10)
+    assert closed.wait(15)
+    assert statuses == [0]

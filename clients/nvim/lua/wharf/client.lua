@@ -41,9 +41,40 @@ local function effective_presenter(result, presents)
   return nil
 end
 
+--- Drops a message no dialog of the plugin's will take, answering it if it is a request.
+local function drop(s, id, method, reply)
+  if reply then
+    reply({ code = rpc.INTERNAL_ERROR, message = 'the Neovim plugin has no dialog ' .. tostring(id) })
+  end
+  if s.rpc then
+    s.rpc.write_log(string.format('[%s] %s for dialog %s, which the plugin does not have: dropped\n',
+      os.date('%Y-%m-%d %H:%M:%S'), method, tostring(id)))
+  end
+end
+
+--- A `presentImporter`/`presentExporter` of session `s` has been answered (or given up on): once
+--- none is waiting for its answer, what `s.early` still holds names a dialog no answer will
+--- register (one that has ended, or one never presented to the plugin), and is dropped.
+local function presented(s)
+  s.presenting = s.presenting - 1
+  if s.presenting > 0 then
+    return
+  end
+  local left = s.early
+  s.early = {}
+  for id, events in pairs(left) do
+    for _, event in ipairs(events) do
+      drop(s, id, event[1], event[3])
+    end
+  end
+end
+
 --- A message from session `s`'s wharf, to the dialog of `s` it names. `s.dialogs` has them by id,
 --- `s.early` what arrived for an id before the answer that names it, and `s.abandoned` the ids
---- the plugin gave up on (see `M.abandon`), whose messages are dropped.
+--- the plugin gave up on (see `M.abandon`), whose messages are dropped. A message can only come
+--- before its dialog's answer while a `present…` request waits for one (`s.presenting`; Wharf
+--- answers first unless requests are batched): at any other time, one for an id the plugin does
+--- not have (a dialog that has ended, or none it knows) is dropped, not kept for ever.
 local function route(s, method, params, reply)
   local id = type(params) == 'table' and params.dialogId or nil
   if not id then
@@ -64,6 +95,8 @@ local function route(s, method, params, reply)
   local dialog = s.dialogs[id]
   if dialog then
     dialog:handle(method, params, reply)
+  elseif s.presenting == 0 then
+    drop(s, id, method, reply)
   else
     s.early[id] = s.early[id] or {}
     table.insert(s.early[id], { method, params, reply })
@@ -156,6 +189,7 @@ function M.ensure(callback)
     dialogs = {},
     early = {},
     abandoned = {},
+    presenting = 0,
   }
   session = new
   local proc, err = rpc.start(cmd, {
@@ -253,11 +287,22 @@ function M.request(method, params, callback, opts)
       callback(err, nil)
       return
     end
+    local presents = method == 'presentImporter' or method == 'presentExporter'
+    if presents then
+      s.presenting = s.presenting + 1
+    end
     s.rpc:request(method, params, function(req_err, result)
       if M.is_timeout(req_err) and not opts.quiet then
         tell_timeout(req_err, s.pid, WAY_OUT)
       end
-      callback(req_err, result, s)
+      -- The caller registers the dialog (taking what came early for it) before the rest is dropped.
+      local ok, err = pcall(callback, req_err, result, s)
+      if presents then
+        presented(s)
+      end
+      if not ok then
+        error(err, 0)
+      end
     end, {
       timeout_ms = opts.timeout_ms or M.deadline(method),
       -- Only while this session lasts: dialog ids mean nothing to the next wharf.

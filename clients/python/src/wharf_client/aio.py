@@ -75,7 +75,7 @@ class AsyncDialog:
         return self._record.done
 
     async def _until(self, count: int) -> None:
-        while len(self._record.events) < count:
+        while self._record.received < count:
             self._changed.clear()
             await self._changed.wait()
 
@@ -99,11 +99,12 @@ class AsyncDialog:
 
     async def events(self, timeout: Optional[float] = None) -> AsyncIterator[DialogEvent]:
         """Every event from the first, until (and including) the final one; ``timeout``
-        bounds each wait."""
+        bounds each wait. Only the last EVENTS_KEPT before the final one are kept: an iterator
+        further behind skips to the oldest kept (``on_notification`` hears every one)."""
         index = 0
         while True:
             await _within(self._until(index + 1), timeout, f"no event from dialog {self.id}")
-            event = self._record.events[index]
+            index, event = self._record.event_from(index)
             index += 1
             yield event
             if event.is_final:

@@ -23,7 +23,7 @@ from typing import IO, Any, Callable, Deque, Dict, Iterator, List, Optional, Seq
 
 from . import calls
 from .calls import Call
-from .core import (NO_HANDLER_MESSAGE, DialogEvent, DialogRecord, Notification, OutputTail, PresentationFields,
+from .core import (LOG, NO_HANDLER_MESSAGE, DialogEvent, DialogRecord, Notification, OutputTail, PresentationFields,
                    ProtocolCore, Response, Router, ServerRequest, call_listener, failure_message, outcome_urls,
                    release_failed, snapshot_params)
 from .errors import ConnectionLost, RequestError, WharfError, WharfTimeout
@@ -43,6 +43,12 @@ DEFAULT_TIMEOUT = 60.0
 #: writer thread, and the one it is writing, come to this many bytes, a sender waits for room
 #: (see _Output). So the client holds at most this and one message, however much is sent.
 SEND_BUFFER_BYTES = 64 * 1024
+
+#: How many notifications may wait for the notification listeners, which run on a thread of
+#: their own (see on_notification): past that, while a listener is stuck, what comes is not
+#: handed to them (a warning is logged) rather than kept without bound. Dialogs and answers
+#: never wait for listeners, nor lose anything to them.
+LISTENER_BACKLOG = 1024
 
 #: Where an installed wharf is looked for after ``$WHARF`` and ``PATH``.
 INSTALLED_LOCATIONS = ("/usr/local/bin/wharf", "/usr/bin/wharf")
@@ -113,13 +119,15 @@ class Dialog:
 
     def events(self, timeout: Optional[float] = None) -> Iterator[DialogEvent]:
         """Every event of this dialog from the first, waiting for new ones, until the final one
-        (which is yielded too). ``timeout`` bounds each wait."""
+        (which is yielded too). ``timeout`` bounds each wait. Only the last EVENTS_KEPT before
+        the final one are kept: an iterator further behind skips to the oldest kept
+        (``on_notification`` hears every one)."""
         index = 0
         while True:
             with self._changed:
-                if not self._changed.wait_for(lambda: len(self._record.events) > index, timeout):
+                if not self._changed.wait_for(lambda: self._record.received > index, timeout):
                     raise WharfTimeout(f"no event from dialog {self.id} for {timeout} s")
-                event = self._record.events[index]
+                index, event = self._record.event_from(index)
             index += 1
             yield event
             if event.is_final:
@@ -214,15 +222,22 @@ class WharfClient:
         self._stderr = OutputTail()
         self._stderr_thread: Optional[threading.Thread] = None
         self._work: "queue.Queue[Optional[Callable[[], None]]]" = queue.Queue()
+        #: What the notification listeners are to hear, in order (the listeners thread's work).
+        self._heard: "queue.Queue[Optional[Callable[[], None]]]" = queue.Queue()
+        self._listeners_behind = False
         # The client's threads hold it only while they handle something (see _read_loop): a
         # client dropped without close() is collected, and then this ends its server. Not at
         # exit: the pipes close with the process.
         self._end_input = weakref.finalize(self, WharfClient._close_input, self._output, self._work)
         self._end_input.atexit = False
-        self._reader_thread = threading.Thread(target=WharfClient._read_loop, args=(weakref.ref(self), reader, process),
+        self._reader_thread = threading.Thread(target=WharfClient._read_loop,
+                                               args=(weakref.ref(self), reader, process, self._heard),
                                                name="wharf-reader", daemon=True)
         threading.Thread(target=WharfClient._work_loop, args=(self._work,), name="wharf-dispatcher",
                          daemon=True).start()
+        self._listeners_thread = threading.Thread(target=WharfClient._work_loop, args=(self._heard,),
+                                                  name="wharf-listeners", daemon=True)
+        self._listeners_thread.start()
         threading.Thread(target=WharfClient._write_loop, args=(writer, self._output), name="wharf-writer",
                          daemon=True).start()
         if process is not None and process.stderr is not None:
@@ -298,14 +313,22 @@ class WharfClient:
 
     def on_traffic(self, listener: Optional[TrafficListener]) -> None:
         """Calls ``listener("send" | "receive", message)`` for every message, in order: a
-        transcript of the session (``make demo`` prints one). None stops it. What the listener
-        raises is logged (logger ``wharf_client``) and goes no further."""
+        transcript of the session (``make demo`` prints one). None stops it. It runs where the
+        message is sent or read (the reader thread), to keep that order: keep it short, and do
+        not call the client from it. What the listener raises is logged (logger
+        ``wharf_client``) and goes no further."""
         self._traffic = listener
 
     def on_notification(self, listener: Callable[[str, JSON], None]) -> Callable[[], None]:
-        """Calls ``listener(method, params)`` for every notification, in order, on the reader
-        thread (keep it short). What it raises is logged (logger ``wharf_client``) and ends
-        nothing. Returns a function that removes the listener."""
+        """Calls ``listener(method, params)`` for every notification, in order, on a thread of
+        the listeners' own: the reader never waits for it, so a listener that blocks, or that
+        calls the client (a request waits for its answer, which the reader reads), stalls no
+        answer and no dialog, only the listeners after it. Should they fall LISTENER_BACKLOG
+        notifications behind, later ones are not handed to them until they catch up (logged).
+        By the time close() returns, the listeners have heard every notification received
+        (unless one is still blocked when its timeout runs out). What a listener raises is
+        logged (logger ``wharf_client``) and ends nothing. Returns a function that removes the
+        listener."""
         with self._lock:
             self._listeners.append(listener)
 
@@ -429,7 +452,10 @@ class WharfClient:
                 self._notify("exit", None, deadline)
         self._end_input()
         self._reader_thread.join(left())
-        return None if self.process is None else _reap(self.process, left())
+        status = None if self.process is None else _reap(self.process, left())
+        if threading.current_thread() is not self._listeners_thread:  # (a listener may close)
+            self._listeners_thread.join(left())  # what was read has been heard
+        return status
 
     def kill(self) -> None:
         """Kills a spawned server at once (tests of a server dying use this)."""
@@ -587,11 +613,13 @@ class WharfClient:
 
     @staticmethod
     def _read_loop(client_ref: "weakref.ref[WharfClient]", reader: IO[bytes],
-                   process: "Optional[subprocess.Popen[bytes]]") -> None:
+                   process: "Optional[subprocess.Popen[bytes]]",
+                   heard: "queue.Queue[Optional[Callable[[], None]]]") -> None:
         """The reader thread. It holds the client only while it handles what it has read, never
         while it waits for more, so a client dropped without close() is collected; its finalizer
         closes the server's input (:meth:`_close_input`). This thread then reads the server's
-        output to its end, so the server is never blocked writing, and reaps it."""
+        output to its end, so the server is never blocked writing, and reaps it. Last, it ends
+        the listeners thread, once that has told the listeners what was read."""
         read = cast(Callable[[int], bytes], getattr(reader, "read1", reader.read))
         reason: Optional[str] = None
         client: Optional[WharfClient] = None
@@ -622,6 +650,8 @@ class WharfClient:
                 client._finish(reason)
             elif process is not None:
                 _reap(process, 10.0)
+            client = None
+            heard.put(None)
 
     def _handle(self, item: Union[Response, Notification, ServerRequest]) -> None:
         if self._traffic is not None:
@@ -666,8 +696,8 @@ class WharfClient:
     def _route(self, method: str, params: JSON) -> None:
         with self._lock:
             listeners = list(self._listeners)
-        for listener in listeners:
-            call_listener(listener, method, params)
+        if listeners:
+            self._tell(listeners, method, params)
         with self._lock:
             routed = self._router.route(method, params)
             if routed is not None and routed.event is not None and routed.event.is_final:
@@ -684,6 +714,22 @@ class WharfClient:
                 presentation = self._presentations.pop(routed.dialog_id, None)
             if presentation is not None:
                 presentation.hidden.set()
+
+    def _tell(self, listeners: List[Callable[[str, JSON], None]], method: str, params: JSON) -> None:
+        """Hands a notification to the listeners thread (reader thread), unless the listeners are
+        LISTENER_BACKLOG behind."""
+        if self._heard.qsize() >= LISTENER_BACKLOG:
+            if not self._listeners_behind:
+                LOG.warning("wharf_client notification listeners are %d notifications behind (one is blocked?): "
+                            "%s and what follows is not handed to them until they catch up", LISTENER_BACKLOG, method)
+            self._listeners_behind = True
+            return
+        self._listeners_behind = False
+
+        def tell() -> None:
+            for listener in listeners:
+                call_listener(listener, method, params)
+        self._heard.put(tell)
 
     def _show(self, presentation: Presentation) -> None:
         with self._lock:

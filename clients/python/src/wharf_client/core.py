@@ -217,21 +217,50 @@ def outcome_urls(dialog_id: str, event: DialogEvent) -> List[str]:
     raise ConnectionLost(f"dialog {dialog_id} never ended: {event.params.get('message', 'the server went away')}")
 
 
+#: How many events before its final one a dialog keeps for ``events()`` to iterate (and the
+#: router for a dialog not registered yet): older ones are dropped, so an app that never reads
+#: them does not keep a long export's ``progress`` for ever. The final event is always kept.
+EVENTS_KEPT = 64
+
+
+def keep(events: List[DialogEvent], event: DialogEvent) -> int:
+    """Appends ``event``, dropping the oldest event if more than EVENTS_KEPT come before a final
+    one; returns how many were dropped (0 or 1). A final event is never dropped: it comes last."""
+    events.append(event)
+    if not event.is_final and len(events) > EVENTS_KEPT:
+        del events[0]
+        return 1
+    return 0
+
+
 class DialogRecord:
-    """What is known of one dialog: its events so far, nothing after the final one."""
+    """What is known of one dialog: its last EVENTS_KEPT events, then its final one; nothing
+    after that. ``skipped`` counts the events dropped from the front, so ``received`` is how many
+    have come in all, and an iterator that fell behind resumes at the oldest kept."""
 
     def __init__(self, dialog_id: str, kind: str, snapshots: List[Optional[SnapshotProvider]]) -> None:
         self.id = dialog_id
         self.kind = kind
         self.snapshots = snapshots
         self.events: List[DialogEvent] = []
+        self.skipped = 0
         #: Called after each event is added (the drivers wake their waiters here).
         self.on_event: Optional[Callable[[DialogEvent], None]] = None
+
+    @property
+    def received(self) -> int:
+        return self.skipped + len(self.events)
+
+    def event_from(self, index: int) -> "tuple[int, DialogEvent]":
+        """The event numbered ``index`` (counting every event received), or the oldest kept if
+        that one was dropped, with its number; there must be one (``index < received``)."""
+        index = max(index, self.skipped)
+        return index, self.events[index - self.skipped]
 
     def push(self, event: DialogEvent) -> bool:
         if self.done:
             return False  # exactly once: nothing after the end (a late disconnect, say)
-        self.events.append(event)
+        self.skipped += keep(self.events, event)
         if event.is_final:
             # Nothing asks for a snapshot once the dialog has ended: let go of the functions
             # (and all they capture), even while the app keeps the Dialog itself.
@@ -323,7 +352,7 @@ class Router:
             elif record is not None:
                 self._push(record, event)
             elif dialog_id not in self._ended:  # else: after its end, nothing to keep it for
-                self._early.setdefault(dialog_id, []).append(event)
+                keep(self._early.setdefault(dialog_id, []), event)
             return Routed("event", dialog_id, event, params)
         if method == "presenter/show":
             return Routed("show", dialog_id, params=params)
