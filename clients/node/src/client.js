@@ -46,6 +46,22 @@ export function failureMessage(error) {
 
 export const NO_HANDLER_MESSAGE = 'this client said presentsDialogs but registered no onPresent handler, so nothing can draw the dialog';
 
+/**
+ * Calls `emitter`'s listeners of `event` one by one, as `emit` does, except that one that throws
+ * is the app's fault and not the connection's: it is reported as a WharfWarning and the others,
+ * and the client, carry on. A throwing listener had broken out of the reading of the server's
+ * output, so the messages read with it were lost, a dialog's ending among them.
+ */
+function tell(emitter, event, ...args) {
+  for (const listener of emitter.rawListeners(event)) {
+    try {
+      Reflect.apply(listener, emitter, args);
+    } catch (error) {
+      process.emitWarning(`a '${event}' listener threw, and was ignored: ${error?.stack ?? error}`, 'WharfWarning');
+    }
+  }
+}
+
 const FINAL = new Set(['completed', 'cancelled', 'disconnected']);
 
 /**
@@ -142,7 +158,7 @@ export class Dialog extends EventEmitter {
       this.#snapshots = [];
       this.#settle(event);
     }
-    this.emit('event', event);
+    tell(this, 'event', event);
   }
 
   _snapshot(index) {
@@ -256,7 +272,7 @@ export class Presentation extends EventEmitter {
   _hide() {
     if (this.hidden) return;
     this.hidden = true;
-    this.emit('hide');
+    tell(this, 'hide');
   }
 
   /** One page of `directory` (default: where the dialog opened); `showHidden` lists hidden files or not (default: as the dialog's includeHiddenFiles). */
@@ -471,7 +487,7 @@ export class WharfClient extends EventEmitter {
 
   /** Sends `message` after everything sent before it, now if the pipe has room, else once it drains (see #outbox). */
   #write(message) {
-    this.emit('traffic', 'send', message);
+    tell(this, 'traffic', 'send', message);
     this.#outbox.push(message);
     if (!this.#waitingForDrain) this.#flush();
   }
@@ -513,7 +529,7 @@ export class WharfClient extends EventEmitter {
         this.#finish(`the server sent invalid JSON: ${error.message}`);
         return;
       }
-      this.emit('traffic', 'receive', message);
+      tell(this, 'traffic', 'receive', message);
       for (const item of Array.isArray(message) ? message : [message]) this.#handle(item);
     }
   }
@@ -561,7 +577,7 @@ export class WharfClient extends EventEmitter {
   // Routing what the server sends, in order
 
   #route(method, params) {
-    this.emit('notification', method, params);
+    tell(this, 'notification', method, params);
     if (!params || typeof params !== 'object') return;
     if (method.startsWith('dialog/')) {
       this.#deliver(params.dialogId, makeEvent(method.slice('dialog/'.length), params));
@@ -672,7 +688,7 @@ export class WharfClient extends EventEmitter {
     this.#abandoned.clear();
     for (const presentation of this.#presentations.values()) presentation._hide();
     this.#presentations.clear();
-    this.emit('close', error);
+    tell(this, 'close', error);
   }
 
   /**

@@ -58,6 +58,29 @@ test('an importer with the script presenter resolves to URLs and streams its eve
   assert.deepEqual(kinds, ['presentationChanged', 'completed']);
 });
 
+test('a listener that throws is reported and ignored: the reading goes on and the dialog still ends', async (t) => {
+  const folder = scratch(t);
+  writeFileSync(join(folder, 'a.png'), '');
+  const client = await spawn(t, { args: script(t, [{ delayMs: 200 }, { choose: [join(folder, 'a.png')] }]) });
+  const warnings = [];
+  const heard = (warning) => { if (warning.name === 'WharfWarning') warnings.push(warning.message); };
+  process.on('warning', heard);
+  t.after(() => process.off('warning', heard));
+  const notified = [];
+  client.on('notification', () => { throw new Error('a notification listener failed'); });
+  client.on('notification', (method) => notified.push(method));
+  client.on('traffic', () => { throw new Error('a traffic listener failed'); });
+  const dialog = await client.presentImporter(['public.image']);
+  dialog.on('event', () => { throw new Error('an event listener failed'); });
+  assert.deepEqual(await dialog.result(), [url(join(folder, 'a.png'))]);
+  assert.ok(notified.includes('dialog/completed'), 'the listener after the one that threw still heard every notification');
+  await client.ping();  // still answered
+  await new Promise((resolve) => setImmediate(resolve));  // warnings are emitted on the next tick
+  for (const what of ['notification', 'traffic', 'event']) {
+    assert.ok(warnings.some((message) => message.includes(`'${what}' listener threw`)), `${what}: ${warnings}`);
+  }
+});
+
 test('a dismissed dialog rejects with DialogCancelled and its reason', async (t) => {
   const client = await spawn(t, { args: script(t, [{ dismiss: true }]) });
   const dialog = await client.presentImporter(['public.item']);
