@@ -18,6 +18,8 @@ public enum AccessError: Error, Sendable, Equatable, CustomStringConvertible {
     case readOnly(String)
     /// A read or write larger than one call may move (`AccessStore.maximumTransferLength`).
     case tooLarge(String)
+    /// The client already holds ``AccessStore/maximumLeasesPerClient`` leases.
+    case tooManyLeases(limit: Int)
     /// An argument outside what the method accepts (negative offset, a URL that is not `file:`).
     case invalidArgument(String)
     /// The file system refused an operation on a file the client does hold access to.
@@ -36,6 +38,9 @@ public enum AccessError: Error, Sendable, Equatable, CustomStringConvertible {
         case .readOnly(let message): "read-only access: \(message)"
         case .tooLarge(let message): "too large: \(message)"
         case .invalidArgument(let message): "invalid argument: \(message)"
+        case .tooManyLeases(let limit):
+            "too many leases: this client already holds \(limit) leases, the most one connection may hold; "
+                + "release some with releaseAccess before resolving again"
         case .io(let error): "I/O error: \(error)"
         case .store(let failure): "state store error: \(failure)"
         }

@@ -127,10 +127,8 @@ extension AccessStore {
         // Leases through a bookmark's grants, in this process (other processes' count in the store).
         let leasesByBookmark = sessions.withValue { state -> [Int64: Int] in
             var counts: [Int64: Int] = [:]
-            for lease in state.leases.values {
-                if let grant = lease.grantId.flatMap({ state.grants[$0] }), let bookmark = grant.bookmarkId {
-                    counts[bookmark, default: 0] += 1
-                }
+            for grant in state.grants.values {
+                if let bookmark = grant.bookmarkId { counts[bookmark, default: 0] += state.leaseCount(of: grant.id) }
             }
             return counts
         }

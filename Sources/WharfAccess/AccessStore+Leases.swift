@@ -139,7 +139,10 @@ extension AccessStore {
             isSymlink: authorization.isSymlink, readOnly: authorization.readOnly, created: StateLocation.now())
         try sessions.withValue { state throws(AccessError) in
             guard state.grants[authorization.grantId] != nil else { throw .accessDenied("the grant was revoked") }
-            state.leases[accessId] = lease
+            guard state.leaseCount(client: client) < Self.maximumLeasesPerClient else {
+                throw .tooManyLeases(limit: Self.maximumLeasesPerClient)
+            }
+            state.add(lease: lease)
         }
         pending.change { $0.leases.insert(accessId) }
         scheduleFlush()
@@ -164,7 +167,7 @@ extension AccessStore {
                 }
                 throw .unknownAccessId("this client holds no access with id \(accessId)")
             }
-            state.leases[accessId] = nil
+            state.removeLease(accessId)
             state.released[client, default: ReleasedAccessIds()].insert(accessId)
             return lease.written
         }
@@ -180,8 +183,7 @@ extension AccessStore {
     @discardableResult
     public func endSession(client: ClientID) -> Int {
         let (leases, grantRows, grantIds) = sessions.withValue { state -> ([LeaseState], [Int64], [Int]) in
-            let leases = state.leases.values.filter { $0.client == client }
-            for lease in leases { state.leases[lease.accessId] = nil }
+            let leases = state.removeLeases(of: client)
             let ids = state.clients[client].map { Array($0.byPath.values) } ?? []
             var rows: [Int64] = []
             for id in ids { if let grant = state.remove(grant: id), let row = grant.rowId { rows.append(row) } }
@@ -205,8 +207,7 @@ extension AccessStore {
     @discardableResult
     public func releaseAll(client: ClientID) -> Int {
         let leases = sessions.withValue { state -> [LeaseState] in
-            let leases = state.leases.values.filter { $0.client == client }
-            for lease in leases { state.leases[lease.accessId] = nil }
+            let leases = state.removeLeases(of: client)
             state.released[client] = nil
             return leases
         }
@@ -222,6 +223,6 @@ extension AccessStore {
 
     /// How many leases `client` holds open (including any whose grant was revoked since).
     public func activeLeaseCount(client: ClientID) -> Int {
-        sessions.withValue { state in state.leases.values.reduce(0) { $0 + ($1.client == client ? 1 : 0) } }
+        sessions.withValue { state in state.leaseCount(client: client) }
     }
 }

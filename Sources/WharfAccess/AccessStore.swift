@@ -33,6 +33,11 @@ public final class AccessStore: Sendable {
     /// protocol layer base64-encodes it, adding a third).
     public static let maximumTransferLength = 16 << 20
 
+    /// The most leases one client (one connection) may hold at once: 4096. An editor nests a
+    /// few per document; without a bound a client could grow the sessions' state, which every
+    /// client's access checks lock, without end.
+    public static let maximumLeasesPerClient = 4096
+
     /// How long a write waits for another process's transaction before giving up. Transactions
     /// are a handful of point updates, so in practice waits are microseconds; the generous
     /// bound only matters when a machine is badly overloaded. Nothing a client waits for waits

@@ -9,8 +9,15 @@ struct SessionState {
     var grants: [Int: Grant] = [:]
     /// Per client: its grants by exact path, and which of them are directories.
     var clients: [ClientID: ClientGrants] = [:]
-    /// Every lease not yet released, by access id.
-    var leases: [String: LeaseState] = [:]
+    /// Every lease not yet released, by access id. Changed only through `add(lease:)`,
+    /// `removeLease(_:)` and the grant methods, which keep the two indexes below in step.
+    private(set) var leases: [String: LeaseState] = [:]
+    /// The access ids of the leases started through each grant (and still tied to it), so that
+    /// counting or untying a grant's leases does not walk every lease of the process.
+    private var leasesByGrant: [Int: Set<String>] = [:]
+    /// The access ids of each client's leases, so that its count and its session's end do not
+    /// walk every lease of the process.
+    private var leasesByClient: [ClientID: Set<String>] = [:]
     var nextGrantId = 1
     /// Incremented each time a write-behind batch commits; a grant written in batch `n` has
     /// `writtenIn == n`, so a revocation check that read the store after batch `m` only judges
@@ -96,7 +103,7 @@ struct SessionState {
         guard let grant = grants.removeValue(forKey: id) else { return nil }
         clients[grant.client]?.byPath[grant.path] = nil
         clients[grant.client]?.directories.remove(id)
-        for (accessId, lease) in leases where lease.grantId == id { leases[accessId]?.grantId = nil }
+        for accessId in leasesByGrant.removeValue(forKey: id) ?? [] { leases[accessId]?.grantId = nil }
         return grant
     }
 
@@ -111,14 +118,51 @@ struct SessionState {
         grant.bookmarkId = grant.latestGift.bookmarkId
         grant.rowId = nil
         grants[id] = grant
-        for (accessId, lease) in leases where lease.grantId == id && lease.created < grant.latestGift.time {
+        for accessId in leasesByGrant[id] ?? [] {
+            guard let lease = leases[accessId], lease.created < grant.latestGift.time else { continue }
             leases[accessId]?.grantId = nil
+            leasesByGrant[id]?.remove(accessId)
         }
     }
 
-    /// How many leases are open through each grant.
-    func leaseCount(of grant: Int) -> Int {
-        leases.values.reduce(0) { $0 + ($1.grantId == grant ? 1 : 0) }
+    /// How many leases are open through a grant.
+    func leaseCount(of grant: Int) -> Int { leasesByGrant[grant]?.count ?? 0 }
+
+    /// How many leases `client` holds (including any whose grant was revoked since).
+    func leaseCount(client: ClientID) -> Int { leasesByClient[client]?.count ?? 0 }
+
+    /// Records a started lease.
+    mutating func add(lease: LeaseState) {
+        leases[lease.accessId] = lease
+        leasesByClient[lease.client, default: []].insert(lease.accessId)
+        if let grant = lease.grantId { leasesByGrant[grant, default: []].insert(lease.accessId) }
+    }
+
+    /// Forgets a lease (released); answers it.
+    @discardableResult
+    mutating func removeLease(_ accessId: String) -> LeaseState? {
+        guard let lease = leases.removeValue(forKey: accessId) else { return nil }
+        leasesByClient[lease.client]?.remove(accessId)
+        if leasesByClient[lease.client]?.isEmpty == true { leasesByClient[lease.client] = nil }
+        if let grant = lease.grantId {
+            leasesByGrant[grant]?.remove(accessId)
+            if leasesByGrant[grant]?.isEmpty == true { leasesByGrant[grant] = nil }
+        }
+        return lease
+    }
+
+    /// Forgets every lease of `client`; answers them.
+    mutating func removeLeases(of client: ClientID) -> [LeaseState] {
+        (leasesByClient[client] ?? []).compactMap { removeLease($0) }
+    }
+
+    /// Changes what a lease records besides its client and grant, which the indexes hold.
+    mutating func update(lease accessId: String, _ change: (inout LeaseState) -> Void) {
+        guard var lease = leases[accessId] else { return }
+        let (client, grant) = (lease.client, lease.grantId)
+        change(&lease)
+        precondition(lease.client == client && lease.grantId == grant, "a lease's client and grant are indexed")
+        leases[accessId] = lease
     }
 }
 

@@ -229,7 +229,7 @@ extension AccessStore {
             for id in revoked { state.remove(grant: id) }
             var goneLeases: [String] = []
             for (lease, _) in leases {
-                if state.leases[lease.accessId] != nil { state.leases[lease.accessId]?.written = true } else { goneLeases.append(lease.accessId) }
+                if state.leases[lease.accessId] != nil { state.update(lease: lease.accessId) { $0.written = true } } else { goneLeases.append(lease.accessId) }
             }
             return (goneGrantRows, goneLeases)
         }

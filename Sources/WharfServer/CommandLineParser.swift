@@ -143,6 +143,8 @@ public enum CommandLineParser {
                 options.maxPresenterBytesPerApp = try number(value(for: argument), for: argument, in: 65536...Int(Int32.max))
             case "--idle-timeout":
                 options.idleTimeoutSeconds = try number(value(for: argument), for: argument, in: 0...31_536_000)
+            case "--initialize-timeout":
+                options.initializeTimeoutSeconds = try number(value(for: argument), for: argument, in: 0...86_400)
             default:
                 if index > 0, let flag = ["--listen", "--connect"].first(where: { $0 == arguments[index - 1] }), !argument.hasPrefix("-") {
                     throw UsageError(message: "unknown argument \(argument) (\(flag) takes its path as \(flag)=PATH)")

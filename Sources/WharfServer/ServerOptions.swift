@@ -39,6 +39,10 @@ public struct ServerOptions: Sendable, Equatable {
     public var maxPresenterBytesPerApp = 4 * 1024 * 1024
     /// `--idle-timeout`: the daemon exits after this many seconds without a connection; 0 never.
     public var idleTimeoutSeconds = 0
+    /// `--initialize-timeout`: a daemon's connection that has not been answered `initialize`
+    /// this many seconds after it arrived is closed, so that silent connections cannot hold
+    /// every place of `--max-clients`; 0 never. 30 s: a client sends `initialize` first, at once.
+    public var initializeTimeoutSeconds = 30
 
     public init() {}
 

@@ -52,8 +52,7 @@ import WharfTestSupport
         let lease = try store.resolve(app: "editor", client: "c1", url: url(file))
         // Make the recorded birth time differ, as if the file had been deleted and its number reused.
         store.sessions.withValue { state in
-            let birth = state.leases[lease.accessId]?.fingerprint.birth ?? 0
-            state.leases[lease.accessId]?.fingerprint.birth = birth - 1
+            state.update(lease: lease.accessId) { $0.fingerprint.birth = ($0.fingerprint.birth ?? 0) - 1 }
         }
         let error = accessError { () throws(AccessError) in try store.read(client: "c1", accessId: lease.accessId) }
         #expect(error.map { isDenied($0) } == true)

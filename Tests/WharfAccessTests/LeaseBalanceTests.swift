@@ -27,6 +27,34 @@ import WharfTestSupport
         #expect(store.activeLeaseCount(client: "c1") == 0)
     }
 
+    @Test func aClientHoldsAtMostTheLeaseLimitAndReleasingMakesRoom() throws {
+        let store = try memoryStore()
+        let file = directory.file("many.txt")
+        writeFile(file, "m")
+        try grant(store, file)
+        try grant(store, file, client: "other")
+        var first: Lease?
+        for _ in 0..<AccessStore.maximumLeasesPerClient {
+            let lease = try store.resolve(app: "editor", client: "c1", url: url(file))
+            if first == nil { first = lease }
+        }
+        let error = accessError { () throws(AccessError) in _ = try store.resolve(app: "editor", client: "c1", url: url(file)) }
+        guard case .tooManyLeases(let limit)? = error else {
+            Issue.record("expected tooManyLeases, got \(String(describing: error))")
+            return
+        }
+        #expect(limit == AccessStore.maximumLeasesPerClient && "\(error!)".contains("\(limit)"))
+        #expect(store.activeLeaseCount(client: "c1") == AccessStore.maximumLeasesPerClient)
+        // Another client is not held back, and a release makes room again.
+        _ = try store.resolve(app: "editor", client: "other", url: url(file))
+        try store.release(client: "c1", accessId: first!.accessId)
+        _ = try store.resolve(app: "editor", client: "c1", url: url(file))
+        let entries = try store.list(app: "editor", client: "c1")
+        #expect(entries.first?.activeLeases == AccessStore.maximumLeasesPerClient)
+        #expect(store.endSession(client: "c1") == AccessStore.maximumLeasesPerClient)
+        #expect(store.activeLeaseCount(client: "c1") == 0 && store.activeLeaseCount(client: "other") == 1)
+    }
+
     @Test func releasingTwiceIsAnError() throws {
         let store = try memoryStore()
         let file = directory.file("a.txt")

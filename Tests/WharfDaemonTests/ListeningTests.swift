@@ -77,6 +77,38 @@ import WharfTestSupport
         withExtendedLifetime(silent) {}
     }
 
+    /// A connection not answered `initialize` within `--initialize-timeout` is closed, whether
+    /// it sent nothing or only other requests, so silent connections cannot keep every place;
+    /// an initialized one stays. (The deadlines waited for are hang guards.)
+    @Test func aConnectionNotInitializedInTimeIsClosed() throws {
+        let daemon = try DaemonProcess(["--presenter", "kdialog", "--initialize-timeout=3"])
+        let initialized = try daemon.client()
+        let silent = try UnixSocket.connect(to: daemon.socketPath)
+        let talking = try UnixSocket.connect(to: daemon.socketPath)
+        try talking.write(all: Array("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n".utf8))
+        #expect(closedByPeer(silent, within: 30), "a silent connection was kept past --initialize-timeout")
+        let heard = bytesUntilClosed(talking, within: 30)
+        #expect(heard.map { String(decoding: $0, as: UTF8.self).contains("-32002") } == true,
+                "a connection sending only ping was kept past --initialize-timeout, or not answered")
+        #expect(initialized.call("ping", [:]) == [:], "an initialized connection was closed")
+        #expect(daemon.log().contains("--initialize-timeout"))
+    }
+
+    /// What the daemon writes to `socket` until it closes it, or nil if it is still open after `seconds`.
+    private func bytesUntilClosed(_ socket: FileDescriptor, within seconds: Double) -> [UInt8]? {
+        let deadline = Deadline(secondsFromNow: seconds)
+        var bytes: [UInt8] = []
+        while !deadline.hasPassed {
+            var ready = pollfd(fd: socket.raw, events: Int16(POLLIN), revents: 0)
+            guard poll(&ready, 1, 100) == 1 else { continue }
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            let count = read(socket.raw, &buffer, buffer.count)
+            if count <= 0 { return bytes }
+            bytes += buffer[..<count]
+        }
+        return nil
+    }
+
     /// The daemon closes `socket` within `seconds` (its end of file arrives).
     private func closedByPeer(_ socket: FileDescriptor, within seconds: Double) -> Bool {
         var ready = pollfd(fd: socket.raw, events: Int16(POLLIN), revents: 0)

@@ -39,6 +39,18 @@ import WharfTestSupport
         #expect(methods(client.events(of: id)) == ["dialog/presentationChanged", "dialog/completed"])
     }
 
+    @Test func moreDocumentsThanTheLimitAreRefusedAndNothingIsPresented() throws {
+        let client = try frontend()
+        let document: JSON = ["filename": "a", "writableContentTypes": ["public.plain-text"], "contents": ["text": "a"]]
+        let response = client.request("presentExporter", ["documents": .array(Array(repeating: document, count: 257))])
+        #expect(response?["error"]?["code"] == -32602)
+        #expect(response?["error"]?["message"]?.stringValue?.contains("at most 256") == true)
+        let accepted = client.request("presentExporter", ["documents": .array(Array(repeating: document, count: 256))])
+        #expect(accepted?["result"]?["dialogId"] != nil)
+        client.settle()
+        #expect(client.messages.filter { $0["method"] == "presenter/show" }.count == 1)
+    }
+
     @Test func emptyDocumentsAreRefusedAndNothingIsPresented() throws {
         let client = try frontend()
         let response = client.request("presentExporter", ["documents": [], "contentType": "public.plain-text"])

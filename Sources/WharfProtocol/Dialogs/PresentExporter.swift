@@ -27,8 +27,16 @@ public struct PresentExporterRequest: RequestMessage {
         self.parentWindow = parentWindow
     }
 
+    /// The most documents one exporter may name: 256. Each may hold a descriptor (a `path` or
+    /// `fd` document over the daemon) or its bytes while the dialog is open; one request naming
+    /// 20,000 held 19,975 of the daemon's descriptors.
+    public static let maximumDocuments = 256
+
     public init(reading reader: inout FieldReader) throws(ProtocolError) {
         documents = try reader.objects("documents") { reader throws(ProtocolError) in try ExportDocumentParams(reading: &reader) }
+        guard documents.count <= Self.maximumDocuments else {
+            throw ProtocolError("documents: at most \(Self.maximumDocuments) in one exporter (\(documents.count) given)")
+        }
         contentType = try reader.optionalString("contentType")
         contentTypes = try reader.optionalStrings("contentTypes")
         if contentType != nil && contentTypes != nil {

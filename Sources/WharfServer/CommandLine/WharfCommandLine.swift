@@ -15,6 +15,7 @@ extension CommandLineReference {
         options: [
             stdio, listen, connect, framing, maxMessageBytes, logLevel, logFile, presenter, stateDirectory, maxDialogsPerClient,
             maxRequestsPerClient, maxOutputBytesPerClient, maxClients, maxClientsPerApp, maxPresenterBytesPerApp, idleTimeout,
+            initializeTimeout,
             CommandLineOption(["-h", "--help"], "Show this help and exit."),
             CommandLineOption(["--version"], "Show the version of wharf and of its protocol, and exit."),
         ],
@@ -119,6 +120,11 @@ extension CommandLineReference {
     static let idleTimeout = CommandLineOption(
         ["--idle-timeout"], OptionValue("SECONDS", .integer(0...31_536_000), default: "0"),
         "With `--listen`: exit after SECONDS without any connection (0: never)."
+    )
+
+    static let initializeTimeout = CommandLineOption(
+        ["--initialize-timeout"], OptionValue("SECONDS", .integer(0...86_400), default: "30"),
+        "With `--listen`: close a connection that has not been answered `initialize` SECONDS after it arrived, silent or not (0: never)."
     )
 
     static let framing = CommandLineOption(

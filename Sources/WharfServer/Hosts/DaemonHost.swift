@@ -189,17 +189,19 @@ final class Daemon: @unchecked Sendable {
         let holder = own.identity
         guard admit(holder) else { return }
         defer { release(holder) }
-        guard let firstByte = waitForFirstByte(socket) else { return }
+        let deadline = InitializeDeadline(seconds: options.initializeTimeoutSeconds, logger: logger, app: holder)
+        defer { deadline.cancel() }
+        guard let firstByte = waitForFirstByte(socket, deadline: deadline) else { return }
         if firstByte == 0 {
-            serveBridge(socket, peer)
+            serveBridge(socket, peer, deadline: deadline)
         } else {
-            serveSocketClient(socket, peer, app: own)
+            serveSocketClient(socket, peer, app: own, deadline: deadline)
         }
     }
 
     /// Waits for the client to send something (nil if it goes away, or the daemon stops first):
     /// a bridge's greeting starts with a NUL byte, which no JSON-RPC client sends first.
-    private func waitForFirstByte(_ socket: FileDescriptor) -> UInt8? {
+    private func waitForFirstByte(_ socket: FileDescriptor, deadline: InitializeDeadline) -> UInt8? {
         let interrupter: Interrupter
         do {
             try socket.setNonBlocking()
@@ -215,6 +217,7 @@ final class Daemon: @unchecked Sendable {
             return true
         }) else { return nil }
         defer { lock.withLock { _ = waiting.removeValue(forKey: key) } }
+        deadline.watch(interrupter)
         while Readiness.waitReadable(socket, or: interrupter) {
             do {
                 return try socket.peekByte()
@@ -228,7 +231,7 @@ final class Daemon: @unchecked Sendable {
     }
 
     /// A client speaking the protocol on the socket itself: its app is the peer's, `app`.
-    private func serveSocketClient(_ socket: FileDescriptor, _ peer: Peer, app: VerifiedApp) {
+    private func serveSocketClient(_ socket: FileDescriptor, _ peer: Peer, app: VerifiedApp, deadline: InitializeDeadline) {
         let credentials = peer.credentials
         let output: FileDescriptor
         do {
@@ -246,7 +249,7 @@ final class Daemon: @unchecked Sendable {
         let connection = Connection(input: socket, output: output, options: connectionOptions, logger: logger)
         var origin = ClientOrigin(transport: .socket, app: app, pid: credentials.pid, confined: peer.confined)
         origin.presenterBudget = budgets.presenter
-        let code = server.serve(connection, origin: origin, events: sessionEvents(onStart: { _ in }))
+        let code = server.serve(connection, origin: origin, events: sessionEvents(onStart: { session in deadline.watch(session) }))
         logger.info("the connection of \(app) (pid \(credentials.pid)) ended with \(code)")
     }
 
@@ -256,7 +259,7 @@ final class Daemon: @unchecked Sendable {
     /// over its standard input and output; the daemon serves the session on them directly and,
     /// when it ends, sends the bridge the session's exit status to exit with. The client's app
     /// is the bridge's parent: the program that started it.
-    private func serveBridge(_ socket: FileDescriptor, _ peer: Peer) {
+    private func serveBridge(_ socket: FileDescriptor, _ peer: Peer, deadline: InitializeDeadline) {
         let credentials = peer.credentials
         var buffer = [UInt8](repeating: 0, count: 256)
         var passed: [FileDescriptor] = []
@@ -287,6 +290,7 @@ final class Daemon: @unchecked Sendable {
         let code = server.serve(connection, origin: origin, events: sessionEvents(onStart: { session in
             // `T` from the bridge is a signal to it; its end of file is the bridge gone.
             control.start { reason in session.end(exitCode: session.exitCodeForEndOfInput, reason: reason) }
+            deadline.watch(session)
         }))
         control.finish(status: code)
         logger.info("the bridged session of \(app) (pid \(clientPID)) ended with \(code)")

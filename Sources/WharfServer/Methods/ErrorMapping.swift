@@ -87,6 +87,8 @@ extension AccessError {
             return ResponseError(WharfErrorCode.accessNotFound, description)
         case .tooLarge, .invalidArgument:
             return .invalidParams(description)
+        case .tooManyLeases(let limit):
+            return ResponseError(WharfErrorCode.invalidParams, description, data: ["limit": .int(Int64(limit))])
         case .io:
             return ResponseError(WharfErrorCode.fileOperationFailed, description)
         case .store(let failure):
