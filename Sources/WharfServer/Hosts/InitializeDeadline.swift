@@ -65,12 +65,13 @@ final class InitializeDeadline: Sendable {
         if let session { endIfUninitialized(session) }
     }
 
-    /// Ends the session on a worker (ending waits for what is owed to be written, up to
-    /// seconds), never on the timer's thread.
+    /// Ends the session on a worker of the pool for work that waits (ending waits for what is
+    /// owed to be written, up to seconds, for a peer that may not read), never on the timer's
+    /// thread nor on the shared pool's, which every client's timers need.
     private func endIfUninitialized(_ session: ClientSession) {
         guard session.state.withValue({ $0.lifecycle == .uninitialized }) else { return }
         logger.warning("closed a connection of \(app): no initialize within \(seconds) s (--initialize-timeout)")
-        WorkerPool.shared.run {
+        WorkerPool.waiting.run {
             session.end(exitCode: session.exitCodeForEndOfInput, reason: "no initialize within \(self.seconds) s")
         }
     }
