@@ -371,19 +371,19 @@ public final class Connection: @unchecked Sendable {
                 }
                 defer { self.state.withValue { $0.answersBeingQueued -= 1 } }
                 var result = result
-                var response: [UInt8]
+                let response: [UInt8]
                 switch result {
                 case .success(let value): response = OutgoingMessage.response(id: request.id, result: value)
                 case .failure(let error): response = OutgoingMessage.response(id: request.id, error: error)
                 }
-                if let batch, !batch.fits(response.count, replacing: reservation) {
-                    result = .failure(batch.overBudget)
-                    response = OutgoingMessage.response(id: request.id, error: batch.overBudget)
-                }
-                self.trace(.sentResponse(id: request.id, method: request.method, result: result))
                 if let batch {
-                    batch.add(response, replacing: reservation)
+                    let fitted = batch.add(response, replacing: reservation) {
+                        OutgoingMessage.response(id: request.id, error: batch.overBudget)
+                    }
+                    if !fitted { result = .failure(batch.overBudget) }
+                    self.trace(.sentResponse(id: request.id, method: request.method, result: result))
                 } else {
+                    self.trace(.sentResponse(id: request.id, method: request.method, result: result))
                     self.write(response, releasing: reservation)
                 }
             }
@@ -409,7 +409,7 @@ public final class Connection: @unchecked Sendable {
             let response = OutgoingMessage.response(id: id, error: error)
             if let batch {
                 batch.expect()
-                batch.add(response, replacing: 0)
+                batch.add(response, replacing: 0) { response }  // a refusal is short: it always goes
             } else {
                 write(response)
             }
@@ -615,28 +615,28 @@ final class BatchCollector: Sendable {
         }
     }
 
-    /// Whether an answer of `count` bytes, for which `reserved` was held, keeps the batch
-    /// within the budget (or is alone in it).
-    func fits(_ count: Int, replacing reserved: Int) -> Bool {
-        state.withValue { state in
-            let others = state.held - reserved
-            return others == 0 || others + count <= limit
-        }
-    }
-
-    /// Adds an answer, in place of the `reserved` bytes held for it.
+    /// Adds an answer, in place of the `reserved` bytes held for it; when it would take the
+    /// batch past the budget (and the batch holds something else), adds `overBudget`'s short
+    /// error instead and answers false. Judged and added in one step, so that answers arriving
+    /// together cannot each find room that only one of them has.
     /// (Once the batch has gone, an answer is dropped, as the session's output is.)
-    func add(_ response: [UInt8], replacing reserved: Int) {
-        state.withValue { state in
+    @discardableResult
+    func add(_ response: [UInt8], replacing reserved: Int, overBudget: () -> [UInt8]) -> Bool {
+        let fitted = state.withValue { state -> Bool in
             if state.sent {
                 writer.release(reserved)
-                return
+                return true
             }
-            state.responses.append(response)
-            state.held += response.count - reserved
-            writer.hold(response.count - reserved)
+            let others = state.held - reserved
+            let fits = others == 0 || others + response.count <= limit
+            let added = fits ? response : overBudget()
+            state.responses.append(added)
+            state.held += added.count - reserved
+            writer.hold(added.count - reserved)
+            return fits
         }
         sendIfComplete()
+        return fitted
     }
 
     /// Called once every element has been dispatched.
