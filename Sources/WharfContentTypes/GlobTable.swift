@@ -1,4 +1,5 @@
 import Glibc
+import WharfSystem
 
 /// One glob rule from `globs2`: a pattern that names files of a MIME type.
 struct GlobRule: Sendable {
@@ -296,11 +297,6 @@ extension GlobTable {
     static func isWildcard(_ byte: UInt8) -> Bool {
         byte == UInt8(ascii: "*") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "[")
     }
-}
-
-@inline(__always)
-func lowercaseASCII(_ byte: UInt8) -> UInt8 {
-    byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte + 32 : byte
 }
 
 /// ASCII-only lowercasing, as GLib and shared-mime-info do for names: non-ASCII is left alone.

@@ -1,3 +1,5 @@
+import WharfSystem
+
 /// MIME type names, each stored once and numbered in the order first seen.
 ///
 /// The database's files name the same few hundred types thousands of times, and loading them

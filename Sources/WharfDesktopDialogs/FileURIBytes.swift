@@ -12,10 +12,10 @@ public enum FileURIBytes {
         // lower case, and decodes the rest.
         var bytes = Array(uri.utf8)
         let scheme = Array("file://".utf8), host = Array("localhost".utf8)
-        guard bytes.count > scheme.count, bytes.prefix(scheme.count).map(asciiLower).elementsEqual(scheme) else { return nil }
+        guard bytes.count > scheme.count, bytes.prefix(scheme.count).map(lowercaseASCII).elementsEqual(scheme) else { return nil }
         bytes.replaceSubrange(..<scheme.count, with: scheme)
         let hostEnd = scheme.count + host.count
-        if bytes.count > hostEnd, bytes[scheme.count..<hostEnd].map(asciiLower).elementsEqual(host) {
+        if bytes.count > hostEnd, bytes[scheme.count..<hostEnd].map(lowercaseASCII).elementsEqual(host) {
             bytes.replaceSubrange(scheme.count..<hostEnd, with: host)
         }
         // A query or fragment the portal might append is not part of the path (FileURL refuses
@@ -24,9 +24,5 @@ public enum FileURIBytes {
             bytes.removeSubrange(end...)
         }
         return FileURL.path(from: String(decoding: bytes, as: UTF8.self))?.bytes
-    }
-
-    private static func asciiLower(_ byte: UInt8) -> UInt8 {
-        (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte + 32 : byte
     }
 }

@@ -37,13 +37,7 @@ struct ExporterPlan: Sendable {
     /// Whether `type` is one of the document's writable types; identifiers compare
     /// case-insensitively (ASCII), as everywhere in the protocol.
     static func canWrite(_ document: ExportDocument, as type: String) -> Bool {
-        document.writableContentTypes.contains { writable in
-            writable.utf8.elementsEqual(type.utf8) { asciiLowercase($0) == asciiLowercase($1) }
-        }
-    }
-
-    private static func asciiLowercase(_ byte: UInt8) -> UInt8 {
-        (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte + 32 : byte
+        document.writableContentTypes.contains { $0.equalsIgnoringASCIICase(type) }
     }
 
     func resolvedTypes(choosing chosen: String) -> [String] {

@@ -28,3 +28,19 @@ extension StringProtocol {
     @inlinable
     public func contains(ascii marker: String) -> Bool { firstRange(ofASCII: marker) != nil }
 }
+
+/// `byte` lowercased if it is an ASCII capital letter, any other byte as it is: names that
+/// compare without case (identifiers, globs, URL schemes) do so in ASCII only, as GLib and
+/// shared-mime-info do, and never by Unicode rules.
+@inlinable
+public func lowercaseASCII(_ byte: UInt8) -> UInt8 {
+    byte &- UInt8(ascii: "A") < 26 ? byte + 32 : byte
+}
+
+extension StringProtocol {
+    /// Whether the two have the same bytes but for the case of ASCII letters.
+    @inlinable
+    public func equalsIgnoringASCIICase<Other: StringProtocol>(_ other: Other) -> Bool {
+        utf8.elementsEqual(other.utf8) { lowercaseASCII($0) == lowercaseASCII($1) }
+    }
+}

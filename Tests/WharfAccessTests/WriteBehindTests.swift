@@ -12,13 +12,8 @@ struct WriteBehindTests {
     /// and leaves what it could not write to the next process's sweep, as a crash would: its
     /// in-use marker stays. Without the lock, closing removes the marker.
     @Test func closingWaitsBrieflyForALockedDatabaseAndLeavesTheRestToTheNextSweep() throws {
-        let state = ScratchDirectory("wharf-access-state")
-        let files = TemporaryDirectory()
-        let (store, _) = try AccessStore.open(stateDirectory: state.path)
-        let notes = files.file("notes.txt")
-        writeFile(notes, "notes")
-        try grant(store, notes)
-        store.flush()
+        let written = try GrantWritten("notes.txt")
+        let (state, store, notes) = (written.state, written.store, written.file)
         let lock = try DatabaseLock(store.databasePath, seconds: 20)
         store.endSession(client: "c1")  // a deletion to write, behind the lock
         let start = monotonicNanoseconds()
@@ -37,14 +32,9 @@ struct WriteBehindTests {
     }
 
     @Test func aSessionThatEndsWhileItsGrantIsBeingWrittenLeavesNoRow() throws {
-        let state = ScratchDirectory("wharf-access-state")
-        let files = TemporaryDirectory()
-        let (store, _) = try AccessStore.open(stateDirectory: state.path)
         // The database exists and this process's instance row is in it.
-        let opener = files.file("opener.txt")
-        writeFile(opener, "opener")
-        try grant(store, opener, client: "opener")
-        store.flush()
+        let written = try GrantWritten("opener.txt", client: "opener")
+        let (files, store, opener) = (written.files, written.store, written.file)
 
         // Another process takes the write lock, so the next batch waits for it.
         let lock = try DatabaseLock(store.databasePath, seconds: 1)
@@ -62,15 +52,10 @@ struct WriteBehindTests {
     }
 
     @Test func aLeaseWhoseGrantRowAnotherProcessDeletedIsStillWritten() throws {
-        let state = ScratchDirectory("wharf-access-state")
-        let files = TemporaryDirectory()
-        let (store, _) = try AccessStore.open(stateDirectory: state.path)
+        let written = try GrantWritten("notes.txt")
+        let (store, notes) = (written.store, written.file)
         let problems = Locked<[String]>([])
         store.reportProblems { message in problems.withValue { $0.append(message) } }
-        let notes = files.file("notes.txt")
-        writeFile(notes, "notes")
-        try grant(store, notes)
-        store.flush()
 
         // Another process deletes the grant's row and holds the change uncommitted for a while:
         // the lease below is started against the grant this process still sees, and written
@@ -84,5 +69,21 @@ struct WriteBehindTests {
         store.flush()
         #expect(problems.withValue { $0 } == [])
         withExtendedLifetime(lock) {}
+    }
+}
+
+/// A store in a state directory of its own, with one file granted and written to the database.
+private struct GrantWritten {
+    let state = ScratchDirectory("wharf-access-state")
+    let files = TemporaryDirectory()
+    let store: AccessStore
+    let file: FilePath
+
+    init(_ name: String, client: ClientID = "c1") throws {
+        store = try AccessStore.open(stateDirectory: state.path).0
+        file = files.file(name)
+        writeFile(file, name)
+        try grant(store, file, client: client)
+        store.flush()
     }
 }
