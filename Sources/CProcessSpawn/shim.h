@@ -1,13 +1,15 @@
 #ifndef WHARF_CPROCESSSPAWN_SHIM_H
 #define WHARF_CPROCESSSPAWN_SHIM_H
-/* The Linux and GNU calls WharfSystem needs (for Subprocess, Pipe and Poller, and the
- * allocator's arena cap) that Swift's Glibc module cannot reach. Only WharfSystem imports
- * this module. */
+/* The Linux and GNU calls WharfSystem needs (for Subprocess, Pipe and Poller, the allocator's
+ * arena cap, and opening a path that holds no symbolic link) that Swift's Glibc module cannot
+ * reach. Only WharfSystem imports this module. */
 #include <malloc.h>
 #include <spawn.h>
 #include <fcntl.h>
 #include <unistd.h>
 #include <sys/syscall.h>
+#include <errno.h>
+#include <linux/openat2.h>
 
 /* Swift's Glibc module is built without _GNU_SOURCE, so these two GNU extensions (in glibc
  * since 2.34 and 2.9) are invisible to Swift. Declared here with glibc's own prototypes. */
@@ -31,6 +33,20 @@ static inline int wharf_pidfd_open(pid_t pid) {
 #ifdef SYS_pidfd_open
     return (int)syscall(SYS_pidfd_open, pid, 0);
 #else
+    return -1;
+#endif
+}
+
+/// open(2) of `path` with O_CLOEXEC, refused (ELOOP) when a symbolic link is anywhere on the
+/// way, its last component included (openat2's RESOLVE_NO_SYMLINKS, Linux 5.6+): a path that
+/// opens this way is already the file's resolved name. ENOSYS where openat2 is missing (a
+/// seccomp filter that does not know it may say EPERM instead).
+static inline int wharf_open_without_symlinks(const char *path, int flags, mode_t mode) {
+#ifdef SYS_openat2
+    struct open_how how = { .flags = (unsigned long long)(flags | O_CLOEXEC), .mode = mode, .resolve = RESOLVE_NO_SYMLINKS };
+    return (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof how);
+#else
+    errno = ENOSYS;
     return -1;
 #endif
 }

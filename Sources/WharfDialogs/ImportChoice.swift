@@ -54,9 +54,14 @@ struct ImportChoice: Sendable {
         // (its kind, the first bytes that may decide its type) and what is granted are one
         // file: a path swapped meanwhile, for a link to a folder say, is never granted in place
         // of the file judged. O_NONBLOCK keeps a FIFO swapped in meanwhile from blocking the
-        // open. Broken links and special files are not opened: the rules refuse them.
+        // open. Broken links and special files are not opened: the rules refuse them. A path
+        // with no link on its way opens as itself, already resolved (most picks: it saves
+        // asking /proc where the file is and checking the answer).
+        let flags = O_RDONLY | O_NONBLOCK | O_NOCTTY | (status.kind == .directory ? O_DIRECTORY : 0)
+        let direct = examined.isBroken || status.isSpecial || examined.isSymlink ? nil : FileDescriptor.openWithoutSymlinks(path, flags)
         let opening: Result<FileDescriptor, SystemError>? = examined.isBroken || status.isSpecial ? nil : Result { () throws(SystemError) in
-            try FileDescriptor.open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | (status.kind == .directory ? O_DIRECTORY : 0))
+            if let direct { return direct }
+            return try FileDescriptor.open(path, flags)
         }
         let file = try? opening?.get()
         var opened = status
@@ -90,12 +95,17 @@ struct ImportChoice: Sendable {
             }
             return (link, path)
         }
-        // Everything recorded below is read from the descriptor: the file actually opened.
-        let resolved = try resolving(url) { () throws(SystemError) in try file.resolvedPath(status: opened) }
-        // The URL returned must name the very file granted: one deleted or moved away meanwhile
-        // has no path (what `resolvedPath` falls back to is where the path leads now).
-        guard let there = try? FileStatus.ofLink(resolved), there.device == opened.device, there.inode == opened.inode else {
-            throw .rejectedChoice(url: url, reason: "it was moved or deleted while it was being chosen")
+        // Everything recorded below is read from the descriptor: the file actually opened. The
+        // URL returned must name the very file granted: one deleted or moved away meanwhile
+        // has no path.
+        let resolved: FilePath
+        if direct != nil {
+            resolved = path
+        } else {
+            guard let there = try resolving(url, { () throws(SystemError) in try file.resolvedPath(status: opened) }) else {
+                throw .rejectedChoice(url: url, reason: "it was moved or deleted while it was being chosen")
+            }
+            resolved = there
         }
         // A followed link gives the app the file it leads to, so that file must pass the rules
         // under its own name too (type, urlEnabled): judged by the link's name alone,

@@ -1,3 +1,4 @@
+import CProcessSpawn
 import Glibc
 import Synchronization
 
@@ -44,6 +45,20 @@ public final class FileDescriptor: @unchecked Sendable {
     public static func open(_ path: FilePath, _ flags: Int32, mode: mode_t = 0o666) throws(SystemError) -> FileDescriptor {
         let raw = try Syscalls.retrying("open", path: path) { path.withCString { Glibc.open($0, flags | O_CLOEXEC, mode) } }
         return FileDescriptor(taking: raw, path: path)
+    }
+
+    /// `path` opened only if no symbolic link is on its way, its last component included, so
+    /// that the (absolute, normalised) path is already where the file is: its resolved name,
+    /// read without asking `/proc` and checking the answer. Nil when a link is on the way, and
+    /// whenever this cannot open it (a kernel without `openat2`, or any error): ``open(_:_:mode:)``
+    /// then says what is wrong, as if this had not been tried.
+    public static func openWithoutSymlinks(_ path: FilePath, _ flags: Int32) -> FileDescriptor? {
+        guard path.isAbsolute else { return nil }
+        while true {
+            let raw = path.withCString { wharf_open_without_symlinks($0, flags, 0) }
+            if raw >= 0 { return FileDescriptor(taking: raw, path: path) }
+            if errno != EINTR { return nil }
+        }
     }
 
     /// `openat(2)` of `name` (relative to this directory) with `O_CLOEXEC` added. Errors name
@@ -242,17 +257,18 @@ public final class FileDescriptor: @unchecked Sendable {
     /// Where the open file is now, every symbolic link resolved: the kernel's own name for it
     /// (`/proc/self/fd/N`). That is the name of the file actually opened, not of whatever its
     /// path leads to by now, and costs one system call where `realpath(3)` makes one per
-    /// component. The name is checked (`lstat`) to lead to this very file (`status`, from
-    /// ``status()``); a file deleted or moved meanwhile, or a system without /proc, gets
-    /// `realpath` of the path it was opened by.
-    public func resolvedPath(status: FileStatus) throws(SystemError) -> FilePath {
-        if let target = linkTarget(), target.isAbsolute,
-           let now = try? FileStatus.ofLink(target),
-           now.kind == status.kind, now.device == status.device, now.inode == status.inode {
-            return target
+    /// component. A system without /proc gets `realpath` of the path it was opened by. Either
+    /// name is checked (`lstat`) to lead to this very file (`status`, from ``status()``): nil
+    /// when it does not, the file having been deleted or moved meanwhile.
+    public func resolvedPath(status: FileStatus) throws(SystemError) -> FilePath? {
+        let leadsHere = { (name: FilePath) -> Bool in
+            guard let now = try? FileStatus.ofLink(name) else { return false }
+            return now.kind == status.kind && now.device == status.device && now.inode == status.inode
         }
+        if let target = linkTarget(), target.isAbsolute, leadsHere(target) { return target }
         guard let path else { throw failure("realpath", code: ENOENT) }
-        return try path.resolved()
+        let resolved = try path.resolved()
+        return leadsHere(resolved) ? resolved : nil
     }
 
     /// When the open file was created (see ``FileBirth``); nil when the file system does not say.

@@ -317,6 +317,11 @@ import WharfTestSupport
         #expect(client.request("dialog/choose", ["dialogId": .string(resolved), "urls": [.string(scratch.url("broken.png"))]])?["error"]?["code"] == -32015)
         #expect(client.call("dialog/choose", ["dialogId": .string(resolved), "urls": [.string(scratch.url("link.png"))]]) == [:])
         #expect(client.ending(of: resolved)?["params"]?["urls"] == [.string(scratch.url("photos/a.png"))])
+        // A link to a folder on the way is resolved as well.
+        symlink(scratch.file("photos"), scratch.file("album"))
+        let throughFolder = try #require(client.present(["allowedContentTypes": ["public.image"]]))
+        #expect(client.call("dialog/choose", ["dialogId": .string(throughFolder), "urls": [.string(scratch.url("album/a.png"))]]) == [:])
+        #expect(client.ending(of: throughFolder)?["params"]?["urls"] == [.string(scratch.url("photos/a.png"))])
         let unresolved = try #require(client.present(["allowedContentTypes": ["public.image"], "options": ["importsUnresolvedAliases": true]]))
         #expect(client.call("dialog/choose", ["dialogId": .string(unresolved), "urls": [.string(scratch.url("link.png"))]]) == [:])
         #expect(client.ending(of: unresolved)?["params"]?["urls"] == [.string(scratch.url("link.png"))])

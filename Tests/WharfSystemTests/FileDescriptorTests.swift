@@ -43,6 +43,25 @@ import WharfTestSupport
         #expect(try opened.resolvedPath(status: try opened.status()) == scratch.path.resolved().appending(name))
     }
 
+    @Test func aPathWithNoLinkOnItsWayOpensAsItsOwnResolvedName() throws {
+        let scratch = ScratchDirectory()
+        let root = try scratch.path.resolved()
+        _ = scratch.makeDirectory("real")
+        scratch.write("real/a.txt", "a")
+        let file = root.appending(Array("real/a.txt".utf8))
+        _ = scratch.symlink("via", to: "real")
+        _ = scratch.symlink("real/link.txt", to: "a.txt")
+        let opened = try #require(FileDescriptor.openWithoutSymlinks(file, O_RDONLY))
+        #expect(try opened.readToEnd() == Array("a".utf8))
+        #expect(try opened.resolvedPath(status: try opened.status()) == file)
+        // A link anywhere on the way, the last component included, and what does not open at
+        // all, are left to open(2) and resolvedPath.
+        #expect(FileDescriptor.openWithoutSymlinks(root.appending(Array("via/a.txt".utf8)), O_RDONLY) == nil)
+        #expect(FileDescriptor.openWithoutSymlinks(root.appending(Array("real/link.txt".utf8)), O_RDONLY) == nil)
+        #expect(FileDescriptor.openWithoutSymlinks(root.appending(Array("real/missing.txt".utf8)), O_RDONLY) == nil)
+        #expect(FileDescriptor.openWithoutSymlinks(FilePath("real/a.txt"), O_RDONLY) == nil)
+    }
+
     @Test func identityFromAKnownStatusIsTheFullIdentity() throws {
         let scratch = ScratchDirectory()
         let opened = try FileDescriptor.open(scratch.write("a.txt", "a"), O_RDONLY)
