@@ -141,6 +141,8 @@ public enum CommandLineParser {
                 options.maxClientsPerApp = try number(value(for: argument), for: argument, in: 1...1_000_000)
             case "--max-presenter-bytes-per-app":
                 options.maxPresenterBytesPerApp = try number(value(for: argument), for: argument, in: 65536...Int(Int32.max))
+            case "--max-open-documents-per-app":
+                options.maxOpenDocumentsPerApp = try number(value(for: argument), for: argument, in: 1...1_000_000)
             case "--idle-timeout":
                 options.idleTimeoutSeconds = try number(value(for: argument), for: argument, in: 0...31_536_000)
             case "--initialize-timeout":

@@ -37,6 +37,13 @@ public struct ServerOptions: Sendable, Equatable {
     /// an app that declares 1,024 types under one parent and presents 64 dialogs of them, some
     /// 16 MiB each, holds at most one of them in the daemon, not 1 GiB.
     public var maxPresenterBytesPerApp = 4 * 1024 * 1024
+    /// `--max-open-documents-per-app`: documents one app's exporters (all its sessions
+    /// together) may hold open in the daemon. Over the daemon a `path` or `fd` document is an
+    /// open descriptor until its dialog ends, and within the other bounds one app could hold
+    /// 64 connections × 64 exporters × 256 documents, a million, past any descriptor limit,
+    /// after which the daemon could accept or open nothing for anyone. 1,024: an honest app
+    /// exports a few at a time.
+    public var maxOpenDocumentsPerApp = 1024
     /// `--idle-timeout`: the daemon exits after this many seconds without a connection; 0 never.
     public var idleTimeoutSeconds = 0
     /// `--initialize-timeout`: a daemon's connection that has not been answered `initialize`

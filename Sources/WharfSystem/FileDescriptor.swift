@@ -18,6 +18,8 @@ public final class FileDescriptor: @unchecked Sendable {
     /// What the descriptor was opened as, for error messages.
     public let path: FilePath?
     private let closed = Atomic(false)
+    /// What lives as long as the descriptor is open (``holdWhileOpen(_:)``).
+    private let companion = Mutex<(any Sendable)?>(nil)
 
     /// Takes ownership of `raw`, which this object will close.
     public init(taking raw: Int32, path: FilePath? = nil) {
@@ -30,13 +32,32 @@ public final class FileDescriptor: @unchecked Sendable {
     /// Closes the descriptor; later calls do nothing. Errors from `close(2)` are not reported:
     /// on Linux the descriptor is gone either way, and retrying could close a reused number.
     public func close() {
-        if closed.exchange(true, ordering: .acquiringAndReleasing) == false { _ = Glibc.close(raw) }
+        guard closed.exchange(true, ordering: .acquiringAndReleasing) == false else { return }
+        _ = Glibc.close(raw)
+        letCompanionGo()
+    }
+
+    /// Keeps `value` until the descriptor is closed or given up (``relinquish()``), then lets
+    /// it go: a budget's charge for holding the descriptor (an exporter's document over the
+    /// daemon) is then given back by whatever closes it, however the descriptor's holder ends.
+    public func holdWhileOpen(_ value: any Sendable) {
+        companion.withLock { $0 = value }
+    }
+
+    private func letCompanionGo() {
+        // Taken out under the lock, dropped after it: what it releases may take locks of its own.
+        let companion = companion.withLock { held -> (any Sendable)? in
+            defer { held = nil }
+            return held
+        }
+        _ = companion
     }
 
     /// Gives the number up without closing it: something else (`closedir`, a child process)
     /// now owns it.
     public func relinquish() {
         closed.store(true, ordering: .releasing)
+        letCompanionGo()
     }
 
     // MARK: Opening

@@ -77,6 +77,36 @@ import WharfTestSupport
         #expect(try String(decoding: readFile(scratch.path("out/saved-0.txt")), as: UTF8.self) == "through a pipe")
     }
 
+    /// Each `fd` or `path` document is a descriptor the daemon holds until its exporter ends:
+    /// one app's connections together hold at most `--max-open-documents-per-app`, and each
+    /// comes back when its exporter ends.
+    @Test func anAppsOpenDocumentsAreBounded() throws {
+        let scratch = ScratchDirectory("wharf-fd")
+        // The first exporter is shown and waits a minute; the rest wait behind it: all stay open.
+        let daemon = try scriptedDaemon([["delayMs": 60_000]], arguments: ["--max-open-documents-per-app", "3"])
+        let source = scratch.write("source.txt", "bytes")
+        func documents(_ numbers: [Int]) -> JSON {
+            .array(numbers.map { ["writableContentTypes": ["public.plain-text"], "contents": ["fd": .int(Int64($0))]] })
+        }
+        func present(_ client: WireClient, id: Int, passing numbers: [Int]) throws -> JSON? {
+            let files = try numbers.map { _ in try FileDescriptor.open(source, O_RDONLY) }
+            try client.send(["jsonrpc": "2.0", "id": .int(Int64(id)), "method": "presentExporter",
+                             "params": ["documents": documents(numbers)]], passing: files)
+            return client.response(to: .int(Int64(id)))
+        }
+        let first = try daemon.client("first")
+        let second = try daemon.client("second")  // the same app: this test's process
+        let held = try #require(try present(first, id: 1, passing: [0, 1])?["result"]?["dialogId"]?.stringValue)
+        let refused = try #require(try present(second, id: 2, passing: [0, 1]))
+        #expect(refused["error"]?["code"] == -32012)
+        let message = refused["error"]?["message"]?.stringValue ?? ""
+        #expect(message.contains("documents[1].contents") && message.contains("--max-open-documents-per-app"), "\(message)")
+        #expect(try present(second, id: 3, passing: [2])?["result"]?["dialogId"] != nil, "the third fits")
+        // The first exporter cancelled, its two descriptors are closed and count no more.
+        #expect(first.call("cancel", ["dialogId": .string(held)]) == ["cancelled": true])
+        #expect(try present(second, id: 4, passing: [3, 4])?["result"]?["dialogId"] != nil)
+    }
+
     @Test func aPathIsReadOnlyThroughAGrant() throws {
         let scratch = ScratchDirectory("wharf-fd")
         scratch.makeDirectory("out")

@@ -34,11 +34,13 @@ import WharfSystem
         options.maxRequestsPerClient = 8
         options.maxOutputBytesPerClient = 65536
         options.maxPresenterBytesPerApp = 1 << 20
+        options.maxOpenDocumentsPerApp = 16
         #expect(try CommandLineParser.parse(["--listen=/run/w.sock", "--idle-timeout", "300", "--max-clients=10", "--max-clients-per-app=3",
                                              "--max-requests-per-client", "8", "--max-output-bytes-per-client", "65536",
-                                             "--max-presenter-bytes-per-app=1048576"])
+                                             "--max-presenter-bytes-per-app=1048576", "--max-open-documents-per-app", "16"])
                 == .listen(options, socket: "/run/w.sock"))
         #expect(throws: UsageError.self) { try CommandLineParser.parse(["--listen", "--max-presenter-bytes-per-app=1000"]) }
+        #expect(throws: UsageError.self) { try CommandLineParser.parse(["--listen", "--max-open-documents-per-app=0"]) }
         #expect(try CommandLineParser.parse(["--connect"]) == .connect(socket: nil, daemonArguments: []))
         // The other options are the daemon's, should the bridge start one.
         #expect(try CommandLineParser.parse(["--presenter=script:/s.json", "--connect=/run/w.sock", "--idle-timeout", "5"])

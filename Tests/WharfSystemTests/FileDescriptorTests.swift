@@ -62,6 +62,31 @@ import WharfTestSupport
         #expect(FileDescriptor.openWithoutSymlinks(FilePath("real/a.txt"), O_RDONLY) == nil)
     }
 
+    @Test func whatIsHeldWhileOpenGoesWhenTheDescriptorCloses() throws {
+        final class Token: Sendable {}
+        let scratch = ScratchDirectory()
+        let file = scratch.write("a.txt", "a")
+        for giveUp in [false, true] {
+            let opened = try FileDescriptor.open(file, O_RDONLY)
+            weak var watched: Token?
+            do {
+                let token = Token()
+                watched = token
+                opened.holdWhileOpen(token)
+            }
+            #expect(watched != nil, "kept while the descriptor is open")
+            if giveUp {
+                let number = opened.raw
+                opened.relinquish()
+                _ = Glibc.close(number)
+            } else {
+                opened.close()
+            }
+            #expect(watched == nil, "let go at once, though the descriptor object lives on")
+            withExtendedLifetime(opened) {}
+        }
+    }
+
     @Test func identityFromAKnownStatusIsTheFullIdentity() throws {
         let scratch = ScratchDirectory()
         let opened = try FileDescriptor.open(scratch.write("a.txt", "a"), O_RDONLY)

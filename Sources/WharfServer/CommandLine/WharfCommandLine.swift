@@ -14,7 +14,7 @@ extension CommandLineReference {
         ],
         options: [
             stdio, listen, connect, framing, maxMessageBytes, logLevel, logFile, presenter, stateDirectory, maxDialogsPerClient,
-            maxRequestsPerClient, maxOutputBytesPerClient, maxClients, maxClientsPerApp, maxPresenterBytesPerApp, idleTimeout,
+            maxRequestsPerClient, maxOutputBytesPerClient, maxClients, maxClientsPerApp, maxPresenterBytesPerApp, maxOpenDocumentsPerApp, idleTimeout,
             initializeTimeout,
             CommandLineOption(["-h", "--help"], "Show this help and exit."),
             CommandLineOption(["--version"], "Show the version of wharf and of its protocol, and exit."),
@@ -115,6 +115,11 @@ extension CommandLineReference {
     static let maxPresenterBytesPerApp = CommandLineOption(
         ["--max-presenter-bytes-per-app"], OptionValue("N", .integer(65536...Int(Int32.max)), default: "4194304"),
         "With `--listen`: how many bytes of one app's dialogs (all its connections together) may wait to be written to the presenter connection; a dialog that would take the app past that is refused with -32019 (presenterBacklog), and the app may try again once the presenter has read. One dialog larger than N still goes when none of the app's is waiting."
+    )
+
+    static let maxOpenDocumentsPerApp = CommandLineOption(
+        ["--max-open-documents-per-app"], OptionValue("N", .integer(1...1_000_000), default: "1024"),
+        "With `--listen`: how many `path` and `fd` documents one app's open exporters (all its connections together) may hold open; a document past that is refused with -32012 (tooManyDialogs) until one of the app's exporters ends. All apps together may hold half the daemon's descriptor limit."
     )
 
     static let idleTimeout = CommandLineOption(

@@ -116,6 +116,11 @@ public struct ClientOrigin: Sendable {
     /// What the client's app (all its sessions together) may have waiting to be written to the
     /// daemon's presenter connection (`--max-presenter-bytes-per-app`); nil over standard I/O.
     var presenterBudget: ByteBudget?
+    /// How many documents, each an open descriptor until its exporter ends, the client's app
+    /// may hold (`--max-open-documents-per-app`) and every app together (half the daemon's
+    /// descriptor limit); nil over standard I/O, where the client's documents are its own
+    /// files, read by path when they are written.
+    var documentBudgets: (app: ByteBudget, daemon: ByteBudget)?
     /// The client does not see the files the daemon sees (another mount namespace or root: a
     /// container, bubblewrap, firejail, a chroot): confined like a sandboxed app, whatever
     /// program it runs.

@@ -15,7 +15,7 @@ public enum DaemonHost {
         ProcessControl.ignoreBrokenPipes()
         // Before any thread exists, so every later thread inherits the mask.
         ProcessControl.blockEndSignals()
-        ProcessControl.raiseDescriptorLimit()
+        let descriptorLimit = ProcessControl.raiseDescriptorLimit()
         var options = options
         options.acceptsPresenterConnections = true
         let logger = StdioHost.makeLogger(options)
@@ -52,7 +52,10 @@ public enum DaemonHost {
             bound?.remove()
             StdioHost.fail(error.message, status: error.exitStatus)
         }
-        Daemon(server: server, listener: listener, bound: bound, logger: logger).run()
+        // Half the descriptors for documents held open, the rest for connections, the state
+        // database, the files that imports and reads open.
+        let openDocuments = ByteBudget(limit: max(64, Int(clamping: descriptorLimit / 2)))
+        Daemon(server: server, listener: listener, bound: bound, openDocuments: openDocuments, logger: logger).run()
     }
 }
 
@@ -86,11 +89,14 @@ final class Daemon: @unchecked Sendable {
     /// Apps with no session left whose dialogs still wait for the presenter connection: their
     /// budgets stay until those bytes are written.
     private var lingeringBudgets: Set<VerifiedApp> = []
+    /// The documents every app's exporters hold open together (``ClientOrigin/documentBudgets``).
+    private let openDocuments: ByteBudget
 
-    init(server: Server, listener: FileDescriptor, bound: DaemonSocket?, logger: Logger) {
+    init(server: Server, listener: FileDescriptor, bound: DaemonSocket?, openDocuments: ByteBudget, logger: Logger) {
         self.server = server
         self.listener = listener
         self.bound = bound
+        self.openDocuments = openDocuments
         self.logger = logger
         self.stopping = try! Interrupter()
     }
@@ -249,6 +255,7 @@ final class Daemon: @unchecked Sendable {
         let connection = Connection(input: socket, output: output, options: connectionOptions, logger: logger)
         var origin = ClientOrigin(transport: .socket, app: app, pid: credentials.pid, confined: peer.confined)
         origin.presenterBudget = budgets.presenter
+        origin.documentBudgets = (budgets.documents, openDocuments)
         let code = server.serve(connection, origin: origin, events: sessionEvents(onStart: { session in deadline.watch(session) }))
         logger.info("the connection of \(app) (pid \(credentials.pid)) ended with \(code)")
     }
@@ -287,6 +294,7 @@ final class Daemon: @unchecked Sendable {
         let control = BridgeControl(socket: socket, logger: logger)
         var origin = ClientOrigin(transport: .bridge, app: app, pid: clientPID, confined: confined, opener: control)
         origin.presenterBudget = budgets.presenter
+        origin.documentBudgets = (budgets.documents, openDocuments)
         let code = server.serve(connection, origin: origin, events: sessionEvents(onStart: { session in
             // `T` from the bridge is a signal to it; its end of file is the bridge gone.
             control.start { reason in session.end(exitCode: session.exitCodeForEndOfInput, reason: reason) }
@@ -345,16 +353,17 @@ final class Daemon: @unchecked Sendable {
     }
 
     /// One session of `app` has ended. Its budgets go with its last session, unless its dialogs
-    /// still have bytes waiting for the presenter connection: an app given a fresh budget each
-    /// time it reconnected could queue as much again each time. Those stay until the bytes are
-    /// written (or thrown away with the presenter connection), and go when an app next leaves.
+    /// still have bytes waiting for the presenter connection, or documents open: an app given a
+    /// fresh budget each time it reconnected could queue or hold as much again each time. Those
+    /// stay until the bytes are written (or thrown away with the presenter connection) and the
+    /// documents closed, and go when an app next leaves.
     private func giveBackBudgets(of app: VerifiedApp) {
         lock.withLock {
             guard var entry = appBudgets[app] else { return }
             entry.sessions -= 1
             appBudgets[app] = entry
             if entry.sessions == 0 { lingeringBudgets.insert(app) }
-            for idle in lingeringBudgets where appBudgets[idle]?.presenter.bytesHeld ?? 0 == 0 {
+            for idle in lingeringBudgets where appBudgets[idle]?.isUnused ?? true {
                 appBudgets[idle] = nil
                 lingeringBudgets.remove(idle)
             }
@@ -387,12 +396,19 @@ final class Daemon: @unchecked Sendable {
         /// What their dialogs have waiting for the presenter connection
         /// (`--max-presenter-bytes-per-app`, ``ConnectionPresenter``).
         let presenter: ByteBudget
+        /// The documents their exporters hold open (`--max-open-documents-per-app`), counted
+        /// one a document.
+        let documents: ByteBudget
         var sessions = 0
 
         init(_ options: ServerOptions) {
             input = ByteBudget(limit: 2 * options.connectionOptions.maxMessageBytes)
             presenter = ByteBudget(limit: options.maxPresenterBytesPerApp)
+            documents = ByteBudget(limit: options.maxOpenDocumentsPerApp)
         }
+
+        /// Nothing the app's ended sessions left is still counted.
+        var isUnused: Bool { presenter.bytesHeld == 0 && documents.bytesHeld == 0 }
     }
 
     // MARK: Sessions

@@ -13,8 +13,31 @@ extension ClientSession {
     /// sandboxed one, and Wharf reads as the user: a `path` is read only through a grant that
     /// covers it (a file a dialog gave the client), opened and checked as `resolveAccess`
     /// would; for any other file the client passes the file itself, open, over the socket
-    /// (`{"fd": N}`), which proves it may read it.
+    /// (`{"fd": N}`), which proves it may read it. A document held open counts against its
+    /// app's budget until its descriptor closes (``counted(_:field:)``).
     func exportSource(_ contents: DocumentContents, field: String) throws(ResponseError) -> ExportSource {
+        let source = try openSource(contents, field: field)
+        if case .descriptor(let descriptor, _) = source { try counted(descriptor, field: field) }
+        return source
+    }
+
+    /// Counts `descriptor` against the budgets of documents held open over the daemon
+    /// (``ClientOrigin/documentBudgets``) for as long as it stays open: whatever closes it (the
+    /// export written, the dialog cancelled, the session gone) gives it back.
+    private func counted(_ descriptor: FileDescriptor, field: String) throws(ResponseError) {
+        guard let budgets = origin.documentBudgets else { return }
+        guard let app = budgets.app.charge(1) else {
+            throw ResponseError(WharfErrorCode.tooManyDialogs, "\(field): this app's exporters hold \(budgets.app.limit) documents "
+                + "open already (--max-open-documents-per-app); one of its exporters must end first")
+        }
+        guard let daemon = budgets.daemon.charge(1) else {
+            throw ResponseError(WharfErrorCode.tooManyDialogs, "\(field): the daemon holds \(budgets.daemon.limit) documents open "
+                + "for all apps already (half its descriptor limit); try again once some exporters have ended")
+        }
+        descriptor.holdWhileOpen((app, daemon))
+    }
+
+    private func openSource(_ contents: DocumentContents, field: String) throws(ResponseError) -> ExportSource {
         switch contents {
         case .descriptor(let number):
             guard let passed = connection.descriptors else {
