@@ -2,7 +2,7 @@ import WharfSystem
 
 /// Bytes (or documents) that several connections hold together against one limit.
 ///
-/// The daemon gives each app three, shared by all its sessions:
+/// The daemon gives each app four, shared by all its sessions:
 ///
 /// - one for its unfinished messages: a message is held in memory from its first byte to its
 ///   last, up to `--max-message-bytes` (64 MiB) each, and an app's dozens of connections could
@@ -13,7 +13,8 @@ import WharfSystem
 ///   reads, and may read slowly or not at all: a `present…` whose `presenter/show` would take
 ///   the app past it is refused (``charge(_:)``);
 /// - one counting, one each, the documents its exporters hold open (a `path` or `fd` document is
-///   an open descriptor until its exporter ends): past it, the document is refused.
+///   an open descriptor until its exporter ends), and one for the bytes of its `text` and
+///   `base64` documents, held until their exporter ends: past either, the exporter is refused.
 public final class ByteBudget: Sendable {
     public let limit: Int
     private let held = Locked<Int>(0)

@@ -16,7 +16,8 @@ public enum WharfErrorCode: Int64, Sendable, CaseIterable {
     /// A dialog with this `presentationId` is already presented; `data.dialogId` names it.
     case alreadyPresented = -32011
     /// The client already has `--max-dialogs-per-client` dialogs open; or, over the daemon, an
-    /// exporter's document would take its app past `--max-open-documents-per-app`.
+    /// exporter's documents would take its app past `--max-open-documents-per-app` or
+    /// `--max-document-bytes-per-app`.
     case tooManyDialogs = -32012
     /// No dialog with this id belongs to this client.
     case dialogNotFound = -32013

@@ -143,6 +143,8 @@ public enum CommandLineParser {
                 options.maxPresenterBytesPerApp = try number(value(for: argument), for: argument, in: 65536...Int(Int32.max))
             case "--max-open-documents-per-app":
                 options.maxOpenDocumentsPerApp = try number(value(for: argument), for: argument, in: 1...1_000_000)
+            case "--max-document-bytes-per-app":
+                options.maxDocumentBytesPerApp = try number(value(for: argument), for: argument, in: 65536...(1 << 40))
             case "--idle-timeout":
                 options.idleTimeoutSeconds = try number(value(for: argument), for: argument, in: 0...31_536_000)
             case "--initialize-timeout":

@@ -44,6 +44,13 @@ public struct ServerOptions: Sendable, Equatable {
     /// after which the daemon could accept or open nothing for anyone. 1,024: an honest app
     /// exports a few at a time.
     public var maxOpenDocumentsPerApp = 1024
+    /// `--max-document-bytes-per-app`: bytes of `text` and `base64` documents one app's open
+    /// exporters may hold in the daemon's memory (all apps together, four times this). Each
+    /// message may carry up to `--max-message-bytes` of them, so without it one app's 64
+    /// connections × 64 exporters held whatever they sent until the dialogs ended. 256 MiB:
+    /// four of the largest documents one message can carry; one larger than this still goes
+    /// when the app holds nothing else.
+    public var maxDocumentBytesPerApp = 256 * 1024 * 1024
     /// `--idle-timeout`: the daemon exits after this many seconds without a connection; 0 never.
     public var idleTimeoutSeconds = 0
     /// `--initialize-timeout`: a daemon's connection that has not been answered `initialize`

@@ -107,6 +107,30 @@ import WharfTestSupport
         #expect(try present(second, id: 4, passing: [3, 4])?["result"]?["dialogId"] != nil)
     }
 
+    /// The bytes of `text` documents are held in the daemon's memory until their exporter ends:
+    /// one app's connections together hold at most `--max-document-bytes-per-app`.
+    @Test func anAppsDocumentBytesAreBounded() throws {
+        let daemon = try scriptedDaemon([["delayMs": 60_000]], arguments: ["--max-document-bytes-per-app", "65536"])
+        func text(_ count: Int) -> JSON {
+            ["documents": [["writableContentTypes": ["public.plain-text"], "contents": ["text": .string(String(repeating: "w", count: count))]]]]
+        }
+        let first = try daemon.client("first")
+        let second = try daemon.client("second")  // the same app: this test's process
+        // An importer is shown and waits a minute; the exporters wait behind it, all open.
+        _ = try #require(first.call("presentImporter", ["allowedContentTypes": ["public.item"]])?["dialogId"])
+        // One exporter larger than the budget goes when the app holds nothing else.
+        let alone = try #require(first.call("presentExporter", text(100_000))?["dialogId"]?.stringValue)
+        #expect(first.call("cancel", ["dialogId": .string(alone)]) == ["cancelled": true])
+        let held = try #require(first.call("presentExporter", text(40_000))?["dialogId"]?.stringValue)
+        let refused = try #require(second.request("presentExporter", text(40_000)))
+        #expect(refused["error"]?["code"] == -32012)
+        let message = refused["error"]?["message"]?.stringValue ?? ""
+        #expect(message.contains("--max-document-bytes-per-app"), "\(message)")
+        #expect(second.call("presentExporter", text(20_000))?["dialogId"] != nil, "60,000 bytes fit")
+        #expect(first.call("cancel", ["dialogId": .string(held)]) == ["cancelled": true])
+        #expect(second.call("presentExporter", text(40_000))?["dialogId"] != nil, "the cancelled exporter's bytes count no more")
+    }
+
     @Test func aPathIsReadOnlyThroughAGrant() throws {
         let scratch = ScratchDirectory("wharf-fd")
         scratch.makeDirectory("out")

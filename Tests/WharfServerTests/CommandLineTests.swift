@@ -35,12 +35,15 @@ import WharfSystem
         options.maxOutputBytesPerClient = 65536
         options.maxPresenterBytesPerApp = 1 << 20
         options.maxOpenDocumentsPerApp = 16
+        options.maxDocumentBytesPerApp = 1 << 20
         #expect(try CommandLineParser.parse(["--listen=/run/w.sock", "--idle-timeout", "300", "--max-clients=10", "--max-clients-per-app=3",
                                              "--max-requests-per-client", "8", "--max-output-bytes-per-client", "65536",
-                                             "--max-presenter-bytes-per-app=1048576", "--max-open-documents-per-app", "16"])
+                                             "--max-presenter-bytes-per-app=1048576", "--max-open-documents-per-app", "16",
+                                             "--max-document-bytes-per-app=1048576"])
                 == .listen(options, socket: "/run/w.sock"))
         #expect(throws: UsageError.self) { try CommandLineParser.parse(["--listen", "--max-presenter-bytes-per-app=1000"]) }
         #expect(throws: UsageError.self) { try CommandLineParser.parse(["--listen", "--max-open-documents-per-app=0"]) }
+        #expect(throws: UsageError.self) { try CommandLineParser.parse(["--listen", "--max-document-bytes-per-app=1000"]) }
         #expect(try CommandLineParser.parse(["--connect"]) == .connect(socket: nil, daemonArguments: []))
         // The other options are the daemon's, should the bridge start one.
         #expect(try CommandLineParser.parse(["--presenter=script:/s.json", "--connect=/run/w.sock", "--idle-timeout", "5"])

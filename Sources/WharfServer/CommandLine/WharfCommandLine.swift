@@ -14,7 +14,7 @@ extension CommandLineReference {
         ],
         options: [
             stdio, listen, connect, framing, maxMessageBytes, logLevel, logFile, presenter, stateDirectory, maxDialogsPerClient,
-            maxRequestsPerClient, maxOutputBytesPerClient, maxClients, maxClientsPerApp, maxPresenterBytesPerApp, maxOpenDocumentsPerApp, idleTimeout,
+            maxRequestsPerClient, maxOutputBytesPerClient, maxClients, maxClientsPerApp, maxPresenterBytesPerApp, maxOpenDocumentsPerApp, maxDocumentBytesPerApp, idleTimeout,
             initializeTimeout,
             CommandLineOption(["-h", "--help"], "Show this help and exit."),
             CommandLineOption(["--version"], "Show the version of wharf and of its protocol, and exit."),
@@ -120,6 +120,11 @@ extension CommandLineReference {
     static let maxOpenDocumentsPerApp = CommandLineOption(
         ["--max-open-documents-per-app"], OptionValue("N", .integer(1...1_000_000), default: "1024"),
         "With `--listen`: how many `path` and `fd` documents one app's open exporters (all its connections together) may hold open; a document past that is refused with -32012 (tooManyDialogs) until one of the app's exporters ends. All apps together may hold half the daemon's descriptor limit."
+    )
+
+    static let maxDocumentBytesPerApp = CommandLineOption(
+        ["--max-document-bytes-per-app"], OptionValue("N", .integer(65536...(1 << 40)), default: "268435456"),
+        "With `--listen`: how many bytes of `text` and `base64` documents one app's open exporters (all its connections together) may hold in memory; an exporter that would take the app past that is refused with -32012 (tooManyDialogs) until one of the app's exporters ends. One exporter larger than N still goes when the app holds no others. All apps together may hold four times N."
     )
 
     static let idleTimeout = CommandLineOption(

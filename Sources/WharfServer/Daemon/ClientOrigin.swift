@@ -116,11 +116,10 @@ public struct ClientOrigin: Sendable {
     /// What the client's app (all its sessions together) may have waiting to be written to the
     /// daemon's presenter connection (`--max-presenter-bytes-per-app`); nil over standard I/O.
     var presenterBudget: ByteBudget?
-    /// How many documents, each an open descriptor until its exporter ends, the client's app
-    /// may hold (`--max-open-documents-per-app`) and every app together (half the daemon's
-    /// descriptor limit); nil over standard I/O, where the client's documents are its own
-    /// files, read by path when they are written.
-    var documentBudgets: (app: ByteBudget, daemon: ByteBudget)?
+    /// What the client's app and every app together may hold in the daemon's open exporters;
+    /// nil over standard I/O, where the client's documents are its own files, read by path
+    /// when they are written, and its bytes the only ones in the process.
+    var documentBudgets: DocumentBudgets?
     /// The client does not see the files the daemon sees (another mount namespace or root: a
     /// container, bubblewrap, firejail, a chroot): confined like a sandboxed app, whatever
     /// program it runs.
@@ -258,4 +257,17 @@ private extension StringProtocol {
 
 private extension String {
     func leftPadded(to width: Int) -> String { String(repeating: "0", count: max(0, width - count)) + self }
+}
+
+/// What open exporters may hold in the daemon, counted from the moment a document is read until
+/// its exporter ends: one app's share (all its connections together) and every app's together.
+struct DocumentBudgets: Sendable {
+    /// Open descriptors, one a `path` or `fd` document: `--max-open-documents-per-app`, and
+    /// half the daemon's descriptor limit for all.
+    var appFiles: ByteBudget
+    var allFiles: ByteBudget
+    /// The bytes of `text` and `base64` documents: `--max-document-bytes-per-app`, and four
+    /// times that for all.
+    var appBytes: ByteBudget
+    var allBytes: ByteBudget
 }

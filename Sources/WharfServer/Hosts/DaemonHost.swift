@@ -55,7 +55,9 @@ public enum DaemonHost {
         // Half the descriptors for documents held open, the rest for connections, the state
         // database, the files that imports and reads open.
         let openDocuments = ByteBudget(limit: max(64, Int(clamping: descriptorLimit / 2)))
-        Daemon(server: server, listener: listener, bound: bound, openDocuments: openDocuments, logger: logger).run()
+        let documentBytes = ByteBudget(limit: 4 * options.maxDocumentBytesPerApp)
+        Daemon(server: server, listener: listener, bound: bound, openDocuments: openDocuments, documentBytes: documentBytes,
+               logger: logger).run()
     }
 }
 
@@ -89,14 +91,18 @@ final class Daemon: @unchecked Sendable {
     /// Apps with no session left whose dialogs still wait for the presenter connection: their
     /// budgets stay until those bytes are written.
     private var lingeringBudgets: Set<VerifiedApp> = []
-    /// The documents every app's exporters hold open together (``ClientOrigin/documentBudgets``).
+    /// The documents every app's exporters hold open together, and their bytes
+    /// (``ClientOrigin/documentBudgets``).
     private let openDocuments: ByteBudget
+    private let documentBytes: ByteBudget
 
-    init(server: Server, listener: FileDescriptor, bound: DaemonSocket?, openDocuments: ByteBudget, logger: Logger) {
+    init(server: Server, listener: FileDescriptor, bound: DaemonSocket?, openDocuments: ByteBudget, documentBytes: ByteBudget,
+         logger: Logger) {
         self.server = server
         self.listener = listener
         self.bound = bound
         self.openDocuments = openDocuments
+        self.documentBytes = documentBytes
         self.logger = logger
         self.stopping = try! Interrupter()
     }
@@ -255,7 +261,8 @@ final class Daemon: @unchecked Sendable {
         let connection = Connection(input: socket, output: output, options: connectionOptions, logger: logger)
         var origin = ClientOrigin(transport: .socket, app: app, pid: credentials.pid, confined: peer.confined)
         origin.presenterBudget = budgets.presenter
-        origin.documentBudgets = (budgets.documents, openDocuments)
+        origin.documentBudgets = DocumentBudgets(appFiles: budgets.documents, allFiles: openDocuments,
+                                                 appBytes: budgets.documentBytes, allBytes: documentBytes)
         let code = server.serve(connection, origin: origin, events: sessionEvents(onStart: { session in deadline.watch(session) }))
         logger.info("the connection of \(app) (pid \(credentials.pid)) ended with \(code)")
     }
@@ -294,7 +301,8 @@ final class Daemon: @unchecked Sendable {
         let control = BridgeControl(socket: socket, logger: logger)
         var origin = ClientOrigin(transport: .bridge, app: app, pid: clientPID, confined: confined, opener: control)
         origin.presenterBudget = budgets.presenter
-        origin.documentBudgets = (budgets.documents, openDocuments)
+        origin.documentBudgets = DocumentBudgets(appFiles: budgets.documents, allFiles: openDocuments,
+                                                 appBytes: budgets.documentBytes, allBytes: documentBytes)
         let code = server.serve(connection, origin: origin, events: sessionEvents(onStart: { session in
             // `T` from the bridge is a signal to it; its end of file is the bridge gone.
             control.start { reason in session.end(exitCode: session.exitCodeForEndOfInput, reason: reason) }
@@ -397,18 +405,20 @@ final class Daemon: @unchecked Sendable {
         /// (`--max-presenter-bytes-per-app`, ``ConnectionPresenter``).
         let presenter: ByteBudget
         /// The documents their exporters hold open (`--max-open-documents-per-app`), counted
-        /// one a document.
+        /// one a document, and the bytes of those held in memory (`--max-document-bytes-per-app`).
         let documents: ByteBudget
+        let documentBytes: ByteBudget
         var sessions = 0
 
         init(_ options: ServerOptions) {
             input = ByteBudget(limit: 2 * options.connectionOptions.maxMessageBytes)
             presenter = ByteBudget(limit: options.maxPresenterBytesPerApp)
             documents = ByteBudget(limit: options.maxOpenDocumentsPerApp)
+            documentBytes = ByteBudget(limit: options.maxDocumentBytesPerApp)
         }
 
         /// Nothing the app's ended sessions left is still counted.
-        var isUnused: Bool { presenter.bytesHeld == 0 && documents.bytesHeld == 0 }
+        var isUnused: Bool { presenter.bytesHeld == 0 && documents.bytesHeld == 0 && documentBytes.bytesHeld == 0 }
     }
 
     // MARK: Sessions

@@ -55,6 +55,10 @@ public final class ClientSession: Sendable {
     /// client's waiting holds up another's (``WorkerPool/waiting``).
     let dialogWork = SerialQueue(pool: .waiting)
     let fileWork = SerialQueue(pool: .waiting)
+    /// What lives as long as one of the client's dialogs (the charge for an exporter's
+    /// documents' bytes, ``chargeDocumentBytes(_:)``): let go as the dialog's ending is
+    /// delivered, or with the session.
+    private let heldByDialogs = Locked<[DialogID: any Sendable]>([:])
 
     init(server: Server, connection: Connection, origin: ClientOrigin, events: SessionEvents) {
         self.server = server
@@ -233,6 +237,25 @@ public final class ClientSession: Sendable {
         }
     }
 
+    /// Keeps `value` until dialog `id`'s ending is delivered (``deliver(_:)``).
+    func keep(_ value: any Sendable, until id: DialogID) {
+        heldByDialogs.withValue { $0[id] = value }
+    }
+
+    /// Lets go of what was kept for dialog `id`, outside the lock (it may take locks of its own).
+    func letGo(of id: DialogID) {
+        let value = heldByDialogs.withValue { $0.removeValue(forKey: id) }
+        _ = value
+    }
+
+    private func letGoOfEverythingHeld() {
+        let values = heldByDialogs.withValue { held in
+            defer { held = [:] }
+            return held
+        }
+        _ = values
+    }
+
     private func releaseEverything() {
         if isPresenterConnection { server.hub.unregister(self) }
         server.engine.disconnect(client: dialogClient)
@@ -240,6 +263,7 @@ public final class ClientSession: Sendable {
         // session's output closes.
         server.engine.waitForWrites(client: dialogClient)
         server.engine.forget(client: dialogClient)
+        letGoOfEverythingHeld()
         let released = server.access.endSession(client: accessClient)
         if released > 0 { logger.info("released \(released) lease(s) left open") }
     }

@@ -9,7 +9,10 @@ extension ClientSession {
     /// The dialog engine's events for this client, as notifications: called through the
     /// client's outbox, in the engine's order, with no lock held.
     func deliver(_ event: DialogEvent) {
-        if server.options.acceptsPresenterConnections, let ended = event.endedDialog { server.hub.ended(ended) }
+        if let ended = event.endedDialog {
+            if server.options.acceptsPresenterConnections { server.hub.ended(ended) }
+            letGo(of: ended)
+        }
         switch event {
         case .presentationChanged(let id, let isPresented):
             send(PresentationChangedNotification(dialogId: id.rawValue, isPresented: isPresented))

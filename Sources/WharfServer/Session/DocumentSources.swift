@@ -1,5 +1,6 @@
 import Glibc
 import WharfAccess
+import WharfDialogs
 import WharfFileWriting
 import WharfJSONRPC
 import WharfProtocol
@@ -26,15 +27,38 @@ extension ClientSession {
     /// export written, the dialog cancelled, the session gone) gives it back.
     private func counted(_ descriptor: FileDescriptor, field: String) throws(ResponseError) {
         guard let budgets = origin.documentBudgets else { return }
-        guard let app = budgets.app.charge(1) else {
-            throw ResponseError(WharfErrorCode.tooManyDialogs, "\(field): this app's exporters hold \(budgets.app.limit) documents "
+        guard let app = budgets.appFiles.charge(1) else {
+            throw ResponseError(WharfErrorCode.tooManyDialogs, "\(field): this app's exporters hold \(budgets.appFiles.limit) documents "
                 + "open already (--max-open-documents-per-app); one of its exporters must end first")
         }
-        guard let daemon = budgets.daemon.charge(1) else {
-            throw ResponseError(WharfErrorCode.tooManyDialogs, "\(field): the daemon holds \(budgets.daemon.limit) documents open "
+        guard let all = budgets.allFiles.charge(1) else {
+            throw ResponseError(WharfErrorCode.tooManyDialogs, "\(field): the daemon holds \(budgets.allFiles.limit) documents open "
                 + "for all apps already (half its descriptor limit); try again once some exporters have ended")
         }
-        descriptor.holdWhileOpen((app, daemon))
+        descriptor.holdWhileOpen((app, all))
+    }
+
+    /// Counts the bytes of `request`'s `text` and `base64` documents against the budgets of
+    /// bytes held by open exporters over the daemon (``ClientOrigin/documentBudgets``): what is
+    /// returned holds them until it is let go (``keep(_:until:)``). Nil when there is nothing
+    /// to count.
+    func chargeDocumentBytes(_ request: ExporterRequest) throws(ResponseError) -> (any Sendable)? {
+        guard let budgets = origin.documentBudgets else { return nil }
+        let bytes = request.documents.reduce(0) { total, document in
+            if case .bytes(let bytes)? = document.contents { return total + bytes.count }
+            return total
+        }
+        guard bytes > 0 else { return nil }
+        guard let app = budgets.appBytes.charge(bytes) else {
+            throw ResponseError(WharfErrorCode.tooManyDialogs, "documents: this app's exporters hold \(budgets.appBytes.bytesHeld) "
+                + "bytes of documents already, and these \(bytes) would pass \(budgets.appBytes.limit) (--max-document-bytes-per-app); "
+                + "one of its exporters must end first, or pass the file instead ({\"fd\": N})")
+        }
+        guard let all = budgets.allBytes.charge(bytes) else {
+            throw ResponseError(WharfErrorCode.tooManyDialogs, "documents: the daemon holds \(budgets.allBytes.limit) bytes of "
+                + "documents for all apps already; try again once some exporters have ended, or pass the file instead ({\"fd\": N})")
+        }
+        return (app, all)
     }
 
     private func openSource(_ contents: DocumentContents, field: String) throws(ResponseError) -> ExportSource {
