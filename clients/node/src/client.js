@@ -606,7 +606,9 @@ export class WharfClient extends EventEmitter {
         return;
       } catch (error) {
         message = failureMessage(error);
-        if (this.listenerCount('error') > 0) this.emit('error', error);
+        // Through tell(), as every listener is: an `error` listener that threw from emit()
+        // broke out of here before the dialog was failed, and it stayed open for ever.
+        if (this.listenerCount('error') > 0) tell(this, 'error', error);
       }
     }
     try {
@@ -896,7 +898,8 @@ export class WharfClient extends EventEmitter {
 
   #reportReleaseFailure(accessId, failure) {
     if (failure instanceof ConnectionLost) return;  // the server is gone, and its leases with it
-    if (this.listenerCount('error') > 0) this.emit('error', failure);
+    // tell(), not emit(): an `error` listener that throws must not take the body's error's place.
+    if (this.listenerCount('error') > 0) tell(this, 'error', failure);
     else process.emitWarning(`releasing access ${accessId} failed after the withAccess body threw: ${failure?.message ?? failure}`, 'WharfWarning');
   }
 

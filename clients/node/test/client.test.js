@@ -578,3 +578,36 @@ test('a dialog keeps a bounded history of the events the app does not read, and 
   assert.deepEqual(events.slice(0, -2).map((event) => event.params.bytesWritten),
     Array.from({ length: EVENTS_KEPT - 1 }, (_, i) => 5000 - EVENTS_KEPT + 1 + i));
 });
+
+test('an error listener that throws is reported and ignored: the failed handler still ends its dialog, and withAccess still rejects with the body\'s error', async (t) => {
+  // `error` listeners were called with emit(): one that threw broke out of the failed handler's
+  // clean-up (an unhandled rejection, and the dialog stayed open for ever), or out of
+  // withAccess's, whose caller then saw the listener's error instead of its own.
+  const warnings = [];
+  const heard = (warning) => { if (warning.name === 'WharfWarning') warnings.push(warning.message); };
+  process.on('warning', heard);
+  t.after(() => process.off('warning', heard));
+  const folder = photos(t);
+  const client = await spawn(t, { args: ['--state-dir', ':memory:'], presentsDialogs: true,
+    onPresent: (presentation) => presentation.choose([join(folder, 'notes.txt')]) });
+  const [picked] = await (await client.presentImporter(['public.plain-text'])).result();
+  const errors = [];
+  client.on('error', () => { throw new Error('an error listener failed'); });
+  client.on('error', (error) => errors.push(error.message));
+  client.onPresent(() => { throw new Error('the file view crashed'); });
+  const dialog = await client.presentImporter(['public.item']);
+  await assert.rejects(dialog.result({ timeoutMs: 5000 }), (error) => error instanceof DialogFailed && error.code === -32040
+    && error.serverMessage.includes('Error: the file view crashed'));
+  const leases = [];
+  client.on('traffic', (direction, message) => { if (direction === 'receive' && message.result?.accessId) leases.push(message.result.accessId); });
+  const crash = new Error('the editor crashed');
+  await assert.rejects(client.withAccess(picked, async () => {
+    await client.releaseAccess(leases[0]);  // released behind its back: the scoped release fails
+    throw crash;
+  }), (error) => error === crash);
+  assert.equal(errors.length, 2, 'the listener after the one that threw heard both failures');
+  assert.equal(errors[0], 'the file view crashed');
+  assert.match(errors[1], /accessNotFound/);
+  await new Promise((resolve) => setImmediate(resolve));  // warnings are emitted on the next tick
+  assert.equal(warnings.filter((message) => message.includes("'error' listener threw")).length, 2, String(warnings));
+});
