@@ -487,7 +487,6 @@ export class WharfClient extends EventEmitter {
 
   /** Sends `message` after everything sent before it, now if the pipe has room, else once it drains (see #outbox). */
   #write(message) {
-    tell(this, 'traffic', 'send', message);
     this.#outbox.push(message);
     if (!this.#waitingForDrain) this.#flush();
   }
@@ -495,11 +494,17 @@ export class WharfClient extends EventEmitter {
   #flush() {
     this.#waitingForDrain = false;
     while (this.#outbox.length > 0) {
-      if (!this.#writable.write(encode(this.#outbox.shift(), this.#framing))) {
+      const message = this.#outbox.shift();
+      const room = this.#writable.write(encode(message, this.#framing));
+      if (!room) {
         this.#waitingForDrain = true;
         this.#writable.once('drain', () => this.#flush());
-        return;
       }
+      // Heard once it is handed to the pipe's stream, not as it is queued: a request that times
+      // out in the outbox is taken out unsent, and must not show as sent in a transcript. After
+      // the write, so that a listener that sends goes after this message.
+      tell(this, 'traffic', 'send', message);
+      if (this.#waitingForDrain) return;
     }
     if (this.#endWhenWritten) {
       this.#endWhenWritten = false;

@@ -611,3 +611,27 @@ test('an error listener that throws is reported and ignored: the failed handler 
   await new Promise((resolve) => setImmediate(resolve));  // warnings are emitted on the next tick
   assert.equal(warnings.filter((message) => message.includes("'error' listener threw")).length, 2, String(warnings));
 });
+
+test('traffic reports what is handed to the pipe: a request that timed out waiting inside the client never shows as sent', { timeout: 30000 }, async (t) => {
+  // traffic heard each message as it was queued, so a transcript showed requests that were
+  // taken out unsent (and never reached wharf) as sent.
+  const client = await spawn(t, { args: ['--state-dir', ':memory:'] });
+  const { pid } = client.child;
+  const sent = [];
+  client.on('traffic', (direction, message) => { if (direction === 'send') sent.push(message); });
+  client.requestTimeoutMs = 200;
+  process.kill(pid, 'SIGSTOP');
+  let pings;
+  try {
+    const padding = 'x'.repeat(1 << 18);
+    pings = Array.from({ length: 5 }, () => client.request('ping', { padding }));
+    for (const ping of pings) await assert.rejects(ping, WharfTimeout);
+  } finally {
+    process.kill(pid, 'SIGCONT');
+  }
+  client.requestTimeoutMs = 10_000;
+  await client.ping();
+  const methods = sent.map((message) => message.method);
+  assert.deepEqual(methods, ['ping', '$/cancelRequest', 'ping'], 'only what was written is reported');
+  assert.equal(sent[1].params.id, sent[0].id);
+});
