@@ -318,7 +318,16 @@ function withDefined(object) {
 const OPTION_NAMES = ['defaultDirectory', 'title', 'message', 'confirmationLabel', 'browserOptions', 'urlEnabled',
   'importsUnresolvedAliases', 'customizationId', 'timeoutMs', 'filenameLabel'];
 
-function dialogOptions(options) {
+/**
+ * The `options` of a present request. A key that is none of OPTION_NAMES throws TypeError, as an
+ * unknown keyword does in the Python client: dropping it, as this did, presented a dialog that
+ * silently lacked what a misspelt option (`defaultDir`) meant to say.
+ */
+function dialogOptions(options, method, others) {
+  const unknown = Object.keys(options).filter((name) => !OPTION_NAMES.includes(name));
+  if (unknown.length > 0) {
+    throw new TypeError(`${method} has no option ${unknown.join(', ')}: its options are ${[...others, ...OPTION_NAMES].join(', ')}`);
+  }
   return withDefined(Object.fromEntries(OPTION_NAMES.map((name) => [name, options[name]])));
 }
 
@@ -802,7 +811,7 @@ export class WharfClient extends EventEmitter {
     const params = withDefined({
       allowedContentTypes: [...allowedContentTypes], allowsMultipleSelection: multiple, presentationId,
     });
-    const merged = dialogOptions(options);
+    const merged = dialogOptions(options, 'presentImporter', ['multiple', 'presentationId', 'signal']);
     if (Object.keys(merged).length) params.options = merged;
     return this.#present('presentImporter', params, 'importer', [], signal);
   }
@@ -813,6 +822,7 @@ export class WharfClient extends EventEmitter {
    * for a lazy document produced once the human has chosen where to save.
    */
   presentExporter(documents, { contentType, contentTypes, defaultFilename, presentationId, signal, ...options } = {}) {
+    const merged = dialogOptions(options, 'presentExporter', ['contentType', 'contentTypes', 'defaultFilename', 'presentationId', 'signal']);
     const params = withDefined({
       documents: documents.map((document) => withDefined({
         filename: document.filename,
@@ -821,7 +831,6 @@ export class WharfClient extends EventEmitter {
       })),
       contentType, contentTypes, defaultFilename, presentationId,
     });
-    const merged = dialogOptions(options);
     if (Object.keys(merged).length) params.options = merged;
     return this.#present('presentExporter', params, 'exporter', documents.map((document) => document.snapshot), signal);
   }

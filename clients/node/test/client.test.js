@@ -635,3 +635,22 @@ test('traffic reports what is handed to the pipe: a request that timed out waiti
   assert.deepEqual(methods, ['ping', '$/cancelRequest', 'ping'], 'only what was written is reported');
   assert.equal(sent[1].params.id, sent[0].id);
 });
+
+test('an option that is not one throws TypeError naming it, and nothing is presented', async (t) => {
+  // Options outside the list were dropped without a word: `defaultDir` (for defaultDirectory)
+  // or `multipleSelection` (for multiple) presented a dialog that silently lacked them.
+  const client = await spawn(t, { args: ['--state-dir', ':memory:'], presentsDialogs: true, onPresent: () => {} });
+  const sent = [];
+  client.on('traffic', (direction, message) => { if (direction === 'send') sent.push(message.method); });
+  await assert.rejects(async () => client.presentImporter(['public.item'], { defaultDir: '/tmp', title: 'Open' }),
+    (error) => error instanceof TypeError && /defaultDir/.test(error.message) && /defaultDirectory/.test(error.message));
+  await assert.rejects(async () => client.presentExporter([{ writableContentTypes: ['public.plain-text'], contents: 'x' }], { multiple: true }),
+    (error) => error instanceof TypeError && /multiple/.test(error.message));
+  assert.deepEqual(sent, []);
+  // Every option the README lists is taken.
+  const dialog = await client.presentImporter(['public.item'], {
+    title: 't', message: 'm', confirmationLabel: 'c', defaultDirectory: '/tmp', browserOptions: ['includeHiddenFiles'],
+    urlEnabled: { all: [] }, importsUnresolvedAliases: true, customizationId: 'id', timeoutMs: 60_000, presentationId: 'p',
+  });
+  await dialog.cancel();
+});
