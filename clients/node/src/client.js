@@ -709,7 +709,8 @@ export class WharfClient extends EventEmitter {
 
   /**
    * Which presenter this client's dialogs get (`initialize`'s `capabilities.presenter`):
-   * 'portal', 'zenity', 'kdialog', 'frontend', 'script', or null (none, or a server too old to say).
+   * 'portal', 'zenity', 'kdialog', 'frontend', 'script', 'connection' (over the daemon, its presenter
+   * connection), or null (none, or a server too old to say).
    */
   get presenter() {
     const value = this.initializeResult?.capabilities?.presenter;
