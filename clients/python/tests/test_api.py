@@ -181,7 +181,7 @@ def test_an_installed_wharf_is_found_without_wharf_or_path(tmp_path, monkeypatch
 
 
 def test_the_package_is_mypy_strict_clean():
-    # mypy is pinned in Tests/python/requirements.txt; `make test-clients` runs this.
+    # mypy is pinned in clients/python/requirements-dev.txt; `make test-clients` runs this.
     mypy = pathlib.Path(sys.executable).parent / "mypy"
     if not mypy.exists():
         pytest.fail("mypy is not installed next to this Python: make test-clients installs it")
