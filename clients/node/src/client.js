@@ -318,7 +318,16 @@ function withDefined(object) {
 const OPTION_NAMES = ['defaultDirectory', 'title', 'message', 'confirmationLabel', 'browserOptions', 'urlEnabled',
   'importsUnresolvedAliases', 'customizationId', 'timeoutMs', 'filenameLabel'];
 
-function dialogOptions(options) {
+/**
+ * The `options` of a present request. A key that is none of OPTION_NAMES throws TypeError, as an
+ * unknown keyword does in the Python client: dropping it, as this did, presented a dialog that
+ * silently lacked what a misspelt option (`defaultDir`) meant to say.
+ */
+function dialogOptions(options, method, others) {
+  const unknown = Object.keys(options).filter((name) => !OPTION_NAMES.includes(name));
+  if (unknown.length > 0) {
+    throw new TypeError(`${method} has no option ${unknown.join(', ')}: its options are ${[...others, ...OPTION_NAMES].join(', ')}`);
+  }
   return withDefined(Object.fromEntries(OPTION_NAMES.map((name) => [name, options[name]])));
 }
 
@@ -487,7 +496,6 @@ export class WharfClient extends EventEmitter {
 
   /** Sends `message` after everything sent before it, now if the pipe has room, else once it drains (see #outbox). */
   #write(message) {
-    tell(this, 'traffic', 'send', message);
     this.#outbox.push(message);
     if (!this.#waitingForDrain) this.#flush();
   }
@@ -495,11 +503,17 @@ export class WharfClient extends EventEmitter {
   #flush() {
     this.#waitingForDrain = false;
     while (this.#outbox.length > 0) {
-      if (!this.#writable.write(encode(this.#outbox.shift(), this.#framing))) {
+      const message = this.#outbox.shift();
+      const room = this.#writable.write(encode(message, this.#framing));
+      if (!room) {
         this.#waitingForDrain = true;
         this.#writable.once('drain', () => this.#flush());
-        return;
       }
+      // Heard once it is handed to the pipe's stream, not as it is queued: a request that times
+      // out in the outbox is taken out unsent, and must not show as sent in a transcript. After
+      // the write, so that a listener that sends goes after this message.
+      tell(this, 'traffic', 'send', message);
+      if (this.#waitingForDrain) return;
     }
     if (this.#endWhenWritten) {
       this.#endWhenWritten = false;
@@ -606,7 +620,9 @@ export class WharfClient extends EventEmitter {
         return;
       } catch (error) {
         message = failureMessage(error);
-        if (this.listenerCount('error') > 0) this.emit('error', error);
+        // Through tell(), as every listener is: an `error` listener that threw from emit()
+        // broke out of here before the dialog was failed, and it stayed open for ever.
+        if (this.listenerCount('error') > 0) tell(this, 'error', error);
       }
     }
     try {
@@ -693,7 +709,8 @@ export class WharfClient extends EventEmitter {
 
   /**
    * Which presenter this client's dialogs get (`initialize`'s `capabilities.presenter`):
-   * 'portal', 'zenity', 'kdialog', 'frontend', 'script', or null (none, or a server too old to say).
+   * 'portal', 'zenity', 'kdialog', 'frontend', 'script', 'connection' (over the daemon, its presenter
+   * connection), or null (none, or a server too old to say).
    */
   get presenter() {
     const value = this.initializeResult?.capabilities?.presenter;
@@ -795,7 +812,7 @@ export class WharfClient extends EventEmitter {
     const params = withDefined({
       allowedContentTypes: [...allowedContentTypes], allowsMultipleSelection: multiple, presentationId,
     });
-    const merged = dialogOptions(options);
+    const merged = dialogOptions(options, 'presentImporter', ['multiple', 'presentationId', 'signal']);
     if (Object.keys(merged).length) params.options = merged;
     return this.#present('presentImporter', params, 'importer', [], signal);
   }
@@ -806,6 +823,7 @@ export class WharfClient extends EventEmitter {
    * for a lazy document produced once the human has chosen where to save.
    */
   presentExporter(documents, { contentType, contentTypes, defaultFilename, presentationId, signal, ...options } = {}) {
+    const merged = dialogOptions(options, 'presentExporter', ['contentType', 'contentTypes', 'defaultFilename', 'presentationId', 'signal']);
     const params = withDefined({
       documents: documents.map((document) => withDefined({
         filename: document.filename,
@@ -814,7 +832,6 @@ export class WharfClient extends EventEmitter {
       })),
       contentType, contentTypes, defaultFilename, presentationId,
     });
-    const merged = dialogOptions(options);
     if (Object.keys(merged).length) params.options = merged;
     return this.#present('presentExporter', params, 'exporter', documents.map((document) => document.snapshot), signal);
   }
@@ -896,7 +913,8 @@ export class WharfClient extends EventEmitter {
 
   #reportReleaseFailure(accessId, failure) {
     if (failure instanceof ConnectionLost) return;  // the server is gone, and its leases with it
-    if (this.listenerCount('error') > 0) this.emit('error', failure);
+    // tell(), not emit(): an `error` listener that throws must not take the body's error's place.
+    if (this.listenerCount('error') > 0) tell(this, 'error', failure);
     else process.emitWarning(`releasing access ${accessId} failed after the withAccess body threw: ${failure?.message ?? failure}`, 'WharfWarning');
   }
 

@@ -578,3 +578,79 @@ test('a dialog keeps a bounded history of the events the app does not read, and 
   assert.deepEqual(events.slice(0, -2).map((event) => event.params.bytesWritten),
     Array.from({ length: EVENTS_KEPT - 1 }, (_, i) => 5000 - EVENTS_KEPT + 1 + i));
 });
+
+test('an error listener that throws is reported and ignored: the failed handler still ends its dialog, and withAccess still rejects with the body\'s error', async (t) => {
+  // `error` listeners were called with emit(): one that threw broke out of the failed handler's
+  // clean-up (an unhandled rejection, and the dialog stayed open for ever), or out of
+  // withAccess's, whose caller then saw the listener's error instead of its own.
+  const warnings = [];
+  const heard = (warning) => { if (warning.name === 'WharfWarning') warnings.push(warning.message); };
+  process.on('warning', heard);
+  t.after(() => process.off('warning', heard));
+  const folder = photos(t);
+  const client = await spawn(t, { args: ['--state-dir', ':memory:'], presentsDialogs: true,
+    onPresent: (presentation) => presentation.choose([join(folder, 'notes.txt')]) });
+  const [picked] = await (await client.presentImporter(['public.plain-text'])).result();
+  const errors = [];
+  client.on('error', () => { throw new Error('an error listener failed'); });
+  client.on('error', (error) => errors.push(error.message));
+  client.onPresent(() => { throw new Error('the file view crashed'); });
+  const dialog = await client.presentImporter(['public.item']);
+  await assert.rejects(dialog.result({ timeoutMs: 5000 }), (error) => error instanceof DialogFailed && error.code === -32040
+    && error.serverMessage.includes('Error: the file view crashed'));
+  const leases = [];
+  client.on('traffic', (direction, message) => { if (direction === 'receive' && message.result?.accessId) leases.push(message.result.accessId); });
+  const crash = new Error('the editor crashed');
+  await assert.rejects(client.withAccess(picked, async () => {
+    await client.releaseAccess(leases[0]);  // released behind its back: the scoped release fails
+    throw crash;
+  }), (error) => error === crash);
+  assert.equal(errors.length, 2, 'the listener after the one that threw heard both failures');
+  assert.equal(errors[0], 'the file view crashed');
+  assert.match(errors[1], /accessNotFound/);
+  await new Promise((resolve) => setImmediate(resolve));  // warnings are emitted on the next tick
+  assert.equal(warnings.filter((message) => message.includes("'error' listener threw")).length, 2, String(warnings));
+});
+
+test('traffic reports what is handed to the pipe: a request that timed out waiting inside the client never shows as sent', { timeout: 30000 }, async (t) => {
+  // traffic heard each message as it was queued, so a transcript showed requests that were
+  // taken out unsent (and never reached wharf) as sent.
+  const client = await spawn(t, { args: ['--state-dir', ':memory:'] });
+  const { pid } = client.child;
+  const sent = [];
+  client.on('traffic', (direction, message) => { if (direction === 'send') sent.push(message); });
+  client.requestTimeoutMs = 200;
+  process.kill(pid, 'SIGSTOP');
+  let pings;
+  try {
+    const padding = 'x'.repeat(1 << 18);
+    pings = Array.from({ length: 5 }, () => client.request('ping', { padding }));
+    for (const ping of pings) await assert.rejects(ping, WharfTimeout);
+  } finally {
+    process.kill(pid, 'SIGCONT');
+  }
+  client.requestTimeoutMs = 10_000;
+  await client.ping();
+  const methods = sent.map((message) => message.method);
+  assert.deepEqual(methods, ['ping', '$/cancelRequest', 'ping'], 'only what was written is reported');
+  assert.equal(sent[1].params.id, sent[0].id);
+});
+
+test('an option that is not one throws TypeError naming it, and nothing is presented', async (t) => {
+  // Options outside the list were dropped without a word: `defaultDir` (for defaultDirectory)
+  // or `multipleSelection` (for multiple) presented a dialog that silently lacked them.
+  const client = await spawn(t, { args: ['--state-dir', ':memory:'], presentsDialogs: true, onPresent: () => {} });
+  const sent = [];
+  client.on('traffic', (direction, message) => { if (direction === 'send') sent.push(message.method); });
+  await assert.rejects(async () => client.presentImporter(['public.item'], { defaultDir: '/tmp', title: 'Open' }),
+    (error) => error instanceof TypeError && /defaultDir/.test(error.message) && /defaultDirectory/.test(error.message));
+  await assert.rejects(async () => client.presentExporter([{ writableContentTypes: ['public.plain-text'], contents: 'x' }], { multiple: true }),
+    (error) => error instanceof TypeError && /multiple/.test(error.message));
+  assert.deepEqual(sent, []);
+  // Every option the README lists is taken.
+  const dialog = await client.presentImporter(['public.item'], {
+    title: 't', message: 'm', confirmationLabel: 'c', defaultDirectory: '/tmp', browserOptions: ['includeHiddenFiles'],
+    urlEnabled: { all: [] }, importsUnresolvedAliases: true, customizationId: 'id', timeoutMs: 60_000, presentationId: 'p',
+  });
+  await dialog.cancel();
+});

@@ -181,7 +181,7 @@ def test_an_installed_wharf_is_found_without_wharf_or_path(tmp_path, monkeypatch
 
 
 def test_the_package_is_mypy_strict_clean():
-    # mypy is pinned in Tests/python/requirements.txt; `make test-clients` runs this.
+    # mypy is pinned in clients/python/requirements-dev.txt; `make test-clients` runs this.
     mypy = pathlib.Path(sys.executable).parent / "mypy"
     if not mypy.exists():
         pytest.fail("mypy is not installed next to this Python: make test-clients installs it")
@@ -189,3 +189,28 @@ def test_the_package_is_mypy_strict_clean():
                               cwd=PACKAGE / "src", capture_output=True, text=True,
                               env={**os.environ, "MYPYPATH": str(PACKAGE / "src")})
     assert finished.returncode == 0, finished.stdout + finished.stderr
+
+
+def test_initialize_takes_a_timeout_as_every_request_method_does(tmp_path):
+    # The README: "Each request method takes timeout=". initialize did not, so a client attached
+    # to streams could bound its handshake only through the client's default for every request.
+    silent = subprocess.Popen(["sleep", "30"], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    try:
+        client = WharfClient.attach(silent.stdout, silent.stdin)
+        with pytest.raises(WharfTimeout, match="initialize got no answer within 0.2 s"):
+            client.initialize(timeout=0.2)
+
+        async def main():
+            process = await asyncio.create_subprocess_exec("sleep", "30", stdin=asyncio.subprocess.PIPE,
+                                                           stdout=asyncio.subprocess.PIPE)
+            try:
+                attached = AsyncWharfClient.attach(process.stdout, process.stdin)
+                with pytest.raises(WharfTimeout, match="initialize got no answer within 0.2 s"):
+                    await attached.initialize(timeout=0.2)
+            finally:
+                process.kill()
+                await process.wait()
+        asyncio.run(main())
+    finally:
+        silent.kill()
+        silent.wait()

@@ -983,7 +983,7 @@ def test_events_kept_for_a_dialog_not_registered_yet_are_bounded_and_keep_its_en
 def test_a_listener_that_blocks_or_calls_the_client_stalls_no_answer_and_no_dialog(wharf_path, script):
     # Listeners ran on the reader thread: while one waited, no answer and no dialog event was
     # read, and one that called the client waited for an answer only it could have read.
-    release = threading.Event()
+    release, waiting = threading.Event(), threading.Event()
     heard, answered = [], []
 
     with WharfClient.spawn(wharf_path, script([{"dismiss": True}])) as client:
@@ -991,12 +991,16 @@ def test_a_listener_that_blocks_or_calls_the_client_stalls_no_answer_and_no_dial
             heard.append(method)
             if len(heard) == 1:
                 answered.append(client.ping(timeout=5))
+                waiting.set()
                 release.wait(30)
         client.on_notification(listener)
         dialog = client.present_importer(["public.item"], timeout=5)
         with pytest.raises(DialogCancelled):
             dialog.result(timeout=5)
         client.ping(timeout=5)
+        # The listeners' thread may not have begun yet when the dialog's end and this answer
+        # are read (it did not under load, and heard was still empty): wait for it to block.
+        assert waiting.wait(10), "the listener never got its ping answered"
         assert heard == ["dialog/presentationChanged"]  # still in the listener
         release.set()
     assert answered == [None]

@@ -37,10 +37,12 @@ def test_the_readme_lists_every_field_of_the_data_types():
     import wharf_client
     from wharf_client import core, types
     section = README[README.index("## Data types"):README.index("## asyncio")]
-    for cls in (types.InitializeResult, types.ServerInfo, types.TypeDescription, types.Identification,
+    for cls in (types.InitializeResult, types.ServerInfo, types.ClientIdentity, types.TypeDescription, types.Identification,
                 types.DialogFilters, types.ContentTypeChoice, types.DirectoryEntry, types.DirectoryListing, types.Lease, types.AccessEntry,
                 types.AccessList, types.DialogOptions, types.ExportDocument, core.DialogEvent):
         assert f"`{cls.__name__}`" in section, cls.__name__
+        # Each type the README names can be imported from the package, as the README writes it.
+        assert getattr(wharf_client, cls.__name__, None) is cls, f"wharf_client.{cls.__name__} is missing"
         for field in dataclasses.fields(cls):
             assert f"`{field.name}`" in section, f"{cls.__name__}.{field.name}"
     presentation = core.PresentationFields.__init__.__code__.co_names

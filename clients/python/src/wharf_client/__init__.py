@@ -14,13 +14,13 @@ from .client import DEFAULT_TIMEOUT, INSTALLED_LOCATIONS, Dialog, Presentation, 
 from .core import DialogEvent
 from .errors import ConnectionLost, DialogCancelled, DialogFailed, RequestError, WharfError, WharfTimeout
 from .paths import url_to_path
-from .types import (AccessEntry, AccessList, ContentTypeChoice, DialogFilters, DialogOptions, DirectoryEntry, DirectoryListing,
+from .types import (AccessEntry, AccessList, ClientIdentity, ContentTypeChoice, DialogFilters, DialogOptions, DirectoryEntry, DirectoryListing,
                     ExportDocument, Identification, InitializeResult, Lease, ServerInfo, TypeDescription)
 
 __all__ = [
     "WharfClient", "find_wharf", "DEFAULT_TIMEOUT", "INSTALLED_LOCATIONS", "Dialog", "DialogEvent", "Presentation",
     "WharfError", "RequestError", "ConnectionLost", "DialogCancelled", "DialogFailed", "WharfTimeout",
-    "AccessEntry", "AccessList", "ContentTypeChoice", "DialogFilters", "DialogOptions", "DirectoryEntry", "DirectoryListing",
+    "AccessEntry", "AccessList", "ClientIdentity", "ContentTypeChoice", "DialogFilters", "DialogOptions", "DirectoryEntry", "DirectoryListing",
     "ExportDocument", "Identification", "InitializeResult", "Lease", "ServerInfo", "TypeDescription",
     "url_to_path",
 ]

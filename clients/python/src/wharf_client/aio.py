@@ -385,9 +385,9 @@ class AsyncWharfClient:
 
     async def initialize(self, app: str = "python", presents_dialogs: bool = False,
                          prefers_desktop_dialogs: bool = False, trace: Optional[str] = None,
-                         version: Optional[str] = None) -> InitializeResult:
+                         version: Optional[str] = None, timeout: Optional[float] = None) -> InitializeResult:
         self.initialize_result = await self._call(calls.initialize(app, presents_dialogs, prefers_desktop_dialogs,
-                                                                   trace, version))
+                                                                   trace, version), timeout)
         self.notify("initialized", {})
         return self.initialize_result
 

@@ -416,13 +416,15 @@ class WharfClient:
     # Lifecycle
 
     def initialize(self, app: str = "python", presents_dialogs: bool = False, prefers_desktop_dialogs: bool = False,
-                   trace: Optional[str] = None, version: Optional[str] = None) -> InitializeResult:
+                   trace: Optional[str] = None, version: Optional[str] = None,
+                   timeout: Optional[float] = None) -> InitializeResult:
         """``initialize`` then ``initialized``. ``presents_dialogs``: this client draws dialogs
         (register :meth:`on_present`); with ``prefers_desktop_dialogs`` too, the desktop's own
-        dialog is used where it can be (``initialize_result.presenter`` says which)."""
+        dialog is used where it can be (``initialize_result.presenter`` says which). ``timeout``
+        bounds the wait for the answer, as for every request."""
         self._presents_dialogs = presents_dialogs
         self.initialize_result = self._call(calls.initialize(app, presents_dialogs, prefers_desktop_dialogs, trace,
-                                                             version))
+                                                             version), timeout)
         self.notify("initialized", {})
         return self.initialize_result
 

@@ -91,7 +91,8 @@ class InitializeResult(WireObject):
     @property
     def presenter(self) -> Optional[str]:
         """Which presenter this client's dialogs get: ``"portal"``, ``"zenity"``,
-        ``"kdialog"``, ``"frontend"``, ``"script"``, or None (none, or a server that does not
+        ``"kdialog"``, ``"frontend"``, ``"script"``, ``"connection"`` (over the daemon, its
+        presenter connection), or None (none, or a server that does not
         say: ``capabilities.presenter`` is newer than protocol 0.1)."""
         value = self.capabilities.get("presenter")
         return value if isinstance(value, str) else None
