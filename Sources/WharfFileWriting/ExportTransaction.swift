@@ -235,13 +235,15 @@ final class ExportTransaction {
     // MARK: Undoing
 
     /// Puts every destination back as it was and removes every temporary file. Best effort:
-    /// a step that fails does not stop the others.
+    /// a step that fails does not stop the others. A temporary name still holding a replaced
+    /// file's old contents (both ways of putting it back failed) is left as it is: it is the
+    /// only copy of what the person had, and removing a file is never how an export undoes.
     private func abandon() {
         for entry in entries.reversed() {
             if let publication = entry.publication { rollBack(entry, publication) }
         }
         for entry in entries {
-            guard let temporary = entry.temporary, temporary.holds != .nothing else { continue }
+            guard let temporary = entry.temporary, temporary.holds == .newContents else { continue }
             try? Syscalls.unlink(in: entry.directory.descriptor, temporary.name, reportedAs: entry.item.destination)
             temporary.holds = .nothing
         }
