@@ -322,9 +322,11 @@ H.test('names with control characters reach messages as Neovim shows them: saved
   c:input(':WharfAccess<CR>')
   wait_access_list(c)
   c:input('x')
-  c:wait_prompt('the revoke question')
-  local screen = c:screen()
-  ok(vim.tbl_contains(screen, 'Revoke grant ' .. as_shown .. '?'), 'the question on one line: ' .. vim.inspect(screen))
+  eq('Revoke grant ' .. as_shown .. '?', c:wait_question('the revoke question').prompt, 'the question')
+  if not c:blocked() then -- Neovim 0.10's list answers no request until it is answered
+    local screen = c:screen()
+    ok(vim.tbl_contains(screen, 'Revoke grant ' .. as_shown .. '?'), 'the question on one line: ' .. vim.inspect(screen))
+  end
   c:input('1<CR>')
   c:wait(function()
     local l = access_lines(c)
