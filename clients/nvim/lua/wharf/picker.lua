@@ -365,8 +365,16 @@ function Picker:filter_name()
     local info = chosen and self.type_info[chosen]
     return info and info.description and capitalized(info.description) or chosen or ''
   end
+  -- No globs and no MIME types is not enough for "All files": a type Wharf knows by no name
+  -- pattern (one it made up for an unknown extension) has none either, and takes no file.
+  -- A server that does not say allowsAllFiles is taken at its globs.
   if #globs == 0 and #mimes == 0 then
-    return filters.directories and 'Folders' or 'All files'
+    if filters.directories then
+      return 'Folders'
+    end
+    if filters.allowsAllFiles ~= false then
+      return 'All files'
+    end
   end
   local names = {}
   for _, identifier in ipairs(self.show.allowedContentTypes or {}) do
