@@ -92,6 +92,14 @@ function T.recorder(tag)
     append('calls.jsonl', vim.json.encode({ tag = tag, status = result.status }))
   end
 end
+-- Every question asked with vim.ui.select, in questions.jsonl, before it is asked: Neovim 0.10's
+-- select (inputlist()) blocks, and answers no request that is not fast until it is answered,
+-- so what it asks can be read only from outside.
+local select = vim.ui.select
+vim.ui.select = function(items, opts, on_choice)
+  append('questions.jsonl', vim.json.encode({ prompt = opts and opts.prompt or vim.NIL, count = #items }))
+  return select(items, opts, on_choice)
+end
 vim.api.nvim_create_autocmd('User', {
   pattern = 'WharfDone',
   callback = function(ev)
@@ -170,6 +178,23 @@ function Child:wait_prompt(what)
     local mode = self:mode()
     return mode ~= 'n' and mode or nil
   end, what or 'a prompt')
+end
+
+--- Whether the child is blocked in a prompt that answers only fast requests (`nvim_get_mode`):
+--- Neovim 0.10's vim.ui.select (inputlist()) is; a request that is not fast would wait for ever.
+function Child:blocked()
+  return vim.rpcrequest(self.chan, 'nvim_get_mode').blocking
+end
+
+--- Waits for the next vim.ui.select question to be up; returns `{prompt, count}`. Asks the child
+--- nothing but its mode, which is answered even while the question blocks it.
+function Child:wait_question(what)
+  self.questions_seen = (self.questions_seen or 0) + 1
+  return self:wait(function()
+    local lines = vim.split(H.read(self.root .. '/questions.jsonl') or '', '\n', { trimempty = true })
+    local question = lines[self.questions_seen]
+    return question and self:mode() ~= 'n' and vim.json.decode(question) or nil
+  end, what or 'a question')
 end
 
 function Child:wait_normal(what)

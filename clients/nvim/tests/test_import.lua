@@ -428,3 +428,26 @@ H.test('import: names are decoded byte for byte', { dialogs = 1 }, function(c)
     ok(not u:find('[^%w%%%-%._~/:]'), 'an ASCII URL: ' .. u)
   end
 end)
+
+H.test('the footer offers <Tab> only where it marks: a multiple importer, not a single pick nor a Save', {
+  dialogs = 3,
+}, function(c)
+  -- <Tab> in a single pick or a Save dialog only says "this dialog takes one file", yet the
+  -- footer offered "<Tab> mark" in every dialog.
+  c:lua('vim.o.columns = 200')
+  import(c, 'several', { multiple = true })
+  contains(c:wait_picker().footer, '<Tab> mark', 'a multiple importer')
+  c:input('q')
+  c:wait_no_picker()
+  import(c, 'one', {})
+  local footer = c:wait_picker().footer
+  contains(footer, '<CR> open', 'the keys are shown')
+  ok(not footer:find('<Tab>', 1, true), 'no <Tab> in a single pick: ' .. footer)
+  c:input('q')
+  c:wait_no_picker()
+  c:input(':WharfSaveAs<CR>')
+  footer = c:wait_picker().footer
+  ok(not footer:find('<Tab>', 1, true), 'no <Tab> in a Save dialog: ' .. footer)
+  c:input('q')
+  c:wait_no_picker()
+end)

@@ -365,8 +365,16 @@ function Picker:filter_name()
     local info = chosen and self.type_info[chosen]
     return info and info.description and capitalized(info.description) or chosen or ''
   end
+  -- No globs and no MIME types is not enough for "All files": a type Wharf knows by no name
+  -- pattern (one it made up for an unknown extension) has none either, and takes no file.
+  -- A server that does not say allowsAllFiles is taken at its globs.
   if #globs == 0 and #mimes == 0 then
-    return filters.directories and 'Folders' or 'All files'
+    if filters.directories then
+      return 'Folders'
+    end
+    if filters.allowsAllFiles ~= false then
+      return 'All files'
+    end
   end
   local names = {}
   for _, identifier in ipairs(self.show.allowedContentTypes or {}) do
@@ -396,6 +404,11 @@ function Picker:title()
   return text
 end
 
+--- Whether <Tab> marks entries: in an importer of several, or of a folder.
+function Picker:can_mark()
+  return self.kind == 'importer' and (self.multiple or self.folder_picker)
+end
+
 function Picker:footer()
   if self.notice then
     return { { ' ' .. printable(self.notice.text) .. ' ', self.notice.hl } }
@@ -405,9 +418,11 @@ function Picker:footer()
   end
   local width = (self.win and vim.api.nvim_win_is_valid(self.win)) and vim.api.nvim_win_get_width(self.win)
     or self:window_geometry().width
+  -- <Tab> only where it marks (toggle_mark): elsewhere it says the dialog takes one.
+  local mark = self:can_mark() and '<Tab> mark · ' or ''
   for _, keys in ipairs({
-    ' <CR> open · <Tab> mark · - up · ~ home · . hidden · / filter · q cancel · ? help ',
-    ' <CR> open · <Tab> mark · - up · ~ home · / filter · q cancel · ? help ',
+    ' <CR> open · ' .. mark .. '- up · ~ home · . hidden · / filter · q cancel · ? help ',
+    ' <CR> open · ' .. mark .. '- up · ~ home · / filter · q cancel · ? help ',
     ' <CR> open · - up · / filter · q cancel · ? help ',
   }) do
     if vim.fn.strdisplaywidth(keys) <= width - 2 then
@@ -747,7 +762,7 @@ function Picker:toggle_mark()
     return
   end
   local entry = row.entry
-  if not (self.multiple or self.folder_picker) or self.kind ~= 'importer' then
+  if not self:can_mark() then
     self:say('this dialog takes one ' .. (self.folder_picker and 'folder' or 'file'))
     return
   end
