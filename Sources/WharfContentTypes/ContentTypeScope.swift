@@ -94,6 +94,14 @@ public struct ContentTypeScope: Sendable {
         return DynamicIdentifier(tag: .filenameExtension(ext), conformsTo: parentKey == "public.data" ? nil : parentKey).identifier
     }
 
+    /// The extension (lowercased) of a dynamic type made for a filename extension
+    /// (``type(forFilenameExtension:conformingTo:)`` when no type claims it); nil for any
+    /// other identifier. Files with that extension are that type's only known files.
+    public func extensionOfDynamicType(_ identifier: String) -> String? {
+        guard let dynamic = DynamicIdentifier(identifier), case .filenameExtension(let ext) = dynamic.tag else { return nil }
+        return asciiLowercased(ext)
+    }
+
     /// `UTType(mimeType:conformingTo:)`: the type for a MIME type (aliases resolved, parameters
     /// ignored unless a system type declares that exact spelling, as `public.utf8-plain-text`
     /// does for `text/plain;charset=utf-8`). Types the system does not declare get a dynamic

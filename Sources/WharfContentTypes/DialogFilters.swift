@@ -35,7 +35,8 @@ extension ContentTypeScope {
     /// - `public.folder` / `public.directory` allow directories;
     /// - any other type contributes the globs and MIME types of every type that conforms to it —
     ///   system types, this client's, and every type of the MIME database — so `public.archive`
-    ///   lists zip, gzip, tar, … and a declared `com.example.notes` lists `*.notes`;
+    ///   lists zip, gzip, tar, … and a declared `com.example.notes` lists `*.notes`; a dynamic
+    ///   type made for an extension (`zzqq`) lists `*.zzqq`;
     /// - abstract media types become wildcards (`public.image` → `image/*`, `public.audio` →
     ///   `audio/*`, `public.movie` → `video/*`, `public.font` → `font/*`, `public.plain-text`
     ///   and `public.text` → `text/*`), replacing the concrete MIME types they cover — but only
@@ -126,6 +127,10 @@ extension ContentTypeScope {
                 addGlob("*." + ext)
             }
             for mime in candidate.mimeTypes { addMIME(database.canonicalName(mime)) }
+        }
+        // A type made for an extension nobody claims names its files by that extension alone.
+        for target in targets {
+            if let ext = extensionOfDynamicType(target.identifier) { addGlob("*." + ext) }
         }
         for index in database.typeNames.indices where databaseConforms[index] {
             let name = database.typeNames[index]

@@ -30,6 +30,16 @@ public protocol ContentTypeOracle: Sendable {
     func filters(for identifiers: [String]) -> DialogFilters
     /// The type is a package: a directory the user sees as a single file.
     func isPackage(_ identifier: String) -> Bool
+    /// The extension `identifier` was made for, when it is a type no one declared, made for an
+    /// extension no type claims (`UTType(filenameExtension: "zzqq")`, `dyn.…`): lowercased. A
+    /// file with that extension is one of its files, whatever its contents identify it as,
+    /// since nothing else can name it. Nil for every other type.
+    func extensionOnlyType(_ identifier: String) -> String?
+}
+
+extension ContentTypeOracle {
+    /// No type stands for a bare extension (a table of types for tests).
+    public func extensionOnlyType(_ identifier: String) -> String? { nil }
 }
 
 /// Filters a frontend can apply in its own picker, derived from the allowed content types.

@@ -23,7 +23,7 @@ extension DialogEngine {
         }
         let rules = SelectionRules(
             kind: .exporter, contentTypes: plan.offered,
-            browserOptions: options.browserOptions, urlEnabled: options.urlEnabled)
+            browserOptions: options.browserOptions, urlEnabled: options.urlEnabled, types: types)
         return try register(
             client: client, app: app, kind: .exporter, presentationId: request.presentationId, options: options,
             directory: directory, presenter: presenter, types: types, rules: rules, exporter: plan,

@@ -30,7 +30,7 @@ extension DialogEngine {
         let filters = types.filters(for: request.allowedContentTypes)
         let rules = SelectionRules(
             kind: .importer, contentTypes: request.allowedContentTypes,
-            browserOptions: options.browserOptions, urlEnabled: options.urlEnabled)
+            browserOptions: options.browserOptions, urlEnabled: options.urlEnabled, types: types)
         return try register(
             client: client, app: app, kind: .importer, presentationId: request.presentationId, options: options,
             directory: directory, presenter: presenter, types: types, rules: rules, exporter: nil,

@@ -105,6 +105,19 @@ struct SelectionRules: Sendable {
     var contentTypes: [String]
     var browserOptions: BrowserOptions
     var urlEnabled: URLPredicate?
+    /// The extensions (lowercased bytes) of those types that stand for a bare extension
+    /// (``ContentTypeOracle/extensionOnlyType(_:)``): a file with one of them is allowed by
+    /// its name, as `:WharfOpen zzqq` expects of the files ending in `.zzqq`.
+    var extensions: [[UInt8]]
+
+    init(kind: DialogKind, contentTypes: [String], browserOptions: BrowserOptions, urlEnabled: URLPredicate?,
+         types: any ContentTypeOracle) {
+        self.kind = kind
+        self.contentTypes = contentTypes
+        self.browserOptions = browserOptions
+        self.urlEnabled = urlEnabled
+        extensions = contentTypes.compactMap { types.extensionOnlyType($0).map { Array($0.utf8) } }
+    }
 
     /// Why the entry cannot be picked, or nil when it can. `conformance` memoises type checks
     /// across the entries of one listing, where a few types repeat many thousand times.
@@ -122,9 +135,16 @@ struct SelectionRules: Sendable {
             typeAllowed = contentTypes.contains { types.conforms(entry.contentType, to: $0) }
             conformance[entry.contentType] = typeAllowed
         }
-        if !typeAllowed { return .contentType }
+        if !typeAllowed && !(hasAllowedExtension(entry.name) && !entry.isDirectory) { return .contentType }
         if let predicate = urlEnabled, !predicate.evaluate(entry, types: types) { return .urlEnabled }
         return nil
+    }
+
+    /// The name ends in one of ``extensions`` (compared in lowercase, as extensions are).
+    private func hasAllowedExtension(_ name: [UInt8]) -> Bool {
+        guard !extensions.isEmpty, let dot = name.lastIndex(of: UInt8(ascii: ".")), dot != name.startIndex else { return false }
+        let suffix = name[name.index(after: dot)...].map(lowercaseASCII)
+        return extensions.contains(suffix)
     }
 
     /// Why the entry cannot be picked, in words, or nil when it can.

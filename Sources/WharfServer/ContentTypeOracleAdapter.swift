@@ -25,6 +25,10 @@ struct ContentTypeOracleAdapter: ContentTypeOracle {
         scope.type(forFilename: name)
     }
 
+    func extensionOnlyType(_ identifier: String) -> String? {
+        scope.extensionOfDynamicType(identifier)
+    }
+
     func preferredFilenameExtension(of identifier: String) -> String? {
         scope.preferredFilenameExtension(of: identifier)
     }

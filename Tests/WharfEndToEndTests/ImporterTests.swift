@@ -294,6 +294,27 @@ import WharfTestSupport
         #expect(client.request("dialog/choose", ["dialogId": .string(refused), "urls": [.string(scratch.url(".hidden.txt"))]])?["error"]?["code"] == -32015)
     }
 
+    /// A type made for an extension no type claims (`fromFilenameExtension` of `zzqq`) takes
+    /// the files with that extension, whatever their contents say (a text file here), and its
+    /// filter names them: the type was good for nothing, every file refused, `e.zzqq` included.
+    @Test func aTypeMadeForAnUnknownExtensionTakesItsFiles() throws {
+        scratch.write("e.zzqq", "text inside")
+        scratch.write("E2.ZZQQ", "text inside")
+        scratch.write("other.txt", "text inside")
+        let client = try frontend()
+        let type = try #require(client.call("contentTypes/fromFilenameExtension", ["filenameExtension": "zzqq"])?["identifier"]?.stringValue)
+        #expect(type.hasPrefix("dyn."))
+        let id = try #require(client.present(["allowedContentTypes": [.string(type)]]))
+        let filters = try #require(client.notification("presenter/show", where: { $0["params"]?["dialogId"] == .string(id) })?["params"]?["filters"])
+        #expect(filters["globs"] == ["*.zzqq"] && filters["allowsAllFiles"] == false)
+        let listing = client.call("dialog/list", ["dialogId": .string(id), "directory": .string(scratch.directory)])
+        let enabled = listing?["entries"]?.arrayValue?.filter { $0["enabled"] == true }.compactMap { $0["name"]?.stringValue }
+        #expect(enabled?.sorted() == ["E2.ZZQQ", "e.zzqq"])
+        #expect(client.request("dialog/choose", ["dialogId": .string(id), "urls": [.string(scratch.url("other.txt"))]])?["error"]?["code"] == -32015)
+        #expect(client.call("dialog/choose", ["dialogId": .string(id), "urls": [.string(scratch.url("e.zzqq"))]]) == [:])
+        #expect(client.ending(of: id)?["params"]?["urls"] == [.string(scratch.url("e.zzqq"))])
+    }
+
     @Test func urlEnabledDecidesWhatCanBePicked() throws {
         let client = try frontend()
         let id = try #require(client.present([
