@@ -14,9 +14,9 @@ public final class Reply: Sendable {
     /// given back when it is written. One lock for both: a reply is made per request.
     private let state = Locked((answered: false, reserved: 0))
     private let deliver: @Sendable (Result<JSON, ResponseError>, _ releasing: Int) -> Void
-    private let promise: @Sendable (Int) throws(ResponseError) -> Void
+    private let promise: @Sendable (Int) throws(ResponseError) -> Int
 
-    init(id: RequestID, method: String, promise: @escaping @Sendable (Int) throws(ResponseError) -> Void,
+    init(id: RequestID, method: String, promise: @escaping @Sendable (Int) throws(ResponseError) -> Int,
          deliver: @escaping @Sendable (Result<JSON, ResponseError>, _ releasing: Int) -> Void) {
         self.id = id
         self.method = method
@@ -27,11 +27,12 @@ public final class Reply: Sendable {
     /// Promises the output budget room for an answer of about `bytes`, before the work that
     /// produces it starts. Called on the read loop, it waits while the peer has too much
     /// unread output, which is how a peer that asks for a lot and reads nothing stops being
-    /// read from. Once per request. In a batch it never waits: it throws, and the request is
-    /// to be answered with that error, when the batch's answers would pass the budget.
+    /// read from. Once per request. In a batch it never waits, and holds the room only when the
+    /// batch has it: an estimate is a bound (a `readFile` promises its whole `length`, however
+    /// short the file), so the batch judges the answer itself when it comes.
     public func reserve(bytes: Int) throws(ResponseError) {
-        try promise(bytes)
-        state.withValue { $0.reserved += bytes }
+        let held = try promise(bytes)
+        state.withValue { $0.reserved += held }
     }
 
     /// True once an answer has gone out (or been claimed by cancellation).
