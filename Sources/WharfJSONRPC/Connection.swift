@@ -362,7 +362,7 @@ public final class Connection: @unchecked Sendable {
                 guard let self else { return 0 }
                 guard let batch else { writer.reserve(bytes); return bytes }
                 return batch.hold(bytes)
-            }) { [weak self] result, reservation in
+            }, batchRefusal: { [batch] in batch?.isFull == true ? batch?.overBudget : nil }) { [weak self] result, reservation in
                 guard let self else { return }
                 self.requestAnswered()
                 self.state.withValue { state in
@@ -608,6 +608,11 @@ final class BatchCollector: Sendable {
     }
 
     func expect() { state.withValue { $0.expected += 1 } }
+
+    /// Whether the answers already added fill the budget: a request whose work has not started
+    /// is then refused rather than run for an answer that would be thrown away (a batch of a
+    /// thousand 16 MiB `readFile`s reads one file, not a thousand).
+    var isFull: Bool { state.withValue { $0.answered >= limit } }
 
     /// Holds room for an answer of about `bytes` still to be worked on, and answers what it
     /// held: `bytes`, or nothing when the batch would then hold more than the budget (and holds
