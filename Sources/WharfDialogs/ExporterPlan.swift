@@ -89,9 +89,10 @@ struct ExporterPlan: Sendable {
         return "\(name) \(counter)"
     }
 
+    /// The types in order, each once however it is spelt (the first spelling is kept).
     private static func unique(_ types: [String]) -> [String] {
-        var seen = Set<String>()
-        return types.filter { seen.insert($0).inserted }
+        var seen = Set<[UInt8]>()
+        return types.filter { seen.insert($0.utf8.map(lowercaseASCII)).inserted }
     }
 }
 
@@ -122,10 +123,12 @@ struct ExportJob: Sendable {
     ) throws(DialogError) -> ExportJob {
         let chosen: String
         if let contentType {
-            guard plan.offered.contains(contentType) else {
+            // Identifiers compare case-insensitively (ASCII) wherever one is given: the type
+            // offered as public.html is chosen as Public.HTML too, under the offered spelling.
+            guard let offered = plan.offered.first(where: { $0.equalsIgnoringASCIICase(contentType) }) else {
                 throw .contentTypeNotOffered(contentType, offered: plan.offered)
             }
-            chosen = contentType
+            chosen = offered
         } else {
             chosen = plan.defaultChoice
         }

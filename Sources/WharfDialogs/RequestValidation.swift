@@ -101,8 +101,11 @@ enum RequestValidation {
         if filename.isEmpty || filename == "." || filename == ".." {
             throw .invalidArgument(field: field, reason: "is not a usable file name (\"\(filename)\")")
         }
-        if filename.utf8.contains(UInt8(ascii: "/")) || filename.utf8.contains(0) {
+        if filename.utf8.contains(UInt8(ascii: "/")) {
             throw .invalidArgument(field: field, reason: "must be a plain file name without \"/\" (\"\(filename)\")")
+        }
+        if filename.utf8.contains(0) {
+            throw .invalidArgument(field: field, reason: "must not contain a NUL character (\\u0000): no file name can")
         }
         if filename.utf8.count > 255 {
             throw .invalidArgument(field: field, reason: "is longer than the 255 bytes a file name may have")

@@ -359,10 +359,10 @@ public final class Connection: @unchecked Sendable {
             batch?.expect()
             pending.withLock { pendingRequests += 1 }
             let reply = Reply(id: request.id, method: request.method, promise: { [weak self] bytes throws(ResponseError) in
-                guard let self else { return }
-                guard let batch else { return writer.reserve(bytes) }
-                guard batch.hold(bytes) else { throw batch.overBudget }
-            }) { [weak self] result, reservation in
+                guard let self else { return 0 }
+                guard let batch else { writer.reserve(bytes); return bytes }
+                return batch.hold(bytes)
+            }, batchRefusal: { [batch] in batch?.isFull == true ? batch?.overBudget : nil }) { [weak self] result, reservation in
                 guard let self else { return }
                 self.requestAnswered()
                 self.state.withValue { state in
@@ -572,8 +572,11 @@ public struct PreparedNotification: Sendable {
 /// What a batch collects counts against the connection's output budget until its array is
 /// written: the reservations of its requests still being worked on, then their answers. A
 /// batch's answers cannot go out one by one to make room, so a batch is kept within the budget
-/// (`limit`) instead: a request whose answer would take it past, when it holds something
-/// already, is answered ``overBudget`` (one answer larger than the budget still goes, alone).
+/// (`limit`) instead: an answer that would take the answers already in the batch past it is
+/// replaced by ``overBudget`` (the first answer always goes, and so does one no longer than
+/// that refusal). Answers are judged by their own size, not by the estimates reserved for
+/// answers still being prepared: those are bounds (a `readFile` of a 5-byte file reserves its
+/// whole 16 MiB `length`), and judged by them a `ping` beside a small `readFile` was refused.
 final class BatchCollector: Sendable {
     private struct State {
         var expected = 0
@@ -582,6 +585,8 @@ final class BatchCollector: Sendable {
         var sent = false
         /// Bytes counted against the writer's budget for this batch.
         var held = 0
+        /// Bytes of the answers added so far: what the batch's array will hold.
+        var answered = 0
     }
 
     private let state = Locked(State())
@@ -604,20 +609,26 @@ final class BatchCollector: Sendable {
 
     func expect() { state.withValue { $0.expected += 1 } }
 
-    /// Holds room for an answer of about `bytes` still to be worked on, unless the batch would
-    /// then hold more than the budget (and holds something already). Never waits.
-    func hold(_ bytes: Int) -> Bool {
+    /// Whether the answers already added fill the budget: a request whose work has not started
+    /// is then refused rather than run for an answer that would be thrown away (a batch of a
+    /// thousand 16 MiB `readFile`s reads one file, not a thousand).
+    var isFull: Bool { state.withValue { $0.answered >= limit } }
+
+    /// Holds room for an answer of about `bytes` still to be worked on, and answers what it
+    /// held: `bytes`, or nothing when the batch would then hold more than the budget (and holds
+    /// something already). Never waits, never refuses: the answer is judged when it comes.
+    func hold(_ bytes: Int) -> Int {
         state.withValue { state in
-            guard state.held == 0 || state.held + bytes <= limit else { return false }
+            guard state.held == 0 || state.held + bytes <= limit else { return 0 }
             state.held += bytes
             writer.hold(bytes)
-            return true
+            return bytes
         }
     }
 
     /// Adds an answer, in place of the `reserved` bytes held for it; when it would take the
-    /// batch past the budget (and the batch holds something else), adds `overBudget`'s short
-    /// error instead and answers false. Judged and added in one step, so that answers arriving
+    /// answers already added past the budget (and there are some, and it is longer than the
+    /// refusal), adds `overBudget`'s short error instead and answers false. Judged and added in one step, so that answers arriving
     /// together cannot each find room that only one of them has.
     /// (Once the batch has gone, an answer is dropped, as the session's output is.)
     @discardableResult
@@ -627,10 +638,11 @@ final class BatchCollector: Sendable {
                 writer.release(reserved)
                 return true
             }
-            let others = state.held - reserved
-            let fits = others == 0 || others + response.count <= limit
-            let added = fits ? response : overBudget()
+            let refusal = overBudget()
+            let fits = state.answered == 0 || state.answered + response.count <= limit || response.count <= refusal.count
+            let added = fits ? response : refusal
             state.responses.append(added)
+            state.answered += added.count
             state.held += added.count - reserved
             writer.hold(added.count - reserved)
             return fits

@@ -163,8 +163,13 @@ public final class ProtocolSchema: Sendable {
         let subject = "the response to \(method.map { "\"\($0)\"" } ?? "a request") (id \(id.jsonText))"
         if let error = response["error"], let code = error["code"]?.intValue {
             if let entry = errorCodes[code] {
-                if let schema = entry.data, let data = error["data"] {
-                    found += validator.problems(data, against: schema, at: SchemaValidator.join(position, "error.data"))
+                if let data = error["data"] {
+                    if let schema = entry.data {
+                        found += validator.problems(data, against: schema, at: SchemaValidator.join(position, "error.data"))
+                    } else {
+                        // A client generating types from the schema would never read it.
+                        found.append("error.data \(data.jsonText) given with code \(code), for which the error table describes no data")
+                    }
                 }
             } else {
                 found.append("\(subject) carries the error code \(code), which the error table does not list")

@@ -111,6 +111,9 @@ import WharfTestSupport
         #expect(field(ExporterRequest(documents: [ExportDocument(filename: "a/b", writableContentTypes: ["public.plain-text"])])) == "documents[0].filename")
         #expect(field(ExporterRequest(documents: [ExportDocument(filename: "..", writableContentTypes: ["public.plain-text"])])) == "documents[0].filename")
         #expect(field(ExporterRequest(documents: [good], defaultFilename: "")) == "defaultFilename")
+        // A NUL is named as what is wrong: it was refused as "a plain file name without "/"".
+        let nul = dialogError { _ = try h.exporter(ExporterRequest(documents: [good], defaultFilename: "a\u{0}b")) }
+        #expect(nul?.description == "defaultFilename must not contain a NUL character (\\u0000): no file name can", "\(String(describing: nul))")
         #expect(field(ExporterRequest(documents: [good], contentTypes: .contentType("com.nope"))) == "contentType")
         #expect(field(ExporterRequest(documents: [good], contentTypes: .contentTypes(["public.json", "com.nope"]))) == "contentTypes")
         #expect(field(ExporterRequest(documents: [ExportDocument(

@@ -108,6 +108,29 @@ import WharfTestSupport
         #expect(second.request("resolveAccess", ["bookmark": .string(String(edited))])?["error"]?["code"] == -32021)
     }
 
+    /// A batch whose answers already fill the output budget refuses the requests whose work
+    /// has not started, unrun: after a readFile's answer filled it, a writeFile behind it in
+    /// the batch wrote its bytes and was answered as if nothing had happened, and a thousand
+    /// 16 MiB readFiles in one batch would each read their file for an answer thrown away.
+    @Test func aFullBatchRefusesWhatItHasNotRunYet() throws {
+        let client = try frontend(["--max-output-bytes-per-client", "1000000"])
+        let big = String(repeating: "x", count: 1 << 20)
+        let id = try #require(client.present(["documents": [["writableContentTypes": ["public.plain-text"], "contents": ["text": .string(big)]]],
+                                              "contentType": "public.plain-text"], method: "presentExporter"))
+        #expect(client.call("dialog/choose", ["dialogId": .string(id), "url": .string(scratch.url("big.txt"))]) == [:])
+        let url = try #require(client.ending(of: id)?["params"]?["urls"]?.arrayValue?.first)
+        let lease = try #require(client.call("resolveAccess", ["url": url])?["accessId"])
+        client.send([
+            ["jsonrpc": "2.0", "id": "read", "method": "readFile", "params": ["accessId": lease]],
+            ["jsonrpc": "2.0", "id": "write", "method": "writeFile", "params": ["accessId": lease, "base64": "eQ=="]],
+        ])
+        let answers = try #require(client.waitFor { $0.arrayValue != nil }?.arrayValue)
+        let byID = Dictionary(uniqueKeysWithValues: answers.map { ($0["id"]?.stringValue ?? "", $0) })
+        #expect(byID["read"]?["result"]?["eof"] == true, "the first answer always fits")
+        #expect(byID["write"]?["error"]?["code"] == -32600, "\(answers.map { $0.jsonText.prefix(200) })")
+        #expect(scratch.text("big.txt")?.first == "x", "the refused writeFile wrote nothing")
+    }
+
     @Test func anExportersFilesAreGrantedForWriting() throws {
         let client = try frontend()
         let id = try #require(client.present(["documents": [["writableContentTypes": ["public.plain-text"], "contents": ["text": "draft"]]], "contentType": "public.plain-text"], method: "presentExporter"))

@@ -111,6 +111,29 @@ import WharfTestSupport
         #expect(client.ending(of: id)?["params"]?["contentTypes"] == ["public.plain-text"])
     }
 
+    /// A type is chosen whatever the case it is spelt in, as identifiers are compared wherever
+    /// one is given (protocol/README, Content types): a frontend choosing public.html, the
+    /// spelling contentTypes/describe gives, in a dialog that offered Public.HTML was refused
+    /// choiceRejected ("not one this dialog offers (Public.HTML)"), and two spellings of one
+    /// type were offered as two types.
+    @Test func aChosenTypeIsMatchedWhateverItsCase() throws {
+        let client = try frontend()
+        let document: JSON = ["filename": "page", "writableContentTypes": ["public.plain-text", "public.html"], "contents": ["text": "<p>"]]
+        let twice = try #require(client.present([
+            "documents": [document], "contentTypes": ["Public.HTML", "public.plain-text", "public.html"],
+        ], method: "presentExporter"))
+        let show = try #require(client.notification("presenter/show")?["params"])
+        #expect(show["contentTypes"] == ["Public.HTML", "public.plain-text"])
+        #expect(client.call("cancel", ["dialogId": .string(twice)]) == ["cancelled": true])
+        let id = try #require(client.present([
+            "documents": [document], "contentTypes": ["Public.HTML", "public.plain-text"],
+        ], method: "presentExporter"))
+        #expect(client.call("dialog/choose", ["dialogId": .string(id), "url": .string(scratch.url("page.html")), "contentType": "public.html"]) == [:])
+        let ending = client.ending(of: id)?["params"]
+        #expect(ending?["contentTypes"] == ["Public.HTML"], "written as the offered type, under its offered spelling: \(ending?.jsonText ?? "")")
+        #expect(ending?["urls"] == [.string(scratch.url("page.html"))])
+    }
+
     @Test func eachOfferedTypeComesWithItsDescriptionAndTheNamesItWrites() throws {
         let client = try frontend()
         scratch.makeDirectory("out")

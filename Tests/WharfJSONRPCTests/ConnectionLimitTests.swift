@@ -103,6 +103,37 @@ import WharfTestSupport
         connection.stopReading()
     }
 
+    /// An answer in a batch is judged by its own size, not by what requests still being worked
+    /// on reserved: a reservation is a bound (`readFile` reserves its whole `length`, 16 MiB by
+    /// default, for a file of 5 bytes). Before, a `ping` answered while such a `readFile` was
+    /// being read was refused -32600 ("would take its batch's answers past …"), and so was the
+    /// second of two small `readFile`s, although the batch's array was a few hundred bytes.
+    @Test func aBatchJudgesAnswersByTheirSizeNotByReservations() throws {
+        var options = Connection.Options()
+        options.backlogLimit = 1000
+        let holding = HoldingHandler()
+        let (connection, client) = try pipeConnection(options, Connection.Handler(request: { request, reply in
+            if request.method == "estimate" {
+                do { try reply.reserve(bytes: 5000) } catch { Issue.record("reserve threw \(error)") }
+                holding.held.withValue { $0.append(reply) }
+            } else {
+                reply.succeed(.string("small"))
+            }
+        }, notification: { _ in }))
+        client.send(.array([["jsonrpc": "2.0", "id": 1, "method": "estimate"], ["jsonrpc": "2.0", "id": 2, "method": "small"],
+                            ["jsonrpc": "2.0", "id": 3, "method": "estimate"]]))
+        #expect(eventually { holding.count == 2 })
+        holding.answerFirst()
+        holding.answerFirst()
+        let answers = try #require(client.nextMessage()?.arrayValue)
+        let byID = Dictionary(uniqueKeysWithValues: answers.map { (Int($0["id"]?.intValue ?? 0), $0) })
+        #expect(byID[1]?["result"] == ["answered": true], "\(answers)")
+        #expect(byID[2]?["result"] == "small", "\(answers)")
+        #expect(byID[3]?["result"] == ["answered": true], "\(answers)")
+        #expect(eventually { connection.outstandingOutputBytes == 0 }, "the batch gave back what it held once written")
+        connection.stopReading()
+    }
+
     /// The read loop stops between two messages of one chunk of input while the peer has more
     /// output unread than its budget: it answered a whole chunk of requests first, so small
     /// requests with large answers (`contentTypes/describe`, answered on the loop) grew the

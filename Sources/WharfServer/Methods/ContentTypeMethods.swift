@@ -79,8 +79,13 @@ extension MethodTable {
             let types = session.contentTypes
             try types.requireKnown(request.identifiers, field: "identifiers")
             let filters = types.filters(for: request.identifiers)
+            // As presenter/show gives a dialog's filters: "all files" is said by allowsAllFiles,
+            // with both lists empty (the table's ["*"] is for the desktop dialogs' own filters).
+            guard !filters.allowsAllFiles else {
+                return FiltersResult(globs: [], mimeTypes: [], directories: filters.directories, allowsAllFiles: true)
+            }
             return FiltersResult(globs: filters.globs, mimeTypes: filters.mimeTypes, directories: filters.directories,
-                                 allowsAllFiles: filters.allowsAllFiles)
+                                 allowsAllFiles: false)
         }
     }
 }

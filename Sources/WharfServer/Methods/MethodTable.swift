@@ -40,6 +40,9 @@ struct MethodTable: Sendable {
         add(type) { session, request, answer in
             if let estimate { try answer.reserve(bytes: estimate(request)) }
             session.run(on: queue) {
+                // A batch whose answers already fill the output budget would throw this one's
+                // away: it is refused unrun (in client order, as the queue runs them).
+                if let refusal = answer.refusalForAFullBatch { return answer.fail(refusal) }
                 answer.run { try body(session, request) }
             }
         }
@@ -149,4 +152,7 @@ struct Answer<Result: ProtocolValue>: Sendable {
 
     /// See ``Reply/reserve(bytes:)``.
     func reserve(bytes: Int) throws(ResponseError) { try reply.reserve(bytes: bytes) }
+
+    /// See ``Reply/refusalForAFullBatch``.
+    var refusalForAFullBatch: ResponseError? { reply.refusalForAFullBatch }
 }
