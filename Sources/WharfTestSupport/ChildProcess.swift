@@ -51,6 +51,14 @@ public final class ChildProcess: @unchecked Sendable {
     public func closeStdin() { input.close() }
     public func closeStdout() { output.close() }
 
+    /// Descriptors of their own for our ends of the child's standard input and error, for a
+    /// thread that may outlive the test's use of this object: the thread's number stays this
+    /// pipe's until the thread closes it. A thread writing to `stdin`'s number after the test had
+    /// let the child go (so the number was closed, and taken by the next pipe anyone opened)
+    /// wrote its pings into another test's server, which answered them in the wrong framing.
+    public func stdinCopy() throws(SystemError) -> FileDescriptor { try input.duplicate() }
+    public func stderrCopy() throws(SystemError) -> FileDescriptor? { try errors?.duplicate() }
+
     /// Writes to the child's standard input.
     public func send(_ bytes: [UInt8]) throws(SystemError) { try input.write(all: bytes) }
 

@@ -191,15 +191,13 @@ import WharfTestSupport
         let body = Array(#"{"jsonrpc":"2.0","id":1,"method":"ping","params":{}}"#.utf8)
         let frame = Array("Content-Length: \(body.count)\r\n\r\n".utf8) + body
         let batch = Array([[UInt8]](repeating: frame, count: 1000).joined())
-        let stdin = child.stdin
+        // The writer has a descriptor of its own: it outlives this test (until the killed
+        // server's pipe refuses its next write), and `child.stdin`'s number is another file's
+        // once the test has let the child go.
+        let stdin = try child.stdinCopy()
         startThread {
             for _ in 0..<2000 {
-                var offset = 0
-                while offset < batch.count {
-                    let written = batch.withUnsafeBytes { write(stdin, $0.baseAddress! + offset, batch.count - offset) }
-                    if written <= 0 { return }
-                    offset += written
-                }
+                do throws(SystemError) { try stdin.write(all: batch) } catch { return }
                 sent.withValue { $0 += 1000 }
             }
         }

@@ -421,10 +421,12 @@ final class SoakClient {
 
     init(arguments: [String]) throws {
         child = try ChildProcess(path: wharfExecutablePath(), arguments: arguments)
-        let errors = child.stderr
+        // A descriptor of its own (ChildProcess.stderrCopy): the reader runs until the server's
+        // end, which may come after this object has let the child go.
+        let errors = try #require(try child.stderrCopy())
         startThread {
             var sink = [UInt8](repeating: 0, count: 65536)
-            while sink.withUnsafeMutableBytes({ read(errors, $0.baseAddress, $0.count) }) > 0 {}
+            while sink.withUnsafeMutableBytes({ (try? errors.read(into: $0)) ?? 0 }) > 0 {}
         }
         _ = call("initialize", ["clientInfo": ["name": "wharf-soak"], "capabilities": ["presentsDialogs": true]])
         queue(["jsonrpc": "2.0", "method": "initialized", "params": [:]])
