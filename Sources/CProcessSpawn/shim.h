@@ -1,8 +1,8 @@
 #ifndef WHARF_CPROCESSSPAWN_SHIM_H
 #define WHARF_CPROCESSSPAWN_SHIM_H
 /* The Linux and GNU calls WharfSystem needs (for Subprocess, Pipe and Poller, the allocator's
- * arena cap, and opening a path that holds no symbolic link) that Swift's Glibc module cannot
- * reach. Only WharfSystem imports this module. */
+ * arena cap, opening a path that holds no symbolic link, and the processors a process may run
+ * on) that Swift's Glibc module cannot reach. Only WharfSystem imports this module. */
 #include <malloc.h>
 #include <spawn.h>
 #include <fcntl.h>
@@ -50,4 +50,16 @@ static inline int wharf_open_without_symlinks(const char *path, int flags, mode_
     return -1;
 #endif
 }
+/// How many processors this process may run on (its affinity mask, as `taskset` sets it), or
+/// 0 when that cannot be told. The raw system call: glibc's wrapper and CPU_COUNT need
+/// _GNU_SOURCE. Up to 1,024 processors are counted.
+static inline int wharf_processors_available(void) {
+    unsigned long mask[16];
+    long size = syscall(SYS_sched_getaffinity, 0, sizeof mask, mask);
+    if (size <= 0) return 0;
+    int count = 0;
+    for (long i = 0; i < size / (long)sizeof mask[0]; i++) count += __builtin_popcountl(mask[i]);
+    return count;
+}
+
 #endif

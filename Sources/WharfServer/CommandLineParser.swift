@@ -149,6 +149,8 @@ public enum CommandLineParser {
                 options.idleTimeoutSeconds = try number(value(for: argument), for: argument, in: 0...31_536_000)
             case "--initialize-timeout":
                 options.initializeTimeoutSeconds = try number(value(for: argument), for: argument, in: 0...86_400)
+            case "--spin-microseconds":
+                options.spinMicroseconds = try number(value(for: argument), for: argument, in: 0...10_000)
             default:
                 if index > 0, let flag = ["--listen", "--connect"].first(where: { $0 == arguments[index - 1] }), !argument.hasPrefix("-") {
                     throw UsageError(message: "unknown argument \(argument) (\(flag) takes its path as \(flag)=PATH)")

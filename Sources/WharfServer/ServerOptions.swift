@@ -57,6 +57,10 @@ public struct ServerOptions: Sendable, Equatable {
     /// this many seconds after it arrived is closed, so that silent connections cannot hold
     /// every place of `--max-clients`; 0 never. 30 s: a client sends `initialize` first, at once.
     public var initializeTimeoutSeconds = 30
+    /// `--spin-microseconds`: how long a read loop or worker that has just had work looks for
+    /// more before sleeping (``SpinBeforeSleep``); 0 never. 100 µs by default where the
+    /// process may run on more than one processor.
+    public var spinMicroseconds = SpinBeforeSleep.defaultMicroseconds
 
     public init() {}
 

@@ -1,4 +1,5 @@
 import Glibc
+import Synchronization
 
 /// Threads of Wharf's own that run work off the caller's thread: writing, timers, and work
 /// that may wait (disk, SQLite, child processes).
@@ -22,7 +23,10 @@ public final class WorkerPool: @unchecked Sendable {
     /// few threads a client, as the read loops do; and a cap would let waiting work hold every
     /// thread, so that one app's sixty-four connections each reading a file on a disk that
     /// never answers would stop every other client's dialogs.
-    public static let waiting = WorkerPool(maximumThreads: .max)
+    ///
+    /// Its threads spin a moment before sleeping (``SpinBeforeSleep``): a client's next request
+    /// comes to its queue here within microseconds of its last answer.
+    public static let waiting = WorkerPool(maximumThreads: .max, spin: SpinBeforeSleep())
 
     private let lock = ConditionLock()
     private let maximumThreads: Int
@@ -35,33 +39,46 @@ public final class WorkerPool: @unchecked Sendable {
     private var idle = 0
     /// Threads started and not yet looking for work: each will take a piece.
     private var starting = 0
+    /// Idle threads spinning, not asleep: work they will take needs no signal.
+    private var spinning = 0
+    /// Where an idle thread spins; nil for a pool whose threads sleep at once.
+    private let spin: SpinBeforeSleep?
+    /// Pieces of work ever given, for a spinning thread to see new work without the lock.
+    private let given = Atomic<Int>(0)
 
     /// - Parameters:
     ///   - maximumThreads: the most threads running work at once; more work waits its turn.
     ///   - idleSeconds: how long a thread waits for work before it ends.
-    public init(maximumThreads: Int, idleSeconds: Double = 5) {
+    ///   - spin: where a thread out of work spins a moment before sleeping (one at a time);
+    ///     nil, it sleeps at once.
+    public init(maximumThreads: Int, idleSeconds: Double = 5, spin: SpinBeforeSleep? = nil) {
         self.maximumThreads = maximumThreads
         self.idleSeconds = idleSeconds
+        self.spin = spin
     }
 
     /// Runs `work` on a pool thread, never on the caller's.
     public func run(_ work: @escaping @Sendable () -> Void) {
         lock.lock()
         queue.append(work)
+        given.add(1, ordering: .releasing)
         // A new thread when the work waiting outnumbers the threads about to take some: an idle
         // thread signalled counts as idle until it wakes, so the next piece must not count on
         // it too (or a burst would queue behind the few pieces being run).
-        let start = queue.count - head > idle + starting && threads < maximumThreads
+        let waiting = queue.count - head
+        let start = waiting > idle + starting && threads < maximumThreads
         if start {
             threads += 1
             starting += 1
         }
+        // A spinning thread takes the work without being woken.
+        let wake = !start && waiting > spinning
         lock.unlock()
         // Signalled after unlocking: a thread woken while the caller still held the lock would
         // wake only to block on it, then be woken again when it was released (three futex
         // calls and a second wake-up for every hand-off, on another core often an interrupt
         // each). Nothing is lost: a thread not yet waiting checks the queue under the lock first.
-        if start { startThread { [self] in serve() } } else { lock.signal() }
+        if start { startThread { [self] in serve() } } else if wake { lock.signal() }
     }
 
     /// How many threads the pool has now (for tests and memory measurements).
@@ -88,6 +105,10 @@ public final class WorkerPool: @unchecked Sendable {
                 continue
             }
             idle += 1
+            if let spin, spinFor(work: spin) {
+                idle -= 1
+                continue
+            }
             let deadline = Deadline(secondsFromNow: idleSeconds)
             var timedOut = false
             while head >= queue.count && !timedOut { timedOut = !lock.wait(until: deadline) }
@@ -98,6 +119,20 @@ public final class WorkerPool: @unchecked Sendable {
                 return
             }
         }
+    }
+
+    /// Spins (the lock let go meanwhile) until work is given or the spin's time is up, and
+    /// says whether there is work to take; the lock is held again either way. Work given
+    /// meanwhile is found under the lock before any sleep, so none waits for a signal that was
+    /// not sent.
+    private func spinFor(work spin: SpinBeforeSleep) -> Bool {
+        let seen = given.load(ordering: .acquiring)
+        spinning += 1
+        lock.unlock()
+        _ = spin.spin { given.load(ordering: .acquiring) != seen }
+        lock.lock()
+        spinning -= 1
+        return head < queue.count
     }
 }
 

@@ -18,11 +18,15 @@ import WharfSystem
         expected.presenter = .script("/tmp/s.json")
         expected.stateDirectory = ":memory:"
         expected.maxDialogsPerClient = 5
+        expected.spinMicroseconds = 0
         let parsed = try CommandLineParser.parse([
             "--framing", "ndjson", "--max-message-bytes=1000", "--log-level", "debug", "--log-file", "/tmp/x.log",
             "--presenter", "script:/tmp/s.json", "--state-dir", ":memory:", "--max-dialogs-per-client", "5",
+            "--spin-microseconds=0",
         ])
         #expect(parsed == .serve(expected))
+        #expect(throws: UsageError.self) { try CommandLineParser.parse(["--spin-microseconds", "10001"]) }
+        #expect(throws: UsageError.self) { try CommandLineParser.parse(["--spin-microseconds=-1"]) }
     }
 
     @Test func theDaemonAndItsBridge() throws {

@@ -15,7 +15,7 @@ extension CommandLineReference {
         options: [
             stdio, listen, connect, framing, maxMessageBytes, logLevel, logFile, presenter, stateDirectory, maxDialogsPerClient,
             maxRequestsPerClient, maxOutputBytesPerClient, maxClients, maxClientsPerApp, maxPresenterBytesPerApp, maxOpenDocumentsPerApp, maxDocumentBytesPerApp, idleTimeout,
-            initializeTimeout,
+            initializeTimeout, spinMicroseconds,
             CommandLineOption(["-h", "--help"], "Show this help and exit."),
             CommandLineOption(["--version"], "Show the version of wharf and of its protocol, and exit."),
         ],
@@ -135,6 +135,11 @@ extension CommandLineReference {
     static let initializeTimeout = CommandLineOption(
         ["--initialize-timeout"], OptionValue("SECONDS", .integer(0...86_400), default: "30"),
         "With `--listen`: close a connection that has not been answered `initialize` SECONDS after it arrived, silent or not (0: never)."
+    )
+
+    static let spinMicroseconds = CommandLineOption(
+        ["--spin-microseconds"], OptionValue("N", .integer(0...10_000), default: "100, or 0 on one processor"),
+        "How long a thread that has just read a message or finished a piece of work looks for the next before it sleeps (0: never). Being woken costs a thread tens of microseconds where idle processors halt, as in most virtual machines; a client asking one thing at a time has its next request read without that wait. Only one read loop and one worker look at a time, and only after a message: an idle wharf spends nothing."
     )
 
     static let framing = CommandLineOption(

@@ -16,6 +16,7 @@ public enum DaemonHost {
         // Before any thread exists, so every later thread inherits the mask.
         ProcessControl.blockEndSignals()
         let descriptorLimit = ProcessControl.raiseDescriptorLimit()
+        SpinBeforeSleep.microseconds = options.spinMicroseconds
         var options = options
         options.acceptsPresenterConnections = true
         let logger = StdioHost.makeLogger(options)

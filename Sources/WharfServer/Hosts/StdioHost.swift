@@ -12,6 +12,7 @@ public enum StdioHost {
         // Before any thread exists, so every later thread inherits the mask and a signal that
         // arrives during start-up waits for the signal thread instead of being lost.
         ProcessControl.blockEndSignals()
+        SpinBeforeSleep.microseconds = options.spinMicroseconds
         let output: FileDescriptor
         do {
             output = try ProcessControl.takeStandardOutput()

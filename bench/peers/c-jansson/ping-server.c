@@ -9,17 +9,33 @@
  *
  * Requests: `shutdown` gets null, every other request `{}` (so `initialize` works too).
  * The `exit` notification or end of input ends the process.
+ *
+ * `--spin MICROSECONDS`: before each read that would wait, look for input without waiting
+ * (`poll` with no timeout, `sched_yield` between looks) for up to that long, as Wharf does
+ * (`--spin-microseconds`, SpinBeforeSleep.swift): the floor of a server that waits that way.
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <poll.h>
+#include <sched.h>
+#include <stdint.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 static char *buffer;
 static size_t capacity = 256 * 1024, start, end;
+
+static uint64_t spin_ns;
+
+static uint64_t now_ns(void) {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
+}
 
 static int fill(void) {
     if (start > 0) {
@@ -31,6 +47,11 @@ static int fill(void) {
         capacity *= 2;
         buffer = realloc(buffer, capacity + 1);
         if (!buffer) abort();
+    }
+    if (spin_ns > 0) {
+        struct pollfd input = {.fd = 0, .events = POLLIN};
+        uint64_t until = now_ns() + spin_ns;
+        while (poll(&input, 1, 0) == 0 && now_ns() < until) sched_yield();
     }
     for (;;) {
         ssize_t count = read(0, buffer + end, capacity - end);
@@ -75,7 +96,13 @@ static void answer(json_t *request) {
     free(body);
 }
 
-int main(void) {
+int main(int argc, char **argv) {
+    if (argc == 3 && strcmp(argv[1], "--spin") == 0) {
+        spin_ns = strtoull(argv[2], NULL, 10) * 1000u;
+    } else if (argc != 1) {
+        fprintf(stderr, "usage: ping-server [--spin MICROSECONDS]\n");
+        return 2;
+    }
     buffer = malloc(capacity + 1);
     buffer[0] = 0;
     for (;;) {
