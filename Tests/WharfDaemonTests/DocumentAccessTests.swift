@@ -111,8 +111,8 @@ import WharfTestSupport
     /// one app's connections together hold at most `--max-document-bytes-per-app`.
     @Test func anAppsDocumentBytesAreBounded() throws {
         let daemon = try scriptedDaemon([["delayMs": 60_000]], arguments: ["--max-document-bytes-per-app", "65536"])
-        func text(_ count: Int) -> JSON {
-            ["documents": [["writableContentTypes": ["public.plain-text"], "contents": ["text": .string(String(repeating: "w", count: count))]]]]
+        func text(_ count: Int, type: JSON = "public.plain-text") -> JSON {
+            ["documents": [["writableContentTypes": [type], "contents": ["text": .string(String(repeating: "w", count: count))]]]]
         }
         let first = try daemon.client("first")
         let second = try daemon.client("second")  // the same app: this test's process
@@ -126,6 +126,9 @@ import WharfTestSupport
         #expect(refused["error"]?["code"] == -32012)
         let message = refused["error"]?["message"]?.stringValue ?? ""
         #expect(message.contains("--max-document-bytes-per-app"), "\(message)")
+        // Bad params are told as bad params, over the budget or not.
+        let malformed = try #require(second.request("presentExporter", text(40_000, type: "com.example.no-such-type")))
+        #expect(malformed["error"]?["code"] == -32602, "\(malformed)")
         #expect(second.call("presentExporter", text(20_000))?["dialogId"] != nil, "60,000 bytes fit")
         #expect(first.call("cancel", ["dialogId": .string(held)]) == ["cancelled": true])
         #expect(second.call("presentExporter", text(40_000))?["dialogId"] != nil, "the cancelled exporter's bytes count no more")

@@ -16,11 +16,13 @@ extension MethodTable {
         // The documents' contents are resolved on the dialog queue: over the daemon a path is
         // opened through the client's grant, which reads the disk.
         // Over the daemon its documents' bytes count against the app's budget for as long as the
-        // dialog is open: kept by the session from the moment the dialog is announced.
+        // dialog is open: kept by the session from the moment the dialog is announced. The
+        // engine's checks come first, so a request with bad params is told so, budget or not.
         answeredLater(PresentExporterRequest.self) { session, message, answer in
             session.present(answer, prepare: {
                 try ExporterRequest(message) { contents, field throws(ResponseError) in try session.exportSource(contents, field: field) }
             }, validate: DialogEngine.validate) { engine, presenter, request, types, announce in
+                if session.countsDocumentBytes(of: request) { try DialogEngine.validate(request, types: types) }
                 let charge = try session.chargeDocumentBytes(request)
                 _ = try engine.present(client: session.dialogClient, app: session.appIdentity, request: request,
                                        presenter: presenter, types: types, isLive: { session.isRunning }) { dialog in

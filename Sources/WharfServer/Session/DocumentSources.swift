@@ -44,10 +44,7 @@ extension ClientSession {
     /// to count.
     func chargeDocumentBytes(_ request: ExporterRequest) throws(ResponseError) -> (any Sendable)? {
         guard let budgets = origin.documentBudgets else { return nil }
-        let bytes = request.documents.reduce(0) { total, document in
-            if case .bytes(let bytes)? = document.contents { return total + bytes.count }
-            return total
-        }
+        let bytes = Self.documentBytes(request)
         guard bytes > 0 else { return nil }
         guard let app = budgets.appBytes.charge(bytes) else {
             throw ResponseError(WharfErrorCode.tooManyDialogs, "documents: this app's exporters hold \(budgets.appBytes.bytesHeld) "
@@ -59,6 +56,19 @@ extension ClientSession {
                 + "documents for all apps already; try again once some exporters have ended, or pass the file instead ({\"fd\": N})")
         }
         return (app, all)
+    }
+
+    /// Whether ``chargeDocumentBytes(_:)`` counts anything of `request`: it is over the daemon
+    /// and has `text` or `base64` documents.
+    func countsDocumentBytes(of request: ExporterRequest) -> Bool {
+        origin.documentBudgets != nil && Self.documentBytes(request) > 0
+    }
+
+    private static func documentBytes(_ request: ExporterRequest) -> Int {
+        request.documents.reduce(0) { total, document in
+            if case .bytes(let bytes)? = document.contents { return total + bytes.count }
+            return total
+        }
     }
 
     private func openSource(_ contents: DocumentContents, field: String) throws(ResponseError) -> ExportSource {
