@@ -550,6 +550,18 @@ test('an installed wharf is found without $WHARF or PATH', (t) => {
   assert.throws(() => findWharf(undefined, { locations: ['/nonexistent/wharf'] }), /cannot find wharf/);
 });
 
+test('spawning a wharf that does not exist rejects with WharfError naming it', async (t) => {
+  // What the README says: findWharf() does not check a path it is given, and the spawn's
+  // ENOENT comes back as a WharfError (not the bare Node error) whose message names the path.
+  const missing = join(scratch(t), 'no-such-wharf');
+  await assert.rejects(WharfClient.spawn({ wharf: missing }), (error) => {
+    assert.ok(error instanceof WharfError, `${error?.name}: ${error?.message}`);
+    assert.match(error.message, /^cannot start /);
+    assert.ok(error.message.includes(missing), error.message);
+    return true;
+  });
+});
+
 test('a dialog keeps a bounded history of the events the app does not read, and always its ending', async (t) => {
   const client = await spawn(t, { args: ['--state-dir', ':memory:'], presentsDialogs: true });
   let dismiss;
