@@ -311,6 +311,17 @@ test('a pending request fails with the server\'s last words when it dies', async
   await assert.rejects(dialog.result(), (error) => error instanceof ConnectionLost && /dying on purpose/.test(error.message));
 });
 
+test('the server\'s last words keep a character whose bytes came in two pieces', async (t) => {
+  // Each chunk of standard error was decoded on its own: ⛵'s first byte, then its other two,
+  // became three U+FFFD instead of ⛵.
+  const client = await fake(t, 'splits-a-character');
+  await assert.rejects(client.ping(), (error) => {
+    assert.ok(error instanceof ConnectionLost, String(error));
+    assert.match(error.message, /status 3; its last words: fake wharf: sailing off ⛵$/);
+    return true;
+  });
+});
+
 test('a server that closes its output and lives on fails every pending call and open dialog at once', { timeout: 5000 }, async (t) => {
   const client = await fake(t, 'closes-output', { requestTimeoutMs: 0 });
   const dialog = await client.presentImporter(['public.item']);
