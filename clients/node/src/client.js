@@ -7,6 +7,7 @@ import { spawn as spawnProcess } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
+import { StringDecoder } from 'node:string_decoder';
 
 import { ConnectionLost, DialogCancelled, DialogFailed, RequestError, WharfError, WharfTimeout } from './errors.js';
 import { FrameDecoder, LSP, encode } from './framing.js';
@@ -392,7 +393,12 @@ export class WharfClient extends EventEmitter {
     readable.on('error', () => {});
     writable.on('error', () => {});
     if (child) {
-      child.stderr?.on('data', (chunk) => { this.#stderr = (this.#stderr + chunk.toString()).slice(-2000); });
+      // Decoded as one stream: a character whose bytes come in two chunks is kept whole (each
+      // chunk decoded on its own made it U+FFFDs).
+      const stderrText = new StringDecoder('utf8');
+      const keep = (text) => { this.#stderr = (this.#stderr + text).slice(-2000); };
+      child.stderr?.on('data', (chunk) => keep(typeof chunk === 'string' ? chunk : stderrText.write(chunk)));
+      child.stderr?.on('end', () => keep(stderrText.end()));
       // The whole story is known once the process has exited and its output has ended. Output
       // ends a moment before the process does, so its status is waited for, but only for a
       // moment: a server that closed its output and lives on will never answer, and whatever

@@ -9,6 +9,8 @@
 //   deaf             answers initialize, then nothing, and does not end when its input does;
 //   late-present     answers presentImporter only after `$/cancelRequest` for it, with a dialog
 //                    (the answer crossed the cancel); `cancel` ends that dialog as wharf does;
+//   splits-a-character  as dies-mid-dialog, but its last words end in ⛵ (U+26F5, three
+//                    bytes in UTF-8), written in two pieces 200 ms apart, split after its first byte;
 //   closes-output    answers initialize and presentImporter; at the next request it closes its
 //                    standard output and lives on, answering nothing, until it is killed;
 //   asks             answers presentExporter with dialog d1 (left open); on the request
@@ -77,6 +79,13 @@ process.stdin.on('data', (chunk) => {
       default:
         if (mode === 'closes-output') {
           process.stdout.write('', () => closeSync(1));
+          return;
+        }
+        if (mode === 'splits-a-character') {
+          const sailboat = Buffer.from('⛵\n');
+          process.stderr.write(Buffer.concat([Buffer.from('fake wharf: sailing off '), sailboat.subarray(0, 1)]), () => {
+            setTimeout(() => process.stderr.write(sailboat.subarray(1), () => process.exit(3)), 200);
+          });
           return;
         }
         if (mode === 'dies-mid-dialog') {

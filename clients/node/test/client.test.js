@@ -311,6 +311,17 @@ test('a pending request fails with the server\'s last words when it dies', async
   await assert.rejects(dialog.result(), (error) => error instanceof ConnectionLost && /dying on purpose/.test(error.message));
 });
 
+test('the server\'s last words keep a character whose bytes came in two pieces', async (t) => {
+  // Each chunk of standard error was decoded on its own: ⛵'s first byte, then its other two,
+  // became three U+FFFD instead of ⛵.
+  const client = await fake(t, 'splits-a-character');
+  await assert.rejects(client.ping(), (error) => {
+    assert.ok(error instanceof ConnectionLost, String(error));
+    assert.match(error.message, /status 3; its last words: fake wharf: sailing off ⛵$/);
+    return true;
+  });
+});
+
 test('a server that closes its output and lives on fails every pending call and open dialog at once', { timeout: 5000 }, async (t) => {
   const client = await fake(t, 'closes-output', { requestTimeoutMs: 0 });
   const dialog = await client.presentImporter(['public.item']);
@@ -548,6 +559,18 @@ test('an installed wharf is found without $WHARF or PATH', (t) => {
   assert.equal(findWharf('/given/wharf'), '/given/wharf');
   assert.deepEqual([...INSTALLED_LOCATIONS], ['/usr/local/bin/wharf', '/usr/bin/wharf']);
   assert.throws(() => findWharf(undefined, { locations: ['/nonexistent/wharf'] }), /cannot find wharf/);
+});
+
+test('spawning a wharf that does not exist rejects with WharfError naming it', async (t) => {
+  // What the README says: findWharf() does not check a path it is given, and the spawn's
+  // ENOENT comes back as a WharfError (not the bare Node error) whose message names the path.
+  const missing = join(scratch(t), 'no-such-wharf');
+  await assert.rejects(WharfClient.spawn({ wharf: missing }), (error) => {
+    assert.ok(error instanceof WharfError, `${error?.name}: ${error?.message}`);
+    assert.match(error.message, /^cannot start /);
+    assert.ok(error.message.includes(missing), error.message);
+    return true;
+  });
 });
 
 test('a dialog keeps a bounded history of the events the app does not read, and always its ending', async (t) => {

@@ -27,3 +27,14 @@ test('the README example prints what the README shows', async (t) => {
   });
   assert.equal(stdout, shown);
 });
+
+test('the README documents every spawn option', async () => {
+  const { WharfClient } = await import('../src/index.js');
+  const section = readme.slice(readme.indexOf('## Spawn options'), readme.indexOf('## When things go wrong'));
+  // The options spawn destructures, and those its declaration (SpawnOptions) names.
+  const taken = WharfClient.spawn.toString().match(/spawn\(\{([^}]*)\}/)[1].split(',').map((option) => option.split('=')[0].trim());
+  const declarations = readFileSync(join(packageFolder, 'index.d.ts'), 'utf8');
+  const declared = [...declarations.match(/interface SpawnOptions \{([\s\S]*?)\n\}/)[1].matchAll(/^ {2}(\w+)\?:/gm)].map((match) => match[1]);
+  assert.deepEqual([...taken].sort(), [...declared].sort());
+  for (const option of taken) assert.ok(section.includes(`| \`${option}\` |`), option);
+});

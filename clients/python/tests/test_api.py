@@ -180,6 +180,18 @@ def test_an_installed_wharf_is_found_without_wharf_or_path(tmp_path, monkeypatch
         find_wharf()
 
 
+def test_spawning_a_wharf_that_does_not_exist_raises_file_not_found_naming_it(tmp_path):
+    # What the README says: find_wharf() does not check a path it is given, and Popen (or
+    # asyncio's create_subprocess_exec) raises FileNotFoundError, not WharfError.
+    missing = str(tmp_path / "no-such-wharf")
+    with pytest.raises(FileNotFoundError) as raised:
+        WharfClient.spawn(missing)
+    assert missing in str(raised.value) and raised.value.filename == missing
+    with pytest.raises(FileNotFoundError) as raised:
+        asyncio.run(AsyncWharfClient.spawn(missing))
+    assert missing in str(raised.value) and raised.value.filename == missing
+
+
 def test_the_package_is_mypy_strict_clean():
     # mypy is pinned in clients/python/requirements-dev.txt; `make test-clients` runs this.
     mypy = pathlib.Path(sys.executable).parent / "mypy"

@@ -48,3 +48,14 @@ def test_the_readme_lists_every_field_of_the_data_types():
     presentation = core.PresentationFields.__init__.__code__.co_names
     for name in ("filenames", "document_count", "filename_label", "allowed_content_types", "content_type_choices"):
         assert f"`{name}`" in section and name in presentation
+
+
+def test_the_readme_documents_every_spawn_option():
+    import inspect
+    from wharf_client import WharfClient
+    from wharf_client.aio import AsyncWharfClient
+    section = README[README.index("## Spawn options"):README.index("## Data types")]
+    options = [name for name in inspect.signature(WharfClient.spawn).parameters]
+    assert options == [name for name in inspect.signature(AsyncWharfClient.spawn).parameters]
+    for name in options:
+        assert f"| `{name}` |" in section, name
