@@ -526,7 +526,7 @@ def write_report(args, info, samples: dict[str, Samples], peers: list[Peer], cou
     say(f"- date: {started:%Y-%m-%d %H:%M} to {finished:%H:%M} UTC")
     say(f"- CPU: {info['cpu']}, {info['cpus']} CPUs; memory {info['memory']}; Linux {info['kernel']}")
     say(f"- one system call (`fstat`, `wharf-load syscall`) costs {info['syscall']} here; the kernel's mitigations: "
-        f"{info['mitigations']} (a dialog cycle makes about eleven system calls and two thread wake-ups, so its "
+        f"{info['mitigations']} (a dialog cycle makes about eleven system calls, and two thread wake-ups where threads sleep at once, so its "
         f"rate follows these more than the CPU's model); idle CPUs: {info['idle']}")
     say(f"- {info['swift']}; Wharf at commit {info['commit']}{' (with uncommitted changes)' if info['dirty'] else ''}, release build")
     say(f"- load average at start {loads[0]}, at end {loads[1]} (other work on the machine shows up as spread)")
