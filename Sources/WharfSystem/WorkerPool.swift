@@ -78,7 +78,27 @@ public final class WorkerPool: @unchecked Sendable {
         // wake only to block on it, then be woken again when it was released (three futex
         // calls and a second wake-up for every hand-off, on another core often an interrupt
         // each). Nothing is lost: a thread not yet waiting checks the queue under the lock first.
-        if start { startThread { [self] in serve() } } else if wake { lock.signal() }
+        if start {
+            do throws(SystemError) {
+                try tryStartThread { [self] in serve() }
+            } catch {
+                threadNotStarted(error)
+            }
+        } else if wake {
+            lock.signal()
+        }
+    }
+
+    /// The system would not make the thread `run` counted on (its limit on tasks): the work
+    /// waits for one of the pool's threads to be free instead, and only a pool with none left
+    /// to take it stops the process, as a thread that cannot be made does elsewhere.
+    private func threadNotStarted(_ error: SystemError) {
+        let stranded = lock.withLock { () -> Bool in
+            threads -= 1
+            starting -= 1
+            return threads == 0
+        }
+        precondition(!stranded, "cannot start a thread, and the pool has none to run its work: \(error)")
     }
 
     /// How many threads the pool has now (for tests and memory measurements).

@@ -94,6 +94,28 @@ import WharfTestSupport
         #expect(daemon.log().contains("--initialize-timeout"))
     }
 
+    /// A connection the system will not give a thread (the daemon's tasks limited by a pids
+    /// cgroup, as systemd's `TasksMax=` limits a user's services) is refused and closed, and
+    /// the daemon serves on: its clients keep their sessions, and once threads can be made again
+    /// a new connection is served. (It stopped the whole daemon.)
+    @Test(.enabled(if: TaskLimit.isAvailable, "needs a writable cgroup v1 pids controller (root)"))
+    func aConnectionWithoutAThreadIsRefusedAndTheDaemonServesOn() throws {
+        let daemon = try DaemonProcess(["--presenter", "kdialog"])
+        let first = try daemon.client()
+        #expect(first.call("ping", [:]) == [:])
+        let limit = try #require(TaskLimit())
+        defer { limit.remove() }
+        try limit.add(daemon.child.pid)
+        try limit.allow(1)
+        let refused = try UnixSocket.connect(to: daemon.socketPath)
+        #expect(closedByPeer(refused, within: 30), "a connection with no thread to serve it was kept")
+        #expect(first.call("ping", [:]) == [:], "the daemon stopped serving its clients")
+        #expect(daemon.log().contains("no thread could be started"))
+        try limit.allow(nil)
+        let later = try daemon.client("later")
+        #expect(later.call("ping", [:]) == [:])
+    }
+
     /// What the daemon writes to `socket` until it closes it, or nil if it is still open after `seconds`.
     private func bytesUntilClosed(_ socket: FileDescriptor, within seconds: Double) -> [UInt8]? {
         let deadline = Deadline(secondsFromNow: seconds)
@@ -238,5 +260,36 @@ func readFile(_ path: FilePath) throws -> [UInt8] {
         #expect(first[refusal]?["error"]?["message"]?.stringValue?.contains("at most 2000000 bytes") == true)
         // The refused connection goes on: the rest of its message was thrown away, not read as a new one.
         #expect(clients[refusal].request("ping", [:])?["id"] != nil)
+    }
+}
+
+/// A cgroup (v1) of the pids controller, of one test's own: a limit on how many tasks
+/// (processes and threads) the processes put in it may have.
+private struct TaskLimit {
+    static let root = "/sys/fs/cgroup/pids"
+    static var isAvailable: Bool { getuid() == 0 && access(root + "/cgroup.procs", W_OK) == 0 }
+
+    let directory: String
+
+    init?() {
+        directory = "\(Self.root)/wharf-tests-\(getpid())-\(monotonicNanoseconds())"
+        guard mkdir(directory, 0o755) == 0 else { return nil }
+    }
+
+    func add(_ pid: pid_t) throws { try write("\(pid)", to: "cgroup.procs") }
+
+    /// At most `tasks` (nil: no limit); a limit below what the group has stops only new ones.
+    func allow(_ tasks: Int?) throws { try write(tasks.map(String.init) ?? "max", to: "pids.max") }
+
+    /// Moves what is in the group back to the root group, and removes the group.
+    func remove() {
+        let members = readText(FilePath("\(directory)/cgroup.procs")!) ?? ""
+        for pid in members.split(separator: "\n") { try? write(String(pid), to: "../cgroup.procs") }
+        rmdir(directory)
+    }
+
+    private func write(_ text: String, to file: String) throws {
+        let descriptor = try FileDescriptor.open(FilePath("\(directory)/\(file)")!, O_WRONLY)
+        try descriptor.write(all: Array(text.utf8))
     }
 }

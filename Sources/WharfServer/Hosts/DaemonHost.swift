@@ -151,8 +151,16 @@ final class Daemon: @unchecked Sendable {
                 socket.close()
                 continue
             }
-            startThread { [self] in
-                serve(socket)
+            // A connection the system will not give a thread is refused, as one past
+            // --max-clients is: the daemon goes on serving the others instead of stopping.
+            do throws(SystemError) {
+                try tryStartThread { [self] in
+                    serve(socket)
+                    connectionEnded()
+                }
+            } catch {
+                logger.error("refused a connection: no thread could be started for it (\(error))")
+                socket.close()
                 connectionEnded()
             }
         }
