@@ -750,6 +750,9 @@ CALLBACK gets (ERROR RESULT)."
 
 (defvar wharf--picker-history nil "History of the Emacs picker.")
 
+(defvar wharf--picker-notice nil
+  "What the picker's next prompt says first: why the last answer was refused.")
+
 (defun wharf--picker-read (prompt table multiple initial require-match)
   "Read from TABLE with PROMPT: several answers (a list) when MULTIPLE.
 INITIAL is the input to start with; REQUIRE-MATCH as for `completing-read'.
@@ -802,16 +805,20 @@ A quit gives the symbol `quit'."
             (push candidate candidates)))
         (setq candidates (nreverse candidates))
         (when notice (message "%s" notice))
+        (setq wharf--picker-notice notice)
         (if exporter
             (wharf--picker-export dialog show listing dir dir-url candidates by-candidate annotations)
           (wharf--picker-import dialog show listing dir dir-url candidates by-candidate annotations
                                 multiple folder-picker))))))
 
 (defun wharf--picker-title (show default dir)
-  "The prompt for SHOW: its title, else DEFAULT, and DIR."
+  "The prompt for SHOW: its title, else DEFAULT, and DIR.
+The notice of `wharf--picker-notice', if any, on a line of its own first."
   (let ((title (plist-get show :title))
-        (msg (plist-get show :message)))
-    (format "%s%s (%s): "
+        (msg (plist-get show :message))
+        (notice (prog1 wharf--picker-notice (setq wharf--picker-notice nil))))
+    (format "%s%s%s (%s): "
+            (if notice (concat (propertize notice 'face 'error) "\n") "")
             (if (stringp title) title default)
             (if (stringp msg) (concat " — " msg) "")
             (abbreviate-file-name (file-name-as-directory dir)))))
