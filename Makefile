@@ -320,5 +320,5 @@ screenshots: deps
 test-emacs: build
 	$(call apt-ensure,emacs-nox elpa-package-lint tmux)
 	WHARF=$(CURDIR)/$(WHARF) emacs --batch -Q -L clients/emacs -l clients/emacs/test/wharf-test.el \
-		-f ert-run-tests-batch-and-exit
+		-l clients/emacs/test/wharf-conformance.el -f ert-run-tests-batch-and-exit
 	WHARF=$(CURDIR)/$(WHARF) clients/emacs/test/tmux-test.sh

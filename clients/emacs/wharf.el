@@ -260,36 +260,46 @@ REPLY, for a request, is what answers it; its value is the answer."
       (wharf--log "<- request %s%s" method (wharf--summary params)))
     (wharf--route connection method params t)))
 
-(defun wharf--start ()
-  "Start `wharf' and send `initialize'; the session is ready when it answers."
-  (let* ((command (wharf--command))
-         (program (or (executable-find (car command))
+(defun wharf--connect (name command &rest initargs)
+  "Start COMMAND and return a jsonrpc.el connection named NAME to it.
+INITARGS go to the connection (dispatchers, `:on-shutdown').  Its standard
+error goes to the buffer `*NAME stderr*', its events to `*NAME events*'."
+  (let* ((program (or (executable-find (car command))
                       (error "%s is not an executable found on exec-path" (car command))))
+         (stderr-name (format "*%s stderr*" name))
          (process
           (let ((stderr (progn
                           ;; A fresh buffer: jsonrpc.el hooks the one it is given.
-                          (when-let ((old (get-buffer "*wharf stderr*")))
+                          (when-let ((old (get-buffer stderr-name)))
                             (kill-buffer old))
-                          (get-buffer-create "*wharf stderr*"))))
-            (make-process :name "wharf"
+                          (get-buffer-create stderr-name))))
+            (make-process :name name
                           :command (cons program (cdr command))
                           :connection-type 'pipe
                           :coding 'utf-8-emacs-unix
                           :noquery t
                           :stderr stderr)))
          (connection
-          (make-instance 'jsonrpc-process-connection
-                         :name "wharf"
-                         :process process
-                         :events-buffer-scrollback-size (if wharf-log-messages 2000000 0)
-                         :notification-dispatcher #'wharf--notification
-                         :request-dispatcher #'wharf--request-handler
-                         :on-shutdown #'wharf--on-shutdown)))
+          (apply #'make-instance 'jsonrpc-process-connection
+                 :name name
+                 :process process
+                 :events-buffer-scrollback-size (if wharf-log-messages 2000000 0)
+                 initargs)))
     ;; jsonrpc.el hides the stderr buffer (" *wharf stderr*"); it is where people look.
     (when-let ((stderr (jsonrpc-stderr-buffer connection)))
       (with-current-buffer stderr
-        (unless (get-buffer "*wharf stderr*")
-          (rename-buffer "*wharf stderr*"))))
+        (unless (get-buffer stderr-name)
+          (rename-buffer stderr-name))))
+    connection))
+
+(defun wharf--start ()
+  "Start `wharf' and send `initialize'; the session is ready when it answers."
+  (let* ((command (wharf--command))
+         (connection (wharf--connect "wharf" command
+                                     :notification-dispatcher #'wharf--notification
+                                     :request-dispatcher #'wharf--request-handler
+                                     :on-shutdown #'wharf--on-shutdown))
+         (process (jsonrpc--process connection)))
     (setq wharf--connection connection)
     (wharf--log "started %s (pid %s)" (string-join command " ") (process-id process))
     (jsonrpc-async-request

@@ -214,6 +214,7 @@ INITIAL is recorded."
 
 (ert-deftest wharf-import-refuses-a-disabled-pick-with-its-annotation ()
   (wharf-test--with-wharf nil
+    (when (get-buffer "*wharf events*") (kill-buffer "*wharf events*"))
     (let ((a (wharf-test--write "docs/a.txt" "a\n"))
           (messages nil))
       (with-temp-file (concat wharf-test--root "docs/c.png")
@@ -238,7 +239,10 @@ INITIAL is recorded."
               ;; Refused with the reason, and asked again.
               (should (= (length wharf-test--prompts) 2))
               (should (cl-some (lambda (m) (string-match-p (concat "c.png cannot be chosen: " (regexp-quote reason)) m))
-                               messages)))))))))
+                               messages))
+              ;; Refused in Emacs: only the second pick went to Wharf.
+              (with-current-buffer "*wharf events*"
+                (should (= (how-many "-> dialog/choose" (point-min) (point-max)) 1))))))))))
 
 (ert-deftest wharf-import-a-refusal-from-dialog-choose-asks-again ()
   ;; A file removed after it was listed: Wharf refuses it (choiceRejected); the picker says why and asks again.
@@ -300,6 +304,24 @@ INITIAL is recorded."
           (let ((path (car (plist-get result :paths))))
             (should (equal (encode-coding-string path (wharf--coding)) bytes))
             (should (equal (wharf-test--read-bytes path) "odd\n"))))))))
+
+(ert-deftest wharf-import-under-another-file-name-coding-system ()
+  ;; Names are decoded with `file-name-coding-system': under Latin-1, the UTF-8 bytes of café
+  ;; are two Latin-1 characters, and the file name Emacs gets names those very bytes.
+  (wharf-test--with-wharf nil
+    (let* ((bytes (concat (encode-coding-string wharf-test--root 'utf-8) "docs/caf\303\251.txt"))
+           (file-name-coding-system 'latin-1))
+      (make-directory (concat wharf-test--root "docs") t)
+      (let ((coding-system-for-write 'no-conversion))
+        (write-region "latin\n" nil (decode-coding-string bytes 'latin-1) nil 'silent))
+      (wharf-test--with-picker (list (lambda (_prompt collection) (car (all-completions "caf" collection))))
+        (let* ((result (wharf-test--run
+                        (lambda (done)
+                          (wharf-import nil :directory (concat wharf-test--root "docs") :callback done))))
+               (path (car (plist-get result :paths))))
+          (should (string-suffix-p "/docs/caf%C3%A9.txt" (car (plist-get result :urls))))
+          (should (equal (encode-coding-string path 'latin-1) bytes))
+          (should (equal (wharf-test--read-bytes path) "latin\n")))))))
 
 ;;;; Export
 
@@ -437,7 +459,7 @@ INITIAL is recorded."
 (ert-deftest wharf-read-file-name-mode-serves-read-file-name-and-restores ()
   (wharf-test--with-wharf nil
     (let ((file (wharf-test--write "pick.txt" "p\n"))
-          (read-file-name-function #'read-file-name-default))
+          (read-file-name-function #'wharf-test--previous-read-file-name))
       (wharf-read-file-name-mode 1)
       (unwind-protect
           (progn
@@ -445,7 +467,11 @@ INITIAL is recorded."
             (wharf-test--with-picker '("pick.txt")
               (should (equal (read-file-name "Find file: " wharf-test--root) file))))
         (wharf-read-file-name-mode -1))
-      (should (eq read-file-name-function #'read-file-name-default)))))
+      (should (eq read-file-name-function #'wharf-test--previous-read-file-name)))))
+
+(defun wharf-test--previous-read-file-name (&rest _)
+  "A `read-file-name-function' standing for one set before the mode."
+  "previous")
 
 (ert-deftest wharf-access-list-shows-the-grants ()
   (wharf-test--with-wharf nil
