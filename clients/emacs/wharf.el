@@ -767,7 +767,9 @@ CALLBACK gets (ERROR RESULT)."
   "Read from TABLE with PROMPT: several answers (a list) when MULTIPLE.
 INITIAL is the input to start with; REQUIRE-MATCH as for `completing-read'.
 A quit gives the symbol `quit'."
-  (let ((inhibit-quit nil))
+  (let ((inhibit-quit nil)
+        ;; Another dialog's picker may be open: this one opens inside it.
+        (enable-recursive-minibuffers t))
     (condition-case nil
         (if multiple
             (completing-read-multiple prompt table nil require-match initial 'wharf--picker-history)
@@ -1039,7 +1041,7 @@ default); interactively, a prefix argument asks for them."
                       (lambda (error result _connection)
                         (let ((type (and (not error) (plist-get result :identifier))))
                           (funcall callback
-                                   (if (and (stringp type) (not (string-prefix-p "dyn." type)))
+                                   (if (stringp type)
                                        type
                                      "public.plain-text"))))))))
 
