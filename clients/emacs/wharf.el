@@ -740,9 +740,20 @@ CALLBACK gets (ERROR RESULT)."
                                 notice))))))))
       (page nil))))
 
-(defun wharf--entry-candidate (entry)
-  "The text of ENTRY, a `dialog/list' entry, in the picker."
-  (let ((name (wharf--url-name (plist-get entry :url))))
+(defun wharf--entry-name (entry utf-8)
+  "The file name of ENTRY, a `dialog/list' entry.
+Its `name' when UTF-8, non-nil, says file names are UTF-8 and the name
+lost no byte (Wharf shows a byte that is not UTF-8 as U+FFFD): decoding
+each URL is the slow way, for a folder of thousands."
+  (let ((name (plist-get entry :name)))
+    (if (and utf-8 (stringp name) (not (string-search "\ufffd" name)))
+        name
+      (wharf--url-name (plist-get entry :url)))))
+
+(defun wharf--entry-candidate (entry utf-8)
+  "The text of ENTRY, a `dialog/list' entry, in the picker.
+UTF-8 as for `wharf--entry-name'."
+  (let ((name (wharf--entry-name entry utf-8)))
     (if (eq (plist-get entry :isDirectory) t) (concat name "/") name)))
 
 (defconst wharf--up "../" "The picker's candidate for the parent folder.")
@@ -790,6 +801,7 @@ A quit gives the symbol `quit'."
              (multiple (and (not exporter) (eq (plist-get show :allowsMultipleSelection) t)))
              (dir-url (plist-get listing :directory))
              (dir (wharf-url-to-file dir-url))
+             (utf-8 (eq (coding-system-base (wharf--coding)) 'utf-8))
              (by-candidate (make-hash-table :test #'equal))
              (annotations (make-hash-table :test #'equal))
              (candidates nil))
@@ -806,7 +818,7 @@ A quit gives the symbol `quit'."
                                         'face 'wharf-reason)))
                    annotations))
         (dolist (entry (plist-get listing :entries))
-          (let ((candidate (wharf--entry-candidate entry)))
+          (let ((candidate (wharf--entry-candidate entry utf-8)))
             (puthash candidate entry by-candidate)
             (unless (or (eq (plist-get entry :enabled) t) exporter
                         (eq (plist-get entry :isDirectory) t))
