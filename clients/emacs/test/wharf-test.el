@@ -428,7 +428,52 @@ INITIAL is recorded."
       (should (eq (plist-get result :status) 'failed))
       (should (= (plist-get (plist-get result :error) :code) -32602)))))
 
+(ert-deftest wharf-a-request-wharf-does-not-answer-times-out ()
+  (wharf-test--with-wharf nil
+    (let ((file (wharf-test--write "a.txt" "a\n")))
+      ;; Started first, then stopped (SIGSTOP): it reads nothing more.
+      (wharf-test--with-picker '("a.txt")
+        (wharf-test--run (lambda (done) (wharf-import nil :directory wharf-test--root :callback done))))
+      (let ((pid (process-id (jsonrpc--process wharf--connection)))
+            (wharf-request-timeout 0.5))
+        (signal-process pid 'STOP)
+        (unwind-protect
+            (let ((result (wharf-test--run (lambda (done) (wharf-import nil :directory wharf-test--root
+                                                                        :callback done)))))
+              (should (eq (plist-get result :status) 'failed))
+              (should (= (plist-get (plist-get result :error) :code) -32800))
+              (should (eq (plist-get (plist-get (plist-get result :error) :data) :timeout) t)))
+          (signal-process pid 'CONT)))
+      (ignore file))))
+
 ;;;; Commands
+
+(ert-deftest wharf-insert-file-inserts-at-point ()
+  (wharf-test--with-wharf nil
+    (wharf-test--write "part.txt" "middle ")
+    (with-temp-buffer
+      (insert "before after")
+      (goto-char 8)
+      (let ((default-directory wharf-test--root))
+        (wharf-test--with-picker '("part.txt")
+          (wharf-insert-file)
+          (wharf-test--wait (lambda () (string-match-p "middle" (buffer-string))))))
+      (should (equal (buffer-string) "before middle after")))))
+
+(ert-deftest wharf-access-list-revokes ()
+  (wharf-test--with-wharf nil
+    (wharf-test--write "granted.txt" "g\n")
+    (wharf-test--with-picker '("granted.txt")
+      (wharf-test--run (lambda (done) (wharf-import nil :directory wharf-test--root :callback done)))
+      (wharf-access-list)
+      (with-current-buffer "*wharf access*"
+        (wharf-test--wait (lambda () tabulated-list-entries))
+        (goto-char (point-min))
+        (let ((wharf-test--y-or-n '(t)))
+          (wharf-access-revoke))
+        (wharf-test--wait (lambda () (null tabulated-list-entries)))
+        (should (string-match-p "Revoke" (car wharf-test--y-or-n-prompts)))
+        (kill-buffer)))))
 
 (ert-deftest wharf-find-file-visits-the-picked-file ()
   (wharf-test--with-wharf nil
