@@ -470,7 +470,8 @@ Its open dialogs end as failed."
      (wharf--finish dialog (list :status 'cancelled
                                  :reason (intern (or (plist-get params :reason) "unknown")))))
     ("exporter/snapshot" (wharf--snapshot dialog params))
-    ((or "presenter/hide" "dialog/presentationChanged" "dialog/progress") nil)
+    ("presenter/hide" (wharf--picker-close dialog))
+    ((or "dialog/presentationChanged" "dialog/progress") nil)
     (_ nil)))
 
 (defun wharf--register (dialog id connection)
@@ -774,18 +775,35 @@ UTF-8 as for `wharf--entry-name'."
 (defvar wharf--picker-notice nil
   "What the picker's next prompt says first: why the last answer was refused.")
 
-(defun wharf--picker-read (prompt table multiple initial require-match)
-  "Read from TABLE with PROMPT: several answers (a list) when MULTIPLE.
+(defvar-local wharf--minibuffer-dialog nil
+  "In a minibuffer the picker reads from: the dialog it is for.")
+
+(defun wharf--picker-read (dialog prompt table multiple initial require-match)
+  "Read for DIALOG from TABLE with PROMPT: several answers (a list) when MULTIPLE.
 INITIAL is the input to start with; REQUIRE-MATCH as for `completing-read'.
 A quit gives the symbol `quit'."
   (let ((inhibit-quit nil)
         ;; Another dialog's picker may be open: this one opens inside it.
         (enable-recursive-minibuffers t))
     (condition-case nil
-        (if multiple
-            (completing-read-multiple prompt table nil require-match initial 'wharf--picker-history)
-          (list (completing-read prompt table nil require-match initial 'wharf--picker-history)))
+        (minibuffer-with-setup-hook (lambda () (setq wharf--minibuffer-dialog dialog))
+          (if multiple
+              (completing-read-multiple prompt table nil require-match initial 'wharf--picker-history)
+            (list (completing-read prompt table nil require-match initial 'wharf--picker-history))))
       (quit 'quit))))
+
+(defun wharf--picker-close (dialog)
+  "Take DIALOG's picker down if it is the minibuffer being read (the dialog ended)."
+  (let ((window (active-minibuffer-window)))
+    (when (and window
+               (eq (buffer-local-value 'wharf--minibuffer-dialog (window-buffer window)) dialog))
+      (wharf--later (lambda ()
+                      (let ((window (active-minibuffer-window)))
+                        (when (and window
+                                   (eq (buffer-local-value 'wharf--minibuffer-dialog
+                                                           (window-buffer window))
+                                       dialog))
+                          (abort-recursive-edit))))))))
 
 (defun wharf--picker-dismiss (dialog)
   "The person dismissed DIALOG."
@@ -853,7 +871,7 @@ The notice of `wharf--picker-notice', if any, on a line of its own first."
 SHOW is its `presenter/show'; BY-CANDIDATE maps candidates to entries;
 ANNOTATIONS their annotations; MULTIPLE and FOLDER-PICKER say what it takes."
   (let* ((prompt (wharf--picker-title show (if folder-picker "Choose a folder" "Open") dir))
-         (answer (wharf--picker-read prompt (wharf--picker-table candidates annotations)
+         (answer (wharf--picker-read dialog prompt (wharf--picker-table candidates annotations)
                                      multiple nil t)))
     (cond
      ((eq answer 'quit) (wharf--picker-dismiss dialog))
@@ -908,8 +926,7 @@ ANNOTATIONS their annotations; MULTIPLE and FOLDER-PICKER say what it takes."
                      (format "  %s%s" (if (stringp description) description "")
                              (if names (format " (%s)" (string-join names ", ")) ""))
                      annotations)))
-        (ignore dialog)
-        (let ((answer (wharf--picker-read "Save as type: " (wharf--picker-table types annotations)
+        (let ((answer (wharf--picker-read dialog "Save as type: " (wharf--picker-table types annotations)
                                           nil nil t)))
           (if (eq answer 'quit) 'quit (car answer)))))))
 
@@ -936,7 +953,7 @@ ANNOTATIONS their annotations."
                                                      ((stringp label) label)
                                                      (t "Save as"))
                                           dir))
-             (answer (wharf--picker-read prompt (wharf--picker-table candidates annotations)
+             (answer (wharf--picker-read dialog prompt (wharf--picker-table candidates annotations)
                                          nil suggested nil))
              (text (and (listp answer) (car answer))))
         (cond

@@ -107,6 +107,18 @@ wait_for '^Find file: .*/docs/'
 keys C-g
 step "turning the mode off gives C-x C-f back"
 
+# A dialog that ends on the app's side (its timeoutMs) takes its picker down.
+keys M-:
+wait_for '^Eval:'
+keys "(wharf-import nil :timeout-ms 1500 :callback (lambda (r) (with-temp-file \"$work/ended\" (insert (format \"%s %s\" (plist-get r :status) (plist-get r :reason))))))" Enter
+wait_for '^Open \('
+deadline=$((SECONDS + 10))
+until [ -s "$work/ended" ]; do [ $SECONDS -lt $deadline ] || fail "the dialog never ended"; sleep 0.1; done
+[ "$(cat "$work/ended")" = "cancelled timeout" ] || fail "the dialog ended: $(cat "$work/ended")"
+sleep 0.5
+screen | grep -qE '^Open \(' && fail "the picker stayed up after its dialog ended"
+step "a dialog ended by its timeout takes its picker down"
+
 # M-x wharf-write-file: the suggested name prefilled; the buffer visits the file written.
 keys C-x b draft Enter
 wait_for 'draft +All'
