@@ -15,36 +15,60 @@
 (require 'wharf)
 
 (defvar wharf-bench--t0 nil "When the timed step began.")
-(defvar wharf-bench--done nil "Called with the elapsed time once the screen is redrawn.")
+(defvar icomplete-overlay)
 
-(defun wharf-bench--redrawn ()
-  "Call `wharf-bench--done' once the command loop has redrawn the screen."
-  (when wharf-bench--done
-    (let ((done wharf-bench--done))
-      (setq wharf-bench--done nil)
-      ;; A timer runs once the command loop is idle, which is after it has redisplayed.
-      (run-at-time 0 nil (lambda ()
-                           (redisplay t)
-                           (funcall done (- (float-time) wharf-bench--t0)))))))
+(defun wharf-bench--shown ()
+  "The text the completion UI shows in the minibuffer, or nil if none yet.
+For `icomplete' (fido): its overlay's text; for the default UI: the
+`*Completions*' window's text once it is shown."
+  (if (bound-and-true-p icomplete-mode)
+      (let ((text (and (overlayp icomplete-overlay) (overlay-buffer icomplete-overlay)
+                       (overlay-get icomplete-overlay 'after-string))))
+        (and text (> (length text) 0) text))
+    (let ((window (get-buffer-window "*Completions*" t)))
+      (and window (with-current-buffer (window-buffer window) (buffer-string))))))
 
-(defun wharf-bench--setup ()
-  "In `minibuffer-setup-hook' (last): the prompt is up; time it once drawn."
-  (wharf-bench--redrawn))
+(defun wharf-bench--when (ready then)
+  "Once idle with READY true: redraw, and call THEN with the time taken.
+Timers run only when Emacs is idle: once the completion UI has done its
+work for the last command."
+  (let ((timer nil))
+    (setq timer (run-with-timer
+                 0 0.001
+                 (lambda ()
+                   (when (funcall ready)
+                     (cancel-timer timer)
+                     (redisplay t)
+                     (funcall then (- (float-time) wharf-bench--t0))))))))
+
+(defun wharf-bench--in-minibuffer (fn)
+  "FN called in the active minibuffer's buffer, or nil if there is none."
+  (let ((window (active-minibuffer-window)))
+    (and window (with-current-buffer (window-buffer window) (funcall fn)))))
 
 (defun wharf-bench--one (start key then)
   "Time START (a function opening a prompt) to drawn, then typing KEY to redrawn.
 Calls THEN with (OPEN-SECONDS KEY-SECONDS) once the prompt is quit."
+  ;; What the last prompt showed is not this one's.
+  (when (and (boundp 'icomplete-overlay) (overlayp icomplete-overlay))
+    (overlay-put icomplete-overlay 'after-string nil))
+  (when (get-buffer "*Completions*") (kill-buffer "*Completions*"))
   (setq wharf-bench--t0 (float-time))
-  (setq wharf-bench--done
-        (lambda (open)
-          (setq wharf-bench--done
-                (lambda (typed)
-                  (run-at-time 0 nil (lambda ()
-                                       (run-at-time 0.05 nil then open typed)
-                                       (abort-recursive-edit)))))
-          (add-hook 'post-command-hook #'wharf-bench--redrawn)
-          (setq wharf-bench--t0 (float-time))
-          (setq unread-command-events (listify-key-sequence key))))
+  ;; Set up first: find-file's START returns only once its prompt is done.
+  (wharf-bench--when
+   ;; Drawn: the prompt is up and, with icomplete, its candidates shown.
+   (lambda () (wharf-bench--in-minibuffer
+               (lambda () (or (not (bound-and-true-p icomplete-mode)) (wharf-bench--shown)))))
+   (lambda (open)
+     (let ((before (wharf-bench--in-minibuffer #'wharf-bench--shown)))
+       (setq wharf-bench--t0 (float-time))
+       (setq unread-command-events (listify-key-sequence key))
+       (wharf-bench--when
+        (lambda () (let ((now (wharf-bench--in-minibuffer #'wharf-bench--shown)))
+                     (and now (not (equal now before)))))
+        (lambda (typed)
+          (run-at-time 0.05 nil then open typed)
+          (abort-recursive-edit))))))
   (funcall start))
 
 (defun wharf-bench--median (list)
@@ -55,7 +79,6 @@ Calls THEN with (OPEN-SECONDS KEY-SECONDS) once the prompt is quit."
 (defun wharf-bench-run (folder key repeat output)
   "Time wharf.el's picker and `find-file' over FOLDER, typing KEY, REPEAT times.
 Write the medians and spreads to OUTPUT as JSON, then kill Emacs."
-  (add-hook 'minibuffer-setup-hook #'wharf-bench--setup 90)
   (let ((default-directory (file-name-as-directory folder))
         (runs nil)
         (plan nil))
@@ -79,7 +102,6 @@ Write the medians and spreads to OUTPUT as JSON, then kill Emacs."
                                (call-interactively #'wharf-find-file))))
                 key
                 (lambda (open typed)
-                  (remove-hook 'post-command-hook #'wharf-bench--redrawn)
                   (push (list what open typed) runs)
                   (run-at-time 0.2 nil #'next))))))
          (figure (what index)
@@ -88,7 +110,6 @@ Write the medians and spreads to OUTPUT as JSON, then kill Emacs."
              (list :median (wharf-bench--median values)
                    :min (apply #'min values) :max (apply #'max values))))
          (finish ()
-           (remove-hook 'minibuffer-setup-hook #'wharf-bench--setup)
            (with-temp-file output
              (insert (json-serialize
                       (list :cold_open (figure 'cold 1)
