@@ -235,7 +235,9 @@ Every byte but unreserved ASCII and `/' is percent-encoded."
   "Hand METHOD with PARAMS from CONNECTION to the dialog it names.
 REPLY, for a request, is what answers it; its value is the answer."
   (let* ((id (plist-get params :dialogId))
-         (dialog (and id (gethash id wharf--dialogs))))
+         (dialog (gethash id wharf--dialogs))
+         ;; Ids are a process's own: the next wharf gives out the same ones again.
+         (dialog (and dialog (eq (wharf--dialog-connection dialog) connection) dialog)))
     (cond
      ((null id)
       (when reply (jsonrpc-error :code -32601 :message (format "wharf.el does not handle %s" method))))
