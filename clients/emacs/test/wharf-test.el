@@ -533,11 +533,27 @@ INITIAL is recorded."
 (ert-deftest wharf-doctor-says-who-draws-the-dialogs ()
   (wharf-test--with-wharf nil
     (let ((wharf-presenter 'emacs))
+      (when (get-buffer "*wharf doctor*") (kill-buffer "*wharf doctor*"))
       (wharf-doctor)
       (wharf-test--wait (lambda () (get-buffer "*wharf doctor*")))
       (with-current-buffer "*wharf doctor*"
         (should (string-match-p "presenter: +frontend" (buffer-string)))
         (should (string-match-p "drawn in Emacs, because wharf-presenter is `emacs'" (buffer-string)))
+        (kill-buffer)))))
+
+(ert-deftest wharf-doctor-says-why-no-desktop-dialog-is-used ()
+  (wharf-test--with-wharf nil
+    (let ((wharf-presenter 'auto)
+          (process-environment (append '("DISPLAY" "WAYLAND_DISPLAY" "DBUS_SESSION_BUS_ADDRESS" "XDG_RUNTIME_DIR")
+                                       process-environment)))
+      (when (get-buffer "*wharf doctor*") (kill-buffer "*wharf doctor*"))
+      (wharf-doctor)
+      (wharf-test--wait (lambda () (get-buffer "*wharf doctor*")))
+      (with-current-buffer "*wharf doctor*"
+        (should (string-match-p "prefersDesktopDialogs t" (buffer-string)))
+        (should (string-match-p "not usable: portal: " (buffer-string)))
+        (should (string-match-p "not usable: zenity: " (buffer-string)))
+        (should (string-match-p "drawn in Emacs, because no desktop dialog is usable here" (buffer-string)))
         (kill-buffer)))))
 
 (ert-deftest wharf-stderr-and-events-buffers ()
