@@ -97,8 +97,11 @@ or a function called with (PROMPT COLLECTION) returning one of those.")
 (defvar wharf-test--prompts nil
   "Each prompt the picker showed, newest first: (PROMPT CANDIDATES ANNOTATIONS INITIAL).")
 
+(defvar wharf-test--last-initial nil "The initial input of the prompt being answered, in a list.")
+
 (defun wharf-test--record (prompt collection initial)
   "Record PROMPT with COLLECTION's candidates and annotations and INITIAL."
+  (setq wharf-test--last-initial (list initial))
   (let* ((candidates (all-completions "" collection))
          (metadata (completion-metadata "" collection nil))
          (annotate (completion-metadata-get metadata 'annotation-function)))
@@ -347,6 +350,35 @@ INITIAL is recorded."
 (defun wharf-test--make-dir (relative)
   "Make the folder RELATIVE in the scratch folder."
   (make-directory (concat wharf-test--root relative) t))
+
+(ert-deftest wharf-export-asks-the-type-and-suggests-its-name ()
+  (wharf-test--with-wharf nil
+    (wharf-test--make-dir "out")
+    (wharf-test--with-picker (list "public.html" (lambda (_prompt _collection) (car wharf-test--last-initial)))
+      (let ((result (wharf-test--run
+                     (lambda (done)
+                       (wharf-export (list (list :filename "page" :types '("public.plain-text" "public.html")
+                                                 :snapshot (lambda (type)
+                                                             (if (equal type "public.html") "<p>Hi</p>\n" "Hi\n"))))
+                                     :directory (concat wharf-test--root "out") :callback done)))))
+        (should (eq (plist-get result :status) 'completed))
+        (should (equal (plist-get result :content-types) '("public.html")))
+        (should (equal (nth 1 (cadr wharf-test--prompts)) '("public.plain-text" "public.html")))
+        (should (equal (nth 3 (car wharf-test--prompts)) "page.html"))
+        (should (equal (wharf-test--read-bytes (concat wharf-test--root "out/page.html")) "<p>Hi</p>\n"))))))
+
+(ert-deftest wharf-export-several-documents-into-a-folder ()
+  (wharf-test--with-wharf nil
+    (wharf-test--make-dir "out/sub")
+    (wharf-test--with-picker '("sub/" "./")
+      (let ((result (wharf-test--run
+                     (lambda (done)
+                       (wharf-export (list (list :filename "one" :text "1\n") (list :filename "two" :text "2\n"))
+                                     :directory (concat wharf-test--root "out") :callback done)))))
+        (should (eq (plist-get result :status) 'completed))
+        (should (equal (plist-get result :paths)
+                       (list (concat wharf-test--root "out/sub/one.txt") (concat wharf-test--root "out/sub/two.txt"))))
+        (should (equal (wharf-test--read-bytes (concat wharf-test--root "out/sub/two.txt")) "2\n"))))))
 
 (ert-deftest wharf-export-asks-before-replacing ()
   (wharf-test--with-wharf nil
