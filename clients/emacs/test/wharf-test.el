@@ -453,6 +453,16 @@ INITIAL is recorded."
       (should (eq (plist-get result :status) 'failed))
       (should (string-match-p "could not start" (plist-get (plist-get result :error) :message))))))
 
+(ert-deftest wharf-an-unknown-option-is-an-error-at-the-call ()
+  (let ((called nil))
+    (should (string-match-p ":no-such-option is not an option"
+                            (cadr (should-error (wharf-import nil :no-such-option t
+                                                              :callback (lambda (_) (setq called t)))))))
+    (should-error (wharf-export (list (list :filename "x")) :callback (lambda (_) (setq called t))))
+    (accept-process-output nil 0.1)
+    (should-not called)
+    (should-not wharf--connection)))
+
 (ert-deftest wharf-bad-options-are-refused-by-wharf ()
   (wharf-test--with-wharf nil
     (let ((result (wharf-test--run
