@@ -314,7 +314,7 @@ error goes to the buffer `*NAME stderr*', its events to `*NAME events*'."
      (lambda (result)
        (when (eq connection wharf--connection)
          (setq wharf--initialize-result result)
-         (jsonrpc-notify connection :initialized (make-hash-table))
+         (ignore-errors (jsonrpc-notify connection :initialized (make-hash-table)))
          (wharf--log "initialized: presenter %s" (plist-get (plist-get result :capabilities) :presenter))
          (let ((waiting (reverse wharf--waiting)))
            (setq wharf--waiting nil)
@@ -371,18 +371,32 @@ ERROR says so, with :data (:timeout t)."
                                (unless answered
                                  (setq answered t)
                                  (funcall callback error result conn)))))
-                (jsonrpc-async-request
-                 conn (intern method) params
-                 :timeout timeout
-                 :success-fn (lambda (result) (funcall answer nil result))
-                 :error-fn (lambda (error) (funcall answer error nil))
-                 :timeout-fn
-                 (lambda ()
-                   (funcall answer (list :code -32800
-                                         :message (format "wharf did not answer %s within %s s"
-                                                          method timeout)
-                                         :data (list :timeout t))
-                            nil))))))))
+                (condition-case err
+                    (jsonrpc-async-request
+                     conn (intern method) params
+                     :timeout timeout
+                     :success-fn (lambda (result) (funcall answer nil result))
+                     :error-fn
+                     (lambda (error)
+                       (funcall answer
+                                (if (jsonrpc-running-p conn)
+                                    error
+                                  ;; jsonrpc.el's "Server died" (-1), in Wharf's terms.
+                                  (list :code -32603
+                                        :message (format "wharf exited before it answered %s" method)))
+                                nil))
+                     :timeout-fn
+                     (lambda ()
+                       (funcall answer (list :code -32800
+                                             :message (format "wharf did not answer %s within %s s"
+                                                              method timeout)
+                                             :data (list :timeout t))
+                                nil)))
+                  ;; The process ended before the request could be written.
+                  (error (funcall answer (list :code -32603
+                                               :message (format "wharf is not running: %s"
+                                                                (error-message-string err)))
+                                  nil))))))))
     (if connection
         (if (jsonrpc-running-p connection)
             (funcall send nil connection)
@@ -437,6 +451,7 @@ Its open dialogs end as failed."
   "End DIALOG with RESULT, a plist, calling its callback unless it has ended."
   (unless (wharf--dialog-done dialog)
     (setf (wharf--dialog-done dialog) t)
+    (wharf--picker-close dialog)
     (when-let ((id (wharf--dialog-id dialog)))
       (when (eq (gethash id wharf--dialogs) dialog)
         (remhash id wharf--dialogs)))
@@ -1010,12 +1025,19 @@ appeared meanwhile is asked about."
 
 ;;;; Commands
 
+(defun wharf--say (text)
+  "Show TEXT in the echo area, and again once a picker being taken down is gone."
+  (message "%s" text)
+  (when (active-minibuffer-window)
+    (run-at-time 0.1 nil #'message "%s" text)))
+
 (defun wharf--report (result)
   "Tell the person how RESULT, a dialog's ending, was not a success."
   (pcase (plist-get result :status)
-    ('failed (message "wharf: %s" (plist-get (plist-get result :error) :message)))
+    ('failed (wharf--say (format "wharf: %s" (plist-get (plist-get result :error) :message))))
     ('cancelled (unless (eq (plist-get result :reason) 'user)
-                  (message "wharf: the dialog was cancelled (%s)" (plist-get result :reason))))))
+                  (wharf--say (format "wharf: the dialog was cancelled (%s)"
+                                      (plist-get result :reason)))))))
 
 ;;;###autoload
 (defun wharf-find-file (&optional types)

@@ -119,6 +119,18 @@ sleep 0.5
 screen | grep -qE '^Open \(' && fail "the picker stayed up after its dialog ended"
 step "a dialog ended by its timeout takes its picker down"
 
+# wharf dying with the picker open: the dialog fails, its picker goes, and the next starts anew.
+keys M-x
+wait_for '^M-x'
+keys wharf-find-file Enter
+wait_for '^Open \('
+pid=$(pgrep -f -- "--state-dir $work/state") || fail "no wharf to kill"
+kill -KILL $pid
+wait_for 'wharf: wharf exited'
+sleep 0.3
+screen | grep -qE '^Open \(' && fail "the picker stayed up after wharf died"
+step "wharf dying mid-dialog fails the dialog and takes its picker down"
+
 # M-x wharf-write-file: the suggested name prefilled; the buffer visits the file written.
 keys C-x b draft Enter
 wait_for 'draft +All'

@@ -446,6 +446,19 @@ INITIAL is recorded."
                                     :paths)
                          (list file))))))))
 
+(ert-deftest wharf-the-server-dying-while-starting-is-reported-as-failed ()
+  (wharf-test--with-wharf nil
+    (dotimes (delay 4)
+      (let ((result (wharf-test--run
+                     (lambda (done)
+                       (wharf-import nil :directory wharf-test--root :callback done)
+                       ;; Killed at once, or once some of its answers may have been read.
+                       (let ((process (jsonrpc--process wharf--connection)))
+                         (accept-process-output process (* delay 0.01))
+                         (signal-process (process-id process) 'KILL))))))
+        (should (eq (plist-get result :status) 'failed))
+        (should (= (plist-get (plist-get result :error) :code) -32603))))))
+
 (ert-deftest wharf-a-missing-binary-fails-the-dialog ()
   (let ((wharf-program "/nonexistent/wharf")
         (wharf-arguments nil))
