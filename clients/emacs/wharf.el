@@ -394,8 +394,8 @@ ERROR says so, with :data (:timeout t)."
                                 nil)))
                   ;; The process ended before the request could be written.
                   (error (funcall answer (list :code -32603
-                                               :message (format "wharf is not running: %s"
-                                                                (error-message-string err)))
+                                               :message (format "wharf exited before %s was sent (%s)"
+                                                                method (error-message-string err)))
                                   nil))))))))
     (if connection
         (if (jsonrpc-running-p connection)
