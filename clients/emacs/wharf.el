@@ -394,7 +394,7 @@ ERROR says so, with :data (:timeout t)."
                                 nil)))
                   ;; The process ended before the request could be written.
                   (error (funcall answer (list :code -32603
-                                               :message (format "wharf exited before %s was sent (%s)"
+                                               :message (format "could not send %s to wharf (%s)"
                                                                 method (error-message-string err)))
                                   nil))))))))
     (if connection

@@ -483,23 +483,34 @@ INITIAL is recorded."
       (should (eq (plist-get result :status) 'failed))
       (should (= (plist-get (plist-get result :error) :code) -32602)))))
 
+(defun wharf-test--fake (mode)
+  "`wharf-arguments' and `wharf-program' running test/fake-wharf.py in MODE."
+  (list "python3" (expand-file-name "fake-wharf.py" wharf-test-directory) mode))
+
 (ert-deftest wharf-a-request-wharf-does-not-answer-times-out ()
-  (wharf-test--with-wharf nil
-    (let ((file (wharf-test--write "a.txt" "a\n")))
-      ;; Started first, then stopped (SIGSTOP): it reads nothing more.
-      (wharf-test--with-picker '("a.txt")
-        (wharf-test--run (lambda (done) (wharf-import nil :directory wharf-test--root :callback done))))
-      (let ((pid (process-id (jsonrpc--process wharf--connection)))
-            (wharf-request-timeout 0.5))
-        (signal-process pid 'STOP)
-        (unwind-protect
-            (let ((result (wharf-test--run (lambda (done) (wharf-import nil :directory wharf-test--root
-                                                                        :callback done)))))
-              (should (eq (plist-get result :status) 'failed))
-              (should (= (plist-get (plist-get result :error) :code) -32800))
-              (should (eq (plist-get (plist-get (plist-get result :error) :data) :timeout) t)))
-          (signal-process pid 'CONT)))
-      (ignore file))))
+  (let* ((fake (wharf-test--fake "wedged"))
+         (wharf-program (car fake))
+         (wharf-arguments (cdr fake))
+         (wharf-request-timeout 0.5))
+    (unwind-protect
+        (let ((result (wharf-test--run (lambda (done) (wharf-import nil :callback done)))))
+          (should (eq (plist-get result :status) 'failed))
+          (should (= (plist-get (plist-get result :error) :code) -32800))
+          (should (eq (plist-get (plist-get (plist-get result :error) :data) :timeout) t))
+          (should (string-match-p "did not answer presentImporter"
+                                  (plist-get (plist-get result :error) :message))))
+      (wharf-stop))))
+
+(ert-deftest wharf-an-ending-before-the-answer-naming-its-dialog-is-kept ()
+  (let* ((fake (wharf-test--fake "early-events"))
+         (wharf-program (car fake))
+         (wharf-arguments (cdr fake)))
+    (unwind-protect
+        (let ((result (wharf-test--run (lambda (done) (wharf-import nil :callback done)))))
+          (should (eq (plist-get result :status) 'cancelled))
+          (should (eq (plist-get result :reason) 'user))
+          (should (equal (plist-get result :dialog-id) "d1")))
+      (wharf-stop))))
 
 ;;;; Commands
 
@@ -619,6 +630,45 @@ INITIAL is recorded."
     (with-current-buffer "*wharf events*"
       (should (string-match-p "-> presentImporter" (buffer-string)))
       (should (string-match-p "<- presenter/show" (buffer-string))))))
+
+(ert-deftest wharf-readme-api-example-runs ()
+  ;; The README's Elisp API example, as written, against a script standing for the person.
+  (wharf-test--with-wharf nil
+    (let* ((readme (with-temp-buffer
+                     (insert-file-contents (expand-file-name "../README.md" wharf-test-directory))
+                     (buffer-string)))
+           (start (string-match "## Elisp API\n\n```elisp\n" readme))
+           (code (substring readme (match-end 0) (string-match "^```$" readme (match-end 0))))
+           (picture (wharf-test--write "Pictures/sky.png" ""))
+           (saved (concat wharf-test--root "out/report.html"))
+           (wharf-presenter 'desktop)
+           (process-environment (cons (concat "HOME=" wharf-test--root) process-environment))
+           (wharf-arguments (append wharf-arguments
+                                    (wharf-test--script `[(:choose [,picture])
+                                                          (:save (:path ,saved :contentType "public.html"))])))
+           (messages nil))
+      (should start)
+      (with-temp-file picture
+        (set-buffer-multibyte nil)
+        (insert (base64-decode-string "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==")))
+      (wharf-test--make-dir "out")
+      (cl-letf* ((real-message (symbol-function 'message))
+                 ((symbol-function 'message)
+                  (lambda (format-string &rest args)
+                    (when format-string (push (apply #'format format-string args) messages))
+                    (apply real-message format-string args))))
+        (with-temp-buffer
+          (insert code)
+          (goto-char (point-min))
+          (condition-case nil
+              (while t (eval (read (current-buffer)) t))
+            (end-of-file nil)))
+        (wharf-test--wait (lambda () (and (member (format "picked %S" (list picture)) messages)
+                                          (cl-some (lambda (m) (string-prefix-p "(:status completed" m))
+                                                   messages)))))
+      (should (member (format "picked %S" (list picture)) messages))
+      (should (cl-some (lambda (m) (string-prefix-p "(:status completed" m)) messages))
+      (should (equal (wharf-test--read-bytes saved) "<p>Hello</p>\n")))))
 
 ;;;; Paths
 
