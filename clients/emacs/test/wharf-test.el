@@ -490,10 +490,15 @@ INITIAL is recorded."
 (ert-deftest wharf-a-request-wharf-does-not-answer-times-out ()
   (let* ((fake (wharf-test--fake "wedged"))
          (wharf-program (car fake))
-         (wharf-arguments (cdr fake))
-         (wharf-request-timeout 0.5))
+         (wharf-arguments (cdr fake)))
     (unwind-protect
-        (let ((result (wharf-test--run (lambda (done) (wharf-import nil :callback done)))))
+        (let ((result (progn
+                        ;; Started and initialized first, within the usual deadline.
+                        (should (null (wharf-test--run (lambda (done)
+                                                         (wharf--ensure (lambda (error _connection)
+                                                                          (funcall done error)))))))
+                        (let ((wharf-request-timeout 0.5))
+                          (wharf-test--run (lambda (done) (wharf-import nil :callback done)))))))
           (should (eq (plist-get result :status) 'failed))
           (should (= (plist-get (plist-get result :error) :code) -32800))
           (should (eq (plist-get (plist-get (plist-get result :error) :data) :timeout) t))
