@@ -124,7 +124,7 @@ keys M-x
 wait_for '^M-x'
 keys wharf-find-file Enter
 wait_for '^Open \('
-pid=$(pgrep -f -- "--state-dir $work/state") || fail "no wharf to kill"
+pid=$(pgrep -f -- "wharf --state-dir $work/state") || fail "no wharf to kill"
 kill -KILL $pid
 wait_for 'wharf: wharf exited'
 sleep 0.3
@@ -149,7 +149,7 @@ wait_for 'saved\.txt +All'
 step "M-x wharf-write-file saves the buffer and visits the file"
 
 # C-x C-c: Emacs ends, and its wharf with it.
-pgrep -f -- "--state-dir $work/state" >/dev/null || fail "no wharf running before C-x C-c"
+pgrep -f -- "wharf --state-dir $work/state" >/dev/null || fail "no wharf running before C-x C-c"
 keys C-x C-c
 deadline=$((SECONDS + 10))
 while tmux_ has-session -t "$session" 2>/dev/null; do
@@ -157,7 +157,7 @@ while tmux_ has-session -t "$session" 2>/dev/null; do
     sleep 0.1
 done
 deadline=$((SECONDS + 5))
-while pgrep -f -- "--state-dir $work/state" >/dev/null; do
+while pgrep -f -- "wharf --state-dir $work/state" >/dev/null; do
     [ $SECONDS -lt $deadline ] || { echo "FAIL: wharf outlived emacs" >&2; exit 1; }
     sleep 0.1
 done
