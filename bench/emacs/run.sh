@@ -37,8 +37,8 @@ mkdir -p "$dir"
 
 # wharf.el byte-compiled, as every package manager installs it.
 mkdir -p "$work/lisp"
-cp "$root/clients/emacs/wharf.el" "$work/lisp/"
-emacs --batch -Q -L "$work/lisp" -f batch-byte-compile "$work/lisp/wharf.el" 2>/dev/null
+cp "$root/clients/emacs/"*.el "$work/lisp/"
+emacs --batch -Q -L "$work/lisp" -f batch-byte-compile "$work/lisp/"*.el 2>/dev/null
 
 measure() { # measure UI KEY OUTPUT
     local setup
