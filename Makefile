@@ -309,3 +309,17 @@ test-desktop: deps $(NVIM_VENV)/.installed
 ## WharfDesktopDialogs opens them under the rig.
 screenshots: deps
 	SWIFT=$(SWIFT) Tests/desktop/rig.sh screenshots
+
+# MARK: Wharf as xdg-desktop-portal's FileChooser backend (issue 38): `wharf portal`
+# The real frontend (Debian's xdg-desktop-portal) on a private session bus under Xvfb, with
+# Wharf's .portal file, called by Python's gi (Debian's python3) and by a real GTK app.
+PORTAL_APT_PACKAGES := xvfb dbus-daemon xdg-desktop-portal python3-gi gir1.2-gtk-3.0 zenity
+
+.PHONY: test-portal
+
+TEST_SUITES += test-portal
+
+## About half a minute: Tests/portal/run.sh.
+test-portal: build
+	$(call apt-ensure,$(PORTAL_APT_PACKAGES))
+	WHARF=$(CURDIR)/$(WHARF) Tests/portal/run.sh

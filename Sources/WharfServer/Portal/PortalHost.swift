@@ -1,0 +1,60 @@
+import WharfDBus
+import WharfSystem
+
+/// Runs `wharf portal`: connects to the session bus, serves the FileChooser backend, takes
+/// its name, and serves until SIGTERM or SIGINT (each open dialog then ended, its call answered
+/// with response 2) or the bus going away.
+public enum PortalHost {
+    public static func run(_ command: PortalCommand) -> Never {
+        if command.check { ProcessControl.exit(PortalCheck.run(command)) }
+        ProcessControl.ignoreBrokenPipes()
+        ProcessControl.blockEndSignals()
+        var options = ServerOptions()
+        options.presenter = command.presenter
+        options.stateDirectory = command.stateDirectory
+        options.logLevel = command.logLevel
+        let logger = Logger(level: command.logLevel)
+        let server: Server
+        do {
+            server = try Server(options: options, logger: logger)
+        } catch {
+            StdioHost.fail("portal: \(error.message)", status: error.exitStatus)
+        }
+        let address: String
+        switch BusAddress.session(environment: BusAddress.processEnvironment()) {
+        case .success(let found): address = found
+        case .failure(let error): StdioHost.fail("portal: no session bus: \(error.message)", status: 1)
+        }
+        let lost = OneShot<BusError>()
+        let connection: BusConnection
+        let opened = OneShot<Result<BusConnection, BusError>>()
+        BusConnection.open(address: address, description: "wharf-portal", timeoutMs: 5000,
+                           onDisconnect: { lost.set($0) }, completion: { opened.set($0) })
+        switch opened.wait() {
+        case .success(let open): connection = open
+        case .failure(let error): StdioHost.fail("portal: \(error.message)", status: 1)
+        }
+        let backend = PortalBackend(connection: connection, server: server)
+        backend.start()
+        switch connection.requestName(PortalBackend.busName) {
+        case .success(true):
+            logger.info("portal: serving \(PortalBackend.busName) on \(address)")
+        case .success(false):
+            StdioHost.fail("portal: another process owns \(PortalBackend.busName) on this bus", status: 1)
+        case .failure(let error):
+            StdioHost.fail("portal: cannot own \(PortalBackend.busName): \(error.message)", status: 1)
+        }
+        startThread {
+            let number = ProcessControl.waitForEndSignal()
+            lost.set(BusError(name: BusError.Names.failed, message: "signal \(number)"))
+        }
+        let reason = lost.wait()
+        logger.info("portal: stopping: \(reason.message)")
+        backend.stop(timeoutMs: 3000)
+        // The answers are on their way; the connection's thread sends them before closing.
+        connection.close()
+        ProcessControl.sleep(milliseconds: 50)
+        server.close()
+        ProcessControl.exit(0)
+    }
+}

@@ -1,0 +1,322 @@
+"""Wharf as xdg-desktop-portal's FileChooser backend, through the real frontend.
+
+Run by Tests/portal/run.sh inside a private session bus (dbus-run-session) under Xvfb, with
+Debian's python3 and its gi (python3-gi): each test starts `wharf portal` with a script
+presenter answering as a person would, and calls the real xdg-desktop-portal frontend (or,
+for calls the frontend itself would never pass on, the backend directly), waiting for the
+Response signal or the backend's answer.
+"""
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import unittest
+import urllib.parse
+
+import gi
+
+gi.require_version("Gio", "2.0")
+from gi.repository import Gio, GLib  # noqa: E402
+
+WHARF = os.environ["WHARF"]
+PORTAL_FILE = os.environ["PORTAL_FILE"]
+RIG = os.environ["PORTAL_RIG"]
+BACKEND = "org.freedesktop.impl.portal.desktop.wharf"
+DESKTOP = "/org/freedesktop/portal/desktop"
+IMPL = "org.freedesktop.impl.portal.FileChooser"
+
+
+def bus():
+    return Gio.bus_get_sync(Gio.BusType.SESSION, None)
+
+
+def name_has_owner(name):
+    reply = bus().call_sync("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "NameHasOwner",
+                            GLib.Variant("(s)", (name,)), GLib.VariantType("(b)"), 0, 5000, None)
+    return reply.unpack()[0]
+
+
+def wait_for(condition, seconds=10, what="condition"):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if condition():
+            return
+        time.sleep(0.02)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def uri(path):
+    return "file://" + urllib.parse.quote(os.fsencode(path))
+
+
+def ay(path):
+    return GLib.Variant("ay", os.fsencode(path) + b"\0")
+
+
+class Frontend:
+    """The real xdg-desktop-portal, finding Wharf's .portal file and nothing else."""
+
+    def __init__(self):
+        self.dir = tempfile.mkdtemp(dir=RIG, prefix="portals-")
+        with open(PORTAL_FILE) as source, open(os.path.join(self.dir, "wharf.portal"), "w") as copy:
+            copy.write(source.read())
+        env = dict(os.environ, XDG_DESKTOP_PORTAL_DIR=self.dir, XDG_CURRENT_DESKTOP="wharf")
+        self.log = open(os.path.join(RIG, "frontend.log"), "w")
+        self.process = subprocess.Popen(["/usr/libexec/xdg-desktop-portal", "--replace", "--verbose"], env=env,
+                                        stdout=self.log, stderr=subprocess.STDOUT)
+        wait_for(lambda: name_has_owner("org.freedesktop.portal.Desktop"), what="the frontend")
+
+    def stop(self):
+        self.process.terminate()
+        self.process.wait(10)
+
+
+class Backend:
+    """`wharf portal` answering with a script presenter (each call plays it from its first step)."""
+
+    def __init__(self, steps, presenter=None, extra=()):
+        handle, self.script = tempfile.mkstemp(dir=RIG, suffix=".json")
+        with os.fdopen(handle, "w") as out:
+            json.dump(steps, out)
+        self.log_path = self.script + ".log"
+        self.log = open(self.log_path, "w")
+        self.process = subprocess.Popen(
+            [WHARF, "portal", "--presenter", presenter or ("script:" + self.script), "--log-level", "info",
+             "--state-dir", ":memory:", *extra], stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True)
+        wait_for(lambda: name_has_owner(BACKEND) or self.process.poll() is not None, what="wharf portal")
+        assert self.process.poll() is None, self.text()
+
+    def text(self):
+        with open(self.log_path) as log:
+            return log.read()
+
+    def stop(self):
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            self.process.wait(10)
+        self.log.close()
+        wait_for(lambda: not name_has_owner(BACKEND), what="the backend's name to go")
+        return self.process.returncode
+
+
+class Call:
+    """A call of org.freedesktop.portal.FileChooser through the frontend, waiting for Response."""
+
+    counter = 0
+
+    def __init__(self, method, options=None, title="Pick", parent=""):
+        Call.counter += 1
+        self.connection = bus()
+        token = f"wharf{Call.counter}"
+        sender = self.connection.get_unique_name()[1:].replace(".", "_")
+        self.path = f"/org/freedesktop/portal/desktop/request/{sender}/{token}"
+        self.done = threading.Event()
+        self.response = None
+        self.connection.signal_subscribe("org.freedesktop.portal.Desktop", "org.freedesktop.portal.Request", "Response",
+                                         self.path, None, Gio.DBusSignalFlags.NO_MATCH_RULE, self._on_response)
+        options = dict(options or {})
+        options["handle_token"] = GLib.Variant("s", token)
+        self.handle = self.connection.call_sync(
+            "org.freedesktop.portal.Desktop", DESKTOP, "org.freedesktop.portal.FileChooser", method,
+            GLib.Variant("(ssa{sv})", (parent, title, options)), GLib.VariantType("(o)"), 0, 10000, None).unpack()[0]
+        assert self.handle == self.path, (self.handle, self.path)
+
+    def _on_response(self, connection, sender, path, interface, signal_name, parameters):
+        self.response = parameters.unpack()
+        self.done.set()
+
+    def wait(self, seconds=20):
+        context = GLib.MainContext.default()
+        deadline = time.monotonic() + seconds
+        while not self.done.is_set() and time.monotonic() < deadline:
+            context.iteration(False)
+            time.sleep(0.005)
+        assert self.done.is_set(), f"no Response for {self.path}"
+        return self.response
+
+    def close(self):
+        self.connection.call_sync("org.freedesktop.portal.Desktop", self.path, "org.freedesktop.portal.Request", "Close",
+                                  None, None, 0, 5000, None)
+
+
+def direct(method, options, handle=None, timeout=20000, signature="(osssa{sv})", args=None):
+    """Calls the backend itself, as the frontend does; returns (response, results) or raises."""
+    Call.counter += 1
+    handle = handle or f"/org/freedesktop/portal/desktop/request/direct/t{Call.counter}"
+    value = GLib.Variant(signature, args if args is not None else (handle, "org.example.App", "", "Title", options))
+    return bus().call_sync(BACKEND, DESKTOP, IMPL, method, value, None, 0, timeout, None).unpack()
+
+
+class PortalTests(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.frontend = Frontend()
+        cls.files = tempfile.mkdtemp(dir=RIG, prefix="files-")
+        for name, data in [("a.txt", b"alpha\n"), ("b.txt", b"beta\n"), ("A.TXT", b"upper\n"),
+                           ("pic.png", b"\x89PNG\r\n\x1a\n" + bytes(32))]:
+            with open(os.path.join(cls.files, name), "wb") as out:
+                out.write(data)
+        os.mkdir(os.path.join(cls.files, "folder"))
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.frontend.stop()
+
+    def setUp(self):
+        self.backend = None
+
+    def tearDown(self):
+        if self.backend:
+            self.assertEqual(self.backend.stop(), 0, self.backend.text())
+
+    def start(self, steps, **kwargs):
+        self.backend = Backend(steps, **kwargs)
+        return self.backend
+
+    def path(self, name):
+        return os.path.join(self.files, name)
+
+    # MARK: OpenFile
+
+    def test_open_one_file(self):
+        self.start([{"expect": {"kind": "importer", "title": "Pick a note", "confirmationLabel": "Open it",
+                                "allowsMultipleSelection": False}},
+                    {"choose": [self.path("a.txt")]}])
+        response, results = Call("OpenFile", {"accept_label": GLib.Variant("s", "_Open it")}, title="Pick a note").wait()
+        self.assertEqual(response, 0, self.backend.text())
+        self.assertEqual(results["uris"], [uri(self.path("a.txt"))])
+
+    def test_open_several_files(self):
+        self.start([{"expect": {"allowsMultipleSelection": True}}, {"choose": [self.path("a.txt"), self.path("b.txt")]}])
+        response, results = Call("OpenFile", {"multiple": GLib.Variant("b", True)}).wait()
+        self.assertEqual(response, 0, self.backend.text())
+        self.assertEqual(results["uris"], [uri(self.path("a.txt")), uri(self.path("b.txt"))])
+
+    def test_open_folder(self):
+        self.start([{"expect": {"allowedContentTypes": ["public.folder"]}}, {"choose": [self.path("folder")]}])
+        response, results = Call("OpenFile", {"directory": GLib.Variant("b", True)}).wait()
+        self.assertEqual(response, 0, self.backend.text())
+        self.assertEqual(results["uris"], [uri(self.path("folder"))])
+
+    def test_mime_filter_is_the_dialogs_types(self):
+        self.start([{"expect": {"allowedContentTypes": ["public.plain-text"]}}, {"choose": [self.path("a.txt")]}])
+        text = ("Text", [(1, "text/plain")])
+        response, results = Call("OpenFile", {"filters": GLib.Variant("a(sa(us))", [("Images", [(1, "image/*")]), text]),
+                                              "current_filter": GLib.Variant("(sa(us))", text)}).wait()
+        self.assertEqual(response, 0, self.backend.text())
+        self.assertEqual(results["current_filter"], text)
+
+    def test_mime_filter_refuses_a_wrong_pick(self):
+        self.start([{"choose": [self.path("a.txt")]}])
+        response, results = Call("OpenFile", {"filters": GLib.Variant("a(sa(us))", [("Images", [(1, "image/*")])])}).wait()
+        self.assertEqual(response, 2, self.backend.text())
+        self.assertEqual(results["uris"], [])
+        self.assertIn("public.image", self.backend.text())
+
+    def test_glob_filter_is_case_sensitive_and_refuses_a_wrong_pick(self):
+        notes = ("Notes", [(0, "*.txt")])
+        self.start([{"choose": [self.path("A.TXT")]}])
+        response, _ = Call("OpenFile", {"filters": GLib.Variant("a(sa(us))", [notes])}).wait()
+        self.assertEqual(response, 2, self.backend.text())
+        self.assertIn("A.TXT", self.backend.text())
+        self.backend.stop()
+        self.start([{"choose": [self.path("a.txt")]}])
+        response, results = Call("OpenFile", {"filters": GLib.Variant("a(sa(us))", [notes])}).wait()
+        self.assertEqual(response, 0, self.backend.text())
+        self.assertEqual(results["uris"], [uri(self.path("a.txt"))])
+        self.assertEqual(results["current_filter"], notes)
+
+    def test_choices_come_back_with_their_defaults(self):
+        self.start([{"choose": [self.path("a.txt")]}])
+        choices = [("encoding", "Encoding", [("utf8", "UTF-8"), ("latin1", "Latin-1")], "latin1"),
+                   ("readonly", "Read only", [], "true")]
+        response, results = Call("OpenFile", {"choices": GLib.Variant("a(ssa(ss)s)", choices)}).wait()
+        self.assertEqual(response, 0, self.backend.text())
+        self.assertEqual(results["choices"], [("encoding", "latin1"), ("readonly", "true")])
+
+    # MARK: SaveFile, SaveFiles
+
+    def test_save_file_with_current_name_writes_nothing(self):
+        target = os.path.join(self.path("folder"), "report.txt")
+        self.start([{"expect": {"kind": "exporter", "filename": "report.txt", "directory": uri(self.path("folder"))}},
+                    {"save": {}}])
+        response, results = Call("SaveFile", {"current_name": GLib.Variant("s", "report.txt"),
+                                              "current_folder": ay(self.path("folder"))}).wait()
+        self.assertEqual(response, 0, self.backend.text())
+        self.assertEqual(results["uris"], [uri(target)])
+        self.assertFalse(os.path.exists(target), "SaveFile created the file")
+
+    def test_save_file_current_file_replaced_only_when_agreed(self):
+        existing = self.path("b.txt")
+        self.start([{"expect": {"filename": "b.txt"}}, {"save": {"overwrite": True}}])
+        response, results = Call("SaveFile", {"current_file": ay(existing)}).wait()
+        self.assertEqual(response, 0, self.backend.text())
+        self.assertEqual(results["uris"], [uri(existing)])
+        with open(existing, "rb") as data:
+            self.assertEqual(data.read(), b"beta\n")
+        self.backend.stop()
+        self.start([{"save": {}}])
+        response, results = Call("SaveFile", {"current_file": ay(existing)}).wait()
+        self.assertEqual(response, 2, self.backend.text())
+        self.assertIn("already exists", self.backend.text())
+
+    def test_save_files_into_a_folder(self):
+        folder = self.path("folder")
+        self.start([{"save": {"path": folder}}])
+        response, results = Call("SaveFiles", {"files": GLib.Variant("aay", [b"x.txt\0", b"y.txt\0"]),
+                                               "current_folder": ay(folder)}).wait()
+        self.assertEqual(response, 0, self.backend.text())
+        self.assertEqual(results["uris"], [uri(os.path.join(folder, "x.txt")), uri(os.path.join(folder, "y.txt"))])
+        self.assertFalse(os.path.exists(os.path.join(folder, "x.txt")))
+
+    # MARK: Ending
+
+    def test_cancel_is_response_1(self):
+        self.start([{"dismiss": True}])
+        response, results = Call("OpenFile").wait()
+        self.assertEqual(response, 1, self.backend.text())
+        self.assertEqual(results["uris"], [])
+
+    def test_close_from_the_app_ends_the_dialog(self):
+        self.start([{"delayMs": 60000}, {"choose": [self.path("a.txt")]}])
+        call = Call("OpenFile")
+        time.sleep(0.3)
+        call.close()
+        wait_for(lambda: "response 2" in self.backend.text(), what="the backend to answer the closed call")
+        # And through the backend directly: Close on the Request answers the call with 2.
+        result = {}
+        handle = "/org/freedesktop/portal/desktop/request/direct/closing"
+        thread = threading.Thread(target=lambda: result.update(answer=direct("OpenFile", {}, handle=handle)))
+        thread.start()
+        wait_for(lambda: handle in self.introspect_children(), what="the Request object")
+        bus().call_sync(BACKEND, handle, "org.freedesktop.impl.portal.Request", "Close", None, None, 0, 5000, None)
+        thread.join(10)
+        self.assertEqual(result["answer"], (2, {}))
+
+    def introspect_children(self):
+        try:
+            xml = bus().call_sync(BACKEND, "/org/freedesktop/portal/desktop/request/direct",
+                                  "org.freedesktop.DBus.Introspectable", "Introspect", None, None, 0, 2000, None).unpack()[0]
+        except GLib.Error:
+            return ""
+        node = Gio.DBusNodeInfo.new_for_xml(xml)
+        return " ".join("/org/freedesktop/portal/desktop/request/direct/" + n.path for n in node.nodes)
+
+    def test_two_calls_at_once_and_the_bus_stays_free(self):
+        self.start([{"delayMs": 1500}, {"choose": [self.path("a.txt")]}])
+        first, second = Call("OpenFile"), Call("OpenFile")
+        # While both dialogs are open, the backend answers at once.
+        version = bus().call_sync(BACKEND, DESKTOP, "org.freedesktop.DBus.Properties", "Get", GLib.Variant("(ss)", (IMPL, "version")),
+                                  None, 0, 1000, None).unpack()[0]
+        self.assertEqual(version, 4)
+        self.assertFalse(first.done.is_set() or second.done.is_set())
+        self.assertEqual(first.wait()[0], 0)
+        self.assertEqual(second.wait()[0], 0)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
