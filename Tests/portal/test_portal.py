@@ -151,7 +151,7 @@ def direct(method, options, handle=None, timeout=20000, signature="(osssa{sv})",
     return bus().call_sync(BACKEND, DESKTOP, IMPL, method, value, None, 0, timeout, None).unpack()
 
 
-class PortalTests(unittest.TestCase):
+class PortalCase(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.frontend = Frontend()
@@ -180,6 +180,8 @@ class PortalTests(unittest.TestCase):
     def path(self, name):
         return os.path.join(self.files, name)
 
+
+class PortalTests(PortalCase):
     # MARK: OpenFile
 
     def test_open_one_file(self):
@@ -316,6 +318,159 @@ class PortalTests(unittest.TestCase):
         self.assertFalse(first.done.is_set() or second.done.is_set())
         self.assertEqual(first.wait()[0], 0)
         self.assertEqual(second.wait()[0], 0)
+
+
+class GtkAppTests(PortalCase):
+    """A real GTK app, asking for a file with Gtk.FileChooserNative and GTK_USE_PORTAL=1."""
+
+    APP = """
+import gi
+gi.require_version("Gtk", "3.0")
+from gi.repository import Gtk
+dialog = Gtk.FileChooserNative.new("Open a note", None, Gtk.FileChooserAction.OPEN, "_Open", "_Cancel")
+response = dialog.run()
+print(response == Gtk.ResponseType.ACCEPT, dialog.get_filename())
+"""
+
+    def test_gtk_file_chooser_native_gets_its_file(self):
+        self.start([{"expect": {"title": "Open a note"}}, {"choose": [self.path("a.txt")]}])
+        env = dict(os.environ, GTK_USE_PORTAL="1")
+        result = subprocess.run(["/usr/bin/python3", "-c", self.APP], env=env, capture_output=True, text=True, timeout=60)
+        self.assertEqual(result.stdout.strip(), f"True {self.path('a.txt')}", result.stderr + self.backend.text())
+
+
+class BadInputTests(PortalCase):
+    """Calls the frontend would never pass on, made to the backend directly: malformed ones are
+    InvalidArgs naming the option, failures are response 2, and the backend keeps answering."""
+
+    def assertInvalid(self, option, method="OpenFile", options=None, **kwargs):
+        with self.assertRaises(GLib.Error) as raised:
+            direct(method, options or {}, **kwargs)
+        self.assertIn("org.freedesktop.DBus.Error.InvalidArgs", raised.exception.message)
+        self.assertIn(option, raised.exception.message)
+
+    def assertStillAnswers(self):
+        self.assertEqual(direct("OpenFile", {})[0], 0, self.backend.text())
+
+    def test_options_of_the_wrong_type(self):
+        self.start([{"choose": [self.path("a.txt")]}])
+        self.assertInvalid("multiple", options={"multiple": GLib.Variant("s", "yes")})
+        self.assertInvalid("filters", options={"filters": GLib.Variant("as", ["*.txt"])})
+        self.assertInvalid("current_filter", options={"current_filter": GLib.Variant("s", "Text")})
+        self.assertInvalid("files", method="SaveFiles", options={"files": GLib.Variant("as", ["x.txt"])})
+        self.assertInvalid("current_name", method="SaveFile", options={"current_name": GLib.Variant("ay", b"x\0")})
+        self.assertInvalid("filters", options={"filters": GLib.Variant("a(sa(us))", [("Odd", [(7, "*.txt")])])})
+        self.assertStillAnswers()
+
+    def test_unknown_options_are_ignored_and_logged(self):
+        self.start([{"choose": [self.path("a.txt")]}])
+        response, results = direct("OpenFile", {"frobnicate": GLib.Variant("i", 3), "current_name": GLib.Variant("s", "x")})
+        self.assertEqual(response, 0)
+        self.assertEqual(results["uris"], [uri(self.path("a.txt"))])
+        self.assertIn("unknown options ignored: frobnicate, current_name", self.backend.text())
+
+    def test_ten_thousand_filters_and_an_empty_glob(self):
+        self.start([{"choose": [self.path("a.txt")]}])
+        many = [(f"F{i}", [(0, f"*.{i}")]) for i in range(10000)]
+        self.assertInvalid("filters", options={"filters": GLib.Variant("a(sa(us))", many)})
+        self.assertInvalid("filters[1]", options={"filters": GLib.Variant("a(sa(us))", [("T", [(0, "*.txt")]), ("E", [(0, "")])])})
+        self.assertInvalid("current_filter", options={"current_filter": GLib.Variant("(sa(us))", ("E", [(1, "")]))})
+        self.assertStillAnswers()
+
+    def test_current_folder_not_terminated_or_not_a_folder(self):
+        self.start([{"expect": {"directory": uri(os.environ["HOME"])}}, {"choose": [self.path("a.txt")]}])
+        self.assertInvalid("current_folder", options={"current_folder": GLib.Variant("ay", os.fsencode(self.files))})
+        self.assertInvalid("current_folder", options={"current_folder": GLib.Variant("ay", b"relative\0")})
+        self.assertInvalid("current_file", method="SaveFile", options={"current_file": GLib.Variant("ay", b"/tmp/x\0y\0")})
+        # A folder that is not there: the dialog opens in the home folder, and says so in the log.
+        response, _ = direct("OpenFile", {"current_folder": ay(self.path("a.txt"))})
+        self.assertEqual(response, 0, self.backend.text())
+        self.assertIn("not an existing folder", self.backend.text())
+
+    def test_handles_that_cannot_be_a_request(self):
+        self.start([{"choose": [self.path("a.txt")]}])
+        self.assertInvalid("handle", signature="(ssssa{sv})", args=("/not/an/object/path", "", "", "", {}))
+        self.assertInvalid("handle", handle=DESKTOP)
+        self.assertInvalid("SaveFiles", method="SaveFiles", options={})
+        self.assertStillAnswers()
+
+    def test_close_on_a_finished_request(self):
+        self.start([{"choose": [self.path("a.txt")]}])
+        handle = "/org/freedesktop/portal/desktop/request/direct/finished"
+        self.assertEqual(direct("OpenFile", {}, handle=handle)[0], 0)
+        with self.assertRaises(GLib.Error):
+            bus().call_sync(BACKEND, handle, "org.freedesktop.impl.portal.Request", "Close", None, None, 0, 5000, None)
+        self.assertStillAnswers()
+
+    def test_five_hundred_calls_at_once(self):
+        self.start([{"choose": [self.path("a.txt")]}])
+        answers = []
+        context = GLib.MainContext.default()
+        connection = bus()
+
+        def answered(source, result):
+            try:
+                answers.append(source.call_finish(result).unpack()[0])
+            except GLib.Error as error:
+                answers.append(error.message)
+
+        for index in range(500):
+            value = GLib.Variant("(osssa{sv})", (f"/org/freedesktop/portal/desktop/request/many/t{index}", "", "", "", {}))
+            connection.call(BACKEND, DESKTOP, IMPL, "OpenFile", value, None, 0, 120000, None, answered)
+        deadline = time.monotonic() + 120
+        while len(answers) < 500 and time.monotonic() < deadline:
+            context.iteration(True)
+        self.assertEqual(answers, [0] * 500, self.backend.text()[-2000:])
+        self.assertStillAnswers()
+
+    def test_the_presenter_killed_mid_dialog(self):
+        self.start([], presenter="zenity")
+        result = {}
+        thread = threading.Thread(target=lambda: result.update(answer=direct("OpenFile", {}, timeout=30000)))
+        thread.start()
+        zenity = []
+        wait_for(lambda: zenity.extend(children(self.backend.process.pid, "zenity")) or zenity, what="zenity")
+        os.kill(zenity[0], signal.SIGKILL)
+        thread.join(20)
+        self.assertEqual(result.get("answer"), (2, {}), self.backend.text())
+        self.assertIn("failed", self.backend.text())
+
+    def test_the_frontend_disconnecting(self):
+        self.start([{"delayMs": 60000}, {"choose": [self.path("a.txt")]}])
+        address = os.environ["DBUS_SESSION_BUS_ADDRESS"]
+        flags = Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT | Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION
+        leaving = Gio.DBusConnection.new_for_address_sync(address, flags, None, None)
+        value = GLib.Variant("(osssa{sv})", ("/org/freedesktop/portal/desktop/request/gone/t1", "", "", "", {}))
+        leaving.call(BACKEND, DESKTOP, IMPL, "OpenFile", value, None, 0, -1, None, None)
+        leaving.flush_sync(None)
+        time.sleep(0.3)
+        leaving.close_sync(None)
+        wait_for(lambda: "left the bus" in self.backend.text() and "response 2" in self.backend.text(),
+                 what="the backend to end the orphaned dialog")
+        version = bus().call_sync(BACKEND, DESKTOP, "org.freedesktop.DBus.Properties", "Get",
+                                  GLib.Variant("(ss)", (IMPL, "version")), None, 0, 2000, None).unpack()[0]
+        self.assertEqual(version, 4)
+
+
+def children(pid, name):
+    """The processes under `pid` (any depth) called `name`."""
+    found, parents = [], {pid}
+    for _ in range(4):
+        for entry in os.listdir("/proc"):
+            if not entry.isdigit():
+                continue
+            try:
+                with open(f"/proc/{entry}/stat") as stat:
+                    fields = stat.read().rsplit(")", 1)[1].split()
+                with open(f"/proc/{entry}/comm") as comm:
+                    command = comm.read().strip()
+            except OSError:
+                continue
+            if int(fields[1]) in parents:
+                parents.add(int(entry))
+                if command == name and int(entry) not in found:
+                    found.append(int(entry))
+    return found
 
 
 if __name__ == "__main__":
