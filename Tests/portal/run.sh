@@ -33,5 +33,15 @@ PIDS+=($!)
 read -r -t 60 number < "$RIG/display" || { echo "portal tests: Xvfb did not start"; cat "$RIG/xvfb.log"; exit 1; }
 export DISPLAY=:$number
 
-export WHARF PORTAL_FILE=$ROOT/packaging/wharf.portal PORTAL_RIG=$RIG
+# D-Bus activation through the installed service file (packaging/portal/*.service.in), its
+# @BINDIR@ a folder whose `wharf` is the built one answering from $PORTAL_ACTIVATION_SCRIPT.
+mkdir -p "$RIG/bin" "$XDG_DATA_HOME/dbus-1/services"
+printf '#!/bin/sh\nexec "%s" "$@" --presenter "script:$PORTAL_ACTIVATION_SCRIPT" --log-level info --state-dir :memory: 2>>"$PORTAL_ACTIVATION_SCRIPT.log"\n' "$WHARF" > "$RIG/bin/wharf"
+chmod +x "$RIG/bin/wharf"
+sed "s|@BINDIR@|$RIG/bin|g" "$ROOT/packaging/portal/org.freedesktop.impl.portal.desktop.wharf.service.in" \
+    > "$XDG_DATA_HOME/dbus-1/services/org.freedesktop.impl.portal.desktop.wharf.service"
+export PORTAL_ACTIVATION_SCRIPT=$RIG/activation.json
+echo '[]' > "$PORTAL_ACTIVATION_SCRIPT"
+
+export WHARF PORTAL_FILE=$ROOT/packaging/portal/wharf.portal PORTAL_RIG=$RIG
 dbus-run-session -- /usr/bin/python3 "$ROOT/Tests/portal/test_portal.py" "$@"

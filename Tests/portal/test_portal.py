@@ -57,6 +57,16 @@ def ay(path):
     return GLib.Variant("ay", os.fsencode(path) + b"\0")
 
 
+def stop_activated():
+    """Stops the backend D-Bus activation started, if it is running."""
+    if not name_has_owner(BACKEND):
+        return
+    pid = bus().call_sync("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "GetConnectionUnixProcessID",
+                          GLib.Variant("(s)", (BACKEND,)), None, 0, 5000, None).unpack()[0]
+    os.kill(pid, signal.SIGTERM)
+    wait_for(lambda: not name_has_owner(BACKEND), what="the activated backend to stop")
+
+
 class Frontend:
     """The real xdg-desktop-portal, finding Wharf's .portal file and nothing else."""
 
@@ -69,6 +79,9 @@ class Frontend:
         self.process = subprocess.Popen(["/usr/libexec/xdg-desktop-portal", "--replace", "--verbose"], env=env,
                                         stdout=self.log, stderr=subprocess.STDOUT)
         wait_for(lambda: name_has_owner("org.freedesktop.portal.Desktop"), what="the frontend")
+        # Starting, the frontend asks for the backend's properties, and the bus activates it:
+        # stopped, so that each test starts its own.
+        stop_activated()
 
     def stop(self):
         self.process.terminate()
@@ -275,6 +288,16 @@ class PortalTests(PortalCase):
         self.assertEqual(results["uris"], [uri(os.path.join(folder, "x.txt")), uri(os.path.join(folder, "y.txt"))])
         self.assertFalse(os.path.exists(os.path.join(folder, "x.txt")))
 
+    def test_dbus_activation_starts_the_backend(self):
+        # No backend running: the frontend's call activates one through the service file.
+        with open(os.environ["PORTAL_ACTIVATION_SCRIPT"], "w") as script:
+            json.dump([{"choose": [self.path("b.txt")]}], script)
+        self.assertFalse(name_has_owner(BACKEND))
+        response, results = Call("OpenFile").wait()
+        self.assertEqual(response, 0)
+        self.assertEqual(results["uris"], [uri(self.path("b.txt"))])
+        stop_activated()
+
     # MARK: Ending
 
     def test_cancel_is_response_1(self):
@@ -434,6 +457,27 @@ class BadInputTests(PortalCase):
         thread.join(20)
         self.assertEqual(result.get("answer"), (2, {}), self.backend.text())
         self.assertIn("failed", self.backend.text())
+
+    def test_stopping_answers_every_open_call(self):
+        self.start([{"delayMs": 60000}, {"choose": [self.path("a.txt")]}])
+        answers = []
+        threads = [threading.Thread(target=lambda: answers.append(direct("OpenFile", {}))) for _ in range(3)]
+        for thread in threads:
+            thread.start()
+        wait_for(lambda: len(self.open_requests()) == 3, what="three open calls")
+        self.assertEqual(self.backend.stop(), 0)
+        for thread in threads:
+            thread.join(10)
+        self.assertEqual(answers, [(2, {})] * 3)
+        self.backend = None
+
+    def open_requests(self):
+        try:
+            xml = bus().call_sync(BACKEND, "/org/freedesktop/portal/desktop/request/direct",
+                                  "org.freedesktop.DBus.Introspectable", "Introspect", None, None, 0, 2000, None).unpack()[0]
+        except GLib.Error:
+            return []
+        return Gio.DBusNodeInfo.new_for_xml(xml).nodes
 
     def test_the_frontend_disconnecting(self):
         self.start([{"delayMs": 60000}, {"choose": [self.path("a.txt")]}])

@@ -31,6 +31,8 @@ final class PortalBackend: Sendable {
         /// Callers whose leaving is watched (NameOwnerChanged).
         var watched: Set<String> = []
         var stopping = false
+        /// Dialogs whose threads have not yet answered their calls.
+        var running = 0
     }
 
     init(connection: BusConnection, server: Server) {
@@ -47,7 +49,7 @@ final class PortalBackend: Sendable {
         }
     }
 
-    var openCalls: Int { state.withValue { $0.open.count } }
+    var openCalls: Int { state.withValue { $0.running } }
 
     /// Ends every open dialog (each call answered with response 2) and waits, up to
     /// `timeoutMs`, until each has been answered.
@@ -98,7 +100,9 @@ final class PortalBackend: Sendable {
     }
 
     private func begin(_ call: PortalCall, sender: String?, pending: BusPendingReply) -> BusMethodAnswer {
-        let dialog = PortalDialog(call: call, sender: sender, server: server, reply: pending)
+        let dialog = PortalDialog(call: call, sender: sender, server: server, reply: pending) { [weak self] dialog in
+            self?.finished(dialog)
+        }
         let refusal = state.withValue { state -> BusError? in
             if state.stopping { return BusError(name: BusError.Names.failed, message: "wharf portal is stopping") }
             if state.open[call.handle] != nil {
@@ -108,6 +112,7 @@ final class PortalBackend: Sendable {
                 Self.handleRequest(message, dialog: dialog)
             }
             state.open[call.handle] = (dialog, object)
+            state.running += 1
             return nil
         }
         if let refusal { return .error(refusal) }
@@ -115,12 +120,13 @@ final class PortalBackend: Sendable {
         do {
             try tryStartThread { [self] in
                 dialog.run()
-                finished(dialog)
+                state.withValue { $0.running -= 1 }
             }
         } catch {
             logger.error("portal \(call.handle): no thread for the dialog: \(error)")
-            pending.reply([.uint32(2), .vardict([])])
             finished(dialog)
+            pending.reply([.uint32(2), .vardict([])])
+            state.withValue { $0.running -= 1 }
         }
         return .noReply
     }

@@ -19,6 +19,9 @@ final class PortalDialog: Sendable {
     let sender: String?
     private let server: Server
     private let reply: BusPendingReply
+    /// Runs just before the call is answered: its Request object goes first, so that a
+    /// `Close` sent once the answer is in finds no object rather than a finished dialog.
+    private let answering: @Sendable (PortalDialog) -> Void
     private let state = Locked(State())
 
     private struct State {
@@ -27,7 +30,9 @@ final class PortalDialog: Sendable {
         var closing = false
     }
 
-    init(call: PortalCall, sender: String?, server: Server, reply: BusPendingReply) {
+    init(call: PortalCall, sender: String?, server: Server, reply: BusPendingReply,
+         answering: @escaping @Sendable (PortalDialog) -> Void) {
+        self.answering = answering
         self.call = call
         self.sender = sender
         self.server = server
@@ -46,6 +51,7 @@ final class PortalDialog: Sendable {
         } catch {
             answer = .failed(error)
         }
+        answering(self)
         switch answer {
         case .refused(let error):
             logger.warning("portal \(call.method.rawValue) \(call.handle): refused: \(error.message)")
