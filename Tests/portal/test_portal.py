@@ -70,11 +70,15 @@ def stop_activated():
 class Frontend:
     """The real xdg-desktop-portal, finding Wharf's .portal file and nothing else."""
 
-    def __init__(self):
+    def __init__(self, desktop="wharf", others=()):
         self.dir = tempfile.mkdtemp(dir=RIG, prefix="portals-")
         with open(PORTAL_FILE) as source, open(os.path.join(self.dir, "wharf.portal"), "w") as copy:
             copy.write(source.read())
-        env = dict(os.environ, XDG_DESKTOP_PORTAL_DIR=self.dir, XDG_CURRENT_DESKTOP="wharf")
+        for name, use_in in others:
+            with open(os.path.join(self.dir, name + ".portal"), "w") as other:
+                other.write(f"[portal]\nDBusName=org.freedesktop.impl.portal.desktop.{name}\n"
+                            f"Interfaces=org.freedesktop.impl.portal.FileChooser;\nUseIn={use_in}\n")
+        env = dict(os.environ, XDG_DESKTOP_PORTAL_DIR=self.dir, XDG_CURRENT_DESKTOP=desktop)
         self.log = open(os.path.join(RIG, "frontend.log"), "w")
         self.process = subprocess.Popen(["/usr/libexec/xdg-desktop-portal", "--replace", "--verbose"], env=env,
                                         stdout=self.log, stderr=subprocess.STDOUT)
@@ -494,6 +498,43 @@ class BadInputTests(PortalCase):
         version = bus().call_sync(BACKEND, DESKTOP, "org.freedesktop.DBus.Properties", "Get",
                                   GLib.Variant("(ss)", (IMPL, "version")), None, 0, 2000, None).unpack()[0]
         self.assertEqual(version, 4)
+
+
+class CheckTests(unittest.TestCase):
+    """`wharf portal --check` reads the running frontend's choice the way it makes it."""
+
+    def check(self):
+        result = subprocess.run([WHARF, "portal", "--check"], capture_output=True, text=True, timeout=30)
+        return result.returncode, result.stdout + result.stderr
+
+    def test_routed_to_wharf(self):
+        frontend = Frontend(others=[("gtk", "gnome")])
+        try:
+            status, text = self.check()
+        finally:
+            frontend.stop()
+        self.assertEqual(status, 0, text)
+        self.assertIn("yes: by UseIn= against XDG_CURRENT_DESKTOP, FileChooser calls go to wharf", text)
+        self.assertIn("1.16", text)
+
+    def test_another_backend_preferred_says_what_to_change(self):
+        frontend = Frontend(desktop="GNOME", others=[("gtk", "gnome")])
+        try:
+            status, text = self.check()
+        finally:
+            frontend.stop()
+        self.assertEqual(status, 1, text)
+        self.assertIn("FileChooser calls go to gtk (org.freedesktop.impl.portal.desktop.gtk)", text)
+        self.assertIn("XDG_CURRENT_DESKTOP=wharf:gnome", text)
+
+    def test_no_portal_file_and_no_frontend(self):
+        self.assertFalse(name_has_owner("org.freedesktop.portal.Desktop"))
+        empty = tempfile.mkdtemp(dir=RIG, prefix="noportals-")
+        result = subprocess.run([WHARF, "portal", "--check"], capture_output=True, text=True, timeout=30,
+                                env=dict(os.environ, XDG_DESKTOP_PORTAL_DIR=empty))
+        self.assertEqual(result.returncode, 1, result.stdout)
+        self.assertIn("xdg-desktop-portal is not running", result.stdout)
+        self.assertIn(f"no: {empty} has no .portal file for {BACKEND}", result.stdout)
 
 
 def children(pid, name):
