@@ -313,7 +313,7 @@ screenshots: deps
 # MARK: Wharf as xdg-desktop-portal's FileChooser backend (issue 38): `wharf portal`
 # The real frontend (Debian's xdg-desktop-portal) on a private session bus under Xvfb, with
 # Wharf's .portal file, called by Python's gi (Debian's python3) and by a real GTK app.
-PORTAL_APT_PACKAGES := xvfb dbus-daemon xdg-desktop-portal python3-gi gir1.2-gtk-3.0 zenity
+PORTAL_APT_PACKAGES := xvfb dbus-daemon xdg-desktop-portal python3-gi gir1.2-gtk-3.0 zenity xterm
 
 .PHONY: test-portal
 

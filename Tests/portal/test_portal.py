@@ -500,6 +500,63 @@ class BadInputTests(PortalCase):
         self.assertEqual(version, 4)
 
 
+class TerminalWindowTests(PortalCase):
+    """`--presenter terminal`: each dialog in a window of its own (xterm here), running
+    `wharf portal --run-dialog` there. The terminal picker itself is drawn by the terminal
+    presenter; here a wrapper given as --terminal swaps it for the script presenter inside the
+    window, so the window, its command and its answer are what is tested."""
+
+    WRAPPER = """#!/usr/bin/python3
+import json, os, sys
+arguments = sys.argv[1:]
+with open(os.environ["WRAPPER_LOG"], "a") as log:
+    log.write(json.dumps(arguments) + "\\n")
+arguments = ["script:" + os.environ["WRAPPER_SCRIPT"] if word == "terminal" and arguments[i - 1] == "--presenter" else word
+             for i, word in enumerate(arguments)]
+os.execv("/usr/bin/xterm", ["xterm"] + arguments)
+"""
+
+    def window_backend(self, steps):
+        # Named xterm, so that wharf speaks to it as to xterm; it runs the real one.
+        os.makedirs(os.path.join(RIG, "wrapper"), exist_ok=True)
+        wrapper = os.path.join(RIG, "wrapper", "xterm")
+        with open(wrapper, "w") as out:
+            out.write(self.WRAPPER)
+        os.chmod(wrapper, 0o755)
+        self.log = os.path.join(RIG, "terminal-wrapper.log")
+        open(self.log, "w").close()
+        script = os.path.join(RIG, "window-script.json")
+        with open(script, "w") as out:
+            json.dump(steps, out)
+        os.environ.update(WRAPPER_LOG=self.log, WRAPPER_SCRIPT=script)
+        return self.start([], presenter="terminal", extra=("--terminal", wrapper))
+
+    def test_a_dialog_in_a_terminal_window(self):
+        self.window_backend([{"expect": {"title": "Pick in a window"}}, {"choose": [self.path("a.txt")]}])
+        response, results = Call("OpenFile", title="Pick in a window").wait()
+        self.assertEqual(response, 0, self.backend.text())
+        self.assertEqual(results["uris"], [uri(self.path("a.txt"))])
+        with open(self.log) as log:
+            window = json.loads(log.readline())
+        self.assertEqual(window[:2], ["-T", "Pick in a window"])
+        self.assertEqual(window[2:5], ["-e", os.path.realpath(WHARF), "portal"])
+        self.assertIn("--run-dialog", window)
+        self.assertEqual(window[window.index("--presenter") + 1], "terminal")
+
+    def test_close_closes_the_window(self):
+        self.window_backend([{"delayMs": 60000}, {"choose": [self.path("a.txt")]}])
+        result = {}
+        handle = "/org/freedesktop/portal/desktop/request/direct/window"
+        thread = threading.Thread(target=lambda: result.update(answer=direct("OpenFile", {}, handle=handle, timeout=30000)))
+        thread.start()
+        windows = []
+        wait_for(lambda: windows.extend(children(self.backend.process.pid, "xterm")) or windows, what="the xterm window")
+        bus().call_sync(BACKEND, handle, "org.freedesktop.impl.portal.Request", "Close", None, None, 0, 5000, None)
+        thread.join(20)
+        self.assertEqual(result.get("answer"), (2, {}), self.backend.text())
+        wait_for(lambda: not children(self.backend.process.pid, "xterm"), what="the window to close")
+
+
 class CheckTests(unittest.TestCase):
     """`wharf portal --check` reads the running frontend's choice the way it makes it."""
 

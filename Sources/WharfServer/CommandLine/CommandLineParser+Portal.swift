@@ -9,6 +9,10 @@ extension CommandLineParser {
             switch word {
             case "--presenter":
                 let value = try words.value(for: word)
+                if value == "terminal" {
+                    command.terminalWindow = true
+                    continue
+                }
                 switch try presenterSetting(value) {
                 case .auto: command.presenter = .firstUsable(PortalCommand.autoPresenters)
                 case .desktop(.portal):
@@ -25,8 +29,13 @@ extension CommandLineParser {
                 }
                 command.logLevel = level
             case "--check": command.check = true
+            case "--run-dialog": command.runDialog = try words.value(for: word)
+            case "--answer": command.answer = try path(try words.value(for: word), for: word)
             default: throw UsageError(message: "portal: unknown argument \(word)")
             }
+        }
+        if (command.runDialog == nil) != (command.answer == nil) {
+            throw UsageError(message: "portal: --run-dialog and --answer go together")
         }
         return command
     }

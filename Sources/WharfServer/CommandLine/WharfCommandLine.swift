@@ -42,7 +42,7 @@ extension CommandLineReference {
                 "Ask a person where to save FILE (standard input when it is missing or `-`) with the desktop's own dialog, write it there atomically, and print its path. Exit with 0 when it was written, 1 when the person cancelled, 2 when no dialog could be shown or writing failed (with a message)."
             ),
             Subcommand(
-                ["portal"], options: [portalPresenter, terminal, stateDirectory, logLevel, portalCheck],
+                ["portal"], options: [portalPresenter, terminal, stateDirectory, logLevel, portalCheck, runDialog, answer],
                 "Serve xdg-desktop-portal's file chooser backend (`org.freedesktop.impl.portal.FileChooser`, as `org.freedesktop.impl.portal.desktop.wharf` on the session bus), so that apps asking the portal for files (Flatpak apps, Firefox and Chromium with portals on, GTK with `GTK_USE_PORTAL=1`, Qt with `QT_QPA_PLATFORMTHEME=xdgdesktopportal`) get a Wharf dialog: filters enforced, a save's destination checked and never written (the app writes it), several dialogs at once. D-Bus activation and the systemd user unit `wharf-portal.service` start it; the portal uses it where `wharf.portal` is chosen (see README.md). Runs until SIGTERM or SIGINT, ending its open dialogs first.",
                 details: "With `--check`, print whether the running portal would route FileChooser calls to Wharf and, if not, why and what to change; exit with 0 when it would, 1 when not."
             ),
@@ -206,7 +206,8 @@ extension CommandLineReference {
 
     static let portalPresenter = CommandLineOption(
         ["--presenter"], OptionValue("KIND", .choice([
-            ValueChoice("auto", "zenity, else kdialog, the first that works here (never the portal, which would ask wharf portal again)"),
+            ValueChoice("auto", "the terminal picker in a terminal window (where this wharf has one), else zenity, else kdialog, the first that works here (never the portal, which would ask wharf portal again)"),
+            ValueChoice("terminal", "the terminal picker, in a new window of the terminal `--terminal` names"),
             ValueChoice("zenity", "only zenity"),
             ValueChoice("kdialog", "only kdialog"),
             ValueChoice("script", fileArgument: "FILE", "answer every call from FILE, a JSON array of steps (each call plays it from its first step), for tests"),
@@ -216,6 +217,14 @@ extension CommandLineReference {
     static let terminal = CommandLineOption(
         ["--terminal"], OptionValue("PROGRAM", .text(example: "xterm")),
         "The terminal emulator a terminal presenter's window opens in (by default `$TERMINAL`, then foot, kitty, alacritty, xterm: the first installed)."
+    )
+    static let runDialog = CommandLineOption(
+        ["--run-dialog"], OptionValue("REQUEST", .text(example: "{}")),
+        "What `wharf portal` runs in a terminal window: one dialog (REQUEST, JSON), whose ending goes to `--answer`. Not for people."
+    )
+    static let answer = CommandLineOption(
+        ["--answer"], OptionValue("FILE", .file),
+        "With `--run-dialog`: the file the dialog's ending is written to (created; it must not exist)."
     )
     static let portalCheck = CommandLineOption(
         ["--check"], "Say whether the running portal would route FileChooser calls to Wharf, and if not, why and what to change."

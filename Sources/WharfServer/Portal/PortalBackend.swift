@@ -22,6 +22,7 @@ final class PortalBackend: Sendable {
 
     let connection: BusConnection
     let server: Server
+    let drawing: PortalDrawing
     private let logger: Logger
     private let state = Locked(State())
 
@@ -35,7 +36,8 @@ final class PortalBackend: Sendable {
         var running = 0
     }
 
-    init(connection: BusConnection, server: Server) {
+    init(connection: BusConnection, server: Server, drawing: PortalDrawing = .inProcess) {
+        self.drawing = drawing
         self.connection = connection
         self.server = server
         self.logger = server.logger
@@ -100,7 +102,7 @@ final class PortalBackend: Sendable {
     }
 
     private func begin(_ call: PortalCall, sender: String?, pending: BusPendingReply) -> BusMethodAnswer {
-        let dialog = PortalDialog(call: call, sender: sender, server: server, reply: pending) { [weak self] dialog in
+        let dialog = PortalDialog(call: call, sender: sender, server: server, drawing: drawing, reply: pending) { [weak self] dialog in
             self?.finished(dialog)
         }
         let refusal = state.withValue { state -> BusError? in

@@ -12,6 +12,11 @@ public struct PortalCommand: Sendable, Equatable {
     public var stateDirectory: FilePath?
     public var logLevel = Logger.Level.warning
     public var check = false
+    /// `--presenter terminal`: the terminal picker, in a terminal window of its own.
+    public var terminalWindow = false
+    /// `--run-dialog REQUEST --answer FILE`: one dialog, run inside a terminal window.
+    public var runDialog: String?
+    public var answer: FilePath?
 
     public static let autoPresenters: [DesktopPresenterKind] = [.zenity, .kdialog]
 

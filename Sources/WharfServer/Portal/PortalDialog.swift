@@ -1,3 +1,4 @@
+import Glibc
 import WharfContentTypes
 import WharfDBus
 import WharfJSONRPC
@@ -27,12 +28,17 @@ final class PortalDialog: Sendable {
     private struct State {
         var client: LocalClient?
         var dialogId: String?
+        /// The terminal window drawing the dialog (``PortalDrawing/terminalWindow(_:wharf:)``).
+        var window: Subprocess?
         var closing = false
     }
 
-    init(call: PortalCall, sender: String?, server: Server, reply: BusPendingReply,
+    private let drawing: PortalDrawing
+
+    init(call: PortalCall, sender: String?, server: Server, drawing: PortalDrawing, reply: BusPendingReply,
          answering: @escaping @Sendable (PortalDialog) -> Void) {
         self.answering = answering
+        self.drawing = drawing
         self.call = call
         self.sender = sender
         self.server = server
@@ -72,10 +78,12 @@ final class PortalDialog: Sendable {
 
     /// Ends the dialog from the app's side; its call is answered with response 2.
     func close() {
-        let (client, dialogId) = state.withValue { state -> (LocalClient?, String?) in
+        let (client, dialogId, window) = state.withValue { state -> (LocalClient?, String?, Subprocess?) in
             state.closing = true
-            return (state.client, state.dialogId)
+            return (state.client, state.dialogId, state.window)
         }
+        // The terminal window closes, and the dialog in it with it.
+        window?.signal(SIGTERM)
         guard let client, let dialogId else { return }
         // Answered after the dialog has ended (protocol/README): not on the caller's thread.
         startThread { _ = try? client.send(CancelDialogRequest(dialogId: dialogId)) }
@@ -89,41 +97,44 @@ final class PortalDialog: Sendable {
     }
 
     private func present() throws(ResponseError) -> Answer {
-        let client: LocalClient
-        do {
-            client = try LocalClient(server: server)
-        } catch {
-            throw .internalError("cannot start the dialog's session: \(error)")
-        }
-        state.withValue { $0.client = client }
-        _ = try client.send(InitializeRequest(clientInfo: ClientInfo(name: clientName)))
-        let dialogId: String
+        let request: PortalRequest
         do {
             switch call.method {
-            case .openFile: dialogId = try client.send(try importerRequest()).dialogId
-            case .saveFile, .saveFiles: dialogId = try client.send(try exporterRequest()).dialogId
+            case .openFile: request = .importer(try importerRequest())
+            case .saveFile, .saveFiles: request = .exporter(try exporterRequest())
             }
         } catch where error.code == .invalidParams {
             return .refused(PortalCall.invalid(error.message))
         }
-        let closing = state.withValue { state -> Bool in
-            state.dialogId = dialogId
-            return state.closing
-        }
-        if closing { _ = try? client.send(CancelDialogRequest(dialogId: dialogId)) }
-        switch client.ending(of: dialogId) {
-        case .completed(let completed):
-            switch completed.outcome {
-            case .files(let urls, _):
-                return .ended(0, results(uris: urls))
-            case .failure(let failure):
-                throw ResponseError.internalError("the dialog failed: \(failure.message)")
+        let outcome: PortalOutcome
+        switch drawing {
+        case .inProcess:
+            outcome = PortalSession.run(
+                server: server, clientName: clientName, request: request,
+                started: { client in state.withValue { $0.client = client } },
+                presented: { dialogId in
+                    state.withValue { state -> Bool in
+                        state.dialogId = dialogId
+                        return state.closing
+                    }
+                })
+        case .terminalWindow(let terminal, let wharf):
+            outcome = PortalTerminalWindow(terminal: terminal, wharf: wharf, logger: server.logger).run(
+                request: request, clientName: clientName, title: call.title.isEmpty ? "Wharf" : call.title,
+                stateDirectory: server.options.stateDirectory
+            ) { window in
+                state.withValue { state -> Bool in
+                    state.window = window
+                    return state.closing
+                }
             }
-        case .cancelled(let cancelled):
-            if cancelled.reason == "user" { return .ended(1, []) }
-            return .ended(2, [])
-        case .lost:
-            throw .internalError("the dialog ended without an answer")
+        }
+        switch outcome {
+        case .chosen(let uris): return .ended(0, results(uris: uris))
+        case .cancelledByPerson: return .ended(1, [])
+        case .ended: return .ended(2, [])
+        case .refused(let message): return .refused(PortalCall.invalid(message))
+        case .failed(let message): throw .internalError(message)
         }
     }
 

@@ -7,6 +7,9 @@ import WharfSystem
 public enum PortalHost {
     public static func run(_ command: PortalCommand) -> Never {
         if command.check { ProcessControl.exit(PortalCheck.run(command)) }
+        if let request = command.runDialog, let answer = command.answer {
+            ProcessControl.exit(runDialog(command, request: request, answer: answer))
+        }
         ProcessControl.ignoreBrokenPipes()
         ProcessControl.blockEndSignals()
         var options = ServerOptions()
@@ -34,7 +37,7 @@ public enum PortalHost {
         case .success(let open): connection = open
         case .failure(let error): StdioHost.fail("portal: \(error.message)", status: 1)
         }
-        let backend = PortalBackend(connection: connection, server: server)
+        let backend = PortalBackend(connection: connection, server: server, drawing: drawing(command, logger: logger))
         backend.start()
         switch connection.requestName(PortalBackend.busName) {
         case .success(true):
@@ -56,5 +59,26 @@ public enum PortalHost {
         ProcessControl.sleep(milliseconds: 50)
         server.close()
         ProcessControl.exit(0)
+    }
+
+    /// Who draws: the terminal picker in a terminal window when asked for (`--presenter
+    /// terminal`), or with `auto` when this wharf has a terminal presenter and a terminal
+    /// window can be opened here; else the in-process presenter `--presenter` says.
+    static func drawing(_ command: PortalCommand, logger: Logger) -> PortalDrawing {
+        let auto = command.presenter == .firstUsable(PortalCommand.autoPresenters)
+        let hasTerminalPresenter = (try? CommandLineParser.presenterSetting("terminal")) != nil
+        guard command.terminalWindow || (auto && hasTerminalPresenter) else { return .inProcess }
+        switch PortalTerminal.find(explicit: command.terminal, environment: ProcessControl.environmentVariables()) {
+        case .success(let terminal):
+            guard let wharf = ProcessRecord.ownExecutablePath() else {
+                StdioHost.fail("portal: cannot find this program's own path (/proc/self/exe) to run in a terminal window", status: 1)
+            }
+            logger.info("portal: dialogs open in \(String(decoding: terminal.program, as: UTF8.self)) windows")
+            return .terminalWindow(terminal, wharf: wharf.bytes)
+        case .failure(let problem):
+            if command.terminalWindow { StdioHost.fail("portal: --presenter terminal: \(problem.message)", status: 1) }
+            logger.info("portal: no terminal window (\(problem.message)); dialogs are zenity's or kdialog's")
+            return .inProcess
+        }
     }
 }
