@@ -34,9 +34,6 @@ extension CommandLineParser {
             default: throw UsageError(message: "portal: unknown argument \(word)")
             }
         }
-        if (command.runDialog == nil) != (command.answer == nil) {
-            throw UsageError(message: "portal: --run-dialog and --answer go together")
-        }
         return command
     }
 }

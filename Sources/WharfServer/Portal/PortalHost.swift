@@ -7,7 +7,8 @@ import WharfSystem
 public enum PortalHost {
     public static func run(_ command: PortalCommand) -> Never {
         if command.check { ProcessControl.exit(PortalCheck.run(command)) }
-        if let request = command.runDialog, let answer = command.answer {
+        if let request = command.runDialog {
+            guard let answer = command.answer else { StdioHost.fail("portal: --run-dialog needs --answer FILE") }
             ProcessControl.exit(runDialog(command, request: request, answer: answer))
         }
         ProcessControl.ignoreBrokenPipes()
