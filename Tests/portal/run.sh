@@ -15,7 +15,13 @@ cleanup() {
     status=$?
     for pid in "${PIDS[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
     wait 2>/dev/null || true
-    rm -rf "$RIG"
+    # The document portal the frontend starts mounts $XDG_RUNTIME_DIR/doc until it notices the
+    # bus is gone.
+    for _ in $(seq 50); do
+        fusermount -u "$XDG_RUNTIME_DIR/doc" 2>/dev/null || true
+        rm -rf "$RIG" 2>/dev/null && break
+        sleep 0.1
+    done
     exit $status
 }
 trap cleanup EXIT
