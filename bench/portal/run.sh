@@ -13,7 +13,8 @@ scratch=$(mktemp -d /tmp/wharf-portal-bench-XXXXXX)
 trap 'for _ in $(seq 50); do fusermount -u "$scratch/run/doc" 2>/dev/null; rm -rf "$scratch" 2>/dev/null && break; sleep 0.1; done' EXIT
 mkdir -p "$scratch/bin" "$scratch/run"
 chmod 700 "$scratch/run"
-cc -O2 -o "$scratch/bin/zenity" bench/portal/fake-zenity.c
+# Static: the loader would add its own start-up to what is measured as Wharf asking.
+cc -O2 -static -o "$scratch/bin/zenity" bench/portal/fake-zenity.c
 export XDG_RUNTIME_DIR=$scratch/run HOME=$scratch DISPLAY=${DISPLAY:-:0} WHARF=$wharf PORTAL_BENCH=$scratch
 unset DBUS_SESSION_BUS_ADDRESS
 PATH="$scratch/bin:$PATH" dbus-run-session -- /usr/bin/python3 bench/portal/measure.py 2> >(grep -v -e 'fd limit' >&2)
