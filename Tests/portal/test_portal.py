@@ -95,7 +95,7 @@ class Frontend:
 class Backend:
     """`wharf portal` answering with a script presenter (each call plays it from its first step)."""
 
-    def __init__(self, steps, presenter=None, extra=()):
+    def __init__(self, steps, presenter=None, extra=(), env=None):
         handle, self.script = tempfile.mkstemp(dir=RIG, suffix=".json")
         with os.fdopen(handle, "w") as out:
             json.dump(steps, out)
@@ -103,7 +103,7 @@ class Backend:
         self.log = open(self.log_path, "w")
         self.process = subprocess.Popen(
             [WHARF, "portal", "--presenter", presenter or ("script:" + self.script), "--log-level", "info",
-             "--state-dir", ":memory:", *extra], stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True)
+             "--state-dir", ":memory:", *extra], stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True, env=env)
         wait_for(lambda: name_has_owner(BACKEND) or self.process.poll() is not None, what="wharf portal")
         assert self.process.poll() is None, self.text()
 
@@ -345,6 +345,43 @@ class PortalTests(PortalCase):
         self.assertFalse(first.done.is_set() or second.done.is_set())
         self.assertEqual(first.wait()[0], 0)
         self.assertEqual(second.wait()[0], 0)
+
+
+class ParentWindowTests(PortalCase):
+    """`parent_window` reaches the presenters that use it: kdialog is attached to an `x11:`
+    window (a stand-in kdialog on PATH records its arguments and answers)."""
+
+    def kdialog_backend(self):
+        folder = tempfile.mkdtemp(dir=RIG, prefix="fake-kdialog-")
+        self.arguments = os.path.join(folder, "arguments")
+        with open(os.path.join(folder, "kdialog"), "w") as fake:
+            fake.write(f"#!/bin/sh\nprintf '%s\\n' \"$@\" > '{self.arguments}'\nprintf '%s\\n' '{self.path('a.txt')}'\n")
+        os.chmod(os.path.join(folder, "kdialog"), 0o755)
+        env = dict(os.environ, PATH=folder + ":" + os.environ["PATH"])
+        return self.start([], presenter="kdialog", env=env)
+
+    def words(self):
+        with open(self.arguments) as arguments:
+            return arguments.read().split("\n")
+
+    def test_an_x11_parent_is_attached_unless_not_modal(self):
+        self.kdialog_backend()
+        response, results = Call("OpenFile", parent="x11:2a", title="Attached").wait()
+        self.assertEqual(response, 0, self.backend.text())
+        self.assertEqual(results["uris"], [uri(self.path("a.txt"))])
+        words = self.words()
+        self.assertEqual(words[words.index("--attach") + 1], "0x2a", words)
+        self.assertIn("Attached", " ".join(words))
+        response, _ = Call("OpenFile", {"modal": GLib.Variant("b", False)}, parent="x11:2a").wait()
+        self.assertEqual(response, 0, self.backend.text())
+        self.assertNotIn("--attach", self.words())
+
+    def test_a_wayland_parent_is_logged_and_ignored(self):
+        self.kdialog_backend()
+        response, _ = direct("OpenFile", {}, args=("/org/freedesktop/portal/desktop/request/direct/w1", "", "wayland:abc", "T", {}))
+        self.assertEqual(response, 0, self.backend.text())
+        self.assertNotIn("--attach", self.words())
+        self.assertIn("parent window wayland:abc ignored", self.backend.text())
 
 
 class GtkAppTests(PortalCase):
