@@ -384,6 +384,75 @@ class ParentWindowTests(PortalCase):
         self.assertIn("parent window wayland:abc ignored", self.backend.text())
 
 
+class DaemonPresenterTests(PortalCase):
+    """`auto` first asks the Wharf daemon (`wharf --listen`), when a presenter connection is
+    registered with it (an editor drawing every app's dialogs); never the daemon's own presenter,
+    which could be the portal."""
+
+    def daemon(self):
+        script = os.path.join(RIG, "daemon-script.json")
+        with open(script, "w") as out:
+            json.dump([{"choose": [self.path("b.txt")]}], out)
+        socket_path = os.path.join(os.environ["XDG_RUNTIME_DIR"], "wharf", "wharf.sock")
+        daemon = subprocess.Popen([WHARF, "--listen", "--state-dir", ":memory:", "--presenter", "script:" + script],
+                                  stderr=subprocess.DEVNULL)
+        self.addCleanup(lambda: (daemon.terminate(), daemon.wait(10)))
+        wait_for(lambda: os.path.exists(socket_path), what="the daemon's socket")
+        return socket_path
+
+    def presenter_connection(self, socket_path, pick):
+        import socket as sockets
+        connection = sockets.socket(sockets.AF_UNIX, sockets.SOCK_STREAM)
+        connection.connect(socket_path)
+        self.addCleanup(connection.close)
+        stream = connection.makefile("rwb", buffering=0)
+
+        def send(message):
+            body = json.dumps(message).encode()
+            stream.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+
+        def receive():
+            length = 0
+            while True:
+                line = stream.readline()
+                if line in (b"\r\n", b""):
+                    break
+                if line.lower().startswith(b"content-length:"):
+                    length = int(line.split(b":")[1])
+            return json.loads(stream.read(length)) if length else None
+
+        send({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+              "params": {"clientInfo": {"name": "test-presenter"}, "role": "presenter",
+                         "capabilities": {"presentsDialogs": True}}})
+        while (message := receive()) and message.get("id") != 1:
+            pass
+
+        def serve():
+            while (message := receive()) is not None:
+                if message.get("method") == "presenter/show":
+                    send({"jsonrpc": "2.0", "id": 100, "method": "dialog/choose",
+                          "params": {"dialogId": message["params"]["dialogId"], "urls": [pick]}})
+        threading.Thread(target=serve, daemon=True).start()
+
+    def test_the_daemons_presenter_connection_draws_the_dialog(self):
+        socket_path = self.daemon()
+        self.presenter_connection(socket_path, self.path("a.txt"))
+        self.start([], presenter="auto")
+        response, results = Call("OpenFile").wait()
+        self.assertEqual(response, 0, self.backend.text())
+        self.assertEqual(results["uris"], [uri(self.path("a.txt"))])
+        self.assertIn("shown by the daemon's presenter connection", self.backend.text())
+
+    def test_without_a_presenter_connection_the_daemon_is_not_asked(self):
+        self.daemon()
+        # No zenity or kdialog either: the call fails rather than reaching the daemon's own presenter.
+        env = dict(os.environ, PATH="/nonexistent")
+        self.start([], presenter="auto", env=env)
+        response, results = Call("OpenFile").wait()
+        self.assertEqual(response, 2, self.backend.text())
+        self.assertNotIn("daemon's presenter connection", self.backend.text())
+
+
 class GtkAppTests(PortalCase):
     """A real GTK app, asking for a file with Gtk.FileChooserNative and GTK_USE_PORTAL=1."""
 

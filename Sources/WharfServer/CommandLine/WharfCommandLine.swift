@@ -206,7 +206,7 @@ extension CommandLineReference {
 
     static let portalPresenter = CommandLineOption(
         ["--presenter"], OptionValue("KIND", .choice([
-            ValueChoice("auto", "the terminal picker in a terminal window (where this wharf has one), else zenity, else kdialog, the first that works here (never the portal, which would ask wharf portal again)"),
+            ValueChoice("auto", "the presenter connection of the Wharf daemon (wharf --listen), when one is registered; else the terminal picker in a terminal window (where this wharf has one), else zenity, else kdialog, the first that works here (never the portal, which would ask wharf portal again)"),
             ValueChoice("terminal", "the terminal picker, in a new window of the terminal `--terminal` names"),
             ValueChoice("zenity", "only zenity"),
             ValueChoice("kdialog", "only kdialog"),

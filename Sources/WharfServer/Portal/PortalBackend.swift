@@ -23,6 +23,7 @@ final class PortalBackend: Sendable {
     let connection: BusConnection
     let server: Server
     let drawing: PortalDrawing
+    let daemonSocket: FilePath?
     private let logger: Logger
     private let state = Locked(State())
 
@@ -36,8 +37,9 @@ final class PortalBackend: Sendable {
         var running = 0
     }
 
-    init(connection: BusConnection, server: Server, drawing: PortalDrawing = .inProcess) {
+    init(connection: BusConnection, server: Server, drawing: PortalDrawing = .inProcess, daemonSocket: FilePath? = nil) {
         self.drawing = drawing
+        self.daemonSocket = daemonSocket
         self.connection = connection
         self.server = server
         self.logger = server.logger
@@ -102,7 +104,8 @@ final class PortalBackend: Sendable {
     }
 
     private func begin(_ call: PortalCall, sender: String?, pending: BusPendingReply) -> BusMethodAnswer {
-        let dialog = PortalDialog(call: call, sender: sender, server: server, drawing: drawing, reply: pending) { [weak self] dialog in
+        let dialog = PortalDialog(call: call, sender: sender, server: server, drawing: drawing, daemonSocket: daemonSocket,
+                                  reply: pending) { [weak self] dialog in
             self?.finished(dialog)
         }
         let refusal = state.withValue { state -> BusError? in

@@ -34,9 +34,12 @@ final class PortalDialog: Sendable {
     }
 
     private let drawing: PortalDrawing
+    /// The daemon's socket, tried first (`auto`); nil when another presenter was named.
+    private let daemonSocket: FilePath?
 
-    init(call: PortalCall, sender: String?, server: Server, drawing: PortalDrawing, reply: BusPendingReply,
-         answering: @escaping @Sendable (PortalDialog) -> Void) {
+    init(call: PortalCall, sender: String?, server: Server, drawing: PortalDrawing, daemonSocket: FilePath?,
+         reply: BusPendingReply, answering: @escaping @Sendable (PortalDialog) -> Void) {
+        self.daemonSocket = daemonSocket
         self.answering = answering
         self.drawing = drawing
         self.call = call
@@ -107,6 +110,31 @@ final class PortalDialog: Sendable {
             return .refused(PortalCall.invalid(error.message))
         }
         let outcome: PortalOutcome
+        if let socket = daemonSocket,
+           let client = PortalDaemonRoute.client(socket: socket, clientName: clientName, logger: server.logger) {
+            state.withValue { $0.client = client }
+            server.logger.info("portal \(call.handle): shown by the daemon's presenter connection")
+            outcome = PortalSession.run(client: client, request: request) { dialogId in
+                state.withValue { state -> Bool in
+                    state.dialogId = dialogId
+                    return state.closing
+                }
+            }
+        } else {
+            outcome = presentHere(request)
+        }
+        switch outcome {
+        case .chosen(let uris): return .ended(0, results(uris: uris))
+        case .cancelledByPerson: return .ended(1, [])
+        case .ended: return .ended(2, [])
+        case .refused(let message): return .refused(PortalCall.invalid(message))
+        case .failed(let message): throw .internalError(message)
+        }
+    }
+
+    /// Drawn by this process's presenter or in a terminal window.
+    private func presentHere(_ request: PortalRequest) -> PortalOutcome {
+        let outcome: PortalOutcome
         switch drawing {
         case .inProcess:
             outcome = PortalSession.run(
@@ -129,13 +157,7 @@ final class PortalDialog: Sendable {
                 }
             }
         }
-        switch outcome {
-        case .chosen(let uris): return .ended(0, results(uris: uris))
-        case .cancelledByPerson: return .ended(1, [])
-        case .ended: return .ended(2, [])
-        case .refused(let message): return .refused(PortalCall.invalid(message))
-        case .failed(let message): throw .internalError(message)
-        }
+        return outcome
     }
 
     private func results(uris: [String]) -> [(String, BusValue)] {

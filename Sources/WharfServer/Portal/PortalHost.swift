@@ -38,7 +38,10 @@ public enum PortalHost {
         case .success(let open): connection = open
         case .failure(let error): StdioHost.fail("portal: \(error.message)", status: 1)
         }
-        let backend = PortalBackend(connection: connection, server: server, drawing: drawing(command, logger: logger))
+        // auto: the daemon's presenter connection first, when one is registered.
+        let auto = command.presenter == .firstUsable(PortalCommand.autoPresenters) && !command.terminalWindow
+        let backend = PortalBackend(connection: connection, server: server, drawing: drawing(command, logger: logger),
+                                    daemonSocket: auto ? try? DaemonSocket.defaultPath() : nil)
         backend.start()
         switch connection.requestName(PortalBackend.busName) {
         case .success(true):

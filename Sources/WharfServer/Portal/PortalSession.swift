@@ -93,9 +93,18 @@ enum PortalSession {
             return .failed("cannot start the dialog's session: \(error)")
         }
         started(client)
-        let dialogId: String
         do {
             _ = try client.send(InitializeRequest(clientInfo: ClientInfo(name: clientName)))
+        } catch {
+            return .failed(error.message)
+        }
+        return run(client: client, request: request, presented: presented)
+    }
+
+    /// The dialog, by an initialized `client`.
+    static func run(client: LocalClient, request: PortalRequest, presented: (String) -> Bool) -> PortalOutcome {
+        let dialogId: String
+        do {
             switch request {
             case .importer(let importer): dialogId = try client.send(importer).dialogId
             case .exporter(let exporter): dialogId = try client.send(exporter).dialogId
@@ -117,5 +126,25 @@ enum PortalSession {
         case .lost:
             return .failed("the dialog ended without an answer")
         }
+    }
+}
+
+/// The daemon's presenter connection (`wharf --listen`, one registered with `"role":
+/// "presenter"`, such as an editor drawing every app's dialogs): `auto`'s first choice.
+enum PortalDaemonRoute {
+    /// A session of the daemon at `socket`, initialized as `clientName`, when a presenter
+    /// connection is registered there; nil when no daemon listens or none is registered (the
+    /// daemon's own presenters could be the portal, which would send the dialog back here).
+    static func client(socket: FilePath, clientName: String, logger: Logger) -> LocalClient? {
+        guard let connected = try? UnixSocket.connect(to: socket),
+              let client = try? LocalClient(socket: connected, logger: logger)
+        else { return nil }
+        guard let result = try? client.send(InitializeRequest(clientInfo: ClientInfo(name: clientName))),
+              result.capabilities.presenters.first == "connection"
+        else {
+            client.close()
+            return nil
+        }
+        return client
     }
 }
