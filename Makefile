@@ -322,3 +322,17 @@ test-emacs: build
 	WHARF=$(CURDIR)/$(WHARF) emacs --batch -Q -L clients/emacs -l clients/emacs/test/wharf-test.el \
 		-l clients/emacs/test/wharf-conformance.el -f ert-run-tests-batch-and-exit
 	WHARF=$(CURDIR)/$(WHARF) clients/emacs/test/tmux-test.sh
+
+# MARK: Wharf as xdg-desktop-portal's FileChooser backend (issue 38): `wharf portal`
+# The real frontend (Debian's xdg-desktop-portal) on a private session bus under Xvfb, with
+# Wharf's .portal file, called by Python's gi (Debian's python3) and by a real GTK app.
+PORTAL_APT_PACKAGES := xvfb dbus-daemon xdg-desktop-portal python3-gi gir1.2-gtk-3.0 zenity xterm
+
+.PHONY: test-portal
+
+TEST_SUITES += test-portal
+
+## About half a minute: Tests/portal/run.sh.
+test-portal: build
+	$(call apt-ensure,$(PORTAL_APT_PACKAGES))
+	WHARF=$(CURDIR)/$(WHARF) Tests/portal/run.sh

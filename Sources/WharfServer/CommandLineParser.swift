@@ -21,6 +21,8 @@ public enum Command: Sendable, Equatable {
     case pick(PickCommand)
     /// `wharf save …`: ask a person where to save, write the file there.
     case save(SaveCommand)
+    /// `wharf portal …`: xdg-desktop-portal's FileChooser backend (or `--check`).
+    case portal(PortalCommand)
 }
 
 public enum TypesCommand: Sendable, Equatable {
@@ -56,6 +58,7 @@ public enum CommandLineParser {
         case "access": return try parseAccess(Array(arguments.dropFirst()))
         case "pick": return .pick(try parsePick(Array(arguments.dropFirst())))
         case "save": return .save(try parseSave(Array(arguments.dropFirst())))
+        case "portal": return .portal(try parsePortal(Array(arguments.dropFirst())))
         default: break
         }
         var options = ServerOptions()

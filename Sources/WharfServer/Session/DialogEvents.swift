@@ -19,7 +19,7 @@ extension ClientSession {
         case .completed(let id, let kind, let files, let contentTypes):
             // Grants first: a client may resolve access the moment it reads the completion.
             let app = appIdentity
-            for file in files {
+            for file in files where !file.isDestinationOnly {
                 server.access.grant(app: app, client: accessClient, path: file.path, identity: file.identity,
                                     birth: file.birth, isDirectory: file.isDirectory,
                                     readOnly: !file.forWriting, isSymlink: file.isSymlink)
