@@ -1,0 +1,51 @@
+import WharfJSON
+
+/// `dialog/choose` (presenter): the human's choice. An importer's files (`urls`), or an
+/// exporter's destination (`url`, with a type and whether replacing was agreed).
+public struct ChooseRequest: RequestMessage {
+    public static let method = "dialog/choose"
+    public typealias Result = Empty
+    public var dialogId: String
+    public var choice: Choice
+
+    public enum Choice: Sendable, Equatable {
+        case files([String])
+        case destination(url: String, contentType: String?, overwrite: Bool)
+    }
+
+    public init(dialogId: String, choice: Choice) {
+        self.dialogId = dialogId
+        self.choice = choice
+    }
+
+    public init(reading reader: inout FieldReader) throws(ProtocolError) {
+        dialogId = try reader.string("dialogId")
+        if reader.has("urls") && reader.has("url") {
+            throw ProtocolError("dialog/choose takes urls (an importer's picks) or url (an exporter's destination), not both")
+        }
+        if let urls = try reader.optionalStrings("urls") {
+            choice = .files(urls)
+        } else if let url = try reader.optionalString("url") {
+            choice = .destination(url: url, contentType: try reader.optionalString("contentType"),
+                                  overwrite: try reader.bool("overwrite", default: false))
+        } else {
+            _ = try reader.optionalString("contentType")
+            _ = try reader.optionalBool("overwrite")
+            throw ProtocolError("dialog/choose needs urls (an importer's picks) or url (an exporter's destination)")
+        }
+    }
+
+    public var json: JSON {
+        var object: JSONObject = ["dialogId": .string(dialogId)]
+        switch choice {
+        case .files(let urls): object["urls"] = .array(urls.map(JSON.string))
+        case .destination(let url, let contentType, let overwrite):
+            object["url"] = .string(url)
+            object.set("contentType", contentType)
+            object["overwrite"] = .bool(overwrite)
+        }
+        return .object(object)
+    }
+
+    public static var example: ChooseRequest { ChooseRequest(dialogId: "dlg-1", choice: .files(["file:///home/me/a.png"])) }
+}

@@ -1,0 +1,121 @@
+import WharfJSON
+
+/// `presenter/show` (server → frontend): draw this dialog.
+public struct PresenterShowNotification: NotificationMessage {
+    public static let method = "presenter/show"
+    public static var direction: Direction { .serverToClient }
+
+    public var dialogId: String
+    public var kind: String
+    public var title: String?
+    public var message: String?
+    public var confirmationLabel: String?
+    public var allowedContentTypes: [String]
+    public var allowsMultipleSelection: Bool
+    public var filters: DialogFiltersInfo
+    /// A `file:` URL.
+    public var directory: String
+    public var browserOptions: [String]
+    /// Exporters only (nil for importers).
+    public var exporter: Exporter?
+    /// Whose dialog it is: sent to a presenter connection (`role: presenter`), which shows
+    /// other clients' dialogs; absent for a client's own.
+    public var client: ClientIdentityInfo?
+
+    public struct Exporter: Sendable, Equatable {
+        public var filename: String?
+        public var filenames: [String]
+        public var contentTypes: [String]
+        public var filenameLabel: String?
+        public var documentCount: Int64
+        /// One for each of `contentTypes`, in order (empty from a server older than them).
+        public var contentTypeChoices: [ContentTypeChoiceInfo]
+
+        public init(filename: String?, filenames: [String], contentTypes: [String], filenameLabel: String?, documentCount: Int64,
+                    contentTypeChoices: [ContentTypeChoiceInfo] = []) {
+            self.filename = filename
+            self.filenames = filenames
+            self.contentTypes = contentTypes
+            self.filenameLabel = filenameLabel
+            self.documentCount = documentCount
+            self.contentTypeChoices = contentTypeChoices
+        }
+    }
+
+    public init(dialogId: String, kind: String, title: String?, message: String?, confirmationLabel: String?,
+                allowedContentTypes: [String], allowsMultipleSelection: Bool, filters: DialogFiltersInfo,
+                directory: String, browserOptions: [String], exporter: Exporter?, client: ClientIdentityInfo? = nil) {
+        self.dialogId = dialogId
+        self.kind = kind
+        self.title = title
+        self.message = message
+        self.confirmationLabel = confirmationLabel
+        self.allowedContentTypes = allowedContentTypes
+        self.allowsMultipleSelection = allowsMultipleSelection
+        self.filters = filters
+        self.directory = directory
+        self.browserOptions = browserOptions
+        self.exporter = exporter
+        self.client = client
+    }
+
+    public init(reading reader: inout FieldReader) throws(ProtocolError) {
+        dialogId = try reader.string("dialogId")
+        kind = try reader.string("kind")
+        title = try reader.optionalString("title")
+        message = try reader.optionalString("message")
+        confirmationLabel = try reader.optionalString("confirmationLabel")
+        allowedContentTypes = try reader.strings("allowedContentTypes")
+        allowsMultipleSelection = try reader.bool("allowsMultipleSelection", default: false)
+        filters = try reader.object("filters") { reader throws(ProtocolError) in try DialogFiltersInfo(reading: &reader) }
+        directory = try reader.string("directory")
+        browserOptions = try reader.strings("browserOptions")
+        if reader.has("documentCount") {
+            exporter = Exporter(filename: try reader.optionalString("filename"), filenames: try reader.strings("filenames"),
+                                contentTypes: try reader.strings("contentTypes"),
+                                filenameLabel: try reader.optionalString("filenameLabel"),
+                                documentCount: try reader.int("documentCount"),
+                                contentTypeChoices: reader.has("contentTypeChoices")
+                                    ? try reader.objects("contentTypeChoices") { reader throws(ProtocolError) in
+                                        try ContentTypeChoiceInfo(reading: &reader)
+                                    }
+                                    : [])
+        }
+        client = try reader.optionalObject("client") { reader throws(ProtocolError) in try ClientIdentityInfo(reading: &reader) }
+    }
+
+    public var json: JSON {
+        var object: JSONObject = [
+            "dialogId": .string(dialogId), "kind": .string(kind),
+            "title": nullable(title), "message": nullable(message), "confirmationLabel": nullable(confirmationLabel),
+            "allowedContentTypes": .array(allowedContentTypes.map(JSON.string)),
+            "allowsMultipleSelection": .bool(allowsMultipleSelection),
+            "filters": filters.json, "directory": .string(directory),
+            "browserOptions": .array(browserOptions.map(JSON.string)),
+        ]
+        if let exporter {
+            object["filename"] = nullable(exporter.filename)
+            object["filenames"] = .array(exporter.filenames.map(JSON.string))
+            object["contentTypes"] = .array(exporter.contentTypes.map(JSON.string))
+            object["filenameLabel"] = nullable(exporter.filenameLabel)
+            object["documentCount"] = .int(exporter.documentCount)
+            object["contentTypeChoices"] = .array(exporter.contentTypeChoices.map(\.json))
+        }
+        object.set("client", client)
+        return .object(object)
+    }
+
+    public static var example: PresenterShowNotification {
+        PresenterShowNotification(
+            dialogId: "dlg-2", kind: "exporter", title: "Save notes", message: nil, confirmationLabel: nil,
+            allowedContentTypes: [], allowsMultipleSelection: false,
+            filters: DialogFiltersInfo(globs: ["*.txt"], mimeTypes: ["text/plain"], directories: false),
+            directory: "file:///home/me/Documents", browserOptions: [],
+            exporter: Exporter(filename: "notes.txt", filenames: ["notes.txt"], contentTypes: ["public.plain-text", "public.html"],
+                               filenameLabel: "Save as:", documentCount: 1,
+                               contentTypeChoices: [.example,
+                                                    ContentTypeChoiceInfo(contentType: "public.html", description: "HTML text",
+                                                                          filenames: ["notes.html"])]),
+            client: .example)
+    }
+}
