@@ -10,8 +10,7 @@ public struct CancelRequestNotification: NotificationMessage {
     public init(id: JSON) { self.id = id }
 
     public init(reading reader: inout FieldReader) throws(ProtocolError) {
-        guard let id = reader.raw("id") else { throw reader.missing("id") }
-        self.id = id
+        id = try reader.value("id")
     }
 
     public var json: JSON { ["id": id] }

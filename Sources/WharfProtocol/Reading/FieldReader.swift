@@ -17,6 +17,9 @@ public struct FieldReader {
     private var known: [String] = []
     /// Unknown fields found so far, at this level and in nested readers.
     private var unknown: [UnknownField] = []
+    /// When set, every field asked for is noted in it with its kind (nested readers share it):
+    /// how the test suite compares each message's fields with the schema's, field by field.
+    public var log: FieldLog?
 
     /// Params as sent: absent, `null` and `[]` read as an empty object (by-position params
     /// with no positions are no params); anything else must be an object.
@@ -55,15 +58,35 @@ public struct FieldReader {
         return here.isEmpty ? unknown : here + unknown
     }
 
+    /// Takes over what a decoder found in this reader's object: every member counts as read,
+    /// and the unknown fields it found join this reader's.
+    mutating func adopt(_ unknownFields: [UnknownField]) {
+        known = object.keys
+        unknown += unknownFields
+    }
+
     // MARK: Presence
 
     /// Whether the member is there and not `null`.
     public mutating func has(_ key: String) -> Bool {
-        raw(key) != nil
+        look(key, .presence) != nil
     }
 
     /// The member as JSON, nil when absent or `null`.
     public mutating func raw(_ key: String) -> JSON? {
+        look(key, .any)
+    }
+
+    /// The member as JSON, whatever its type; absent or `null` is an error.
+    public mutating func value(_ key: String) throws(ProtocolError) -> JSON {
+        let value = look(key, .any)
+        log?.require(path: path, key: key)
+        guard let value else { throw missing(key) }
+        return value
+    }
+
+    private mutating func look(_ key: String, _ kind: FieldKind, range: ClosedRange<Int64>? = nil) -> JSON? {
+        log?.note(path: path, key: key, kind: kind, range: range)
         // Room for a message's fields at once, rather than growing four times.
         if known.isEmpty { known.reserveCapacity(16) }
         known.append(key)
@@ -80,12 +103,18 @@ public struct FieldReader {
     // MARK: Scalars
 
     public mutating func string(_ key: String) throws(ProtocolError) -> String {
-        guard let value = try optionalString(key) else { throw missing(key) }
+        let value = try optionalString(key)
+        log?.require(path: path, key: key)
+        guard let value else { throw missing(key) }
         return value
     }
 
     public mutating func optionalString(_ key: String) throws(ProtocolError) -> String? {
-        guard let value = raw(key) else { return nil }
+        try optionalString(key, kind: .string)
+    }
+
+    private mutating func optionalString(_ key: String, kind: FieldKind) throws(ProtocolError) -> String? {
+        guard let value = look(key, kind) else { return nil }
         guard case .string(let string) = value else { throw mismatch(key, "a string", value) }
         return string
     }
@@ -94,12 +123,14 @@ public struct FieldReader {
     /// one containing U+0000, which the spec makes invalid in every identifier (and which a C
     /// string, SQLite's text among them, would cut short, merging two names into one).
     public mutating func identifier(_ key: String) throws(ProtocolError) -> String {
-        guard let value = try optionalIdentifier(key) else { throw missing(key) }
+        let value = try optionalIdentifier(key)
+        log?.require(path: path, key: key)
+        guard let value else { throw missing(key) }
         return value
     }
 
     public mutating func optionalIdentifier(_ key: String) throws(ProtocolError) -> String? {
-        guard let value = try optionalString(key) else { return nil }
+        guard let value = try optionalString(key, kind: .identifier) else { return nil }
         guard !value.utf8.contains(0) else { throw ProtocolError("\(name(key)): must not contain U+0000") }
         return value
     }
@@ -109,19 +140,21 @@ public struct FieldReader {
     }
 
     public mutating func optionalBool(_ key: String) throws(ProtocolError) -> Bool? {
-        guard let value = raw(key) else { return nil }
+        guard let value = look(key, .bool) else { return nil }
         guard case .bool(let bool) = value else { throw mismatch(key, "a boolean", value) }
         return bool
     }
 
     public mutating func int(_ key: String, in range: ClosedRange<Int64>? = nil) throws(ProtocolError) -> Int64 {
-        guard let value = try optionalInt(key, in: range) else { throw missing(key) }
+        let value = try optionalInt(key, in: range)
+        log?.require(path: path, key: key)
+        guard let value else { throw missing(key) }
         return value
     }
 
     /// An integer; a number with a zero fraction (`5.0`) counts, as JSON does not tell them apart.
     public mutating func optionalInt(_ key: String, in range: ClosedRange<Int64>? = nil) throws(ProtocolError) -> Int64? {
-        guard let value = raw(key) else { return nil }
+        guard let value = look(key, .integer, range: range) else { return nil }
         let number: Int64
         switch value {
         case .int(let int): number = int
@@ -137,12 +170,14 @@ public struct FieldReader {
     // MARK: Arrays and objects
 
     public mutating func strings(_ key: String) throws(ProtocolError) -> [String] {
-        guard let values = try optionalStrings(key) else { throw missing(key) }
+        let values = try optionalStrings(key)
+        log?.require(path: path, key: key)
+        guard let values else { throw missing(key) }
         return values
     }
 
     public mutating func optionalStrings(_ key: String) throws(ProtocolError) -> [String]? {
-        guard let value = raw(key) else { return nil }
+        guard let value = look(key, .strings) else { return nil }
         guard case .array(let array) = value else { throw mismatch(key, "an array of strings", value) }
         var strings: [String] = []
         strings.reserveCapacity(array.count)
@@ -159,8 +194,9 @@ public struct FieldReader {
     public mutating func optionalObject<T>(
         _ key: String, _ body: (inout FieldReader) throws(ProtocolError) -> T
     ) throws(ProtocolError) -> T? {
-        guard let value = raw(key) else { return nil }
+        guard let value = look(key, .object) else { return nil }
         var nested = try FieldReader(value, path: name(key))
+        nested.log = log
         let result = try body(&nested)
         unknown += nested.unknownFields
         return result
@@ -169,7 +205,9 @@ public struct FieldReader {
     public mutating func object<T>(
         _ key: String, _ body: (inout FieldReader) throws(ProtocolError) -> T
     ) throws(ProtocolError) -> T {
-        guard let value = try optionalObject(key, body) else { throw missing(key) }
+        let value = try optionalObject(key, body)
+        log?.require(path: path, key: key)
+        guard let value else { throw missing(key) }
         return value
     }
 
@@ -177,11 +215,12 @@ public struct FieldReader {
     public mutating func optionalObjects<T>(
         _ key: String, _ body: (inout FieldReader) throws(ProtocolError) -> T
     ) throws(ProtocolError) -> [T]? {
-        guard let value = raw(key) else { return nil }
+        guard let value = look(key, .objects) else { return nil }
         guard case .array(let array) = value else { throw mismatch(key, "an array of objects", value) }
         var result: [T] = []
         for (index, element) in array.enumerated() {
             var nested = try FieldReader(element, path: "\(name(key))[\(index)]")
+            nested.log = log
             result.append(try body(&nested))
             unknown += nested.unknownFields
         }
@@ -191,7 +230,9 @@ public struct FieldReader {
     public mutating func objects<T>(
         _ key: String, _ body: (inout FieldReader) throws(ProtocolError) -> T
     ) throws(ProtocolError) -> [T] {
-        guard let value = try optionalObjects(key, body) else { throw missing(key) }
+        let value = try optionalObjects(key, body)
+        log?.require(path: path, key: key)
+        guard let value else { throw missing(key) }
         return value
     }
 
