@@ -81,24 +81,35 @@ import WharfServerTestSupport
     /// The log's fields, object by object, against the schema of each object.
     private func compare(_ log: FieldLog, against root: JSON, at place: String) -> [String] {
         var problems: [String] = []
+        // The elements of an array are one place (`documents[]`): between them, the example
+        // takes each alternative of a `oneOf` once.
+        var entries: [FieldLog.Entry] = []
+        for var entry in log.entries {
+            entry.path = elementsAsOne(entry.path)
+            if let index = entries.firstIndex(where: { $0.path == entry.path && $0.key == entry.key }) {
+                entries[index].isRequired = entries[index].isRequired && entry.isRequired
+            } else {
+                entries.append(entry)
+            }
+        }
         var paths: [String] = []
-        for entry in log.entries where !paths.contains(entry.path) { paths.append(entry.path) }
+        for entry in entries where !paths.contains(entry.path) { paths.append(entry.path) }
         for path in paths {
-            let entries = log.entries.filter { $0.path == path }
+            let entries = entries.filter { $0.path == path }
             let here = path.isEmpty ? place : "\(place) \(path)"
             guard let object = schema(at: path, in: root) else {
                 problems.append("\(here): no object at this place in the schema")
                 continue
             }
             let properties = self.properties(of: object)
-            let required = Set(self.required(of: object))
+            let (required, sometimes) = self.required(of: object)
             for entry in entries {
                 guard let property = properties[entry.key] else {
                     problems.append("\(here): \(entry.key): read, but not in the schema")
                     continue
                 }
                 // A field that is one of several alternatives is required by `oneOf`, not alone.
-                if entry.kind != .presence {
+                if entry.kind != .presence && !sometimes.contains(entry.key) {
                     if entry.isRequired && !required.contains(entry.key) {
                         problems.append("\(here): \(entry.key): required in the reader, optional in the schema")
                     } else if !entry.isRequired && required.contains(entry.key) {
@@ -111,10 +122,11 @@ import WharfServerTestSupport
                                     + declared.sorted().joined(separator: " or "))
                 }
                 if let range = entry.range {
-                    let minimum = resolved["minimum"]?.intValue, maximum = resolved["maximum"]?.intValue
+                    // Int64's own bounds are no bound: JSON Schema has none to give.
+                    let minimum = resolved["minimum"]?.intValue ?? Int64.min, maximum = resolved["maximum"]?.intValue ?? Int64.max
                     if minimum != range.lowerBound || maximum != range.upperBound {
                         problems.append("\(here): \(entry.key): the reader allows \(range.lowerBound)...\(range.upperBound), the schema "
-                                        + "\(minimum.map(String.init) ?? "-")...\(maximum.map(String.init) ?? "-")")
+                                        + "\(minimum)...\(maximum)")
                     }
                 }
             }
@@ -133,7 +145,7 @@ import WharfServerTestSupport
         case .bool: return ["boolean"]
         case .integer: return ["integer", "number"]
         case .strings, .objects: return ["array"]
-        case .object: return ["object"]
+        case .object, .stringMap: return ["object"]
         }
     }
 
@@ -162,8 +174,8 @@ import WharfServerTestSupport
         for component in path.split(separator: ".") {
             var name = Substring(component)
             var indexed = false
-            if let bracket = name.firstIndex(of: "[") {
-                name = name[..<bracket]
+            if name.hasSuffix("[]") {
+                name = name.dropLast(2)
                 indexed = true
             }
             guard let property = properties(of: current)[String(name)] else { return nil }
@@ -188,10 +200,35 @@ import WharfServerTestSupport
         return result
     }
 
-    /// The fields an object schema requires outright (not those an alternative requires).
-    private func required(of object: JSON) -> [String] {
-        var result = (object["required"]?.arrayValue ?? []).compactMap(\.stringValue)
-        for alternative in object["allOf"]?.arrayValue ?? [] { result += required(of: resolve(alternative)) }
+    /// The fields an object schema requires outright, and those only some of its `oneOf` or
+    /// `anyOf` alternatives require.
+    private func required(of object: JSON) -> (always: Set<String>, sometimes: Set<String>) {
+        var always = Set((object["required"]?.arrayValue ?? []).compactMap(\.stringValue))
+        var sometimes = Set<String>()
+        for alternative in object["allOf"]?.arrayValue ?? [] {
+            let (more, some) = required(of: resolve(alternative))
+            always.formUnion(more)
+            sometimes.formUnion(some)
+        }
+        for key in ["oneOf", "anyOf"] {
+            guard let alternatives = object[key]?.arrayValue, !alternatives.isEmpty else { continue }
+            let each = alternatives.map { required(of: resolve($0)) }
+            let inAll = each.dropFirst().reduce(each[0].always) { $0.intersection($1.always) }
+            always.formUnion(inAll)
+            for one in each { sometimes.formUnion(one.always.union(one.sometimes).subtracting(inAll)) }
+        }
+        return (always, sometimes.subtracting(always))
+    }
+
+    /// `documents[0].contents` as `documents[].contents`.
+    private func elementsAsOne(_ path: String) -> String {
+        var result = ""
+        var inIndex = false
+        for character in path {
+            if character == "[" { inIndex = true; result.append("[") }
+            else if character == "]" { inIndex = false; result.append("]") }
+            else if !inIndex { result.append(character) }
+        }
         return result
     }
 

@@ -25,10 +25,10 @@ public struct LeaseInfo: ProtocolValue {
         accessId = try reader.string("accessId")
         url = try reader.string("url")
         path = try reader.string("path")
-        readOnly = try reader.bool("readOnly", default: true)
-        isStale = try reader.bool("isStale", default: false)
-        bookmark = try reader.optionalString("bookmark")
-        isDirectory = try reader.bool("isDirectory", default: false)
+        readOnly = try reader.bool("readOnly")
+        isStale = try reader.bool("isStale")
+        bookmark = try reader.nullableString("bookmark")
+        isDirectory = try reader.bool("isDirectory")
     }
 
     public var json: JSON {

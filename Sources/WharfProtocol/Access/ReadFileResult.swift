@@ -9,7 +9,7 @@ public struct ReadFileResult: ProtocolValue {
     }
     public init(reading reader: inout FieldReader) throws(ProtocolError) {
         base64 = try reader.string("base64")
-        eof = try reader.bool("eof", default: false)
+        eof = try reader.bool("eof")
     }
     public var json: JSON { ["base64": .string(base64), "eof": .bool(eof)] }
     public static var example: ReadFileResult { ReadFileResult(base64: "aGVsbG8=", eof: true) }

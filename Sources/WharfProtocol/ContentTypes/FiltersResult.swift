@@ -16,8 +16,8 @@ public struct FiltersResult: ProtocolValue {
     public init(reading reader: inout FieldReader) throws(ProtocolError) {
         globs = try reader.strings("globs")
         mimeTypes = try reader.strings("mimeTypes")
-        directories = try reader.bool("directories", default: false)
-        allowsAllFiles = try reader.bool("allowsAllFiles", default: false)
+        directories = try reader.bool("directories")
+        allowsAllFiles = try reader.bool("allowsAllFiles")
     }
 
     public var json: JSON {

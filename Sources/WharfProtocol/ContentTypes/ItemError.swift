@@ -13,6 +13,9 @@ public struct ItemError: ProtocolValue {
     public init(reading reader: inout FieldReader) throws(ProtocolError) {
         code = try reader.int("code")
         message = try reader.string("message")
+        // The schema lets an error carry `data`, as a JSON-RPC error does; this server sends
+        // none, and a reader takes one without a word.
+        _ = reader.raw("data")
     }
 
     public var json: JSON { ["code": .int(code), "message": .string(message)] }

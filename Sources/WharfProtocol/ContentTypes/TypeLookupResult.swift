@@ -4,7 +4,7 @@ import WharfJSON
 public struct TypeLookupResult: ProtocolValue {
     public var identifier: String?
     public init(identifier: String?) { self.identifier = identifier }
-    public init(reading reader: inout FieldReader) throws(ProtocolError) { identifier = try reader.optionalString("identifier") }
+    public init(reading reader: inout FieldReader) throws(ProtocolError) { identifier = try reader.nullableString("identifier") }
     public var json: JSON { ["identifier": nullable(identifier)] }
     public static var example: TypeLookupResult { TypeLookupResult(identifier: "public.png") }
 }

@@ -14,7 +14,7 @@ public struct PresentationChangedNotification: NotificationMessage {
 
     public init(reading reader: inout FieldReader) throws(ProtocolError) {
         dialogId = try reader.string("dialogId")
-        isPresented = try reader.bool("isPresented", default: false)
+        isPresented = try reader.bool("isPresented")
     }
 
     public var json: JSON { ["dialogId": .string(dialogId), "isPresented": .bool(isPresented)] }

@@ -19,9 +19,9 @@ public struct ClientIdentityInfo: ProtocolValue {
     }
 
     public init(reading reader: inout FieldReader) throws(ProtocolError) {
-        app = try reader.optionalString("app")
+        app = try reader.nullableString("app")
         name = try reader.identifier("name")
-        pid = try reader.optionalInt("pid")
+        pid = try reader.nullableInt("pid")
     }
 
     public var json: JSON { ["app": nullable(app), "name": .string(name), "pid": pid.map(JSON.int) ?? .null] }

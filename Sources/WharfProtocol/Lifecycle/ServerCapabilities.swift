@@ -24,23 +24,19 @@ public struct ServerCapabilities: ProtocolValue {
     }
 
     public init(reading reader: inout FieldReader) throws(ProtocolError) {
-        _ = try reader.optionalBool("ping")
+        _ = try reader.bool("ping")
         framings = try reader.strings("framings")
-        _ = try reader.optionalBool("contentTypes")
-        _ = try reader.optionalBool("importer")
-        _ = try reader.optionalBool("exporter")
+        _ = try reader.bool("contentTypes")
+        _ = try reader.bool("importer")
+        _ = try reader.bool("exporter")
         maxTransferBytes = try reader.object("access") { reader throws(ProtocolError) in
-            _ = try reader.optionalBool("bookmarks")
-            _ = try reader.optionalBool("fileIO")
+            _ = try reader.bool("bookmarks")
+            _ = try reader.bool("fileIO")
             return try reader.int("maxTransferBytes")
         }
         presenters = try reader.strings("presenters")
-        presenter = try reader.optionalString("presenter")
-        unavailablePresenters = try reader.optionalObject("unavailablePresenters") { reader throws(ProtocolError) in
-            var reasons: [String: String] = [:]
-            for key in reader.object.keys { reasons[key] = try reader.string(key) }
-            return reasons
-        } ?? [:]
+        presenter = try reader.nullableString("presenter")
+        unavailablePresenters = try reader.optionalStringMap("unavailablePresenters") ?? [:]
         maxDialogsPerClient = try reader.int("maxDialogsPerClient")
     }
 

@@ -47,5 +47,8 @@ public struct ChooseRequest: RequestMessage {
         return .object(object)
     }
 
-    public static var example: ChooseRequest { ChooseRequest(dialogId: "dlg-1", choice: .files(["file:///home/me/a.png"])) }
+    /// An exporter's choice: the form with every field (an importer's has only `urls`).
+    public static var example: ChooseRequest {
+        ChooseRequest(dialogId: "dlg-1", choice: .destination(url: "file:///home/me/a.png", contentType: "public.png", overwrite: true))
+    }
 }

@@ -16,7 +16,7 @@ public struct ContentTypeChoiceInfo: ProtocolValue {
 
     public init(reading reader: inout FieldReader) throws(ProtocolError) {
         contentType = try reader.string("contentType")
-        description = try reader.optionalString("description")
+        description = try reader.nullableString("description")
         filenames = try reader.strings("filenames")
     }
 

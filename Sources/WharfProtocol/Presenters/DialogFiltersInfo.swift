@@ -18,7 +18,7 @@ public struct DialogFiltersInfo: ProtocolValue {
     public init(reading reader: inout FieldReader) throws(ProtocolError) {
         globs = try reader.strings("globs")
         mimeTypes = try reader.strings("mimeTypes")
-        directories = try reader.bool("directories", default: false)
+        directories = try reader.bool("directories")
         // A server older than the member meant all files by empty lists.
         allowsAllFiles = try reader.bool("allowsAllFiles", default: globs.isEmpty && mimeTypes.isEmpty)
     }

@@ -35,14 +35,14 @@ public struct DirectoryEntryInfo: ProtocolValue {
     public init(reading reader: inout FieldReader) throws(ProtocolError) {
         name = try reader.string("name")
         url = try reader.string("url")
-        isDirectory = try reader.bool("isDirectory", default: false)
-        isPackage = try reader.bool("isPackage", default: false)
-        isHidden = try reader.bool("isHidden", default: false)
-        isSymlink = try reader.bool("isSymlink", default: false)
+        isDirectory = try reader.bool("isDirectory")
+        isPackage = try reader.bool("isPackage")
+        isHidden = try reader.bool("isHidden")
+        isSymlink = try reader.bool("isSymlink")
         contentType = try reader.string("contentType")
         size = try reader.int("size")
         modified = try reader.string("modified")
-        enabled = try reader.bool("enabled", default: false)
+        enabled = try reader.bool("enabled")
         disabledReason = try reader.optionalString("disabledReason")
     }
 

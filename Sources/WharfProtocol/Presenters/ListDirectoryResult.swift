@@ -24,7 +24,7 @@ public struct ListDirectoryResult: ProtocolValue {
 
     public init(reading reader: inout FieldReader) throws(ProtocolError) {
         directory = try reader.string("directory")
-        parent = try reader.optionalString("parent")
+        parent = try reader.nullableString("parent")
         entries = try reader.objects("entries") { reader throws(ProtocolError) in try DirectoryEntryInfo(reading: &reader) }
         nextCursor = try reader.optionalString("nextCursor")
         directoryEnabled = try reader.optionalBool("directoryEnabled")

@@ -62,24 +62,25 @@ public struct PresenterShowNotification: NotificationMessage {
     public init(reading reader: inout FieldReader) throws(ProtocolError) {
         dialogId = try reader.string("dialogId")
         kind = try reader.string("kind")
-        title = try reader.optionalString("title")
-        message = try reader.optionalString("message")
-        confirmationLabel = try reader.optionalString("confirmationLabel")
+        title = try reader.nullableString("title")
+        message = try reader.nullableString("message")
+        confirmationLabel = try reader.nullableString("confirmationLabel")
         allowedContentTypes = try reader.strings("allowedContentTypes")
-        allowsMultipleSelection = try reader.bool("allowsMultipleSelection", default: false)
+        allowsMultipleSelection = try reader.bool("allowsMultipleSelection")
         filters = try reader.object("filters") { reader throws(ProtocolError) in try DialogFiltersInfo(reading: &reader) }
         directory = try reader.string("directory")
         browserOptions = try reader.strings("browserOptions")
         if reader.has("documentCount") {
-            exporter = Exporter(filename: try reader.optionalString("filename"), filenames: try reader.strings("filenames"),
-                                contentTypes: try reader.strings("contentTypes"),
-                                filenameLabel: try reader.optionalString("filenameLabel"),
-                                documentCount: try reader.int("documentCount"),
-                                contentTypeChoices: reader.has("contentTypeChoices")
-                                    ? try reader.objects("contentTypeChoices") { reader throws(ProtocolError) in
-                                        try ContentTypeChoiceInfo(reading: &reader)
-                                    }
-                                    : [])
+            // An exporter's fields, which an importer's show has none of: optional in the
+            // schema, required here of an exporter.
+            guard let documentCount = try reader.optionalInt("documentCount") else { throw reader.missing("documentCount") }
+            guard let filenames = try reader.optionalStrings("filenames") else { throw reader.missing("filenames") }
+            guard let contentTypes = try reader.optionalStrings("contentTypes") else { throw reader.missing("contentTypes") }
+            exporter = Exporter(filename: try reader.optionalString("filename"), filenames: filenames, contentTypes: contentTypes,
+                                filenameLabel: try reader.optionalString("filenameLabel"), documentCount: documentCount,
+                                contentTypeChoices: try reader.optionalObjects("contentTypeChoices") { reader throws(ProtocolError) in
+                                    try ContentTypeChoiceInfo(reading: &reader)
+                                } ?? [])
         }
         client = try reader.optionalObject("client") { reader throws(ProtocolError) in try ClientIdentityInfo(reading: &reader) }
     }

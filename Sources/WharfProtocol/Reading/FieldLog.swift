@@ -48,4 +48,6 @@ public enum FieldKind: String, Sendable {
     case strings
     case object
     case objects
+    /// An object of strings by any name (`unavailablePresenters`).
+    case stringMap
 }

@@ -58,13 +58,6 @@ public struct FieldReader {
         return here.isEmpty ? unknown : here + unknown
     }
 
-    /// Takes over what a decoder found in this reader's object: every member counts as read,
-    /// and the unknown fields it found join this reader's.
-    mutating func adopt(_ unknownFields: [UnknownField]) {
-        known = object.keys
-        unknown += unknownFields
-    }
-
     // MARK: Presence
 
     /// Whether the member is there and not `null`.
@@ -135,6 +128,29 @@ public struct FieldReader {
         return value
     }
 
+    /// A member that must be there but may be `null` (`"parent": null`): nil for `null`.
+    public mutating func nullableString(_ key: String) throws(ProtocolError) -> String? {
+        let value = try optionalString(key)
+        log?.require(path: path, key: key)
+        guard value != nil || object[key] != nil else { throw missing(key) }
+        return value
+    }
+
+    /// A member that must be there but may be `null`: nil for `null`.
+    public mutating func nullableInt(_ key: String) throws(ProtocolError) -> Int64? {
+        let value = try optionalInt(key)
+        log?.require(path: path, key: key)
+        guard value != nil || object[key] != nil else { throw missing(key) }
+        return value
+    }
+
+    public mutating func bool(_ key: String) throws(ProtocolError) -> Bool {
+        let value = try optionalBool(key)
+        log?.require(path: path, key: key)
+        guard let value else { throw missing(key) }
+        return value
+    }
+
     public mutating func bool(_ key: String, default fallback: Bool) throws(ProtocolError) -> Bool {
         try optionalBool(key) ?? fallback
     }
@@ -188,6 +204,20 @@ public struct FieldReader {
             strings.append(string)
         }
         return strings
+    }
+
+    /// An object of strings by any name (`{"portal": "no session bus"}`).
+    public mutating func optionalStringMap(_ key: String) throws(ProtocolError) -> [String: String]? {
+        guard let value = look(key, .stringMap) else { return nil }
+        guard case .object(let members) = value else { throw mismatch(key, "an object of strings", value) }
+        var result: [String: String] = [:]
+        for member in members {
+            guard case .string(let string) = member.value else {
+                throw ProtocolError("\(name(key)).\(member.key): expected a string, got \(member.value.typeName)")
+            }
+            result[member.key] = string
+        }
+        return result
     }
 
     /// A nested object read by `body`; its unknown fields join this reader's.
