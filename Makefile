@@ -151,6 +151,7 @@ test-fuzz-beside:
 test-swift: build
 	$(SWIFT) build --build-tests
 	Tests/lint/syscalls.sh
+	Tests/lint/imports.sh
 	$(SWIFT) test --skip-build --skip Soak
 
 test-python: build $(VENV)/.installed
