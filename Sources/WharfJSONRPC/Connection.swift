@@ -532,9 +532,6 @@ public final class Connection: @unchecked Sendable {
         for completion in waiting { completion(.failure(Self.closedError)) }
     }
 
-    /// True when our output has failed (the peer closed it).
-    public var outputIsBroken: Bool { state.withValue { $0.writeFailure != nil } }
-
     private func trace(_ event: TraceEvent) {
         if let tracer = tracer.withValue({ $0 }) { tracer(event) }
     }

@@ -80,9 +80,6 @@ public final class Server: Sendable {
         return code
     }
 
-    /// Every live session (the daemon ends them all on SIGTERM).
-    public var liveSessions: [ClientSession] { sessions.all }
-
     /// Every request method a client may send that the server answers.
     public static var answeredMethods: Set<String> { MethodTable.standard.methods.union([InitializeRequest.method]) }
 
@@ -142,8 +139,6 @@ final class SessionDirectory: Sendable {
         get { sessions.withValue { $0[id] } }
         set { sessions.withValue { $0[id] = newValue } }
     }
-
-    var all: [ClientSession] { sessions.withValue { Array($0.values) } }
 }
 
 /// Why the server could not start (bad script file, unusable state directory).

@@ -51,7 +51,6 @@ public final class WireClient: @unchecked Sendable {
     /// Messages already handed to the test, by index; `nextMessage` skips them.
     private var taken = Set<Int>()
     private var cursor = 0
-    private var rawCount = 0
     private var endOfOutput = false
     private var problems: [String] = []
     private var nextID: Int64 = 1000

@@ -24,7 +24,6 @@ struct SQLiteRow {
         let count = Int(sqlite3_column_bytes(statement, column))
         return String(decoding: UnsafeRawBufferPointer(start: raw, count: count), as: UTF8.self)
     }
-    func optionalText(_ column: Int32) -> String? { isNull(column) ? nil : text(column) }
     func blob(_ column: Int32) -> [UInt8] {
         let count = Int(sqlite3_column_bytes(statement, column))
         guard count > 0, let raw = sqlite3_column_blob(statement, column) else { return [] }
@@ -138,8 +137,6 @@ final class SQLiteConnection {
         guard status == SQLITE_DONE || status == SQLITE_ROW else { throw failure(status, sql: sql) }
         return Int(sqlite3_changes(handle))
     }
-
-    var lastInsertedRowID: Int64 { sqlite3_last_insert_rowid(handle) }
 
     /// Runs `body` inside `BEGIN IMMEDIATE … COMMIT`, rolling back if it throws.
     ///
