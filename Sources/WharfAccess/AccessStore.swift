@@ -208,7 +208,9 @@ public final class AccessStore: Sendable {
         let path = databasePath
         for attempt in 0..<2 {
             let judged: FileIdentity
-            do { judged = try StateLocation.prepareDatabaseFile(path) } catch { throw .io(error) }
+            do { judged = try StateLocation.prepareDatabaseFile(path) } catch {
+                throw .store(StoreFailure(error, doing: "open the state store \(path)"))
+            }
             switch Self.openConfigured(path: path) {
             case .success(let connection):
                 let second: SQLiteConnection

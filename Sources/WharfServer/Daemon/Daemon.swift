@@ -1,5 +1,7 @@
 import Glibc
+import WharfJSON
 import WharfJSONRPC
+import WharfProtocol
 import WharfSystem
 
 /// The running daemon: its accept loop, its connections, its ending.
@@ -88,7 +90,10 @@ final class Daemon: @unchecked Sendable {
             guard let socket else { continue }
             guard admitted else {
                 logger.warning("refused a connection: \(options.maxClients) clients are connected (--max-clients)")
-                socket.close()
+                Self.refuse(socket, TooManyClients(
+                    limit: options.maxClients, option: "--max-clients",
+                    message: "the daemon already serves \(options.maxClients) connections, the most --max-clients allows; "
+                        + "try again once one has ended"))
                 continue
             }
             // A connection the system will not give a thread is refused, as one past
@@ -148,7 +153,13 @@ final class Daemon: @unchecked Sendable {
         // connection and saying nothing must not take every place. (A bridge counts as its
         // own process's app: wharf's, or its sandbox's.)
         let holder = own.identity
-        guard admit(holder) else { return }
+        guard admit(holder) else {
+            Self.refuse(socket, TooManyClients(
+                limit: options.maxClientsPerApp, option: "--max-clients-per-app",
+                message: "\(holder) already has \(options.maxClientsPerApp) connections to the daemon, the most "
+                    + "--max-clients-per-app allows; try again once one of them has ended"))
+            return
+        }
         defer { release(holder) }
         let deadline = InitializeDeadline(seconds: options.initializeTimeoutSeconds, logger: logger, app: holder)
         defer { deadline.cancel() }
@@ -337,6 +348,31 @@ final class Daemon: @unchecked Sendable {
         }
         if !admitted { logger.warning("refused a connection of \(holder): it has \(options.maxClientsPerApp) already (--max-clients-per-app)") }
         return admitted
+    }
+
+    /// Why a connection is refused as it arrives: a limit of connections, and the option that sets it.
+    struct TooManyClients {
+        var limit: Int
+        var option: String
+        var message: String
+    }
+
+    /// Tells a connection refused as it arrives why, then closes it: one JSON-RPC error with
+    /// `"id": null` (`tooManyClients`, the limit and the option in `data`), so that the client
+    /// sees more than an end of file. One NDJSON line: nothing has been read yet, so the
+    /// client's framing is not known. Written without waiting (a new socket's buffer is empty,
+    /// and the line is short): a peer that does not read costs the daemon nothing.
+    static func refuse(_ socket: FileDescriptor, _ refusal: TooManyClients) {
+        let error: JSON = [
+            "code": .int(WharfErrorCode.tooManyClients.rawValue),
+            "message": .string(refusal.message),
+            "data": ["limit": .int(Int64(refusal.limit)), "option": .string(refusal.option)],
+        ]
+        let answer: JSON = ["jsonrpc": "2.0", "id": nil, "error": error]
+        var line = answer.serialized()
+        line.append(UInt8(ascii: "\n"))
+        _ = line.withUnsafeBytes { bytes in try? socket.writeAvailable(gathering: [bytes], offset: 0, isSocket: true) }
+        socket.close()
     }
 
     private func release(_ holder: String) {
