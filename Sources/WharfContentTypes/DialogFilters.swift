@@ -170,6 +170,8 @@ extension ContentTypeScope {
 /// Each set is worked out once: askers that arrive while it is being worked out wait for that
 /// answer rather than repeat the work. Twenty clients opening their first plain-text dialog at
 /// once used to walk the type tables twenty times over, side by side.
+///
+/// `@unchecked Sendable`: `entries` and `bytes` are only touched with `lock` held.
 final class FilterCache: @unchecked Sendable {
     private enum Entry {
         case computing

@@ -139,7 +139,7 @@ extension DialogEngine {
         record.phase = .writing(job, cancellation, stop: nil)
         let (client, id, items, writer) = (record.client, record.id, job.items, self.writer)
         // The record exists: the dialog being written is one of the client's open dialogs.
-        let exports = state.clients[client]?.exports ?? SerialQueue(pool: .waiting)
+        let exports = state.clients[client]?.exports ?? SerialQueue(pool: .blocking)
         exports.run { [self] in
             var failure: ExportError?
             do throws(ExportError) {

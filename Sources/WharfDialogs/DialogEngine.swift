@@ -16,6 +16,8 @@ import WharfSystem
 /// posted to the owning client's ``Outbox`` and delivered, in order, once the lock is released.
 /// A slow sink or presenter delays that client's own later deliveries and nothing else. The
 /// sink and presenters may call back into the engine.
+///
+/// `@unchecked Sendable`: `state` is only read and written with `lock` held; the rest is set in `init`.
 public final class DialogEngine: @unchecked Sendable {
     /// Receives every event, in order per client, outside the engine's lock.
     public typealias EventSink = @Sendable (ClientID, DialogEvent) -> Void
@@ -439,7 +441,7 @@ final class ClientRecord {
     /// Writes the client's exports one at a time, in the order they were chosen: a write may
     /// wait (a document read from a pipe its client never fills), and one thread per dialog
     /// being written let one app hold thousands; this way a client holds at most one.
-    let exports = SerialQueue(pool: .waiting)
+    let exports = SerialQueue(pool: .blocking)
 
     func close(_ id: DialogID, presentationId: String?) {
         open.removeAll { $0 == id }

@@ -54,7 +54,7 @@ public final class Server: Sendable {
         // Opens the database: off the start-up path, and only after a crash.
         if access.crashLeftovers {
             let (access, logger) = (self.access, logger)
-            WorkerPool.waiting.run { Self.sweepCrashLeftovers(access, logger) }
+            WorkerPool.blocking.run { Self.sweepCrashLeftovers(access, logger) }
         }
     }
 

@@ -13,6 +13,8 @@ import WharfSystem
 /// passes through `inspect` before a test sees it. What breaks the protocol is recorded as a
 /// Swift Testing issue of the running test the next time the test calls this client (see
 /// `reportNewProblems`), so a wire test cannot pass while the server breaks the schema.
+///
+/// `@unchecked Sendable`: what it received and its counters are only touched with `lock` held; the descriptors are set in `init`.
 public final class WireClient: @unchecked Sendable {
     public enum Server {
         case process(ChildProcess)

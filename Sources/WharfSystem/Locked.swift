@@ -1,5 +1,7 @@
 /// A value guarded by a mutex. Small and explicit; the guarded state is only reachable inside
 /// `withValue`.
+///
+/// `@unchecked Sendable`: `value` is only reached inside `withValue`, with the lock held.
 public final class Locked<Value>: @unchecked Sendable {
     private let lock = ConditionLock()
     private var value: Value

@@ -1,6 +1,8 @@
 /// One value, set once by one thread and waited for by others: an answer that arrives on a
 /// callback, for the blocking conveniences of tools and tests. The first ``set(_:)`` wins;
 /// later ones are ignored.
+///
+/// `@unchecked Sendable`: `value` is only touched with `lock` held.
 public final class OneShot<Value: Sendable>: @unchecked Sendable {
     private let lock = ConditionLock()
     private var value: Value?

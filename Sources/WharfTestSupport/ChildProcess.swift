@@ -8,6 +8,8 @@ import WharfSystem
 /// `stdin`, `stdout` and `stderr` are our ends (we write the child's input, read its output),
 /// owned by this object and closed exactly once: by `close…`, or when it goes away (which also
 /// kills a child still running).
+///
+/// `@unchecked Sendable`: `keepAlive` is set by the test that owns the child before it shares it; the rest is set in `init` or behind `Locked`.
 public final class ChildProcess: @unchecked Sendable {
     /// The running program.
     public let process: Subprocess

@@ -8,6 +8,8 @@ import WharfSystem
 /// a test builds. Names given to its methods are relative paths (`docs/a.txt`); parent folders
 /// are created as needed. Every test target uses this one type: setting up a file tree is the
 /// same chore everywhere.
+///
+/// `@unchecked Sendable`: `mounts` is changed only by the test that made the directory, on its own thread, before anything else sees them.
 public final class ScratchDirectory: @unchecked Sendable {
     public let path: FilePath
     private var mounts: [FilePath] = []

@@ -20,6 +20,7 @@ func bareDaemon(arguments: [String] = []) throws -> DaemonProcess {
 
 /// A presenter connection answering `presenter/show` on a thread of its own with `answer`
 /// (given the notification's params, it sends the request it wants), until `stop()`.
+/// `@unchecked Sendable`: `ended` is only touched with `finished` held.
 final class PresenterLoop: @unchecked Sendable {
     let client: WireClient
     private let running = Locked(true)

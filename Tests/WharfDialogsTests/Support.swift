@@ -87,6 +87,7 @@ struct FakeTypes: ContentTypeOracle {
 // MARK: Events
 
 /// Collects the engine's events and lets a test wait for a dialog's ending.
+/// `@unchecked Sendable`: `all` is only touched with `lock` held.
 final class EventRecorder: @unchecked Sendable {
     private let lock = ConditionLock()
     private var all: [(ClientID, DialogEvent)] = []
@@ -147,6 +148,7 @@ func ending(_ id: DialogID, _ last: DialogEvent) -> [DialogEvent] {
 // MARK: Presenters
 
 /// Remembers what it was asked to show and hide.
+/// `@unchecked Sendable`: what it records is only touched with `lock` held.
 final class RecordingPresenter: DialogPresenter, @unchecked Sendable {
     var name: String { "recording" }
     private let lock = ConditionLock()
@@ -208,6 +210,7 @@ struct TestWriter: ExportWriting {
 }
 
 /// A gate a test opens to let a blocked writer go on.
+/// `@unchecked Sendable`: its state is only touched with `lock` held.
 final class Gate: @unchecked Sendable {
     private let lock = ConditionLock()
     private var isOpen = false
@@ -274,6 +277,7 @@ extension DialogEngine {
 // MARK: Harness
 
 /// An engine with a manual clock, an event recorder, a recording presenter and a temp dir.
+/// `@unchecked Sendable`: every stored property is a `let` of a thread-safe type; the temporary directory is only removed at the end.
 final class Harness: @unchecked Sendable {
     let scheduler = ManualScheduler()
     let events = EventRecorder()

@@ -214,7 +214,7 @@ final class SQLiteConnection {
 
 /// A busy handler's state: SQLite's own back-off (1 ms growing to 100 ms a wait), bounded by a
 /// total, and a way to give up early.
-final class BusyHandler: @unchecked Sendable {
+final class BusyHandler: Sendable {
     private static let waits = [1, 2, 5, 10, 15, 20, 25, 25, 25, 50, 50, 100]
     private let limit: Int
     private let giveUp: @Sendable () -> Bool

@@ -5,6 +5,8 @@ import WharfProtocol
 import WharfSystem
 
 /// The running daemon: its accept loop, its connections, its ending.
+///
+/// `@unchecked Sendable`: every `var` is read and written with `lock` held.
 final class Daemon: @unchecked Sendable {
     let server: Server
     let listener: FileDescriptor
@@ -449,20 +451,14 @@ final class Daemon: @unchecked Sendable {
 
     /// Ends `sessions` at once, each on a thread of its own, and waits for all of them.
     private func end(_ sessions: [ClientSession], reason: String) {
-        let remaining = Locked(sessions.count)
-        let done = ConditionLock()
+        let remaining = WaitableValue(sessions.count)
         for session in sessions {
             startThread {
                 session.end(exitCode: session.exitCodeForEndOfInput, reason: "the daemon is stopping (\(reason))")
-                done.withLock {
-                    remaining.withValue { $0 -= 1 }
-                    done.broadcast()
-                }
+                remaining.change { $0 -= 1 }
             }
         }
-        done.withLock {
-            while remaining.withValue({ $0 }) > 0 { done.wait() }
-        }
+        remaining.wait { $0 == 0 ? () : nil }
     }
 
     private func exit() -> Never {

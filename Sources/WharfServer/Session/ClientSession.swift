@@ -27,8 +27,6 @@ public final class ClientSession: Sendable {
         var role = ClientRole.client
         /// Who shows this client's dialogs, chosen at `initialize`.
         var presenter = PresenterChoice.none
-        /// The exit status, once the session has ended.
-        var exitCode: Int32?
     }
 
     public let id: UInt64
@@ -41,8 +39,8 @@ public final class ClientSession: Sendable {
     /// under its lock, before it registers a dialog (``isRunning``). A lock of its own, taken
     /// inside the engine's and never around another, so the two cannot wait on each other.
     private let ending = Locked(false)
-    /// Signalled when `state.exitCode` is set.
-    private let endedCondition = ConditionLock()
+    /// The exit status, once the session has ended: its host waits for it.
+    private let exitCode = WaitableValue<Int32?>(nil)
     /// The client's content types: the system registry plus what it declared.
     let types: Locked<ContentTypeScope>
     /// The client's own UI as presenter, used when it says `presentsDialogs`.
@@ -53,8 +51,8 @@ public final class ClientSession: Sendable {
     /// the files' (access, bookmarks, reads and writes, identification), so that a dialog opens
     /// while a bookmark waits for the database. Both on the pool for waiting work, so that no
     /// client's waiting holds up another's (``WorkerPool/waiting``).
-    let dialogWork = SerialQueue(pool: .waiting)
-    let fileWork = SerialQueue(pool: .waiting)
+    let dialogWork = SerialQueue(pool: .blocking)
+    let fileWork = SerialQueue(pool: .blocking)
     /// What lives as long as one of the client's dialogs (the charge for an exporter's
     /// documents' bytes, ``chargeDocumentBytes(_:)``): let go as the dialog's ending is
     /// delivered, or with the session.
@@ -217,10 +215,7 @@ public final class ClientSession: Sendable {
         releaseEverything()
         connection.flush(seconds: 2)
         connection.closeOutput()
-        endedCondition.withLock {
-            state.withValue { $0.exitCode = exitCode }
-            endedCondition.broadcast()
-        }
+        self.exitCode.change { $0 = exitCode }
     }
 
     /// False once the session has started to end: no dialog may be registered for it then, since
@@ -229,12 +224,7 @@ public final class ClientSession: Sendable {
 
     /// Blocks until the session has ended; its exit status.
     func waitUntilEnded() -> Int32 {
-        endedCondition.withLock {
-            while true {
-                if let code = state.withValue({ $0.exitCode }) { return code }
-                endedCondition.wait()
-            }
-        }
+        exitCode.wait { $0 }
     }
 
     /// Keeps `value` until dialog `id`'s ending is delivered (``deliver(_:)``).
