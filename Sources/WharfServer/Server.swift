@@ -49,7 +49,7 @@ public final class Server: Sendable {
             memory: StoreDirectoryMemory(store: access, logger: logger),
             writer: RecordingExportWriter(store: access, logger: logger),
             notice: { logger.warning($0) },
-            sink: { client, event in sessions[client.rawValue]?.deliver(event) }
+            sink: sessions
         )
         // Opens the database: off the start-up path, and only after a crash.
         if access.crashLeftovers {
@@ -138,6 +138,13 @@ final class SessionDirectory: Sendable {
     subscript(id: UInt64) -> ClientSession? {
         get { sessions.withValue { $0[id] } }
         set { sessions.withValue { $0[id] = newValue } }
+    }
+}
+
+/// The dialog engine's events go to the session that owns the dialog (none, once it has ended).
+extension SessionDirectory: DialogEventSink {
+    func deliver(_ event: DialogEvent, to client: WharfDialogs.ClientID) {
+        self[client.rawValue]?.deliver(event)
     }
 }
 

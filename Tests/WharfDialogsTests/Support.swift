@@ -88,11 +88,11 @@ struct FakeTypes: ContentTypeOracle {
 
 /// Collects the engine's events and lets a test wait for a dialog's ending.
 /// `@unchecked Sendable`: `all` is only touched with `lock` held.
-final class EventRecorder: @unchecked Sendable {
+final class EventRecorder: DialogEventSink, @unchecked Sendable {
     private let lock = ConditionLock()
     private var all: [(ClientID, DialogEvent)] = []
 
-    var sink: DialogEngine.EventSink { { [self] client, event in record(client, event) } }
+    func deliver(_ event: DialogEvent, to client: ClientID) { record(client, event) }
 
     func record(_ client: ClientID, _ event: DialogEvent) {
         lock.withLock {
@@ -292,7 +292,7 @@ final class Harness: @unchecked Sendable {
          listingCache: ListingCacheLimits = ListingCacheLimits()) {
         engine = DialogEngine(
             maxDialogsPerClient: maxDialogsPerClient, listingCache: listingCache, memory: memory, writer: writer,
-            scheduler: scheduler, homeDirectory: dir.path, sink: events.sink)
+            scheduler: scheduler, homeDirectory: dir.path, sink: events)
     }
 
     func importer(
