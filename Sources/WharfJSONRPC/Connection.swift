@@ -264,10 +264,9 @@ public final class Connection: @unchecked Sendable {
 
     /// What an unprivileged process may ask for by default (`/proc/sys/fs/pipe-max-size`).
     ///
-    /// With a pipe's default 64 KiB, a client sending a document of tens of MiB and this loop
-    /// take turns 64 KiB at a time, over a thousand wake-ups each; 1 MiB lets both sides move
-    /// more per system call (~80 ms less for an 85 MiB message here, bench/export). The kernel
-    /// only holds the pages while the bytes wait in the pipe.
+    /// With a pipe's default 64 KiB, a client sending a large document and this loop take turns
+    /// a few pages at a time, a wake-up each; 1 MiB lets both sides move more per system call
+    /// (bench/notes/40). The kernel only holds the pages while the bytes wait in the pipe.
     private static let pipeCapacity: Int32 = 1 << 20
 
     /// Runs the read loop on a thread of its own; `onEnd` is called there when it stops.
@@ -567,7 +566,8 @@ public struct PreparedNotification: Sendable {
 /// replaced by ``overBudget`` (the first answer always goes, and so does one no longer than
 /// that refusal). Answers are judged by their own size, not by the estimates reserved for
 /// answers still being prepared: those are bounds (a `readFile` of a 5-byte file reserves its
-/// whole 16 MiB `length`), and judged by them a `ping` beside a small `readFile` was refused.
+/// whole 16 MiB `length`), and judged by them a `ping` beside a small `readFile` would be
+/// refused.
 final class BatchCollector: Sendable {
     private struct State {
         var expected = 0

@@ -12,9 +12,8 @@ public final class ConditionLock: @unchecked Sendable {
     /// The mutex is glibc's adaptive kind: a thread that finds it held spins briefly (glibc
     /// bounds it, about a hundred tries) before sleeping in the kernel. Wharf's critical
     /// sections are a few dictionary or queue operations, so the holder is almost always done
-    /// within the spin; sleeping instead costs a futex wait and a wake-up, and the wake-up of a
-    /// thread on another core, in a virtual machine that halts idle cores, tens of
-    /// microseconds. Measured with 16 importer dialogs open: futex calls per cycle 1.2 to 0.6.
+    /// within the spin; sleeping instead costs a futex wait and a wake-up, and waking a thread
+    /// on another core of a virtual machine that halts idle cores is slow (bench/notes/40).
     public init() {
         var mutexAttributes = pthread_mutexattr_t()
         pthread_mutexattr_init(&mutexAttributes)
