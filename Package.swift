@@ -135,6 +135,8 @@ let package = Package(
         // MARK: Test tools
         .executableTarget(name: "wharf-write-probe", dependencies: ["WharfFileWriting", "WharfSystem"], path: "Tests/Tools/WriteProbe"),
         .executableTarget(name: "wharf-access-stress", dependencies: ["WharfAccess", "WharfSystem"], path: "Tests/Tools/AccessStress"),
+        // Holds an SQLite database's lock from another process, for DatabaseLock.
+        .executableTarget(name: "wharf-sqlite-lock", dependencies: ["CSQLite"], path: "Tests/Tools/SQLiteLock"),
 
         // MARK: Fuzzing
         // `make fuzz` builds this with libFuzzer (`--sanitize=fuzzer`, `-D WHARF_FUZZING`); a plain

@@ -271,6 +271,14 @@ public final class WireClient: @unchecked Sendable {
     }
 
     /// Waits for the first message not yet handed out that `matches`, and hands it out.
+    /// Waits for the dialog's ending (`dialog/completed` or `dialog/cancelled`); the wait is a
+    /// bound against hanging, generous for the sanitizers' builds.
+    public func ending(of dialog: String, timeout: Double = 60) -> JSON? {
+        waitFor(timeout: timeout) {
+            ($0["method"] == "dialog/completed" || $0["method"] == "dialog/cancelled") && $0["params"]?["dialogId"] == .string(dialog)
+        }
+    }
+
     public func waitFor(timeout: Double = 10, _ matches: (JSON) -> Bool) -> JSON? {
         defer { reportNewProblems() }
         return lock.withLock {

@@ -33,6 +33,10 @@ public final class ScratchDirectory: @unchecked Sendable {
     /// `name` inside the directory (which may contain `/`).
     public func path(_ name: String) -> FilePath { path.appending(name) }
 
+    /// `name`'s path as text, as the protocol and the command line carry it (these tests' names
+    /// are UTF-8, so the text is the bytes; byte-exact cases use URLs).
+    public func file(_ name: String) -> String { path(name).description }
+
     /// `name` given as bytes (a name that need not be UTF-8), directly inside the directory.
     public func path(bytes name: [UInt8]) -> FilePath { path.appending(name) }
 

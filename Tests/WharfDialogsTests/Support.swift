@@ -239,16 +239,13 @@ final class Gate: @unchecked Sendable {
 
 // MARK: Files
 
-/// The shared scratch directory, with the names these tests have always used.
-typealias TemporaryDirectory = ScratchDirectory
-
+/// The shared scratch directory, with the names these tests use.
 extension ScratchDirectory {
-    convenience init() { self.init("wharf-dialogs") }
-
     func at(_ relative: String) -> FilePath { path(relative) }
 
+    /// Writes a small file (or `contents`) at `relative`; its path.
     @discardableResult
-    func file(_ relative: String, _ contents: String = "x") -> FilePath { write(relative, contents) }
+    func makeFile(_ relative: String, _ contents: String = "x") -> FilePath { write(relative, contents) }
 
     @discardableResult
     func directory(_ relative: String) -> FilePath { makeDirectory(relative) }
@@ -284,7 +281,7 @@ final class Harness: @unchecked Sendable {
     let memory = InMemoryDirectoryMemory()
     let presenter = RecordingPresenter()
     let types = FakeTypes()
-    let dir = TemporaryDirectory()
+    let dir = ScratchDirectory("wharf-dialogs")
     let engine: DialogEngine
     let client: ClientID = 1
 
