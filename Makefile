@@ -310,3 +310,11 @@ test-desktop: deps $(NVIM_VENV)/.installed
 ## WharfDesktopDialogs opens them under the rig.
 screenshots: deps
 	SWIFT=$(SWIFT) Tests/desktop/rig.sh screenshots
+
+# MARK: The Node client's declarations checked against its JavaScript
+# tsc --checkJs types src/*.js from the code and its JSDoc and holds it to index.d.ts and
+# framing.d.ts (clients/node/test/types/implements.ts); run with the other client checks.
+.PHONY: test-node-declarations
+test-clients: test-node-declarations
+test-node-declarations: $(NODE_TYPES)/.unpacked
+	tsc -p clients/node/test/types/tsconfig.checkjs.json
