@@ -28,6 +28,7 @@ ERROR_NAMES = {
     -32030: "fileOperationFailed",
     -32040: "presenterFailed",
     -32041: "snapshotFailed",
+    -32050: "tooManyClients",
 }
 
 
