@@ -9,6 +9,7 @@ VIM=${VIM_BINARY:-vim}
 passed=0
 failed=0
 for file in "$here"/test_*.vim; do
+  if [ "${WHARF_TEST_FILTER:-}" = tmux ]; then break; fi
   out=$(mktemp)
   WHARF_TEST_FILE="$file" WHARF_TEST_OUT="$out" timeout 120 "$VIM" -N -u NONE -i NONE -Es \
     --cmd "set encoding=utf-8 columns=160 lines=50 rtp^=$here/.." --cmd 'runtime plugin/wharf.vim' -S "$here/runner.vim" </dev/null
@@ -27,5 +28,17 @@ for file in "$here"/test_*.vim; do
   done < "$out"
   rm -f "$out"
 done
+if [ -z "${WHARF_TEST_FILTER:-}" ] || [ "${WHARF_TEST_FILTER}" = tmux ]; then
+  out=$(mktemp)
+  "$here/tmux.sh" > "$out" 2>&1
+  while IFS= read -r line; do
+    case "$line" in
+      "ok "*) passed=$((passed + 1)); echo "$line" ;;
+      "not ok "*) failed=$((failed + 1)); echo "$line" ;;
+      *) echo "$line" ;;
+    esac
+  done < "$out"
+  rm -f "$out"
+fi
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]

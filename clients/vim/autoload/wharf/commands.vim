@@ -25,32 +25,36 @@ enddef
 # Content types for :WharfOpen's words: an identifier (a dot inside: public.image) as it is, an
 # extension (md, .md) through Wharf. Callback(err, types).
 def ResolveTypes(words: list<string>, Callback: func)
-  var types: list<string> = copy(words)
-  var state = {pending: 0, failed: ''}
+  var state = {types: copy(words), pending: 0, failed: ''}
   for i in range(len(words))
     var word = words[i]
     var ext = word =~ '^\.' ? strpart(word, 1) : (stridx(word, '.') < 0 ? word : '')
-    if ext == ''
-      continue
+    if ext != ''
+      state.pending += 1
+      rpc.Request('contentTypes/fromFilenameExtension', {filenameExtension: ext}, Resolved(state, i, ext, Callback))
     endif
-    state.pending += 1
-    rpc.Request('contentTypes/fromFilenameExtension', {filenameExtension: ext}, (err, result) => {
-      state.pending -= 1
-      if err != null || type(result) != v:t_dict || type(get(result, 'identifier', v:null)) != v:t_string
-        if state.failed == ''
-          state.failed = 'no content type for .' .. ext .. (err != null ? ': ' .. err.message : '')
-        endif
-      else
-        types[i] = result.identifier
-      endif
-      if state.pending == 0
-        Callback(state.failed == '' ? v:null : state.failed, types)
-      endif
-    })
   endfor
   if state.pending == 0
-    Callback(v:null, types)
+    Callback(v:null, state.types)
   endif
+enddef
+
+# The callback for word `i`: its own function, so that it keeps its own `i` (closures made in
+# a loop share the loop's variables in Vim 9.0).
+def Resolved(state: dict<any>, i: number, ext: string, Callback: func): func
+  return (err, result) => {
+    state.pending -= 1
+    if err != null || type(result) != v:t_dict || type(get(result, 'identifier', v:null)) != v:t_string
+      if state.failed == ''
+        state.failed = 'no content type for .' .. ext .. (err != null ? ': ' .. err.message : '')
+      endif
+    else
+      state.types[i] = result.identifier
+    endif
+    if state.pending == 0
+      Callback(state.failed == '' ? v:null : state.failed, state.types)
+    endif
+  }
 enddef
 
 # Opens the paths: the first in the current window, the others as listed buffers.

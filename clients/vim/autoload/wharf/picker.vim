@@ -295,18 +295,25 @@ enddef
 
 def Title(p: dict<any>): string
   var title = get(p.show, 'title', v:null)
-  var parts = [type(title) == v:t_string && title != '' ? title
+  var head = [type(title) == v:t_string && title != '' ? title
     : DefaultVerb(p) .. (p.kind == 'importer' && p.folder_picker ? ' Folder' : '')]
   var filter = FilterName(p)
   if filter != ''
-    parts->add(filter)
+    head->add(filter)
   endif
-  parts->add(p.dir != '' ? DisplayPath(p.dir) : '…')
-  if p.filter != ''
-    parts->add('/' .. p.filter)
-  endif
-  var text = ' ' .. strtrans(join(parts, ' · ')) .. ' '
+  var tail = p.filter != '' ? ' · /' .. p.filter : ''
+  var path = p.dir != '' ? DisplayPath(p.dir) : '…'
   var width = get(p, 'width', 60)
+  var text = strtrans(join(head, ' · ') .. ' · ')
+  # The folder gives way first (its start), then the rest.
+  var room = width - 2 - strdisplaywidth(text) - strdisplaywidth(strtrans(tail))
+  if strdisplaywidth(path) > room && room > 8
+    while strdisplaywidth(path) > room - 1 && strchars(path) > 1
+      path = strcharpart(path, 1)
+    endwhile
+    path = '…' .. path
+  endif
+  text = ' ' .. text .. path .. strtrans(tail) .. ' '
   if strdisplaywidth(text) > width
     text = ' …' .. strcharpart(text, strchars(text) - (width - 3))
   endif
