@@ -126,3 +126,20 @@ def g:Test_wharf_save_as_writes_the_buffer_and_edits_the_new_file()
   bwipe!
   silent! bwipe! a.txt
 enddef
+
+def g:Test_wharf_save_as_names_a_new_buffer()
+  var root = t.Fixture()
+  t.Use(root, 'vim')
+  enew
+  setline(1, 'fresh')
+  WharfSaveAs
+  var p = t.Picker()
+  t.Keys(p, "g\<CR>")
+  assert_equal('Save as: Untitled.txt', t.Status(p))
+  t.Keys(p, "\<CR>")
+  t.WaitFor(() => p.closed && bufname() != '', 'the buffer to be named')
+  assert_equal(root .. '/docs/Untitled.txt', fnamemodify(bufname(), ':p'))
+  assert_equal("fresh\n", t.Read(root .. '/docs/Untitled.txt'))
+  assert_equal(-1, bufnr('#') > 0 ? stridx(bufname('#'), fnamemodify(tempname(), ':h')) : -1, 'the temporary file is no buffer')
+  bwipe!
+enddef

@@ -114,3 +114,43 @@ def g:Test_a_server_request_with_the_id_of_a_waiting_request()
   wharf#rpc#Stop()
   assert_equal('cancelled', t.Result(rec).status)
 enddef
+
+# g:wharf_presenter decides what initialize says: 'auto' draws in Vim only when no desktop
+# dialog is usable, 'vim' always, 'native' never (and asks wharf for the desktop's).
+def g:Test_the_presenter_option_sets_the_capabilities()
+  var root = t.Fixture()
+  var log = root .. '/wharf.log'
+  g:wharf_log_file = log
+  g:wharf_trace = true
+  var sent: dict<any> = {}
+  for presenter in ['auto', 'vim', 'native']
+    t.Use(root, presenter)
+    var answers: list<any> = []
+    wharf#request('ping', {}, (err, result) => answers->add(result))
+    t.WaitFor(() => !empty(answers), 'ping')
+    sent[presenter] = {
+      capabilities: readfile(log)->filter((_, l) => l =~ '-> initialize ')->map((_, l) => json_decode(matchstr(l, '-> initialize \zs.*')).capabilities)[-1],
+      command: wharf#status().command[3 : ],
+    }
+    wharf#rpc#Stop()
+  endfor
+  unlet g:wharf_log_file g:wharf_trace
+  assert_equal({capabilities: {presentsDialogs: true, prefersDesktopDialogs: true}, command: []}, sent.auto)
+  assert_equal({capabilities: {presentsDialogs: true}, command: []}, sent.vim)
+  assert_equal({capabilities: {presentsDialogs: false}, command: ['--presenter', 'auto']}, sent.native)
+enddef
+
+# A wharf that cannot answer (stopped) is killed by :WharfStop, and its dialogs still end once.
+def g:Test_wharf_stop_ends_the_dialogs_of_a_wharf_that_does_not_answer()
+  var root = t.Fixture()
+  t.Use(root, 'vim')
+  var rec = t.Recorder()
+  wharf#import([], {default_directory: root .. '/docs'}, rec.Callback)
+  var p = t.Picker()
+  var pid = wharf#status().pid
+  system('kill -STOP ' .. pid)
+  WharfStop
+  assert_equal({status: 'cancelled', reason: 'disconnected'}, t.Result(rec))
+  assert_true(p.closed)
+  t.WaitFor(() => system('ps -o stat= -p ' .. pid) !~ '\S', 'the stopped wharf to be gone')
+enddef
