@@ -130,6 +130,7 @@ enddef
 def g:Test_wharf_save_as_names_a_new_buffer()
   var root = t.Fixture()
   t.Use(root, 'vim')
+  execute 'cd ' .. fnameescape(root .. '/docs')
   enew
   setline(1, 'fresh')
   WharfSaveAs
@@ -141,5 +142,6 @@ def g:Test_wharf_save_as_names_a_new_buffer()
   assert_equal(root .. '/docs/Untitled.txt', fnamemodify(bufname(), ':p'))
   assert_equal("fresh\n", t.Read(root .. '/docs/Untitled.txt'))
   assert_equal(-1, bufnr('#') > 0 ? stridx(bufname('#'), fnamemodify(tempname(), ':h')) : -1, 'the temporary file is no buffer')
+  cd -
   bwipe!
 enddef
