@@ -177,7 +177,7 @@ def CreatePopups(p: dict<any>)
   })
   p.status = popup_create('', {
     line: g.line + g.height + 2, col: g.col, minwidth: g.width + 4, maxwidth: g.width + 4,
-    minheight: 1, maxheight: 1, wrap: 0, zindex: 201, highlight: 'Normal',
+    minheight: 1, maxheight: 3, wrap: 1, zindex: 201, highlight: 'Normal',
   })
   setbufvar(winbufnr(p.winid), '&filetype', 'wharf')
   pickers[string(p.winid)] = p

@@ -106,8 +106,13 @@ def Start()
   var cmd = Command()
   stderr_lines = []
   server = {state: 'starting', generation: gen, info: {}, stopping: false, exit_status: -1, closed: false}
-  if !executable(cmd[0])
-    Gone(gen, 'wharf could not be started: ' .. cmd[0] .. ' is not an executable (set g:wharf_cmd)')
+  var presenter = Option('presenter', 'auto')
+  if index(['auto', 'vim', 'native'], presenter) < 0
+    Gone(gen, 'g:wharf_presenter must be ''auto'', ''vim'' or ''native'', not ' .. string(presenter))
+    return
+  endif
+  if empty(cmd) || !executable(cmd[0])
+    Gone(gen, 'wharf could not be started: ' .. get(cmd, 0, '(no command)') .. ' is not an executable (set g:wharf_cmd)')
     return
   endif
   var job = job_start(cmd, {
@@ -128,7 +133,6 @@ def Start()
     autocmd VimLeavePre * wharf#rpc#Stop()
   augroup END
   Log('started ' .. join(cmd) .. ' (pid ' .. job_info(job).process .. ')')
-  var presenter = Option('presenter', 'auto')
   var capabilities: dict<any> = {presentsDialogs: presenter != 'native'}
   if presenter == 'auto'
     capabilities.prefersDesktopDialogs = true
