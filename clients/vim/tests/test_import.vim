@@ -178,3 +178,23 @@ def g:Test_wharf_open_edits_the_chosen_files()
   bwipe! a.txt
   execute 'bwipe! ' .. fnameescape(root .. '/docs/b.txt')
 enddef
+
+def g:Test_user_events_when_the_picker_shows_and_the_dialog_ends()
+  var root = t.Fixture()
+  t.Use(root, 'vim')
+  g:events = []
+  augroup wharf_test_events
+    autocmd!
+    autocmd User WharfPickerShown g:events->add(['shown', g:wharf_picker_winid])
+    autocmd User WharfDone g:events->add(['done', g:wharf_last_result.status])
+  augroup END
+  var rec = t.Recorder()
+  wharf#import([], {default_directory: root .. '/docs'}, rec.Callback)
+  var p = t.Picker()
+  t.Keys(p, 'q')
+  t.Result(rec)
+  augroup wharf_test_events
+    autocmd!
+  augroup END
+  assert_equal([['shown', p.winid], ['done', 'cancelled']], g:events)
+enddef

@@ -600,6 +600,7 @@ def Listed(p: dict<any>, gen: number, err: any, result: any, cursor_on: string)
     endif
     return
   endif
+  var first = p.dir == ''
   p.dir = result.directory
   p.dir_enabled = get(result, 'directoryEnabled', v:null)
   p.dir_disabled_reason = get(result, 'directoryDisabledReason', v:null)
@@ -610,6 +611,10 @@ def Listed(p: dict<any>, gen: number, err: any, result: any, cursor_on: string)
   Render(p)
   PlaceCursor(p, cursor_on)
   MaybeLoadMore(p)
+  if first && exists('#User#WharfPickerShown')
+    g:wharf_picker_winid = p.winid
+    doautocmd <nomodeline> User WharfPickerShown
+  endif
 enddef
 
 # Fetches the next page when the cursor nears the end, when the list does not fill the popup,
