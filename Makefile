@@ -326,4 +326,4 @@ test-vim: build
 ## keystroke's redraw over a 10,000-entry folder, beside Vim's own :e with 'wildmenu'.
 vim-bench: build
 	$(call apt-ensure,vim tmux)
-	WHARF=$(CURDIR)/$(WHARF) bench/vim-picker.sh
+	WHARF=$(CURDIR)/$(WHARF) bench/vim-picker/run.sh

@@ -124,13 +124,14 @@ export def Open(d: dict<any>, show: dict<any>): dict<any>
     folder_picker: kind == 'importer' && type(filters) == v:t_dict && get(filters, 'directories', false) == true,
     document_count: get(show, 'documentCount', 1),
     content_types: get(show, 'contentTypes', []),
-    type_info: {}, marks: {}, mark_order: [], entries: [], rows: [],
+    type_info: {}, marks: {}, mark_order: [], entries: [], visible: [], visible_for: '',
+    head: '', tail: '', entries_version: 0,
     show_hidden: index(get(show, 'browserOptions', []), 'includeHiddenFiles') >= 0,
     filter: '', mode: 'browse', input: '', help: false,
     dir: '', parent: v:null, dir_enabled: v:null, dir_disabled_reason: v:null,
     next_cursor: v:null, loading: false, generation: 0, closed: false,
     notice: '', notice_prop: 'wharf_note', choosing: false, chosen_type: '', target: '',
-    page_size: Option('page_size', 1000), winid: 0, status: 0,
+    page_size: Option('page_size', 1000), winid: 0, status: 0, cur: 0, top: 0,
   }
   if type(p.document_count) != v:t_number
     p.document_count = 1
@@ -302,6 +303,9 @@ def Title(p: dict<any>): string
     head->add(filter)
   endif
   var tail = p.filter != '' ? ' · /' .. p.filter : ''
+  if has_key(p, 'height') && RowCount(p) > p.height
+    tail ..= printf(' · %d/%d', p.cur + 1, RowCount(p))
+  endif
   var path = p.dir != '' ? DisplayPath(p.dir) : '…'
   var width = get(p, 'width', 60)
   var text = strtrans(join(head, ' · ') .. ' · ')
@@ -426,45 +430,75 @@ def EntryLine(p: dict<any>, entry: dict<any>): dict<any>
   return {text: text, props: props}
 enddef
 
+# The rows are the » line (p.head), the entries the filter lets through (p.visible) and a note
+# (p.tail), made on demand: nothing here is proportional to the folder but the filter itself,
+# and it runs only when the filter or the entries change.
+def RowCount(p: dict<any>): number
+  return (p.head != '' ? 1 : 0) + len(p.visible) + (p.tail != '' ? 1 : 0)
+enddef
+
+def RowAt(p: dict<any>, i: number): dict<any>
+  var j = i - (p.head != '' ? 1 : 0)
+  if j < 0
+    return {kind: 'action', text: p.head}
+  elseif j < len(p.visible)
+    return {kind: 'entry', entry: p.visible[j]}
+  endif
+  return {kind: 'note', text: p.tail}
+enddef
+
+# Works out the rows again and shows them.
 def Render(p: dict<any>)
   if p.closed
     return
   endif
-  var rows: list<dict<any>> = []
-  var lines: list<dict<any>> = []
   if p.help
-    p.rows = []
     popup_settext(p.winid, HELP)
     popup_setoptions(p.winid, {title: ' Wharf: keys '})
     UpdateStatus(p)
     return
   endif
-  var action = ActionText(p)
-  if action != ''
-    rows->add({kind: 'action'})
-    lines->add({text: action, props: [{col: 1, length: strlen(action), type: FolderRefused(p) ? 'wharf_disabled' : 'wharf_action'}]})
+  p.head = ActionText(p)
+  var key = p.filter .. "\n" .. p.entries_version
+  if key !=# p.visible_for
+    p.visible = VisibleEntries(p)
+    p.visible_for = key
   endif
-  var visible = VisibleEntries(p)
-  for entry in visible
-    rows->add({kind: 'entry', entry: entry})
-    lines->add(EntryLine(p, entry))
-  endfor
   var note = ''
   if p.dir == ''
     note = '  loading…'
-  elseif empty(visible)
+  elseif empty(p.visible)
     note = p.filter != '' && !empty(p.entries) ? '  (nothing matches /' .. strtrans(p.filter) .. ')' : '  (empty folder)'
   elseif p.next_cursor != null
     note = '  … more below'
   endif
-  if note != ''
-    rows->add({kind: 'note'})
-    lines->add({text: note, props: [{col: 1, length: strlen(note), type: 'wharf_note'}]})
-  endif
-  p.rows = rows
-  popup_settext(p.winid, lines)
-  popup_setoptions(p.winid, {title: Title(p)})
+  p.tail = note
+  Show(p)
   UpdateStatus(p)
+enddef
+
+def LineFor(p: dict<any>, row: dict<any>): dict<any>
+  if row.kind == 'entry'
+    return EntryLine(p, row.entry)
+  endif
+  var type = row.kind == 'note' ? 'wharf_note' : (FolderRefused(p) ? 'wharf_disabled' : 'wharf_action')
+  return {text: row.text, props: [{col: 1, length: strlen(row.text), type: type}]}
+enddef
+
+# Draws the rows that fit, from p.top: the popup holds only what is on the screen, so that a
+# keystroke in a folder of 100,000 entries costs what one in a folder of 20 does.
+def Show(p: dict<any>)
+  var n = RowCount(p)
+  p.cur = max([0, min([p.cur, n - 1])])
+  p.top = max([0, min([p.top, n - p.height])])
+  if p.cur < p.top
+    p.top = p.cur
+  elseif p.cur >= p.top + p.height
+    p.top = p.cur - p.height + 1
+  endif
+  popup_settext(p.winid, range(p.top, min([n, p.top + p.height]) - 1)->map((_, i) => LineFor(p, RowAt(p, i))))
+  win_execute(p.winid, 'normal! ' .. (p.cur - p.top + 1) .. 'G')
+  popup_setoptions(p.winid, {title: Title(p)})
 enddef
 
 # The line under the list: what is being typed, else a notice, else why the entry under the
@@ -521,33 +555,41 @@ def UpdateStatus(p: dict<any>)
 enddef
 
 def CurrentRow(p: dict<any>): dict<any>
-  if p.closed || empty(p.rows)
+  if p.closed || p.help || p.cur < 0 || p.cur >= RowCount(p)
     return {}
   endif
-  var lnum = line('.', p.winid)
-  return lnum >= 1 && lnum <= len(p.rows) ? p.rows[lnum - 1] : {}
+  return RowAt(p, p.cur)
 enddef
 
+# Puts the cursor on row `lnum` (1-based, over all rows), scrolling when it leaves the screen.
 def SetCursor(p: dict<any>, lnum: number)
-  var last = max([1, len(p.rows)])
-  win_execute(p.winid, 'normal! ' .. max([1, min([lnum, last])]) .. 'G')
+  var cur = max([0, min([lnum - 1, RowCount(p) - 1])])
+  p.cur = cur
+  if cur < p.top || cur >= p.top + p.height
+    Show(p)
+  else
+    win_execute(p.winid, 'normal! ' .. (cur - p.top + 1) .. 'G')
+    if RowCount(p) > p.height
+      popup_setoptions(p.winid, {title: Title(p)})
+    endif
+  endif
 enddef
 
 # Puts the cursor on the row showing `target` (a URL), else on the first entry.
 def PlaceCursor(p: dict<any>, target: string)
-  var lnum = 0
-  for i in range(len(p.rows))
-    if p.rows[i].kind == 'entry'
-      if target != '' && p.rows[i].entry.url == target
-        lnum = i + 1
+  var offset = p.head != '' ? 1 : 0
+  var index = 0
+  if target != ''
+    var i = 0
+    for entry in p.visible
+      if entry.url == target
+        index = i
         break
       endif
-      if lnum == 0
-        lnum = i + 1
-      endif
-    endif
-  endfor
-  SetCursor(p, lnum == 0 ? 1 : lnum)
+      i += 1
+    endfor
+  endif
+  SetCursor(p, empty(p.visible) ? 1 : index + offset + 1)
 enddef
 
 # MARK: Listing
@@ -566,7 +608,7 @@ def DescribeTypes(p: dict<any>)
         p.type_info[info.identifier] = info
       endif
     endfor
-    var lnum = line('.', p.winid)
+    var lnum = (p.cur + 1)
     Render(p)
     SetCursor(p, lnum)
   }))
@@ -606,6 +648,7 @@ def Listed(p: dict<any>, gen: number, err: any, result: any, cursor_on: string)
   p.dir_disabled_reason = get(result, 'directoryDisabledReason', v:null)
   p.parent = get(result, 'parent', v:null)
   p.entries = get(result, 'entries', [])
+  p.entries_version += 1
   p.next_cursor = get(result, 'nextCursor', v:null)
   p.notice = ''
   Render(p)
@@ -623,8 +666,8 @@ def MaybeLoadMore(p: dict<any>)
   if p.loading || p.next_cursor == null || p.closed
     return
   endif
-  var lnum = line('.', p.winid)
-  if !(lnum >= len(p.rows) - 2 || len(p.rows) < p.height || p.filter != '')
+  var lnum = (p.cur + 1)
+  if !(lnum >= RowCount(p) - 2 || RowCount(p) < p.height || p.filter != '')
     return
   endif
   var gen = p.generation
@@ -640,8 +683,9 @@ def MaybeLoadMore(p: dict<any>)
         Say(p, get(err, 'message', 'could not list more'), 'error')
         return
       endif
-      var keep = line('.', p.winid)
+      var keep = (p.cur + 1)
       p.entries += get(result, 'entries', [])
+      p.entries_version += 1
       p.next_cursor = get(result, 'nextCursor', v:null)
       Render(p)
       SetCursor(p, keep)
@@ -684,7 +728,7 @@ def Move(p: dict<any>, lnum: number)
 enddef
 
 def BrowseKey(p: dict<any>, key: string)
-  var lnum = line('.', p.winid)
+  var lnum = (p.cur + 1)
   var half = max([1, p.height / 2])
   if key == 'j' || key == "\<Down>" || key == "\<C-N>"
     Move(p, lnum + 1)
@@ -697,7 +741,7 @@ def BrowseKey(p: dict<any>, key: string)
   elseif key == 'g' || key == "\<Home>"
     Move(p, 1)
   elseif key == 'G' || key == "\<End>"
-    Move(p, len(p.rows))
+    Move(p, RowCount(p))
   elseif key == "\<CR>" || key == "\<NL>"
     Activate(p)
   elseif key == "\<Tab>"
@@ -787,7 +831,7 @@ def TypeKey(p: dict<any>, key: string)
   var n = str2nr(key)
   if key =~ '^\d$' && n >= 1 && n <= len(p.content_types)
     p.chosen_type = p.content_types[n - 1]
-    var lnum = line('.', p.winid)
+    var lnum = (p.cur + 1)
     Render(p)
     SetCursor(p, lnum)
     AskName(p)
@@ -840,10 +884,10 @@ def ToggleMark(p: dict<any>)
     p.marks[entry.url] = true
     p.mark_order->add(entry.url)
   endif
-  var lnum = line('.', p.winid)
-  var had_action = get(get(p.rows, 0, {}), 'kind', '') == 'action'
+  var lnum = (p.cur + 1)
+  var had_action = p.head != ''
   Render(p)
-  var has_action = get(get(p.rows, 0, {}), 'kind', '') == 'action'
+  var has_action = p.head != ''
   SetCursor(p, lnum + 1 + (has_action ? 1 : 0) - (had_action ? 1 : 0))
   UpdateStatus(p)
 enddef
