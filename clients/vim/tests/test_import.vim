@@ -198,3 +198,46 @@ def g:Test_user_events_when_the_picker_shows_and_the_dialog_ends()
   augroup END
   assert_equal([['shown', p.winid], ['done', 'cancelled']], g:events)
 enddef
+
+def g:Test_a_big_folder_comes_in_pages_and_scrolls()
+  var root = t.Fixture()
+  for i in range(1, 450)
+    writefile([], printf('%s/docs/sub/f%03d.txt', root, i))
+  endfor
+  t.Use(root, 'vim')
+  var rec = t.Recorder()
+  wharf#import([], {default_directory: root .. '/docs/sub'}, rec.Callback)
+  var p = t.Picker()
+  assert_equal(200, len(p.entries), 'the first page')
+  assert_equal(p.height, len(t.Lines(p)), 'the popup holds the rows that fit')
+  t.Keys(p, 'G')
+  assert_equal(400, len(p.entries), 'G at the end of the first page fetches the second')
+  t.Keys(p, 'G')
+  assert_equal(450, len(p.entries))
+  assert_equal(v:null, p.next_cursor)
+  t.Keys(p, 'G')
+  assert_match('^  f450\.txt', t.Lines(p)[-1])
+  assert_match(' · 450/450 $', popup_getoptions(p.winid).title)
+  t.Keys(p, 'k')
+  assert_match('^  f449\.txt', getbufline(winbufnr(p.winid), line('.', p.winid))[0])
+  t.Keys(p, "\<C-U>\<CR>")
+  var result = t.Result(rec)
+  assert_equal([printf('%s/docs/sub/f%03d.txt', root, 449 - p.height / 2)], result.paths)
+enddef
+
+def g:Test_the_picker_follows_the_screen_size()
+  var root = t.Fixture()
+  t.Use(root, 'vim')
+  var rec = t.Recorder()
+  wharf#import([], {default_directory: root .. '/docs'}, rec.Callback)
+  var p = t.Picker()
+  var before = popup_getpos(p.winid).core_width
+  set columns=100
+  doautocmd VimResized
+  assert_equal(60, popup_getpos(p.winid).core_width)
+  assert_notequal(before, popup_getpos(p.winid).core_width)
+  set columns=160
+  doautocmd VimResized
+  t.Keys(p, 'q')
+  t.Result(rec)
+enddef

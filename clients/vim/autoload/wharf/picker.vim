@@ -131,7 +131,7 @@ export def Open(d: dict<any>, show: dict<any>): dict<any>
     dir: '', parent: v:null, dir_enabled: v:null, dir_disabled_reason: v:null,
     next_cursor: v:null, loading: false, generation: 0, closed: false,
     notice: '', notice_prop: 'wharf_note', choosing: false, chosen_type: '', target: '',
-    page_size: Option('page_size', 1000), winid: 0, status: 0, cur: 0, top: 0,
+    page_size: Option('page_size', 200), winid: 0, status: 0, cur: 0, top: 0,
   }
   if type(p.document_count) != v:t_number
     p.document_count = 1
@@ -182,6 +182,24 @@ def CreatePopups(p: dict<any>)
   })
   setbufvar(winbufnr(p.winid), '&filetype', 'wharf')
   pickers[string(p.winid)] = p
+  augroup wharf_picker
+    autocmd!
+    autocmd VimResized * wharf#picker#Resized()
+  augroup END
+enddef
+
+# The screen changed size: each picker takes its size and place again.
+export def Resized()
+  for p in values(pickers)
+    Guard(p, () => {
+      var g = Geometry()
+      p.width = g.width
+      p.height = g.height
+      popup_move(p.winid, {line: g.line, col: g.col, minwidth: g.width, maxwidth: g.width, minheight: g.height, maxheight: g.height})
+      popup_move(p.status, {line: g.line + g.height + 2, col: g.col, minwidth: g.width + 4, maxwidth: g.width + 4})
+      Render(p)
+    })
+  endfor
 enddef
 
 # Takes the popups down (the dialog itself is ended by whoever called this).
