@@ -241,3 +241,69 @@ def g:Test_the_picker_follows_the_screen_size()
   t.Keys(p, 'q')
   t.Result(rec)
 enddef
+
+def g:Test_a_folder_picker_chooses_the_folder_shown()
+  var root = t.Fixture()
+  t.Use(root, 'vim')
+  var rec = t.Recorder()
+  wharf#import([], {directory: true, default_directory: root .. '/docs'}, rec.Callback)
+  var p = t.Picker()
+  assert_equal('» Choose this folder', t.Lines(p)[0])
+  assert_match(' Choose Folder · Folders · ', popup_getoptions(p.winid).title)
+  t.Keys(p, "\<CR>")
+  assert_equal('file://' .. root .. '/docs/sub', p.dir, '<CR> on a folder opens it')
+  t.Keys(p, "g\<CR>")
+  assert_equal([root .. '/docs/sub'], t.Result(rec).paths)
+enddef
+
+def g:Test_the_dialog_timing_out_takes_the_picker_down()
+  var root = t.Fixture()
+  t.Use(root, 'vim')
+  var rec = t.Recorder()
+  wharf#import([], {default_directory: root .. '/docs', timeout_ms: 500}, rec.Callback)
+  var p = t.Picker()
+  assert_equal({status: 'cancelled', reason: 'timeout'}, t.Result(rec))
+  assert_true(p.closed)
+enddef
+
+def g:Test_a_popup_closed_from_outside_dismisses_the_dialog()
+  var root = t.Fixture()
+  t.Use(root, 'vim')
+  var rec = t.Recorder()
+  wharf#import([], {default_directory: root .. '/docs'}, rec.Callback)
+  var p = t.Picker()
+  popup_close(p.winid)
+  assert_equal({status: 'cancelled', reason: 'user'}, t.Result(rec))
+  assert_true(p.closed)
+enddef
+
+def g:Test_an_error_in_the_picker_fails_the_dialog_and_leaves_nothing_open()
+  var root = t.Fixture()
+  t.Use(root, 'vim')
+  g:wharf_window = {width: 'wide'}
+  var rec = t.Recorder()
+  try
+    wharf#import([], {default_directory: root .. '/docs'}, rec.Callback)
+    var result = t.Result(rec)
+    assert_equal('failed', result.status)
+    assert_equal(-32040, result.error.code)
+    assert_match('wide', result.error.message)
+  finally
+    unlet g:wharf_window
+  endtry
+enddef
+
+def g:Test_a_bad_page_size_fails_the_dialog()
+  var root = t.Fixture()
+  t.Use(root, 'vim')
+  g:wharf_page_size = '50'
+  var rec = t.Recorder()
+  try
+    wharf#import([], {default_directory: root .. '/docs'}, rec.Callback)
+    var result = t.Result(rec)
+    assert_equal(-32040, result.error.code)
+    assert_match('g:wharf_page_size must be a whole number', result.error.message)
+  finally
+    unlet g:wharf_page_size
+  endtry
+enddef

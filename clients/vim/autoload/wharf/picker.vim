@@ -131,12 +131,13 @@ export def Open(d: dict<any>, show: dict<any>): dict<any>
     dir: '', parent: v:null, dir_enabled: v:null, dir_disabled_reason: v:null,
     next_cursor: v:null, loading: false, generation: 0, closed: false,
     notice: '', notice_prop: 'wharf_note', choosing: false, chosen_type: '', target: '',
-    page_size: Option('page_size', 200), winid: 0, status: 0, cur: 0, top: 0,
+    page_size: 200, winid: 0, status: 0, cur: 0, top: 0,
   }
   if type(p.document_count) != v:t_number
     p.document_count = 1
   endif
   try
+    p.page_size = PageSize()
     Define()
     CreatePopups(p)
     Render(p)
@@ -148,17 +149,33 @@ export def Open(d: dict<any>, show: dict<any>): dict<any>
   return p
 enddef
 
+# Cells for a size option: a fraction of `total` (up to 1) or a number of cells. Checked by type
+# first: Vim 9.0 cannot catch the error of comparing a string with a number.
+def Cells(value: any, name: string, total: number, minimum: number): number
+  if type(value) != v:t_number && type(value) != v:t_float || value <= 0
+    throw printf('g:wharf_window.%s must be a fraction of the screen or a number of cells, not %s', name, string(value))
+  endif
+  var cells = value <= 1 ? float2nr(total * value) : float2nr(0.0 + value)
+  return max([1, min([cells, total - 6]), min([minimum, total - 6])])
+enddef
+
+def PageSize(): number
+  var size = Option('page_size', 200)
+  if type(size) != v:t_number || size < 1
+    throw 'g:wharf_page_size must be a whole number of entries (at least 1), not ' .. string(size)
+  endif
+  return size
+enddef
+
 def Geometry(): dict<number>
   var win = Option('window', {})
+  if type(win) != v:t_dict
+    throw 'g:wharf_window must be a dict, not ' .. string(win)
+  endif
   var columns = &columns
   var lines = &lines - &cmdheight - 1
-  var Size = (value: any, total: number, minimum: number): number => {
-    var v = value
-    var cells = type(v) == v:t_float || v <= 1 ? float2nr(total * v) : v
-    return max([1, min([cells, total - 6]), min([minimum, total - 6])])
-  }
-  var width = Size(get(win, 'width', 0.6), columns, 50)
-  var height = Size(get(win, 'height', 0.6), lines - 1, 8)
+  var width = Cells(get(win, 'width', 0.6), 'width', columns, 50)
+  var height = Cells(get(win, 'height', 0.6), 'height', lines - 1, 8)
   return {width: width, height: height,
     line: max([1, (lines - height - 3) / 2]), col: max([1, (columns - width - 4) / 2 + 1])}
 enddef
