@@ -63,7 +63,7 @@ def Keystrokes(dir: string)
     feedkeys('G', 'xt')
     sleep 5m
   endwhile
-  out->add('entries ' .. len(p.entries))
+  out->add('entries ' .. len(wharf#picker#Entries(p)))
   feedkeys('g', 'xt')
   for _ in range(REPS)
     Key('picker-j', 'j')

@@ -115,6 +115,28 @@ enddef
 
 var pickers: dict<dict<any>> = {}
 
+# Each picker's entries and the ones its filter lets through, kept out of the picker's dict:
+# Vim 9.0 takes time in proportion to what a dict holds each time one holding lists this long
+# is passed to a function (100 ms a keystroke at 10,000 entries), and the picker's dict is
+# passed everywhere.
+var lists: dict<dict<list<any>>> = {}
+var next_lists = 0
+
+def NewLists(): number
+  next_lists += 1
+  lists[next_lists] = {entries: [], visible: []}
+  return next_lists
+enddef
+
+def L(p: dict<any>): dict<list<any>>
+  return get(lists, p.lid, {entries: [], visible: []})
+enddef
+
+# The entries a picker has listed so far (for tests and the bench).
+export def Entries(p: dict<any>): list<any>
+  return get(lists, p.lid, {entries: []}).entries
+enddef
+
 export def Open(d: dict<any>, show: dict<any>): dict<any>
   var kind = get(show, 'kind', 'importer')
   var filters = get(show, 'filters', {})
@@ -124,7 +146,7 @@ export def Open(d: dict<any>, show: dict<any>): dict<any>
     folder_picker: kind == 'importer' && type(filters) == v:t_dict && get(filters, 'directories', false) == true,
     document_count: get(show, 'documentCount', 1),
     content_types: get(show, 'contentTypes', []),
-    type_info: {}, marks: {}, mark_order: [], entries: [], visible: [], visible_for: '',
+    type_info: {}, marks: {}, mark_order: [], visible_for: '', lid: NewLists(),
     head: '', tail: '', entries_version: 0,
     show_hidden: index(get(show, 'browserOptions', []), 'includeHiddenFiles') >= 0,
     filter: '', mode: 'browse', input: '', help: false,
@@ -228,6 +250,9 @@ export def Close(p: dict<any>)
   if has_key(pickers, string(p.winid))
     remove(pickers, string(p.winid))
   endif
+  if has_key(lists, p.lid)
+    remove(lists, p.lid)
+  endif
   if p.winid != 0
     popup_close(p.winid)
   endif
@@ -243,6 +268,9 @@ def PopupClosed(p: dict<any>, _: any)
     p.closed = true
     if has_key(pickers, string(p.winid))
       remove(pickers, string(p.winid))
+    endif
+    if has_key(lists, p.lid)
+      remove(lists, p.lid)
     endif
     popup_close(p.status)
     EndWith(p, 'dialog/dismiss', {})
@@ -415,10 +443,10 @@ enddef
 
 def VisibleEntries(p: dict<any>): list<dict<any>>
   if p.filter == ''
-    return p.entries
+    return L(p).entries
   endif
   var Matches = Matcher(p.filter)
-  return p.entries->copy()->filter((_, e) => Matches(get(e, 'name', '')))
+  return L(p).entries->copy()->filter((_, e) => Matches(get(e, 'name', '')))
 enddef
 
 const HELP = [
@@ -465,19 +493,19 @@ def EntryLine(p: dict<any>, entry: dict<any>): dict<any>
   return {text: text, props: props}
 enddef
 
-# The rows are the » line (p.head), the entries the filter lets through (p.visible) and a note
+# The rows are the » line (p.head), the entries the filter lets through (L(p).visible) and a note
 # (p.tail), made on demand: nothing here is proportional to the folder but the filter itself,
 # and it runs only when the filter or the entries change.
 def RowCount(p: dict<any>): number
-  return (p.head != '' ? 1 : 0) + len(p.visible) + (p.tail != '' ? 1 : 0)
+  return (p.head != '' ? 1 : 0) + len(L(p).visible) + (p.tail != '' ? 1 : 0)
 enddef
 
 def RowAt(p: dict<any>, i: number): dict<any>
   var j = i - (p.head != '' ? 1 : 0)
   if j < 0
     return {kind: 'action', text: p.head}
-  elseif j < len(p.visible)
-    return {kind: 'entry', entry: p.visible[j]}
+  elseif j < len(L(p).visible)
+    return {kind: 'entry', entry: L(p).visible[j]}
   endif
   return {kind: 'note', text: p.tail}
 enddef
@@ -496,14 +524,15 @@ def Render(p: dict<any>)
   p.head = ActionText(p)
   var key = p.filter .. "\n" .. p.entries_version
   if key !=# p.visible_for
-    p.visible = VisibleEntries(p)
+    var store = lists[p.lid]
+    store.visible = VisibleEntries(p)
     p.visible_for = key
   endif
   var note = ''
   if p.dir == ''
     note = '  loading…'
-  elseif empty(p.visible)
-    note = p.filter != '' && !empty(p.entries) ? '  (nothing matches /' .. strtrans(p.filter) .. ')' : '  (empty folder)'
+  elseif empty(L(p).visible)
+    note = p.filter != '' && !empty(L(p).entries) ? '  (nothing matches /' .. strtrans(p.filter) .. ')' : '  (empty folder)'
   elseif p.next_cursor != null
     note = '  … more below'
   endif
@@ -616,7 +645,7 @@ def PlaceCursor(p: dict<any>, target: string)
   var index = 0
   if target != ''
     var i = 0
-    for entry in p.visible
+    for entry in L(p).visible
       if entry.url == target
         index = i
         break
@@ -624,7 +653,7 @@ def PlaceCursor(p: dict<any>, target: string)
       i += 1
     endfor
   endif
-  SetCursor(p, empty(p.visible) ? 1 : index + offset + 1)
+  SetCursor(p, empty(L(p).visible) ? 1 : index + offset + 1)
 enddef
 
 # MARK: Listing
@@ -682,7 +711,8 @@ def Listed(p: dict<any>, gen: number, err: any, result: any, cursor_on: string)
   p.dir_enabled = get(result, 'directoryEnabled', v:null)
   p.dir_disabled_reason = get(result, 'directoryDisabledReason', v:null)
   p.parent = get(result, 'parent', v:null)
-  p.entries = get(result, 'entries', [])
+  var store = lists[p.lid]
+  store.entries = get(result, 'entries', [])
   p.entries_version += 1
   p.next_cursor = get(result, 'nextCursor', v:null)
   p.notice = ''
@@ -719,7 +749,8 @@ def MaybeLoadMore(p: dict<any>)
         return
       endif
       var keep = (p.cur + 1)
-      p.entries += get(result, 'entries', [])
+      var store = lists[p.lid]
+      store.entries += get(result, 'entries', [])
       p.entries_version += 1
       p.next_cursor = get(result, 'nextCursor', v:null)
       Render(p)
