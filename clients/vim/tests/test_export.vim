@@ -147,3 +147,22 @@ def g:Test_wharf_save_as_names_a_new_buffer()
   cd -
   bwipe!
 enddef
+
+def g:Test_saving_over_a_name_that_is_not_utf8_keeps_its_bytes()
+  var root = t.Fixture()
+  var odd = root .. "/docs/r\xe9sum\xe9.txt"
+  writefile(['old'], odd)
+  t.Use(root, 'vim')
+  var rec = t.Recorder()
+  wharf#export([{filename: 'cv', text: "new\n"}], {default_directory: root .. '/docs'}, rec.Callback)
+  var p = t.Picker()
+  t.CursorTo(p, "r\uFFFDsum\uFFFD.txt")
+  t.Keys(p, "\<CR>")
+  assert_equal('Save as: ' .. strtrans("r\xe9sum\xe9.txt"), t.Status(p), 'the name, byte for byte')
+  t.Keys(p, "\<CR>")
+  t.Keys(p, 'y')
+  var result = t.Result(rec)
+  assert_equal([odd], result.paths)
+  assert_equal("new\n", t.Read(odd))
+  assert_equal(['.hidden.txt', 'a.txt', 'b.txt', 'c.png', "r\xe9sum\xe9.txt", 'sub'], readdir(root .. '/docs')->sort())
+enddef
