@@ -6,6 +6,9 @@
 # tmux (a real terminal: each figure ends with :redraw), medians of 7 runs.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+for tool in vim tmux; do
+  command -v "$tool" >/dev/null || { echo "bench/vim-picker needs $tool (make vim-bench installs it)"; exit 1; }
+done
 wharf=${WHARF:-$PWD/.build/release/wharf}
 [ -x "$wharf" ] || make release >&2
 work=$(mktemp -d /tmp/wharf-bench-vim-XXXXXX)
