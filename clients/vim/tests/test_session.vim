@@ -154,3 +154,24 @@ def g:Test_wharf_stop_ends_the_dialogs_of_a_wharf_that_does_not_answer()
   assert_true(p.closed)
   t.WaitFor(() => system('ps -o stat= -p ' .. pid) !~ '\S', 'the stopped wharf to be gone')
 enddef
+
+def g:Test_wharf_access_lists_and_revokes_a_grant()
+  var root = t.Fixture()
+  writefile([json_encode([{choose: [root .. '/docs/a.txt']}])], root .. '/script.json')
+  t.Use(root, 'native', ['--presenter', 'script:' .. root .. '/script.json'])
+  var rec = t.Recorder()
+  wharf#import([], {}, rec.Callback)
+  assert_equal('completed', t.Result(rec).status)
+  WharfAccess
+  var winid = wharf#access#Winid()
+  t.WaitFor(() => getbufline(winbufnr(winid), 1)[0] =~ 'a\.txt', 'the grant listed')
+  assert_match('^grant \+r  ' .. root .. '/docs/a\.txt', getbufline(winbufnr(winid), 1)[0])
+  feedkeys('x', 'xt')
+  t.WaitFor(() => getbufline(winbufnr(winid), 1)[0] =~ 'no grants', 'the grant revoked')
+  var left: list<any> = []
+  wharf#list_access((err, entries) => left->add(entries))
+  t.WaitFor(() => !empty(left), 'listAccess')
+  assert_equal([[]], left)
+  feedkeys('q', 'xt')
+  assert_equal({}, popup_getpos(winid))
+enddef

@@ -74,3 +74,8 @@ def Key(key: string): bool
   endif
   return true
 enddef
+
+# The popup's window id (0 when none was opened), for tests.
+export def Winid(): number
+  return get(state, 'winid', 0)
+enddef
