@@ -336,3 +336,17 @@ TEST_SUITES += test-portal
 test-portal: build
 	$(call apt-ensure,$(PORTAL_APT_PACKAGES))
 	WHARF=$(CURDIR)/$(WHARF) Tests/portal/run.sh
+
+# MARK: Neovim drawing every app's dialogs (issue 38): `:WharfServeDesktop` through the portal
+# The portal rig (Tests/portal/run.sh) with a headless Neovim registered as the daemon's
+# presenter connection: an app's OpenFile through the real frontend is answered with its keys.
+# The plugin's own tests of :WharfServeDesktop are in test-nvim (clients/nvim/tests/test_serve.lua).
+
+.PHONY: test-portal-nvim
+
+TEST_SUITES += test-portal-nvim
+
+## About ten seconds: Tests/portal/test_nvim_presenter.py.
+test-portal-nvim: build $(NVIM_VENV)/.installed
+	$(call apt-ensure,$(PORTAL_APT_PACKAGES))
+	WHARF=$(CURDIR)/$(WHARF) NVIM=$(CURDIR)/$(NVIM) PORTAL_TESTS=test_nvim_presenter.py Tests/portal/run.sh

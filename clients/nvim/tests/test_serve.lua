@@ -321,7 +321,7 @@ end)
 
 local run5 = runtime_dir('start')
 H.test('serve: with no daemon listening, :WharfServeDesktop starts one', {
-  dialogs = 0, runtime_dir = run5,
+  dialogs = 0, runtime_dir = run5, setup = { window = { width = 76 } },
 }, function(c)
   vim.fn.mkdir(run5, 'p', tonumber('700', 8))
   local function daemon_pid()
@@ -339,8 +339,13 @@ H.test('serve: with no daemon listening, :WharfServeDesktop starts one', {
     serve(c)
     local pid = ok(daemon_pid(), 'a daemon on this test\'s socket')
     local app = App.connect(run5, 'test-app')
-    local id = app:present(c.docs)
-    c:wait_picker(nil, 'the app\'s dialog')
+    -- Any file or folder (`public.item`, what the portal asks for without filters).
+    local id = app:request('presentImporter', {
+      allowedContentTypes = { 'public.item' },
+      options = { defaultDirectory = 'file://' .. c.docs },
+    }).dialogId
+    local p = c:wait_picker(nil, 'the app\'s dialog')
+    contains(p.title, 'All files and folders', 'the filter named as it is')
     c:input('q')
     eq('user', app:wait_for('dialog/cancelled', id).reason, 'cancelled in Neovim')
     eq(0, app:close(), 'the app\'s bridge exits 0')

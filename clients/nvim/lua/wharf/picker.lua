@@ -370,7 +370,8 @@ function Picker:filter_name()
   -- A server that does not say allowsAllFiles is taken at its globs.
   if #globs == 0 and #mimes == 0 then
     if filters.directories then
-      return 'Folders'
+      -- `public.item` (an app asking through the portal without filters): files and folders.
+      return filters.allowsAllFiles == true and 'All files and folders' or 'Folders'
     end
     if filters.allowsAllFiles ~= false then
       return 'All files'
