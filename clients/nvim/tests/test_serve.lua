@@ -213,6 +213,32 @@ H.test('serve: another app\'s importer is drawn here, the app named, and answere
   end)
 end)
 
+local run6 = runtime_dir('save')
+H.test('serve: another app\'s exporter is saved where this Neovim says', {
+  dialogs = 0, runtime_dir = run6,
+}, function(c)
+  with_daemon(run6, function()
+    serve(c)
+    local app = App.connect(run6, 'test-app')
+    local id = app:request('presentExporter', {
+      documents = { { filename = 'report.txt', writableContentTypes = { 'public.plain-text' },
+        contents = { text = 'from the app\n' } } },
+      options = { defaultDirectory = 'file://' .. c.docs },
+    }).dialogId
+    local p = c:wait_picker(nil, 'the app\'s exporter')
+    eq('» Save here as report.txt…', p.lines[1], 'the app\'s suggestion')
+    c:input('gg<CR>')
+    c:wait_prompt('the name prompt')
+    c:input('<C-u>from-app.txt<CR>')
+    local completed = app:wait_for('dialog/completed', id)
+    eq({ 'file://' .. c.docs .. '/from-app.txt' }, completed.urls, 'saved where Neovim said')
+    eq('from the app\n', H.read(c.docs .. '/from-app.txt'), 'the app\'s bytes')
+    c:wait_no_picker()
+    eq(0, app:close(), 'the app\'s bridge exits 0')
+    c:finish()
+  end)
+end)
+
 local run2 = runtime_dir('one')
 H.test('serve: a second Neovim is refused while one serves; stopping and exiting release the role', {
   dialogs = 0, runtime_dir = run2,
