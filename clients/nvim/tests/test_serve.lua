@@ -390,3 +390,37 @@ H.test('serve: with no daemon listening, :WharfServeDesktop starts one', {
     error(err, 0)
   end
 end)
+
+local run7 = runtime_dir('gone')
+H.test('serve: the connection or the daemon going away ends serving, and says so', {
+  dialogs = 0, runtime_dir = run7,
+}, function(c)
+  with_daemon(run7, function(daemon)
+    local function ended()
+      c:wait(function()
+        local s = status(c)
+        return not s.serving and not s.starting
+      end, 'serving to end')
+      contains(c:messages(), 'this Neovim no longer serves the desktop: ', 'it says why')
+      c:lua('vim.cmd.messages("clear")')
+    end
+    serve(c)
+    local app = App.connect(run7, 'test-app')
+    local id = app:present(c.docs)
+    c:wait_picker(nil, 'the app\'s dialog')
+    -- The bridge killed: nothing more comes over the connection, and the picker goes all the same.
+    vim.uv.kill(status(c).pid, 'sigkill')
+    ended()
+    c:wait_no_picker('the dialog\'s window to go with the connection')
+    eq(-32040, app:wait_for('dialog/completed', id).error.code, 'presenterFailed for the app')
+
+    serve(c)
+    app:present(c.docs)
+    c:wait_picker(nil, 'the app\'s next dialog')
+    eq(0, daemon:stop(), 'the daemon exits 0 on SIGTERM')
+    ended()
+    c:wait_no_picker('the dialog\'s window to go with the daemon')
+    app.proc:wait(10000)
+    c:finish()
+  end)
+end)
