@@ -244,7 +244,10 @@ function M.start(on_done)
   local started, start_err = rpc.start(cmd, {
     on_notification = function(method, params)
       if method == 'presenter/show' and type(params) == 'table' then
-        show(s, params)
+        -- Not on a connection being stopped: the daemon fails its dialogs as it goes.
+        if serving == s then
+          show(s, params)
+        end
       elseif method == 'presenter/hide' and type(params) == 'table' then
         hide(s, params)
       end
