@@ -342,7 +342,7 @@ test-portal: build
 # presenter connection: an app's OpenFile through the real frontend is answered with its keys.
 # The plugin's own tests of :WharfServeDesktop are in test-nvim (clients/nvim/tests/test_serve.lua).
 
-.PHONY: test-portal-nvim
+.PHONY: test-portal-nvim nvim-serve-screenshot
 
 TEST_SUITES += test-portal-nvim
 
@@ -350,3 +350,9 @@ TEST_SUITES += test-portal-nvim
 test-portal-nvim: build $(NVIM_VENV)/.installed
 	$(call apt-ensure,$(PORTAL_APT_PACKAGES))
 	WHARF=$(CURDIR)/$(WHARF) NVIM=$(CURDIR)/$(NVIM) PORTAL_TESTS=test_nvim_presenter.py Tests/portal/run.sh
+
+## Retakes clients/nvim/docs/serve-desktop.png (a portal OpenFile drawn by Neovim in tmux, shown
+## by xterm under Xvfb); not part of `make test`.
+nvim-serve-screenshot: build $(NVIM_VENV)/.installed
+	$(call apt-ensure,$(PORTAL_APT_PACKAGES) tmux imagemagick fonts-dejavu-core)
+	WHARF=$(CURDIR)/$(WHARF) NVIM=$(CURDIR)/$(NVIM) clients/nvim/docs/serve-screenshot.sh

@@ -153,7 +153,7 @@ local function serve(c)
   c:wait(function()
     return status(c).serving
   end, 'the Neovim to serve the desktop')
-  contains(c:messages(), 'now draws the dialogs of every app', 'it says so')
+  contains(c:messages(), 'wharf: this Neovim draws every app\'s dialogs now', 'it says so')
 end
 
 local function stop_serving(c)

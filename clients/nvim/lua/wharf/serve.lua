@@ -298,7 +298,9 @@ function M.start(on_done)
     s.init = result
     s.since = os.time()
     log(s, 'registered as the daemon\'s presenter connection')
-    notify('this Neovim now draws the dialogs of every app that asks Wharf (:WharfServeDesktopStop to stop)')
+    -- One short line: a longer one would stop Neovim at a hit-enter prompt, and the dialogs
+    -- arriving meanwhile would wait for a key.
+    notify('this Neovim draws every app\'s dialogs now')
     settle(nil)
   end, { timeout_ms = client.deadline('initialize') })
 end
