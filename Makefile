@@ -363,3 +363,23 @@ test-vim: build
 vim-bench: build
 	$(call apt-ensure,vim tmux)
 	WHARF=$(CURDIR)/$(WHARF) bench/vim-picker/run.sh
+
+# MARK: Neovim drawing every app's dialogs (issue 38): `:WharfServeDesktop` through the portal
+# The portal rig (Tests/portal/run.sh) with a headless Neovim registered as the daemon's
+# presenter connection: an app's OpenFile through the real frontend is answered with its keys.
+# The plugin's own tests of :WharfServeDesktop are in test-nvim (clients/nvim/tests/test_serve.lua).
+
+.PHONY: test-portal-nvim nvim-serve-screenshot
+
+TEST_SUITES += test-portal-nvim
+
+## About ten seconds: Tests/portal/test_nvim_presenter.py.
+test-portal-nvim: build $(NVIM_VENV)/.installed
+	$(call apt-ensure,$(PORTAL_APT_PACKAGES))
+	WHARF=$(CURDIR)/$(WHARF) NVIM=$(CURDIR)/$(NVIM) PORTAL_TESTS=test_nvim_presenter.py Tests/portal/run.sh
+
+## Retakes clients/nvim/docs/serve-desktop.png (a portal OpenFile drawn by Neovim in tmux, shown
+## by xterm under Xvfb); not part of `make test`.
+nvim-serve-screenshot: build $(NVIM_VENV)/.installed
+	$(call apt-ensure,$(PORTAL_APT_PACKAGES) tmux imagemagick fonts-dejavu-core)
+	WHARF=$(CURDIR)/$(WHARF) NVIM=$(CURDIR)/$(NVIM) clients/nvim/docs/serve-screenshot.sh
