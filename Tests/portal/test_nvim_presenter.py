@@ -109,7 +109,7 @@ class NeovimPresenterTests(PortalCase):
         call = Call("OpenFile", title="Pick a note")
         state = self.picker("the portal's dialog in Neovim")
         # The frontend gives a host app's calls no app id: the portal names it so.
-        self.assertTrue(state["title"].startswith(" an unsandboxed app (portal): Pick a note · All files and folders · "),
+        self.assertTrue(state["title"].startswith(" an unsandboxed app (portal): Pick a note · All files · "),
                         state["title"])
         self.assertIn("  note-for-nvim.txt", state["lines"], state)
         line = state["lines"].index("  note-for-nvim.txt") + 1

@@ -370,7 +370,7 @@ function Picker:filter_name()
   -- A server that does not say allowsAllFiles is taken at its globs.
   if #globs == 0 and #mimes == 0 then
     if filters.directories then
-      -- `public.item` (an app asking through the portal without filters): files and folders.
+      -- `public.item` (`wharf pick` with no type): files and folders.
       return filters.allowsAllFiles == true and 'All files and folders' or 'Folders'
     end
     if filters.allowsAllFiles ~= false then
