@@ -1,5 +1,3 @@
-
-
 /// Every message of the protocol, by type: what the server's method table is built from, and
 /// what the test suite checks protocol/wharf.schema.json against.
 public enum ProtocolCatalog {

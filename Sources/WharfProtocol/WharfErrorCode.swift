@@ -1,5 +1,3 @@
-
-
 /// The protocol's error codes: JSON-RPC's and the LSP's, then Wharf's own in JSON-RPC's
 /// server-error range (-32099…-32000), clear of the codes the LSP reserves there. The numbers are
 /// part of the protocol: never renumbered, only added to. Tabled in protocol/README.md and in
