@@ -1,0 +1,145 @@
+import Glibc
+import Testing
+import WharfJSON
+import WharfSystem
+import WharfServerTestSupport
+import WharfTestSupport
+
+/// `presentMover` over the real binary: only granted files, the files shown, the folder chosen,
+/// the rights and bookmarks following the files, cancelling, names taken, one ending.
+@Suite struct MoverOverTheWire {
+    let scratch = ScratchDirectory()
+
+    /// Has the frontend pick `names` in an importer: the client then holds read grants of them.
+    func pick(_ client: WireClient, _ names: [String]) throws -> [String] {
+        let id = try #require(client.present(["allowedContentTypes": ["public.item"], "allowsMultipleSelection": true]))
+        _ = client.notification("presenter/show")
+        let urls = names.map { JSON.string(scratch.url($0)) }
+        #expect(client.call("dialog/choose", ["dialogId": .string(id), "urls": .array(urls)]) == [:])
+        let ending = client.ending(of: id)?["params"]?["urls"]?.arrayValue ?? []
+        return ending.compactMap(\.stringValue)
+    }
+
+    func endings(_ client: WireClient, _ id: String) -> Int {
+        client.events(of: id).filter { $0["method"] == "dialog/completed" || $0["method"] == "dialog/cancelled" }.count
+    }
+
+    @Test func aMoveCompletesAndTheRightsAndTheBookmarkFollowTheFiles() throws {
+        scratch.write("src/a.txt", "ay")
+        scratch.write("src/b.txt", "bee")
+        scratch.makeDirectory("dst")
+        let client = try frontend(["--state-dir", scratch.file("state")])
+        let picked = try pick(client, ["src/a.txt", "src/b.txt"])
+        let bookmark = try #require(client.call("createBookmark", ["url": .string(picked[0])])?["bookmark"]?.stringValue)
+        let lease = try #require(client.call("resolveAccess", ["url": .string(picked[0])])?["accessId"]?.stringValue)
+
+        let id = try #require(client.present(["urls": [.string(picked[1]), .string(picked[0])],
+                                              "options": ["confirmationLabel": "Move", "defaultDirectory": .string(scratch.file("dst"))]],
+                                             method: "presentMover"))
+        let show = try #require(client.notification("presenter/show")?["params"])
+        #expect(show["kind"] == "mover")
+        #expect(show["mover"]?["urls"] == [.string(picked[1]), .string(picked[0])])
+        #expect(show["confirmationLabel"] == "Move")
+        #expect(show["filters"]?["directories"] == true)
+        #expect(client.call("dialog/choose", ["dialogId": .string(id), "url": .string(scratch.url("dst"))]) == [:])
+        let ending = try #require(client.ending(of: id)?["params"])
+        #expect(ending["kind"] == "mover")
+        #expect(ending["urls"] == [.string(scratch.url("dst/b.txt")), .string(scratch.url("dst/a.txt"))], "the new places, in the order given")
+        #expect(scratch.text("dst/a.txt") == "ay" && scratch.text("dst/b.txt") == "bee")
+        #expect(scratch.contents("src") == [])
+
+        // The old URL's grant ended; the new one is granted with the same rights (a pick: read).
+        #expect(client.request("resolveAccess", ["url": .string(picked[0])])?["error"]?["code"] == -32020)
+        let moved = try #require(client.call("resolveAccess", ["url": .string(scratch.url("dst/a.txt"))]))
+        #expect(moved["readOnly"] == true)
+        // A lease open on the source stays to be released and refuses I/O.
+        #expect(client.request("readFile", ["accessId": .string(lease)])?["error"]?["code"] == -32020)
+        #expect(client.call("releaseAccess", ["accessId": .string(lease)]) == [:])
+        // The bookmark follows the file.
+        let resolved = try #require(client.call("resolveAccess", ["bookmark": .string(bookmark)]))
+        #expect(resolved["url"] == .string(scratch.url("dst/a.txt")))
+        #expect(resolved["isStale"] == false)
+        let listed = client.call("listAccess", [:])?["entries"]?.arrayValue ?? []
+        #expect(!listed.contains { $0["url"] == .string(picked[0]) || $0["url"] == .string(picked[1]) }, "no grant of the old places")
+        client.settle()
+        #expect(methods(client.events(of: id)) == ["presenter/show", "dialog/presentationChanged", "dialog/completed"])
+    }
+
+    @Test func aFileNeverGrantedIsDeniedAndNothingIsPresented() throws {
+        scratch.write("src/a.txt", "a")
+        scratch.write("src/secret.txt", "s")
+        let client = try frontend()
+        let picked = try pick(client, ["src/a.txt"])
+        let response = client.request("presentMover", ["urls": [.string(picked[0]), .string(scratch.url("src/secret.txt"))]])
+        #expect(response?["error"]?["code"] == -32020)
+        #expect(response?["error"]?["message"]?.stringValue?.contains("urls[1]") == true)
+        client.settle()
+        #expect(client.messages.filter { $0["method"] == "presenter/show" }.count == 1, "only the importer was shown")
+        #expect(scratch.text("src/secret.txt") == "s" && scratch.text("src/a.txt") == "a")
+    }
+
+    @Test func aFrontendIsAskedAboutATakenNameAndKeepsBoth() throws {
+        scratch.write("src/a.txt", "new")
+        scratch.write("dst/a.txt", "old")
+        let client = try frontend()
+        let picked = try pick(client, ["src/a.txt"])
+        let id = try #require(client.present(["urls": [.string(picked[0])]], method: "presentMover"))
+        let refused = client.request("dialog/choose", ["dialogId": .string(id), "url": .string(scratch.url("dst"))])
+        #expect(refused?["error"]?["code"] == -32031)
+        #expect(refused?["error"]?["data"]?["urls"] == [.string(scratch.url("dst/a.txt"))])
+        #expect(refused?["error"]?["data"]?["names"] == ["a.txt"])
+        client.settle()
+        #expect(endings(client, id) == 0, "the dialog stays open for the human to answer")
+        #expect(scratch.text("src/a.txt") == "new")
+        #expect(client.call("dialog/choose", ["dialogId": .string(id), "url": .string(scratch.url("dst")),
+                                              "conflictResolution": "keepBoth"]) == [:])
+        #expect(client.ending(of: id)?["params"]?["urls"] == [.string(scratch.url("dst/a 2.txt"))])
+        #expect(scratch.text("dst/a.txt") == "old" && scratch.text("dst/a 2.txt") == "new")
+        client.settle()
+        #expect(endings(client, id) == 1)
+    }
+
+    @Test func aFrontendReplacesATakenName() throws {
+        scratch.write("src/a.txt", "new")
+        scratch.write("dst/a.txt", "old")
+        let client = try frontend()
+        let picked = try pick(client, ["src/a.txt"])
+        let id = try #require(client.present(["urls": [.string(picked[0])]], method: "presentMover"))
+        #expect(client.call("dialog/choose", ["dialogId": .string(id), "urls": [.string(scratch.url("dst"))],
+                                              "conflictResolution": "replace"]) == [:])
+        #expect(client.ending(of: id)?["params"]?["urls"] == [.string(scratch.url("dst/a.txt"))])
+        #expect(scratch.text("dst/a.txt") == "new")
+        #expect(scratch.contents("dst") == ["a.txt"] && scratch.contents("src") == [])
+    }
+
+    @Test func theScriptCannotBeAskedSoATakenNameFailsTheDialogAndMovesNothing() throws {
+        scratch.write("src/a.txt", "new")
+        scratch.write("dst/a.txt", "old")
+        let client = try scripted([["choose": [.string(scratch.file("src/a.txt"))]], ["choose": [.string(scratch.file("dst"))]]],
+                                  in: scratch)
+        let importer = try #require(client.present(["allowedContentTypes": ["public.plain-text"]]))
+        let picked = try #require(client.ending(of: importer)?["params"]?["urls"])
+        let id = try #require(client.present(["urls": picked], method: "presentMover"))
+        let ending = try #require(client.ending(of: id)?["params"])
+        #expect(ending["kind"] == "mover")
+        #expect(ending["error"]?["code"] == -32031)
+        #expect(ending["error"]?["url"] == .string(scratch.url("dst/a.txt")))
+        #expect(ending["error"]?["message"]?.stringValue?.contains("nothing was moved") == true)
+        #expect(scratch.text("src/a.txt") == "new" && scratch.text("dst/a.txt") == "old")
+        client.settle()
+        #expect(endings(client, id) == 1)
+    }
+
+    @Test func cancellingBeforeTheChoiceMovesNothing() throws {
+        scratch.write("src/a.txt", "a")
+        scratch.makeDirectory("dst")
+        let client = try frontend()
+        let picked = try pick(client, ["src/a.txt"])
+        let id = try #require(client.present(["urls": [.string(picked[0])]], method: "presentMover"))
+        #expect(client.call("cancel", ["dialogId": .string(id)]) == ["cancelled": true])
+        #expect(methods(client.events(of: id)) == ["presenter/show", "presenter/hide", "dialog/presentationChanged", "dialog/cancelled"])
+        #expect(client.request("dialog/choose", ["dialogId": .string(id), "url": .string(scratch.url("dst"))])?["error"]?["code"] == -32014)
+        #expect(scratch.text("src/a.txt") == "a" && scratch.contents("dst") == [])
+        #expect(client.call("resolveAccess", ["url": .string(picked[0])])?["readOnly"] == true, "the grant is untouched")
+    }
+}
