@@ -30,6 +30,11 @@ final class MoveTransaction {
     private var changedSources: [ObjectIdentifier: FileDescriptor] = [:]
     /// Temporary names claimed in `LiveTemporaries`, released when the move has ended.
     private var claimedNames: [String] = []
+    /// Descriptors kept open until the move ends (a staged folder's, whose `flock` marks it
+    /// as in use for an orphan sweep in another process).
+    private var held: [FileDescriptor] = []
+    /// The folder keeps files in memory (tmpfs): no point in reserving blocks.
+    private(set) var isMemoryBacked = false
 
     init(
         folder: FilePath, resolution: MoveConflictResolution, progress: (@Sendable (ExportProgress) -> Void)?,
@@ -80,7 +85,12 @@ final class MoveTransaction {
         return FilePath(unchecked: Array(name.utf8))
     }
 
+    func holdUntilEnd(_ descriptor: FileDescriptor) {
+        held.append(descriptor)
+    }
+
     private func close() {
+        for descriptor in held { descriptor.close() }
         for descriptor in sourceDirectories.values { descriptor.close() }
         directory?.close()
         LiveTemporaries.release(claimedNames)
@@ -94,6 +104,7 @@ final class MoveTransaction {
     /// (with `.fail`) are refused here.
     private func prepare(_ items: [MoveItem]) throws(MoveError) {
         directory = try FileMover.openFolder(folder)
+        isMemoryBacked = Syscalls.isMemoryBacked(directory)
         let folderDevice: UInt64
         do { folderDevice = try directory.status().device }
         catch { throw .failed(folder, error) }
@@ -192,13 +203,23 @@ final class MoveTransaction {
     }
 
     /// Whatever is at the name may change under us (appear, vanish); a few rounds settle any
-    /// such race, each step being atomic on its own.
+    /// such race, each step being atomic on its own. A rename that finds the source on another
+    /// file system after all (a bind mount of the same device) copies it first.
     private func placeUnchecked(_ entry: MoveEntry) throws(MoveError) {
         for _ in 0..<8 {
-            if entry.replacing, try replace(entry) { return }
+            if entry.crossesFileSystems && entry.staged == nil { try stage(entry) }
+            if entry.replacing {
+                switch try replace(entry) {
+                case .placed: return
+                case .crossing: continue
+                case .nothingThere: break
+                }
+            }
             do throws(SystemError) {
                 try moveIntoPlace(entry, replacing: false)
                 return
+            } catch where error.code == EXDEV && !entry.crossesFileSystems {
+                entry.crossesFileSystems = true
             } catch where error.code == EEXIST {
                 switch resolution {
                 case .fail: throw .nameConflict(entry.destination)
@@ -210,50 +231,54 @@ final class MoveTransaction {
                 case .replace: entry.replacing = true
                 }
             } catch {
-                throw .failed(entry.crossesFileSystems ? entry.destination : entry.item.source, error)
+                throw failure(entry, error)
             }
         }
         throw .failed(entry.destination, SystemError(code: EAGAIN, operation: "move (the name kept changing)", path: entry.destination))
     }
 
-    /// One attempt at replacing what is at the entry's name; false when nothing is there any
-    /// more (the caller then places it as new).
-    private func replace(_ entry: MoveEntry) throws(MoveError) -> Bool {
+    /// What one attempt at replacing came to.
+    private enum Attempt { case placed, nothingThere, crossing }
+
+    /// One attempt at replacing what is at the entry's name.
+    private func replace(_ entry: MoveEntry) throws(MoveError) -> Attempt {
         let existing: FileStatus?
         do { existing = try Syscalls.statusIfPresent(in: directory, entry.name, reportedAs: entry.destination) }
         catch { throw .failed(entry.destination, error) }
-        guard let existing else { return false }
+        guard let existing else { return .nothingThere }
         // A file is kept under a second hard link, and then replaced in one rename, so the name
         // never goes missing; a folder (or a file where links are refused, or a file a folder
         // replaces, which rename cannot do in one step) is renamed aside first.
-        if existing.kind != .directory && !entry.isDirectory && configuration.hardLinks {
-            let backup = claimTemporaryName()
-            do throws(SystemError) {
-                try Syscalls.link(in: directory, entry.name, to: backup, reportedAs: entry.destination)
-            } catch {
-                if error.code == ENOENT { return false }
-                if error.code == EEXIST { return try replace(entry) }  // Our backup name was taken: draw another.
-                return try replaceAside(entry)
-            }
-            entry.backup = .link(backup)
-            do throws(SystemError) {
-                try moveIntoPlace(entry, replacing: true)
-            } catch {
-                try? Syscalls.unlink(in: directory, backup, reportedAs: entry.destination)
-                entry.backup = nil
-                throw .failed(entry.crossesFileSystems ? entry.destination : entry.item.source, error)
-            }
-            return true
+        guard existing.kind != .directory && !entry.isDirectory && configuration.hardLinks else { return try replaceAside(entry) }
+        let backup = claimTemporaryName()
+        do throws(SystemError) {
+            try Syscalls.link(in: directory, entry.name, to: backup, reportedAs: entry.destination)
+        } catch {
+            if error.code == ENOENT { return .nothingThere }
+            if error.code == EEXIST { return try replace(entry) }  // Our backup name was taken: draw another.
+            return try replaceAside(entry)
         }
-        return try replaceAside(entry)
+        entry.backup = .link(backup)
+        do throws(SystemError) {
+            try moveIntoPlace(entry, replacing: true)
+        } catch {
+            try? Syscalls.unlink(in: directory, backup, reportedAs: entry.destination)
+            entry.backup = nil
+            if error.code == EXDEV && !entry.crossesFileSystems {
+                entry.crossesFileSystems = true
+                return .crossing
+            }
+            throw failure(entry, error)
+        }
+        return .placed
     }
 
-    private func replaceAside(_ entry: MoveEntry) throws(MoveError) -> Bool {
+    private func replaceAside(_ entry: MoveEntry) throws(MoveError) -> Attempt {
         let aside = FilePath(unchecked: Array(TemporaryName.makeAside().utf8))
         do throws(SystemError) {
             try Syscalls.renameat2(in: directory, entry.name, aside, flags: Syscalls.renameNoReplace, reportedAs: entry.destination)
         } catch {
-            if error.code == ENOENT { return false }
+            if error.code == ENOENT { return .nothingThere }
             throw .failed(entry.destination, error)
         }
         entry.backup = .aside(aside)
@@ -262,32 +287,32 @@ final class MoveTransaction {
         } catch {
             try? Syscalls.renameat2(in: directory, aside, entry.name, flags: Syscalls.renameNoReplace, reportedAs: entry.destination)
             entry.backup = nil
+            if error.code == EXDEV && !entry.crossesFileSystems {
+                entry.crossesFileSystems = true
+                return .crossing
+            }
             if error.code == EEXIST {
                 throw .failed(entry.destination, SystemError(code: EAGAIN, operation: "replace (it kept changing)", path: entry.destination))
             }
-            throw .failed(entry.crossesFileSystems ? entry.destination : entry.item.source, error)
+            throw failure(entry, error)
         }
-        return true
+        return .placed
+    }
+
+    /// A failed rename, told about the file it concerns: the source when it was renamed itself,
+    /// the destination when its copy was.
+    private func failure(_ entry: MoveEntry, _ error: SystemError) -> MoveError {
+        .failed(entry.crossesFileSystems ? entry.destination : entry.item.source, error)
     }
 
     /// Renames the item (its source within one file system, its staged copy across) to its
     /// name: without replacing anything, or with `replacing`, over the file a hard link keeps.
-    /// A rename that finds the source on another file system after all (a bind mount of the
-    /// same device) copies it first.
     private func moveIntoPlace(_ entry: MoveEntry, replacing: Bool) throws(SystemError) {
         if !entry.crossesFileSystems {
-            do {
-                try rename(from: entry.sourceDirectory, entry.sourceName, to: directory, entry.name, replacing: replacing, reportedAs: entry.item.source)
-                entry.placement = .renamed
-                changedSources[ObjectIdentifier(entry.sourceDirectory)] = entry.sourceDirectory
-            } catch where error.code == EXDEV {
-                entry.crossesFileSystems = true
-            }
-            if entry.placement == .renamed { return }
-        }
-        if entry.staged == nil {
-            do throws(MoveError) { try stage(entry) }
-            catch { throw SystemError(code: EXDEV, operation: "copy across file systems (\(error))", path: entry.item.source) }
+            try rename(from: entry.sourceDirectory, entry.sourceName, to: directory, entry.name, replacing: replacing, reportedAs: entry.item.source)
+            entry.placement = .renamed
+            changedSources[ObjectIdentifier(entry.sourceDirectory)] = entry.sourceDirectory
+            return
         }
         let staged = entry.staged!
         try rename(from: directory, staged.name, to: directory, entry.name, replacing: replacing, reportedAs: entry.destination)
