@@ -126,6 +126,39 @@ struct MoverAcrossTests {
         #expect(folders.noTemporaries())
     }
 
+    @Test func aFolderThatDoesNotFitLeavesNoPartOfItsCopy() throws {
+        let folders = try Folders(memorySize: 1 << 20)
+        folders.scratch.write("disk/box/a.txt", patternBytes(300_000))
+        folders.scratch.write("disk/box/inner/b.bin", patternBytes(900_000, seed: 3))
+        let error = #expect(throws: MoveError.self) {
+            try FileMover.move([MoveItem(source: folders.disk.appending("box"))], into: folders.memory, resolution: .fail,
+                               progress: nil, cancellation: nil)
+        }
+        guard case .failed(let path, let cause)? = error else { Issue.record("expected a failure, got \(String(describing: error))"); return }
+        #expect(path == folders.memory.appending("box"))
+        #expect(cause.hasSuffix("No space left on device"))
+        #expect(readFile(folders.disk.appending("box/inner/b.bin")) == patternBytes(900_000, seed: 3))
+        #expect(folders.scratch.names(in: folders.memory).isEmpty)
+    }
+
+    @Test func aFolderGainingAFileWhileItIsCopiedFailsTheMove() throws {
+        // Removing the original would lose the file added after its folder was read.
+        let folders = try Folders()
+        let box = folders.disk.appending("box")
+        folders.scratch.write("disk/box/big.bin", patternBytes(6 << 20))
+        let added = Locked(false)
+        #expect(throws: MoveError.sourceChanged(box)) {
+            try FileMover.move([MoveItem(source: box)], into: folders.memory, resolution: .fail,
+                               progress: { _ in
+                                   guard added.withValue({ done in defer { done = true }; return !done }) else { return }
+                                   writeFile(box.appending("late.txt"), "written during the move")
+                               }, cancellation: nil)
+        }
+        #expect(readText(box.appending("late.txt")) == "written during the move")
+        #expect(folders.scratch.names(in: folders.memory).isEmpty)
+        #expect(folders.noTemporaries())
+    }
+
     @Test func cancellingALargeCopyMovesNothing() throws {
         let folders = try Folders()
         let source = folders.scratch.write("disk/large.bin", patternBytes(24 << 20))
