@@ -195,8 +195,7 @@ final class MoveTransaction {
         guard entry.placement == .renamed else { return }
         let now = try? Syscalls.statusIfPresent(in: directory, entry.name, reportedAs: entry.destination)
         if let now, now.inode == entry.status.inode, now.device == entry.status.device { return }
-        if (try? Syscalls.renameat2(from: directory, entry.name, to: entry.sourceDirectory, entry.sourceName,
-                                    flags: Syscalls.renameNoReplace, reportedAs: entry.item.source)) != nil {
+        if (try? renameWithoutReplacing(from: directory, entry.name, to: entry.sourceDirectory, entry.sourceName, reportedAs: entry.item.source)) != nil {
             entry.placement = nil
         }
         throw .sourceChanged(entry.item.source)
@@ -276,7 +275,7 @@ final class MoveTransaction {
     private func replaceAside(_ entry: MoveEntry) throws(MoveError) -> Attempt {
         let aside = FilePath(unchecked: Array(TemporaryName.makeAside().utf8))
         do throws(SystemError) {
-            try Syscalls.renameat2(in: directory, entry.name, aside, flags: Syscalls.renameNoReplace, reportedAs: entry.destination)
+            try renameWithoutReplacing(from: directory, entry.name, to: directory, aside, reportedAs: entry.destination)
         } catch {
             if error.code == ENOENT { return .nothingThere }
             throw .failed(entry.destination, error)
@@ -285,7 +284,7 @@ final class MoveTransaction {
         do throws(SystemError) {
             try moveIntoPlace(entry, replacing: false)
         } catch {
-            try? Syscalls.renameat2(in: directory, aside, entry.name, flags: Syscalls.renameNoReplace, reportedAs: entry.destination)
+            try? renameWithoutReplacing(from: directory, aside, to: directory, entry.name, reportedAs: entry.destination)
             entry.backup = nil
             if error.code == EXDEV && !entry.crossesFileSystems {
                 entry.crossesFileSystems = true
@@ -326,7 +325,46 @@ final class MoveTransaction {
             try Syscalls.rename(from: source, from, to: destination, to, reportedAs: path)
             return
         }
-        try Syscalls.renameat2(from: source, from, to: destination, to, flags: Syscalls.renameNoReplace, reportedAs: path)
+        try renameWithoutReplacing(from: source, from, to: destination, to, reportedAs: path)
+    }
+
+    /// Renames `from` to `to` only if nothing is at `to`, not even a dangling symlink:
+    /// `RENAME_NOREPLACE`, or where the file system rejects that flag (NFS, some FUSE file
+    /// systems), a file is linked to its new name (which fails with `EEXIST` just the same) and
+    /// its old name removed; a crash between the two leaves it under both, never neither. A
+    /// folder, which cannot be linked, or a file where links are refused, is renamed after a
+    /// look at the name: a folder created there in between, if empty, would be replaced.
+    func renameWithoutReplacing(
+        from source: FileDescriptor, _ from: FilePath, to destination: FileDescriptor, _ to: FilePath, reportedAs path: FilePath
+    ) throws(SystemError) {
+        if configuration.renameFlags {
+            do {
+                try Syscalls.renameat2(from: source, from, to: destination, to, flags: Syscalls.renameNoReplace, reportedAs: path)
+                return
+            } catch {
+                if !unsupportedFlagCodes.contains(error.code) { throw error }
+            }
+        }
+        guard let status = try Syscalls.statusIfPresent(in: source, from, reportedAs: path) else {
+            throw SystemError(code: ENOENT, operation: "rename", path: path)
+        }
+        if status.kind != .directory && configuration.hardLinks {
+            do throws(SystemError) {
+                try Syscalls.link(from: source, from, to: destination, to, reportedAs: path)
+                do { try Syscalls.unlink(in: source, from, reportedAs: path) }
+                catch {
+                    try? Syscalls.unlink(in: destination, to, reportedAs: path)
+                    throw error
+                }
+                return
+            } catch {
+                if [EEXIST, EXDEV, ENOENT].contains(error.code) { throw error }
+            }
+        }
+        if try Syscalls.statusIfPresent(in: destination, to, reportedAs: path) != nil {
+            throw SystemError(code: EEXIST, operation: "rename", path: path)
+        }
+        try Syscalls.rename(from: source, from, to: destination, to, reportedAs: path)
     }
 
     /// Makes every item's new place durable, and the emptied source folders of renamed ones.
@@ -353,7 +391,7 @@ final class MoveTransaction {
         for entry in entries where entry.placement == .copied {
             let aside = claimTemporaryName(forDirectory: entry.isDirectory)
             do throws(SystemError) {
-                try Syscalls.renameat2(in: entry.sourceDirectory, entry.sourceName, aside, flags: Syscalls.renameNoReplace, reportedAs: entry.item.source)
+                try renameWithoutReplacing(from: entry.sourceDirectory, entry.sourceName, to: entry.sourceDirectory, aside, reportedAs: entry.item.source)
             } catch {
                 throw .failed(entry.item.source, error)
             }
@@ -394,7 +432,7 @@ final class MoveTransaction {
     private func abandon() {
         for entry in entries.reversed() {
             if let aside = entry.setAside {
-                if (try? Syscalls.renameat2(in: entry.sourceDirectory, aside, entry.sourceName, flags: Syscalls.renameNoReplace, reportedAs: entry.item.source)) != nil {
+                if (try? renameWithoutReplacing(from: entry.sourceDirectory, aside, to: entry.sourceDirectory, entry.sourceName, reportedAs: entry.item.source)) != nil {
                     entry.setAside = nil
                 }
                 changedSources[ObjectIdentifier(entry.sourceDirectory)] = entry.sourceDirectory
@@ -403,14 +441,13 @@ final class MoveTransaction {
             switch entry.placement {
             case .renamed?:
                 if isOurs(entry.name, inode: entry.status.inode, device: entry.status.device),
-                   (try? Syscalls.renameat2(from: directory, entry.name, to: entry.sourceDirectory, entry.sourceName,
-                                            flags: Syscalls.renameNoReplace, reportedAs: entry.item.source)) != nil {
+                   (try? renameWithoutReplacing(from: directory, entry.name, to: entry.sourceDirectory, entry.sourceName, reportedAs: entry.item.source)) != nil {
                     entry.placement = nil
                     changedSources[ObjectIdentifier(entry.sourceDirectory)] = entry.sourceDirectory
                 }
             case .copied?:
                 if let staged = entry.staged, isOurs(entry.name, inode: staged.inode, device: nil),
-                   (try? Syscalls.renameat2(in: directory, entry.name, staged.name, flags: Syscalls.renameNoReplace, reportedAs: entry.destination)) != nil {
+                   (try? renameWithoutReplacing(from: directory, entry.name, to: directory, staged.name, reportedAs: entry.destination)) != nil {
                     entry.placement = nil
                 }
             case nil:
@@ -421,7 +458,7 @@ final class MoveTransaction {
             case .link(let backup)?:
                 if (try? Syscalls.rename(in: directory, backup, to: entry.name, reportedAs: entry.destination)) != nil { entry.backup = nil }
             case .aside(let aside)?:
-                if (try? Syscalls.renameat2(in: directory, aside, entry.name, flags: Syscalls.renameNoReplace, reportedAs: entry.destination)) != nil {
+                if (try? renameWithoutReplacing(from: directory, aside, to: directory, entry.name, reportedAs: entry.destination)) != nil {
                     entry.backup = nil
                 }
             case nil:
