@@ -118,10 +118,15 @@ public enum FileMover {
             var base = stem
             let room = 255 - counter.count - suffix.count
             if base.count > room {
-                base = Array(base[..<max(room, 0)])
-                // Never end inside a UTF-8 sequence: drop its continuation bytes and its lead.
-                while let last = base.last, last & 0xC0 == 0x80 { base.removeLast() }
-                if let last = base.last, last & 0xC0 == 0xC0 { base.removeLast() }
+                let cut = max(room, 0)
+                // Never cut inside a UTF-8 sequence: when the first byte cut off continues one,
+                // the sequence's start goes too.
+                let splitsCharacter = stem[cut] & 0xC0 == 0x80
+                base = Array(base[..<cut])
+                if splitsCharacter {
+                    while let last = base.last, last & 0xC0 == 0x80 { base.removeLast() }
+                    if let last = base.last, last & 0xC0 == 0xC0 { base.removeLast() }
+                }
             }
             let candidate = base + counter + suffix
             if reserved.contains(candidate) { continue }

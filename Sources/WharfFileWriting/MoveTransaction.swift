@@ -30,6 +30,11 @@ final class MoveTransaction {
     private var changedSources: [ObjectIdentifier: FileDescriptor] = [:]
     /// Temporary names claimed in `LiveTemporaries`, released when the move has ended.
     private var claimedNames: [String] = []
+    /// Descriptors kept open until the move ends (a staged folder's, whose `flock` marks it
+    /// as in use for an orphan sweep in another process).
+    private var held: [FileDescriptor] = []
+    /// The folder keeps files in memory (tmpfs): no point in reserving blocks.
+    private(set) var isMemoryBacked = false
 
     init(
         folder: FilePath, resolution: MoveConflictResolution, progress: (@Sendable (ExportProgress) -> Void)?,
@@ -80,7 +85,12 @@ final class MoveTransaction {
         return FilePath(unchecked: Array(name.utf8))
     }
 
+    func holdUntilEnd(_ descriptor: FileDescriptor) {
+        held.append(descriptor)
+    }
+
     private func close() {
+        for descriptor in held { descriptor.close() }
         for descriptor in sourceDirectories.values { descriptor.close() }
         directory?.close()
         LiveTemporaries.release(claimedNames)
@@ -94,6 +104,7 @@ final class MoveTransaction {
     /// (with `.fail`) are refused here.
     private func prepare(_ items: [MoveItem]) throws(MoveError) {
         directory = try FileMover.openFolder(folder)
+        isMemoryBacked = Syscalls.isMemoryBacked(directory)
         let folderDevice: UInt64
         do { folderDevice = try directory.status().device }
         catch { throw .failed(folder, error) }
@@ -184,21 +195,30 @@ final class MoveTransaction {
         guard entry.placement == .renamed else { return }
         let now = try? Syscalls.statusIfPresent(in: directory, entry.name, reportedAs: entry.destination)
         if let now, now.inode == entry.status.inode, now.device == entry.status.device { return }
-        if (try? Syscalls.renameat2(from: directory, entry.name, to: entry.sourceDirectory, entry.sourceName,
-                                    flags: Syscalls.renameNoReplace, reportedAs: entry.item.source)) != nil {
+        if (try? renameWithoutReplacing(from: directory, entry.name, to: entry.sourceDirectory, entry.sourceName, reportedAs: entry.item.source)) != nil {
             entry.placement = nil
         }
         throw .sourceChanged(entry.item.source)
     }
 
     /// Whatever is at the name may change under us (appear, vanish); a few rounds settle any
-    /// such race, each step being atomic on its own.
+    /// such race, each step being atomic on its own. A rename that finds the source on another
+    /// file system after all (a bind mount of the same device) copies it first.
     private func placeUnchecked(_ entry: MoveEntry) throws(MoveError) {
         for _ in 0..<8 {
-            if entry.replacing, try replace(entry) { return }
+            if entry.crossesFileSystems && entry.staged == nil { try stage(entry) }
+            if entry.replacing {
+                switch try replace(entry) {
+                case .placed: return
+                case .crossing: continue
+                case .nothingThere: break
+                }
+            }
             do throws(SystemError) {
                 try moveIntoPlace(entry, replacing: false)
                 return
+            } catch where error.code == EXDEV && !entry.crossesFileSystems {
+                entry.crossesFileSystems = true
             } catch where error.code == EEXIST {
                 switch resolution {
                 case .fail: throw .nameConflict(entry.destination)
@@ -210,84 +230,88 @@ final class MoveTransaction {
                 case .replace: entry.replacing = true
                 }
             } catch {
-                throw .failed(entry.crossesFileSystems ? entry.destination : entry.item.source, error)
+                throw failure(entry, error)
             }
         }
         throw .failed(entry.destination, SystemError(code: EAGAIN, operation: "move (the name kept changing)", path: entry.destination))
     }
 
-    /// One attempt at replacing what is at the entry's name; false when nothing is there any
-    /// more (the caller then places it as new).
-    private func replace(_ entry: MoveEntry) throws(MoveError) -> Bool {
+    /// What one attempt at replacing came to.
+    private enum Attempt { case placed, nothingThere, crossing }
+
+    /// One attempt at replacing what is at the entry's name.
+    private func replace(_ entry: MoveEntry) throws(MoveError) -> Attempt {
         let existing: FileStatus?
         do { existing = try Syscalls.statusIfPresent(in: directory, entry.name, reportedAs: entry.destination) }
         catch { throw .failed(entry.destination, error) }
-        guard let existing else { return false }
+        guard let existing else { return .nothingThere }
         // A file is kept under a second hard link, and then replaced in one rename, so the name
         // never goes missing; a folder (or a file where links are refused, or a file a folder
         // replaces, which rename cannot do in one step) is renamed aside first.
-        if existing.kind != .directory && !entry.isDirectory && configuration.hardLinks {
-            let backup = claimTemporaryName()
-            do throws(SystemError) {
-                try Syscalls.link(in: directory, entry.name, to: backup, reportedAs: entry.destination)
-            } catch {
-                if error.code == ENOENT { return false }
-                if error.code == EEXIST { return try replace(entry) }  // Our backup name was taken: draw another.
-                return try replaceAside(entry)
-            }
-            entry.backup = .link(backup)
-            do throws(SystemError) {
-                try moveIntoPlace(entry, replacing: true)
-            } catch {
-                try? Syscalls.unlink(in: directory, backup, reportedAs: entry.destination)
-                entry.backup = nil
-                throw .failed(entry.crossesFileSystems ? entry.destination : entry.item.source, error)
-            }
-            return true
+        guard existing.kind != .directory && !entry.isDirectory && configuration.hardLinks else { return try replaceAside(entry) }
+        let backup = claimTemporaryName()
+        do throws(SystemError) {
+            try Syscalls.link(in: directory, entry.name, to: backup, reportedAs: entry.destination)
+        } catch {
+            if error.code == ENOENT { return .nothingThere }
+            if error.code == EEXIST { return try replace(entry) }  // Our backup name was taken: draw another.
+            return try replaceAside(entry)
         }
-        return try replaceAside(entry)
+        entry.backup = .link(backup)
+        do throws(SystemError) {
+            try moveIntoPlace(entry, replacing: true)
+        } catch {
+            try? Syscalls.unlink(in: directory, backup, reportedAs: entry.destination)
+            entry.backup = nil
+            if error.code == EXDEV && !entry.crossesFileSystems {
+                entry.crossesFileSystems = true
+                return .crossing
+            }
+            throw failure(entry, error)
+        }
+        return .placed
     }
 
-    private func replaceAside(_ entry: MoveEntry) throws(MoveError) -> Bool {
+    private func replaceAside(_ entry: MoveEntry) throws(MoveError) -> Attempt {
         let aside = FilePath(unchecked: Array(TemporaryName.makeAside().utf8))
         do throws(SystemError) {
-            try Syscalls.renameat2(in: directory, entry.name, aside, flags: Syscalls.renameNoReplace, reportedAs: entry.destination)
+            try renameWithoutReplacing(from: directory, entry.name, to: directory, aside, reportedAs: entry.destination)
         } catch {
-            if error.code == ENOENT { return false }
+            if error.code == ENOENT { return .nothingThere }
             throw .failed(entry.destination, error)
         }
         entry.backup = .aside(aside)
         do throws(SystemError) {
             try moveIntoPlace(entry, replacing: false)
         } catch {
-            try? Syscalls.renameat2(in: directory, aside, entry.name, flags: Syscalls.renameNoReplace, reportedAs: entry.destination)
+            try? renameWithoutReplacing(from: directory, aside, to: directory, entry.name, reportedAs: entry.destination)
             entry.backup = nil
+            if error.code == EXDEV && !entry.crossesFileSystems {
+                entry.crossesFileSystems = true
+                return .crossing
+            }
             if error.code == EEXIST {
                 throw .failed(entry.destination, SystemError(code: EAGAIN, operation: "replace (it kept changing)", path: entry.destination))
             }
-            throw .failed(entry.crossesFileSystems ? entry.destination : entry.item.source, error)
+            throw failure(entry, error)
         }
-        return true
+        return .placed
+    }
+
+    /// A failed rename, told about the file it concerns: the source when it was renamed itself,
+    /// the destination when its copy was.
+    private func failure(_ entry: MoveEntry, _ error: SystemError) -> MoveError {
+        .failed(entry.crossesFileSystems ? entry.destination : entry.item.source, error)
     }
 
     /// Renames the item (its source within one file system, its staged copy across) to its
     /// name: without replacing anything, or with `replacing`, over the file a hard link keeps.
-    /// A rename that finds the source on another file system after all (a bind mount of the
-    /// same device) copies it first.
     private func moveIntoPlace(_ entry: MoveEntry, replacing: Bool) throws(SystemError) {
         if !entry.crossesFileSystems {
-            do {
-                try rename(from: entry.sourceDirectory, entry.sourceName, to: directory, entry.name, replacing: replacing, reportedAs: entry.item.source)
-                entry.placement = .renamed
-                changedSources[ObjectIdentifier(entry.sourceDirectory)] = entry.sourceDirectory
-            } catch where error.code == EXDEV {
-                entry.crossesFileSystems = true
-            }
-            if entry.placement == .renamed { return }
-        }
-        if entry.staged == nil {
-            do throws(MoveError) { try stage(entry) }
-            catch { throw SystemError(code: EXDEV, operation: "copy across file systems (\(error))", path: entry.item.source) }
+            try rename(from: entry.sourceDirectory, entry.sourceName, to: directory, entry.name, replacing: replacing, reportedAs: entry.item.source)
+            entry.placement = .renamed
+            changedSources[ObjectIdentifier(entry.sourceDirectory)] = entry.sourceDirectory
+            return
         }
         let staged = entry.staged!
         try rename(from: directory, staged.name, to: directory, entry.name, replacing: replacing, reportedAs: entry.destination)
@@ -301,7 +325,46 @@ final class MoveTransaction {
             try Syscalls.rename(from: source, from, to: destination, to, reportedAs: path)
             return
         }
-        try Syscalls.renameat2(from: source, from, to: destination, to, flags: Syscalls.renameNoReplace, reportedAs: path)
+        try renameWithoutReplacing(from: source, from, to: destination, to, reportedAs: path)
+    }
+
+    /// Renames `from` to `to` only if nothing is at `to`, not even a dangling symlink:
+    /// `RENAME_NOREPLACE`, or where the file system rejects that flag (NFS, some FUSE file
+    /// systems), a file is linked to its new name (which fails with `EEXIST` just the same) and
+    /// its old name removed; a crash between the two leaves it under both, never neither. A
+    /// folder, which cannot be linked, or a file where links are refused, is renamed after a
+    /// look at the name: a folder created there in between, if empty, would be replaced.
+    func renameWithoutReplacing(
+        from source: FileDescriptor, _ from: FilePath, to destination: FileDescriptor, _ to: FilePath, reportedAs path: FilePath
+    ) throws(SystemError) {
+        if configuration.renameFlags {
+            do {
+                try Syscalls.renameat2(from: source, from, to: destination, to, flags: Syscalls.renameNoReplace, reportedAs: path)
+                return
+            } catch {
+                if !unsupportedFlagCodes.contains(error.code) { throw error }
+            }
+        }
+        guard let status = try Syscalls.statusIfPresent(in: source, from, reportedAs: path) else {
+            throw SystemError(code: ENOENT, operation: "rename", path: path)
+        }
+        if status.kind != .directory && configuration.hardLinks {
+            do throws(SystemError) {
+                try Syscalls.link(from: source, from, to: destination, to, reportedAs: path)
+                do { try Syscalls.unlink(in: source, from, reportedAs: path) }
+                catch {
+                    try? Syscalls.unlink(in: destination, to, reportedAs: path)
+                    throw error
+                }
+                return
+            } catch {
+                if [EEXIST, EXDEV, ENOENT].contains(error.code) { throw error }
+            }
+        }
+        if try Syscalls.statusIfPresent(in: destination, to, reportedAs: path) != nil {
+            throw SystemError(code: EEXIST, operation: "rename", path: path)
+        }
+        try Syscalls.rename(from: source, from, to: destination, to, reportedAs: path)
     }
 
     /// Makes every item's new place durable, and the emptied source folders of renamed ones.
@@ -328,7 +391,7 @@ final class MoveTransaction {
         for entry in entries where entry.placement == .copied {
             let aside = claimTemporaryName(forDirectory: entry.isDirectory)
             do throws(SystemError) {
-                try Syscalls.renameat2(in: entry.sourceDirectory, entry.sourceName, aside, flags: Syscalls.renameNoReplace, reportedAs: entry.item.source)
+                try renameWithoutReplacing(from: entry.sourceDirectory, entry.sourceName, to: entry.sourceDirectory, aside, reportedAs: entry.item.source)
             } catch {
                 throw .failed(entry.item.source, error)
             }
@@ -369,7 +432,7 @@ final class MoveTransaction {
     private func abandon() {
         for entry in entries.reversed() {
             if let aside = entry.setAside {
-                if (try? Syscalls.renameat2(in: entry.sourceDirectory, aside, entry.sourceName, flags: Syscalls.renameNoReplace, reportedAs: entry.item.source)) != nil {
+                if (try? renameWithoutReplacing(from: entry.sourceDirectory, aside, to: entry.sourceDirectory, entry.sourceName, reportedAs: entry.item.source)) != nil {
                     entry.setAside = nil
                 }
                 changedSources[ObjectIdentifier(entry.sourceDirectory)] = entry.sourceDirectory
@@ -378,14 +441,13 @@ final class MoveTransaction {
             switch entry.placement {
             case .renamed?:
                 if isOurs(entry.name, inode: entry.status.inode, device: entry.status.device),
-                   (try? Syscalls.renameat2(from: directory, entry.name, to: entry.sourceDirectory, entry.sourceName,
-                                            flags: Syscalls.renameNoReplace, reportedAs: entry.item.source)) != nil {
+                   (try? renameWithoutReplacing(from: directory, entry.name, to: entry.sourceDirectory, entry.sourceName, reportedAs: entry.item.source)) != nil {
                     entry.placement = nil
                     changedSources[ObjectIdentifier(entry.sourceDirectory)] = entry.sourceDirectory
                 }
             case .copied?:
                 if let staged = entry.staged, isOurs(entry.name, inode: staged.inode, device: nil),
-                   (try? Syscalls.renameat2(in: directory, entry.name, staged.name, flags: Syscalls.renameNoReplace, reportedAs: entry.destination)) != nil {
+                   (try? renameWithoutReplacing(from: directory, entry.name, to: directory, staged.name, reportedAs: entry.destination)) != nil {
                     entry.placement = nil
                 }
             case nil:
@@ -396,7 +458,7 @@ final class MoveTransaction {
             case .link(let backup)?:
                 if (try? Syscalls.rename(in: directory, backup, to: entry.name, reportedAs: entry.destination)) != nil { entry.backup = nil }
             case .aside(let aside)?:
-                if (try? Syscalls.renameat2(in: directory, aside, entry.name, flags: Syscalls.renameNoReplace, reportedAs: entry.destination)) != nil {
+                if (try? renameWithoutReplacing(from: directory, aside, to: directory, entry.name, reportedAs: entry.destination)) != nil {
                     entry.backup = nil
                 }
             case nil:
