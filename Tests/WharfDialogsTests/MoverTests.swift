@@ -92,6 +92,22 @@ import WharfTestSupport
         #expect(try h.engine.cancel(client: h.client, id: id) == false)
     }
 
+    /// The client going away mid-move: the move is stopped and rolled back, the dialog ends
+    /// `disconnected` once, and waiting for the client's writes waits for the rollback.
+    @Test func aDisconnectDuringTheMoveRollsItBackAndEndsOnce() throws {
+        let gate = Gate()
+        let h = Harness(mover: GatedMover(gate: gate))
+        let a = h.dir.file("src/a.txt", "a")
+        let id = try mover(h, [try granted(a)])
+        try h.engine.move(client: h.client, id: id, folder: h.dir.directory("dst").url, resolution: nil, canAsk: true)
+        gate.waitForArrival()
+        h.engine.disconnect(client: h.client)
+        gate.open()
+        h.engine.waitForWrites(client: h.client)
+        #expect(h.events.events(id) == ending(id, .cancelled(id, .mover, reason: .disconnected)))
+        #expect(readText(a) == "a" && h.dir.contents("dst") == [])
+    }
+
     @Test func aFolderInsideAFolderBeingMovedIsRefusedAndTheDialogStaysOpen() throws {
         let h = Harness()
         let source = h.dir.directory("src")
