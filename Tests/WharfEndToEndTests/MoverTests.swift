@@ -142,4 +142,27 @@ import WharfTestSupport
         #expect(scratch.text("src/a.txt") == "a" && scratch.contents("dst") == [])
         #expect(client.call("resolveAccess", ["url": .string(picked[0])])?["readOnly"] == true, "the grant is untouched")
     }
+
+    /// A name that is not UTF-8, and its look-alike with U+FFFD beside it: the mover moves the
+    /// one granted, by its bytes, and answers its new place with the byte percent-encoded.
+    @Test func aNameThatIsNotUTF8MovesByItsBytes() throws {
+        let invalid: [UInt8] = Array("name".utf8) + [0xFF] + Array(".txt".utf8)
+        let lookalike: [UInt8] = Array("name\u{FFFD}.txt".utf8)
+        scratch.makeDirectory("bytes")
+        scratch.makeDirectory("dst")
+        writeFile(scratch.path("bytes").appending(invalid), Array("0xFF".utf8))
+        writeFile(scratch.path("bytes").appending(lookalike), Array("U+FFFD".utf8))
+        let client = try frontend()
+        let id0 = try #require(client.present(["allowedContentTypes": ["public.item"]]))
+        #expect(client.call("dialog/choose", ["dialogId": .string(id0), "urls": [.string(scratch.path("bytes").appending(invalid).url)]]) == [:])
+        let picked = try #require(client.ending(of: id0)?["params"]?["urls"]?.arrayValue?.first?.stringValue)
+        #expect(picked.hasSuffix("/bytes/name%FF.txt"))
+        let id = try #require(client.present(["urls": [.string(picked)]], method: "presentMover"))
+        #expect(client.call("dialog/choose", ["dialogId": .string(id), "url": .string(scratch.url("dst"))]) == [:])
+        let moved = try #require(client.ending(of: id)?["params"]?["urls"]?.arrayValue?.first?.stringValue)
+        #expect(moved == scratch.path("dst").appending(invalid).url && moved.hasSuffix("/dst/name%FF.txt"))
+        #expect(readFile(scratch.path("dst").appending(invalid)) == Array("0xFF".utf8))
+        #expect(readFile(scratch.path("bytes").appending(lookalike)) == Array("U+FFFD".utf8), "the look-alike stays")
+        #expect(readFile(scratch.path("bytes").appending(invalid)) == nil)
+    }
 }
