@@ -165,4 +165,48 @@ import WharfTestSupport
         #expect(readFile(scratch.path("bytes").appending(lookalike)) == Array("U+FFFD".utf8), "the look-alike stays")
         #expect(readFile(scratch.path("bytes").appending(invalid)) == nil)
     }
+
+    /// A link picked as itself (importsUnresolvedAliases) is moved as a link: what it leads to
+    /// stays where it is, and the client's grant is of the link at its new place.
+    @Test func aLinkIsMovedAsALinkNeverFollowed() throws {
+        scratch.write("target.txt", "the target")
+        scratch.makeDirectory("src")
+        scratch.makeDirectory("dst")
+        makeSymlink(scratch.file("target.txt"), at: scratch.path("src/link.txt"))
+        let client = try frontend()
+        let id0 = try #require(client.present(["allowedContentTypes": ["public.item"], "options": ["importsUnresolvedAliases": true]]))
+        #expect(client.call("dialog/choose", ["dialogId": .string(id0), "urls": [.string(scratch.url("src/link.txt"))]]) == [:])
+        let picked = try #require(client.ending(of: id0)?["params"]?["urls"]?.arrayValue?.first)
+        #expect(picked == .string(scratch.url("src/link.txt")))
+        let id = try #require(client.present(["urls": [picked]], method: "presentMover"))
+        #expect(client.call("dialog/choose", ["dialogId": .string(id), "url": .string(scratch.url("dst"))]) == [:])
+        #expect(client.ending(of: id)?["params"]?["urls"] == [.string(scratch.url("dst/link.txt"))])
+        #expect(symlinkTarget(scratch.path("dst/link.txt")) == scratch.file("target.txt"), "still a link, to the same place")
+        #expect(scratch.text("target.txt") == "the target" && scratch.contents("src") == [])
+        let lease = try #require(client.call("resolveAccess", ["url": .string(scratch.url("dst/link.txt"))]))
+        #expect(lease["url"] == .string(scratch.url("dst/link.txt")), "the link itself is granted")
+    }
+
+    /// A FIFO is never a file a client was given, even inside a granted folder; and a granted
+    /// folder holding one cannot be copied to another file system: it is not moved, and the
+    /// failure names the file that stopped it. (Within one file system the folder is renamed
+    /// whole, its FIFO with it: nothing is copied.)
+    @Test func aFIFOIsNeitherMovableNorCopiedAcrossFileSystemsInsideAFolder() throws {
+        let memory = ScratchDirectory("wharf-mover-fifo", in: "/dev/shm")
+        memory.makeDirectory("box")
+        memory.write("box/a.txt", "a")
+        makeFIFO(memory.path("box/pipe"))
+        scratch.makeDirectory("dst")
+        let client = try frontend()
+        let id0 = try #require(client.present(["allowedContentTypes": ["public.folder"]]))
+        #expect(client.call("dialog/choose", ["dialogId": .string(id0), "urls": [.string(memory.url("box"))]]) == [:])
+        let folder = try #require(client.ending(of: id0)?["params"]?["urls"]?.arrayValue?.first)
+        #expect(client.request("presentMover", ["urls": [.string(memory.url("box/pipe"))]])?["error"]?["code"] == -32020)
+        let id = try #require(client.present(["urls": [folder]], method: "presentMover"))
+        #expect(client.call("dialog/choose", ["dialogId": .string(id), "url": .string(scratch.url("dst"))]) == [:])
+        let failure = try #require(client.ending(of: id)?["params"]?["error"])
+        #expect(failure["code"] == -32030)
+        #expect(failure["message"]?.stringValue?.contains("pipe") == true, "\(failure)")
+        #expect(memory.contents("box") == ["a.txt", "pipe"] && scratch.contents("dst") == [], "nothing moved")
+    }
 }
