@@ -101,10 +101,13 @@ struct MoverTests {
     @Test func keepBothTakesAnotherFreeNameWhenTheNameIsTakenAfterTheCheck() throws {
         let folders = Folders()
         folders.scratch.write("from/a.txt", "new a")
-        let late = folders.to.appending("a.txt")
+        folders.scratch.write("to/a.txt", "taken before")
+        folders.scratch.write("to/a 2.txt", "taken before")
+        let late = folders.to.appending("a 3.txt")
         let moved = try FileMover.move(folders.items("a.txt"), into: folders.to, resolution: .keepBoth, progress: nil, cancellation: nil,
                                        observer: { step in if step == .prepared { writeFile(late, "someone else's") } })
-        #expect(moved == [folders.to.appending("a 2.txt")])
+        // The number counts on from the name asked for, not from the one taken.
+        #expect(moved == [folders.to.appending("a 4.txt")])
         #expect(readText(moved[0]) == "new a")
         #expect(readText(late) == "someone else's")
     }
