@@ -22,7 +22,7 @@ public enum FileMover {
         for item in items {
             let name = item.requestedName
             try checkName(name, for: item.source)
-            let alreadyThere = item.source.directory == folder.normalized && item.source.lastComponent == name
+            let alreadyThere = item.source.directory.normalized == folder.normalized && item.source.lastComponent == name
             if !taken.insert(name).inserted {
                 conflicting.append(name)
             } else if !alreadyThere, try isTaken(name, in: directory, folder: folder) {

@@ -3,6 +3,10 @@ import WharfSystem
 
 /// Copying across file systems: each item into a temporary name in the destination folder,
 /// a folder with everything in it, with the permissions, owner and times it had, synced.
+/// Bytes go with the exporter's ``ContentCopier``: `copy_file_range` first, which clones
+/// (reflinks) instead of copying where the kernel can, as between two mounts of one btrfs or
+/// XFS file system, which `rename` calls different file systems. Extended attributes and ACLs
+/// are not carried over.
 extension MoveTransaction {
     /// The bytes a move across file systems will copy for `entry`; a folder is walked, and
     /// anything in it that cannot be moved (a FIFO, a socket, a device) refuses the move now,

@@ -224,7 +224,7 @@ final class MoveTransaction {
                 case .fail: throw .nameConflict(entry.destination)
                 case .keepBoth:
                     let reserved = Set(entries.map(\.name.bytes))
-                    let name = try FileMover.freeName(for: entry.name.bytes, in: directory, folder: folder, reserved: reserved)
+                    let name = try FileMover.freeName(for: entry.item.requestedName, in: directory, folder: folder, reserved: reserved)
                     entry.name = FilePath(unchecked: name)
                     entry.destination = folder.appending(name)
                 case .replace: entry.replacing = true

@@ -23,7 +23,8 @@ struct MoverTests {
         let folders = Folders()
         let source = folders.scratch.write("from/a.txt", "alpha")
         let inode = try FileStatus.ofLink(source).inode
-        let moved = try FileMover.move(folders.items("a.txt"), into: folders.to, resolution: .fail, progress: nil, cancellation: nil)
+        let granted = MoveItem(source: source, expected: try FileIdentity.of(source, followSymlinks: false))
+        let moved = try FileMover.move([granted], into: folders.to, resolution: .fail, progress: nil, cancellation: nil)
         #expect(moved == [folders.to.appending("a.txt")])
         #expect(try FileStatus.ofLink(moved[0]).inode == inode)
         #expect(readText(moved[0]) == "alpha")
@@ -95,6 +96,38 @@ struct MoverTests {
         #expect(readText(moved[0]) == "new a")
         #expect(readText(folders.to.appending("a.txt")) == "old a")
         #expect(readText(folders.to.appending("a 2.txt")) == "old a 2")
+    }
+
+    @Test func keepBothTakesAnotherFreeNameWhenTheNameIsTakenAfterTheCheck() throws {
+        let folders = Folders()
+        folders.scratch.write("from/a.txt", "new a")
+        folders.scratch.write("to/a.txt", "taken before")
+        folders.scratch.write("to/a 2.txt", "taken before")
+        let late = folders.to.appending("a 3.txt")
+        let moved = try FileMover.move(folders.items("a.txt"), into: folders.to, resolution: .keepBoth, progress: nil, cancellation: nil,
+                                       observer: { step in if step == .prepared { writeFile(late, "someone else's") } })
+        // The number counts on from the name asked for, not from the one taken.
+        #expect(moved == [folders.to.appending("a 4.txt")])
+        #expect(readText(moved[0]) == "new a")
+        #expect(readText(late) == "someone else's")
+    }
+
+    @Test func anOrdinaryUserWithoutWriteAccessToTheFolderIsToldWhyAndNothingMoves() throws {
+        // Run as nobody (root ignores permission bits): the source folder is nobody's, the
+        // destination root's.
+        let folders = Folders()
+        setMode(folders.scratch.path, 0o755)
+        setMode(folders.to, 0o755)
+        let source = folders.scratch.write("from/a.txt", "a")
+        #expect(folders.from.withCString { chown($0, 65534, 65534) } == 0)
+        #expect(source.withCString { chown($0, 65534, 65534) } == 0)
+        let result = run("/usr/bin/setpriv", [
+            "--reuid=65534", "--regid=65534", "--clear-groups", MoverKillTests.probe, "--into", folders.to.description, source.description,
+        ])
+        #expect(result.status == 1)
+        #expect(result.output == "could not move \(source): rename \(source): Permission denied\n")
+        #expect(readText(source) == "a")
+        #expect(folders.scratch.names(in: folders.to).isEmpty)
     }
 
     @Test func twoItemsAskingForOneNameConflictOrGetFreeNames() throws {
