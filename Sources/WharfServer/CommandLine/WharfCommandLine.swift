@@ -8,7 +8,7 @@ extension CommandLineReference {
         tagline: "SwiftUI-style file import and export dialogs for editors, over JSON-RPC",
         synopsis: ["[--stdio] [OPTION]...", "--listen[=PATH] [OPTION]...", "--connect[=PATH] [OPTION]...", "--help | --version"],
         description: [
-            "Wharf serves SwiftUI-style file import and export dialogs to editors and tools as a JSON-RPC 2.0 server over standard input and output, like a language server. An editor spawns `wharf`, asks for an importer or an exporter, and is told exactly once how the dialog ended: the files picked or written, a failure, or a cancellation. What the human picked is all the editor may reach.",
+            "Wharf serves SwiftUI-style file import, export and move dialogs to editors and tools as a JSON-RPC 2.0 server over standard input and output, like a language server. An editor spawns `wharf`, asks for an importer, an exporter or a mover, and is told exactly once how the dialog ended: the files picked, written or moved, a failure, or a cancellation. What the human picked is all the editor may reach.",
             "With `--listen`, wharf is instead one daemon for the user's session: every app connects to its Unix socket and gets a session of its own, its identity established from the connecting process (its Flatpak app id, its Snap, else its executable), not from what it declares; one connection may present the dialogs of all the others. `--connect` bridges an editor that can only spawn a process to that daemon. systemd user units start it on demand (`wharf.socket`).",
             "The protocol is described in wharf-protocol(7).",
         ],
