@@ -32,9 +32,18 @@ struct MoveJob: Sendable {
         guard (try? FileStatus.of(folder))?.kind == .directory else {
             throw .rejectedChoice(url: shown, reason: "a mover's files are moved into a folder, and it is not one")
         }
-        for file in plan.files where file.isDirectory && !file.isSymlink && file.path.contains(folder) {
-            throw .rejectedChoice(url: shown, reason: "it is inside \(file.path), which is being moved: nothing can be moved into itself")
+        if let inside = movedFolder(containing: folder, plan: plan) {
+            throw .rejectedChoice(url: shown, reason: insideReason(inside))
         }
         return folder
+    }
+
+    /// The folder being moved that `folder` is (or lies inside), if any.
+    static func movedFolder(containing folder: FilePath, plan: MoverPlan) -> FilePath? {
+        plan.files.first { $0.isDirectory && !$0.isSymlink && $0.path.contains(folder) }?.path
+    }
+
+    static func insideReason(_ moved: FilePath) -> String {
+        "it is inside \(moved), which is being moved: nothing can be moved into itself"
     }
 }

@@ -118,6 +118,10 @@ import WharfTestSupport
         }
         #expect(h.events.events(id).isEmpty, "the dialog stays open")
         #expect(h.dir.contents("src") == ["inner"])
+        // The listing says so beforehand, in the same words; a folder elsewhere may be chosen.
+        let listing = try h.engine.list(client: h.client, id: id, directory: inner)
+        #expect(listing.folderChoice == .disabled(reason: "it is inside \(source), which is being moved: nothing can be moved into itself"))
+        #expect(try h.engine.list(client: h.client, id: id, directory: h.dir.directory("elsewhere")).folderChoice == .enabled)
     }
 
     // MARK: Names already taken
