@@ -125,7 +125,7 @@ $(VENV)/.installed: Tests/python/requirements.txt
 ## the two sanitizer suites beside the fuzzer's build and its 60 seconds of fuzzing (libFuzzer
 ## stops after 60 seconds of the clock however much CPU it got). Suites never run side by side
 ## at the same priority: each one's timeouts and timings would become the other's.
-TEST_SUITES := test-swift test-soak test-python test-clients test-interop test-nvim test-demo test-ship test-desktop
+TEST_SUITES := test-swift test-soak test-python test-clients test-interop test-nvim test-demo test-ship test-desktop test-emacs
 
 .PHONY: test-suites test-sanitizer-builds test-sanitizer-suites test-fuzz-beside
 
@@ -309,3 +309,30 @@ test-desktop: deps $(NVIM_VENV)/.installed
 ## WharfDesktopDialogs opens them under the rig.
 screenshots: deps
 	SWIFT=$(SWIFT) Tests/desktop/rig.sh screenshots
+
+# MARK: The Emacs client (clients/emacs)
+
+.PHONY: test-emacs
+
+## wharf.el's suite (about 30 s): ERT in `emacs --batch` against the built wharf (with the
+## conformance transcripts replayed through wharf.el's transport, the byte-compiler, checkdoc
+## and package-lint), then an interactive `emacs -nw` driven with real keys in tmux.
+test-emacs: build
+	$(call apt-ensure,emacs-nox elpa-package-lint tmux)
+	WHARF=$(CURDIR)/$(WHARF) emacs --batch -Q -L clients/emacs -l clients/emacs/test/wharf-test.el \
+		-l clients/emacs/test/wharf-conformance.el -f ert-run-tests-batch-and-exit
+	WHARF=$(CURDIR)/$(WHARF) clients/emacs/test/tmux-test.sh
+
+# MARK: Wharf as xdg-desktop-portal's FileChooser backend (issue 38): `wharf portal`
+# The real frontend (Debian's xdg-desktop-portal) on a private session bus under Xvfb, with
+# Wharf's .portal file, called by Python's gi (Debian's python3) and by a real GTK app.
+PORTAL_APT_PACKAGES := xvfb dbus-daemon xdg-desktop-portal python3-gi gir1.2-gtk-3.0 zenity xterm
+
+.PHONY: test-portal
+
+TEST_SUITES += test-portal
+
+## About half a minute: Tests/portal/run.sh.
+test-portal: build
+	$(call apt-ensure,$(PORTAL_APT_PACKAGES))
+	WHARF=$(CURDIR)/$(WHARF) Tests/portal/run.sh

@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 
 SUDO=$([ "$(id -u)" = 0 ] || echo sudo)
 missing=""
-for package in gcc pkg-config valgrind python3-venv; do
+for package in gcc pkg-config valgrind python3-venv emacs-nox tmux; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing="$missing $package"
 done
 if [ -n "$missing" ]; then

@@ -25,7 +25,11 @@ SYSTEMDUSERUNITDIR := $(PREFIX)/lib/systemd/user
 # (also listed in packaging/install-files.txt and packaging/deb-files.txt, which test-ship
 # compares against). A source ending in .in is installed without it, with @BINDIR@ replaced by
 # where the binary goes (wharf.service's ExecStart).
-SYSTEMD_USER_UNITS := packaging/systemd/wharf.socket packaging/systemd/wharf.service.in
+SYSTEMD_USER_UNITS := packaging/systemd/wharf.socket packaging/systemd/wharf.service.in packaging/systemd/wharf-portal.service.in
+# `wharf portal`, xdg-desktop-portal's FileChooser backend: the .portal file the portal finds it
+# by, and the D-Bus service file that starts it (through wharf-portal.service under systemd).
+PORTALDIR := $(PREFIX)/share/xdg-desktop-portal/portals
+DBUSSERVICEDIR := $(PREFIX)/share/dbus-1/services
 
 # The release build (the Makefile's `release`, which the soak test uses too) is what is
 # installed. wharf-docs is built with the same flags (SWIFT_RELEASE), so it shares every module
@@ -44,7 +48,9 @@ SHIP_FILES := \
 	README.md:$(DOCDIR)/README.md:0644 \
 	protocol/README.md:$(DOCDIR)/protocol/README.md:0644 \
 	protocol/wharf.schema.json:$(DOCDIR)/protocol/wharf.schema.json:0644 \
-	$(foreach unit,$(SYSTEMD_USER_UNITS),$(unit):$(SYSTEMDUSERUNITDIR)/$(notdir $(unit:.in=)):0644)
+	$(foreach unit,$(SYSTEMD_USER_UNITS),$(unit):$(SYSTEMDUSERUNITDIR)/$(notdir $(unit:.in=)):0644) \
+	packaging/portal/wharf.portal:$(PORTALDIR)/wharf.portal:0644 \
+	packaging/portal/org.freedesktop.impl.portal.desktop.wharf.service.in:$(DBUSSERVICEDIR)/org.freedesktop.impl.portal.desktop.wharf.service:0644
 
 .PHONY: ship-files install uninstall deb wheel npm-pack dist test-ship
 

@@ -150,6 +150,12 @@ check "wharf.service starts the installed wharf as the daemon" \
     grep -qx "ExecStart=/usr/local/bin/wharf --listen --idle-timeout 300" "$tree/usr/local/lib/systemd/user/wharf.service"
 check "wharf.socket listens on the daemon's default socket, private to the user" \
     bash -c 'grep -qx "ListenStream=%t/wharf/wharf.sock" "$1" && grep -qx "SocketMode=0600" "$1"' - "$tree/usr/local/lib/systemd/user/wharf.socket"
+check "the portal backend's D-Bus service and unit start the installed wharf portal" \
+    bash -c 'grep -qx "Exec=/usr/local/bin/wharf portal" "$1" && grep -qx "SystemdService=wharf-portal.service" "$1" && grep -qx "ExecStart=/usr/local/bin/wharf portal" "$2" && grep -qx "BusName=org.freedesktop.impl.portal.desktop.wharf" "$2"' - \
+    "$tree/usr/local/share/dbus-1/services/org.freedesktop.impl.portal.desktop.wharf.service" "$tree/usr/local/lib/systemd/user/wharf-portal.service"
+check "wharf.portal names the backend's bus name and only the FileChooser" \
+    bash -c 'grep -qx "DBusName=org.freedesktop.impl.portal.desktop.wharf" "$1" && grep -qx "Interfaces=org.freedesktop.impl.portal.FileChooser;" "$1" && grep -qx "UseIn=wharf" "$1"' - \
+    "$tree/usr/local/share/xdg-desktop-portal/portals/wharf.portal"
 # The units' contract, with systemd's own socket activation: systemd-socket-activate listens,
 # starts the installed wharf on the first connection with the socket as descriptor 3
 # (LISTEN_FDS), and the daemon answers over it.

@@ -124,7 +124,7 @@ public final class BusConnection: Sendable {
         core.enqueue { $0.remove(id: subscription.id) }
     }
 
-    // MARK: Serving (stubs and tests)
+    // MARK: Serving
 
     /// Serves method calls to the object `path`. `handler` runs **on the connection's thread**
     /// and must answer at once; it exists for test services (an echo service, a portal that
@@ -133,6 +133,21 @@ public final class BusConnection: Sendable {
     public func export(path: String, handler: @escaping @Sendable (BusMessage) -> BusMethodAnswer) -> BusSubscription {
         let subscription = BusSubscription(id: BusSubscription.next())
         core.enqueue { _ = $0.export(id: subscription.id, path: path, handler: handler) }
+        return subscription
+    }
+
+    /// Serves method calls to the object `path`: Wharf's own services. `handler` runs **on the
+    /// connection's thread** and must return at once: with an answer, or with
+    /// ``BusMethodAnswer/noReply`` when it keeps the ``BusPendingReply`` and answers through it
+    /// later, from any thread (a dialog, which takes as long as a person takes). Anything that
+    /// waits (a dialog, a child process, the disk) belongs on another thread. `.notHandled`
+    /// leaves the call to sd-bus, which answers UnknownMethod.
+    @discardableResult
+    public func serve(
+        path: String, handler: @escaping @Sendable (BusMessage, BusPendingReply) -> BusMethodAnswer
+    ) -> BusSubscription {
+        let subscription = BusSubscription(id: BusSubscription.next())
+        core.enqueue { _ = $0.serve(id: subscription.id, path: path, handler: handler) }
         return subscription
     }
 

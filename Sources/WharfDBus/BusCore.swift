@@ -32,6 +32,9 @@ final class BusCore: @unchecked Sendable {
     private var calls: [UInt64: (slot: OpaquePointer?, box: SlotBox)] = [:]
     /// Signal subscriptions and exported objects.
     private var slots: [UInt64: (slot: OpaquePointer?, box: SlotBox)] = [:]
+    /// Method calls to exported objects that will be answered later (``BusPendingReply``):
+    /// each message is held (ref'd) until its answer is sent or the connection ends.
+    private var deferred: [UInt64: OpaquePointer] = [:]
     /// Calls whose reply came; their slots are released once `sd_bus_process` has returned.
     private var finished: [UInt64] = []
     private var ready = false
@@ -208,6 +211,8 @@ final class BusCore: @unchecked Sendable {
         calls.removeAll()
         for (_, entry) in slots { wharf_sd_bus_slot_unref(entry.slot) }
         slots.removeAll()
+        for (_, message) in deferred { wharf_sd_bus_message_unref(message) }
+        deferred.removeAll()
         if let bus { wharf_sd_bus_flush_close_unref(bus) }
         bus = nil
         if let onDisconnect { delivery.async { onDisconnect(reason) } }
@@ -291,6 +296,26 @@ final class BusCore: @unchecked Sendable {
         return nil
     }
 
+    /// Serves method calls to `path` with `handler`, which runs on the bus thread and may
+    /// answer later through the ``BusPendingReply`` it is given.
+    func serve(id: UInt64, path: String,
+               handler: @escaping @Sendable (BusMessage, BusPendingReply) -> BusMethodAnswer) -> BusError? {
+        guard let bus else { return .closed }
+        let box = SlotBox(core: self, id: id, kind: .service(handler))
+        var slot: OpaquePointer?
+        let r = path.withCString { wharf_sd_bus_add_object(bus, &slot, $0, slotHandler, Unmanaged.passUnretained(box).toOpaque()) }
+        if r < 0 { return .local("sd_bus_add_object(\(path))", r) }
+        slots[id] = (slot, box)
+        return nil
+    }
+
+    /// Answers a deferred method call (once; a second answer finds nothing to answer).
+    func answer(deferred id: UInt64, with answer: BusMethodAnswer) {
+        guard let message = deferred.removeValue(forKey: id) else { return }
+        defer { wharf_sd_bus_message_unref(message) }
+        _ = handle(SlotBox(core: self, id: id, kind: .object({ _ in answer })), message)
+    }
+
     /// Sends a signal.
     func emit(_ signal: BusSignal) -> BusError? {
         guard let bus else { return .closed }
@@ -327,6 +352,24 @@ final class BusCore: @unchecked Sendable {
             let copied = BusMessage(copying: message)
             delivery.async { handler(copied) }
             return 0
+        case .service(let handler):
+            let copied = BusMessage(copying: message)
+            let id = newID()
+            let pending = BusPendingReply(core: self, id: id)
+            deferred[id] = wharf_sd_bus_message_ref(message)
+            switch handler(copied, pending) {
+            case .notHandled:
+                pending.forget()
+                deferred.removeValue(forKey: id).map { _ = wharf_sd_bus_message_unref($0) }
+                return 0
+            case .noReply:
+                // The handler keeps `pending` and answers through it, from any thread.
+                return 1
+            case let answer:
+                pending.forget()
+                deferred.removeValue(forKey: id).map { _ = wharf_sd_bus_message_unref($0) }
+                return handle(SlotBox(core: self, id: box.id, kind: .object({ _ in answer })), message)
+            }
         case .object(let handler):
             let copied = BusMessage(copying: message)
             switch handler(copied) {
@@ -371,7 +414,8 @@ public enum BusMethodAnswer: Sendable {
     case signalsThenReply([BusSignal], [BusValue])
     /// An error reply.
     case error(BusError)
-    /// No reply at all: the caller waits until its own timeout (a hanging service, for tests).
+    /// No reply now: a service's handler answers later through its ``BusPendingReply``; an
+    /// ``BusConnection/export(path:handler:)`` handler never (a hanging service, for tests).
     case noReply
     /// Not this object's method: sd-bus answers UnknownMethod.
     case notHandled
@@ -409,6 +453,7 @@ final class SlotBox: @unchecked Sendable {
         case reply(@Sendable (Result<BusMessage, BusError>) -> Void)
         case signal(@Sendable (BusMessage) -> Void, installed: (@Sendable (BusError?) -> Void)?)
         case object(@Sendable (BusMessage) -> BusMethodAnswer)
+        case service(@Sendable (BusMessage, BusPendingReply) -> BusMethodAnswer)
     }
 
     unowned let core: BusCore

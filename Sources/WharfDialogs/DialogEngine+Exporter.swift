@@ -71,6 +71,12 @@ extension DialogEngine {
             if let accepted { post(client, accepted) }
             record.isShowing = false
             dropListings(of: record)
+            if plan.destinationOnly {
+                // Checked like a write, and nothing written: the destinations are the answer.
+                let files = job.destinations.map(ChosenFile.destination(at:))
+                end(record, .completed(files, contentTypes: job.contentTypes, directory: job.directory))
+                return
+            }
             let pending = job.pendingSnapshots
             if pending.isEmpty {
                 startWriting(record, job)

@@ -64,6 +64,9 @@ public struct ChosenFile: Sendable, Equatable {
     /// A mover's file: where it was, as the app gave it. The client's rights (``forWriting``
     /// says which it had) and the bookmarks move with it from there.
     public var movedFrom: MoverFile?
+    /// Where a destination-only exporter would save (``ExporterRequest/destinationOnly``):
+    /// nothing was written there, `identity` means nothing, and nothing is granted.
+    public var isDestinationOnly = false
 
     public init(path: FilePath, identity: FileIdentity, birth: Int64?, isDirectory: Bool,
                 forWriting: Bool, isSymlink: Bool = false, movedFrom: MoverFile? = nil) {
@@ -96,6 +99,14 @@ public struct ChosenFile: Sendable, Equatable {
         let status = try file.status()
         return ChosenFile(path: path, identity: try file.identity(status: status), birth: file.birth(),
                           isDirectory: false, forWriting: true, isSymlink: false)
+    }
+
+    /// A destination chosen and checked, not written (``ExporterRequest/destinationOnly``).
+    static func destination(at path: FilePath) -> ChosenFile {
+        var file = ChosenFile(path: path, identity: FileIdentity(device: 0, inode: 0, fileSystem: 0), birth: nil,
+                              isDirectory: false, forWriting: true)
+        file.isDestinationOnly = true
+        return file
     }
 
     /// The `file:` URL the client receives.

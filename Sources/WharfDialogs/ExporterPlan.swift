@@ -13,9 +13,12 @@ struct ExporterPlan: Sendable {
     var defaultChoice: String
     /// Each document's name before the extension rule: its own, the request's default, or "Untitled".
     var baseNames: [String]
+    /// Only the destination is chosen; nothing is written (``ExporterRequest/destinationOnly``).
+    var destinationOnly: Bool
 
     init(_ request: ExporterRequest) {
         documents = request.documents
+        destinationOnly = request.destinationOnly
         baseNames = request.documents.map { $0.filename ?? request.defaultFilename ?? "Untitled" }
         switch request.contentTypes {
         case .contentType(let type):

@@ -45,6 +45,11 @@ enum RequestValidation {
             if case .file(let path) = document.contents {
                 try validate(sourcePath: path, field: "\(field).contents.path")
             }
+            if request.destinationOnly && document.contents != nil {
+                throw .invalidArgument(
+                    field: "\(field).contents",
+                    reason: "a destinationOnly exporter writes nothing, so its documents carry no contents")
+            }
         }
         switch request.contentTypes {
         case .contentType(let type):

@@ -116,19 +116,27 @@ public struct ExporterRequest: Sendable, Equatable {
     public var defaultFilename: String?
     public var presentationId: String?
     public var options: DialogOptions
+    /// The dialog only chooses where to save: the destination is checked exactly as for a
+    /// write (its folder, an existing file, a name that is a folder, the type), and the dialog
+    /// completes naming it, but nothing is written; the app writes it. What a save panel is
+    /// for an app that writes its own files (xdg-desktop-portal's `SaveFile`). Its documents
+    /// carry no contents.
+    public var destinationOnly: Bool
 
     public init(
         documents: [ExportDocument],
         contentTypes: ExportContentTypes = .contentTypes([]),
         defaultFilename: String? = nil,
         presentationId: String? = nil,
-        options: DialogOptions = DialogOptions()
+        options: DialogOptions = DialogOptions(),
+        destinationOnly: Bool = false
     ) {
         self.documents = documents
         self.contentTypes = contentTypes
         self.defaultFilename = defaultFilename
         self.presentationId = presentationId
         self.options = options
+        self.destinationOnly = destinationOnly
     }
 }
 

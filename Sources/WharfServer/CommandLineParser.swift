@@ -23,6 +23,8 @@ public enum Command: Sendable, Equatable {
     case save(SaveCommand)
     /// `wharf move …`: move files into a folder a person chooses (or `--to` names).
     case move(MoveCommand)
+    /// `wharf portal …`: xdg-desktop-portal's FileChooser backend (or `--check`).
+    case portal(PortalCommand)
 }
 
 public enum TypesCommand: Sendable, Equatable {
@@ -59,6 +61,7 @@ public enum CommandLineParser {
         case "pick": return .pick(try parsePick(Array(arguments.dropFirst())))
         case "save": return .save(try parseSave(Array(arguments.dropFirst())))
         case "move": return .move(try parseMove(Array(arguments.dropFirst())))
+        case "portal": return .portal(try parsePortal(Array(arguments.dropFirst())))
         default: break
         }
         var options = ServerOptions()

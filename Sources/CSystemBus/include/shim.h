@@ -48,6 +48,7 @@ const char *wharf_sd_bus_load_error(void);
     F(int, sd_bus_message_new_signal, (sd_bus *bus, sd_bus_message **m, const char *path, const char *interface, \
       const char *member), (bus, m, path, interface, member), -ENOSYS) \
     F(sd_bus_message *, sd_bus_message_unref, (sd_bus_message *m), (m), NULL) \
+    F(sd_bus_message *, sd_bus_message_ref, (sd_bus_message *m), (m), NULL) \
     F(const char *, sd_bus_message_get_sender, (sd_bus_message *m), (m), NULL) \
     F(const char *, sd_bus_message_get_path, (sd_bus_message *m), (m), NULL) \
     F(const char *, sd_bus_message_get_interface, (sd_bus_message *m), (m), NULL) \

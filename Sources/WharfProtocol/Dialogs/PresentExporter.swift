@@ -14,10 +14,14 @@ public struct PresentExporterRequest: RequestMessage {
     public var options: DialogOptionsParams
     /// As for the importer.
     public var parentWindow: String?
+    /// Only choose and check where to save; write nothing (the client writes).
+    public var destinationOnly: Bool?
 
     public init(documents: [ExportDocumentParams], contentType: String? = nil, contentTypes: [String]? = nil,
                 defaultFilename: String? = nil, presentationId: String? = nil,
-                options: DialogOptionsParams = DialogOptionsParams(), parentWindow: String? = nil) {
+                options: DialogOptionsParams = DialogOptionsParams(), parentWindow: String? = nil,
+                destinationOnly: Bool? = nil) {
+        self.destinationOnly = destinationOnly
         self.documents = documents
         self.contentType = contentType
         self.contentTypes = contentTypes
@@ -48,6 +52,7 @@ public struct PresentExporterRequest: RequestMessage {
             try DialogOptionsParams(reading: &reader)
         } ?? DialogOptionsParams()
         parentWindow = try reader.optionalString("parentWindow")
+        destinationOnly = try reader.optionalBool("destinationOnly")
     }
 
     public var json: JSON {
@@ -58,6 +63,7 @@ public struct PresentExporterRequest: RequestMessage {
         object.set("presentationId", presentationId)
         object["options"] = options.json
         object.set("parentWindow", parentWindow)
+        object.set("destinationOnly", destinationOnly)
         return .object(object)
     }
 

@@ -48,6 +48,11 @@ extension CommandLineReference {
                 details: "A name already taken in the folder moves nothing and exits with 2 naming it: the desktop's folder dialogs cannot ask whether to replace it, and `--to` does not guess. Within one file system a move is a rename; across file systems each file is copied, synced and renamed into place before the original is removed. Bookmarks apps hold of the files follow them."
             ),
             Subcommand(
+                ["portal"], options: [portalPresenter, terminal, stateDirectory, logLevel, portalCheck, runDialog, answer],
+                "Serve xdg-desktop-portal's file chooser backend (`org.freedesktop.impl.portal.FileChooser`, as `org.freedesktop.impl.portal.desktop.wharf` on the session bus), so that apps asking the portal for files (Flatpak apps, Firefox and Chromium with portals on, GTK with `GTK_USE_PORTAL=1`, Qt with `QT_QPA_PLATFORMTHEME=xdgdesktopportal`) get a Wharf dialog: filters enforced, a save's destination checked and never written (the app writes it), several dialogs at once. D-Bus activation and the systemd user unit `wharf-portal.service` start it; the portal uses it where `wharf.portal` is chosen (see README.md). Runs until SIGTERM or SIGINT, ending its open dialogs first.",
+                details: "With `--check`, print whether the running portal would route FileChooser calls to Wharf and, if not, why and what to change; exit with 0 when it would, 1 when not."
+            ),
+            Subcommand(
                 ["access", "list"], options: [stateDirectory, json],
                 "List every grant and bookmark every app holds, with the ID to revoke it by: one tab-separated row each. App names and paths are printed escaped, so that no name can forge a row or send the terminal a command: `\\\\` for a backslash, `\\t`, `\\n` and `\\r`, `\\xHH` for any other control character and for each byte that is not UTF-8, `\\u{202E}` for the characters that reorder text. Only reads the state store, and creates none where there is none."
             ),
@@ -58,7 +63,7 @@ extension CommandLineReference {
         ],
         exitStatuses: [
             Entry("0", "The client sent `shutdown` and then `exit`, or its input ended or SIGTERM or SIGINT arrived after `shutdown`; or a command succeeded; or the daemon (`--listen`) ended on SIGTERM or SIGINT, or after `--idle-timeout`. With `--connect`, the status of the session the daemon served."),
-            Entry("1", "The input ended, SIGTERM or SIGINT arrived, or the process named in `initialize` died, without `shutdown` first; or the input ended inside a message (LSP framing, even after `shutdown`); or the server's state directory could not be used; or `types` or `access` failed; or `pick`, `save` or `move` was cancelled by the person; or `--connect` found no daemon and could not start one."),
+            Entry("1", "The input ended, SIGTERM or SIGINT arrived, or the process named in `initialize` died, without `shutdown` first; or the input ended inside a message (LSP framing, even after `shutdown`); or the server's state directory could not be used; or `types` or `access` failed; or `pick`, `save` or `move` was cancelled by the person; or `--connect` found no daemon and could not start one; or `portal` found no session bus or another owner of its name, or `portal --check` found that the portal would not use Wharf."),
             Entry("2", "The command line could not be understood (including a `--presenter` script that cannot be read, or a `--log-file` that cannot be opened), or the daemon could not take its socket; or `pick`, `save` or `move` could show no dialog (a state directory that cannot be used, no presenter), or it failed (a move then moved nothing)."),
         ],
         environment: [
@@ -202,6 +207,34 @@ extension CommandLineReference {
     )
 
     static let noSniff = CommandLineOption(["--no-sniff"], "Decide by the name alone, without reading the file's first bytes.")
+
+    // MARK: `portal`
+
+    static let portalPresenter = CommandLineOption(
+        ["--presenter"], OptionValue("KIND", .choice([
+            ValueChoice("auto", "the presenter connection of the Wharf daemon (wharf --listen), when one is registered; else the terminal picker in a terminal window (where this wharf has one), else zenity, else kdialog, the first that works here (never the portal, which would ask wharf portal again)"),
+            ValueChoice("terminal", "the terminal picker, in a new window of the terminal `--terminal` names"),
+            ValueChoice("zenity", "only zenity"),
+            ValueChoice("kdialog", "only kdialog"),
+            ValueChoice("script", fileArgument: "FILE", "answer every call from FILE, a JSON array of steps (each call plays it from its first step), for tests"),
+        ]), default: "auto"),
+        "Who draws the dialogs."
+    )
+    static let terminal = CommandLineOption(
+        ["--terminal"], OptionValue("PROGRAM", .text(example: "xterm")),
+        "The terminal emulator a terminal presenter's window opens in (by default `$TERMINAL`, then foot, kitty, alacritty, xterm: the first installed)."
+    )
+    static let runDialog = CommandLineOption(
+        ["--run-dialog"], OptionValue("REQUEST", .text(example: "{}")),
+        "What `wharf portal` runs in a terminal window: one dialog (REQUEST, JSON), whose ending goes to `--answer`. Not for people."
+    )
+    static let answer = CommandLineOption(
+        ["--answer"], OptionValue("FILE", .file),
+        "With `--run-dialog`: the file the dialog's ending is written to (created; it must not exist)."
+    )
+    static let portalCheck = CommandLineOption(
+        ["--check"], "Say whether the running portal would route FileChooser calls to Wharf, and if not, why and what to change."
+    )
 
     // MARK: `pick`, `save` and `move`
 

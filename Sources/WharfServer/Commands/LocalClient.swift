@@ -5,10 +5,11 @@ import WharfSystem
 
 /// A client of a server running in this process, over a pair of pipes: how `wharf pick` and
 /// `wharf save` ask for a dialog. It speaks the protocol like any editor would, so the commands
-/// get exactly the checks, presenters and atomic writes a client gets.
+/// get exactly the checks, presenters and atomic writes a client gets. (Or of the daemon, over
+/// its socket: how `wharf portal` reaches the daemon's presenter connection.)
 final class LocalClient: Sendable {
     private let connection: Connection
-    private let server: Server
+    private let server: Server?
     private let notifications = Locked<[Notification]>([])
     private let arrived = ConditionLock()
     private let served = Locked<Int32?>(nil)
@@ -28,6 +29,21 @@ final class LocalClient: Sendable {
                 arrived.broadcast()
             }
         }
+        Self.start(connection, notifications: notifications, arrived: arrived, onEnd: {})
+    }
+
+    /// A client of the daemon listening on `socket` (already connected).
+    init(socket: FileDescriptor, logger: Logger) throws(SystemError) {
+        server = nil
+        let output = try socket.duplicate()
+        connection = Connection(input: socket, output: output, options: Connection.Options(framing: .lsp), logger: logger)
+        let (notifications, arrived, served) = (self.notifications, self.arrived, self.served)
+        // The daemon's end is the session's end.
+        Self.start(connection, notifications: notifications, arrived: arrived, onEnd: { served.withValue { $0 = 0 } })
+    }
+
+    private static func start(_ connection: Connection, notifications: Locked<[Notification]>, arrived: ConditionLock,
+                              onEnd: @escaping @Sendable () -> Void) {
         connection.start(Connection.Handler(
             request: { request, reply in reply.fail(.methodNotFound(request.method)) },
             notification: { notification in
@@ -36,7 +52,12 @@ final class LocalClient: Sendable {
                     arrived.broadcast()
                 }
             }
-        ), onEnd: { _ in arrived.withLock { arrived.broadcast() } })
+        ), onEnd: { _ in
+            arrived.withLock {
+                onEnd()
+                arrived.broadcast()
+            }
+        })
     }
 
     /// Sends `request` and waits for its answer.
@@ -80,9 +101,10 @@ final class LocalClient: Sendable {
     }
 
     /// Grants `files` to this client, as a pick would: the person named them on the command
-    /// line, which is the same consent. Read-write, each as it is now (a link as the link).
+    /// line, which is the same consent. Read-write, each as it is now (a link as the link). Only
+    /// for a server in this process (the daemon's clients are other processes).
     func grant(_ files: [FilePath]) throws(SystemError) {
-        guard let session = server.liveSessions.first else { return }
+        guard let server, let session = server.liveSessions.first else { return }
         for path in files {
             let status = try FileStatus.ofLink(path)
             let identity = try FileIdentity.of(path, followSymlinks: false)
@@ -128,6 +150,6 @@ final class LocalClient: Sendable {
         let deadline = Deadline(secondsFromNow: 5)
         while served.withValue({ $0 }) == nil && !deadline.hasPassed { ProcessControl.sleep(milliseconds: 1) }
         connection.closeOutput()
-        server.close()
+        server?.close()
     }
 }

@@ -51,7 +51,8 @@ extension ExporterRequest {
             contentTypes: request.contentType.map(ExportContentTypes.contentType) ?? .contentTypes(request.contentTypes ?? []),
             defaultFilename: request.defaultFilename,
             presentationId: request.presentationId,
-            options: try DialogOptions(request.options, parentWindow: request.parentWindow)
+            options: try DialogOptions(request.options, parentWindow: request.parentWindow),
+            destinationOnly: request.destinationOnly ?? false
         )
     }
 }

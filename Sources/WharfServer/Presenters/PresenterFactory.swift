@@ -9,6 +9,9 @@ public enum PresenterSetting: Sendable, Equatable {
     case auto
     /// Only this desktop presenter.
     case desktop(DesktopPresenterKind)
+    /// The first usable of these, in this order (`wharf portal`'s `auto`, which must never be
+    /// the portal: it would come back to Wharf).
+    case firstUsable([DesktopPresenterKind])
     /// Answer every dialog from a script of steps (each client gets its own copy).
     case script(FilePath)
 }
@@ -67,6 +70,7 @@ final class PresenterFactory: Sendable {
         switch setting {
         case .auto: desktop = DesktopPresenters(kinds: DesktopPresenterKind.allCases)
         case .desktop(let kind): desktop = DesktopPresenters(kinds: [kind])
+        case .firstUsable(let kinds): desktop = DesktopPresenters(kinds: kinds)
         case .script: desktop = DesktopPresenters(kinds: [])
         }
         if case .script(let file) = setting {

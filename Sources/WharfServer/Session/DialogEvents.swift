@@ -20,7 +20,7 @@ extension ClientSession {
         case .completed(let id, let kind, let files, let contentTypes):
             // Grants first: a client may resolve access the moment it reads the completion.
             let app = appIdentity
-            for file in files {
+            for file in files where !file.isDestinationOnly {
                 if let source = file.movedFrom {
                     moveAccess(of: source, to: file)
                     continue

@@ -1,0 +1,60 @@
+import Testing
+import WharfSystem
+import WharfTestSupport
+@testable import WharfDialogs
+
+/// A destination-only exporter (`ExporterRequest.destinationOnly`, xdg-desktop-portal's
+/// `SaveFile`): the destination is checked as for a write, and nothing is written.
+@Suite struct DestinationOnlyTests {
+    func completed(_ events: [DialogEvent]) -> [ChosenFile]? {
+        guard case .completed(_, .exporter, let files, _)? = events.last else { return nil }
+        return files
+    }
+
+    @Test func theChosenDestinationIsTheAnswerAndNothingIsWritten() throws {
+        let h = Harness()
+        let id = try h.exporter(ExporterRequest(
+            documents: [ExportDocument(filename: "report.txt", writableContentTypes: ["public.data"])], destinationOnly: true))
+        try h.engine.save(client: h.client, id: id, url: nil, contentType: nil, overwrite: false)
+        let files = try #require(completed(h.events.waitForEnding(id)))
+        #expect(files.map(\.path) == [h.dir.at("report.txt")])
+        #expect(files.allSatisfy { $0.isDestinationOnly })
+        #expect((try? FileStatus.ofLink(h.dir.at("report.txt"))) == nil, "a destination-only save wrote the file")
+        #expect(!h.events.events(id).contains { if case .snapshotNeeded = $0 { true } else { false } })
+    }
+
+    @Test func anExistingFileIsCheckedAsForAWriteAndLeftAsItIs() throws {
+        let h = Harness()
+        let existing = h.dir.file("notes.txt", "old")
+        let id = try h.exporter(ExporterRequest(
+            documents: [ExportDocument(filename: "notes.txt", writableContentTypes: ["public.data"])], destinationOnly: true))
+        #expect(dialogError { try h.engine.save(client: h.client, id: id, url: existing, contentType: nil, overwrite: false) }
+            == .fileExists(url: FileURL.from(path: existing)))
+        #expect(dialogError { try h.engine.save(client: h.client, id: id, url: FileURL.from(path: h.dir.path), contentType: nil, overwrite: true) }
+            != nil, "a folder was accepted as the file to save")
+        try h.engine.save(client: h.client, id: id, url: FileURL.from(path: existing), contentType: nil, overwrite: true)
+        #expect(completed(h.events.waitForEnding(id))?.map(\.path) == [existing])
+        #expect(readText(existing) == "old")
+    }
+
+    @Test func severalDocumentsNameTheirPlacesInTheChosenFolder() throws {
+        let h = Harness()
+        let out = h.dir.directory("out")
+        let id = try h.exporter(ExporterRequest(
+            documents: ["x.txt", "y.txt"].map { ExportDocument(filename: $0, writableContentTypes: ["public.data"]) },
+            destinationOnly: true))
+        try h.engine.save(client: h.client, id: id, url: FileURL.from(path: out), contentType: nil, overwrite: false)
+        #expect(completed(h.events.waitForEnding(id))?.map(\.path) == [out.appending("x.txt"), out.appending("y.txt")])
+        #expect((try? FileStatus.ofLink(out.appending("x.txt"))) == nil)
+    }
+
+    @Test func documentsWithContentsAreRefused() {
+        let h = Harness()
+        #expect(dialogError {
+            _ = try h.exporter(ExporterRequest(
+                documents: [ExportDocument(filename: "a", writableContentTypes: ["public.data"], contents: .bytes([1]))],
+                destinationOnly: true))
+        } == .invalidArgument(field: "documents[0].contents",
+                              reason: "a destinationOnly exporter writes nothing, so its documents carry no contents"))
+    }
+}

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# `make test-portal`: Wharf as xdg-desktop-portal's FileChooser backend, through the real
+# frontend. A private home, Xvfb (for the GTK app and zenity), a private session bus
+# (dbus-run-session) on which the tests start the real /usr/libexec/xdg-desktop-portal with
+# XDG_DESKTOP_PORTAL_DIR pointing at packaging/wharf.portal and XDG_CURRENT_DESKTOP matching
+# its UseIn=, and `wharf portal` answering with the script presenter (Tests/portal/test_portal.py).
+#
+#   WHARF=.build/debug/wharf Tests/portal/run.sh [unittest arguments]
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+WHARF=${WHARF:-$ROOT/.build/debug/wharf}
+RIG=$(mktemp -d /tmp/wharf-portal-XXXXXX)
+PIDS=()
+cleanup() {
+    status=$?
+    for pid in "${PIDS[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+    wait 2>/dev/null || true
+    # The document portal the frontend starts mounts $XDG_RUNTIME_DIR/doc until it notices the
+    # bus is gone.
+    for _ in $(seq 50); do
+        fusermount -u "$XDG_RUNTIME_DIR/doc" 2>/dev/null || true
+        rm -rf "$RIG" 2>/dev/null && break
+        sleep 0.1
+    done
+    exit $status
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+export HOME=$RIG/home XDG_RUNTIME_DIR=$RIG/run XDG_CONFIG_HOME=$RIG/config XDG_DATA_HOME=$RIG/data XDG_CACHE_HOME=$RIG/cache
+mkdir -p "$HOME" "$XDG_RUNTIME_DIR" "$XDG_CONFIG_HOME" "$XDG_DATA_HOME" "$XDG_CACHE_HOME"
+chmod 700 "$XDG_RUNTIME_DIR"
+export GSETTINGS_BACKEND=memory NO_AT_BRIDGE=1 GTK_A11Y=none LANG=C.UTF-8
+unset DBUS_SESSION_BUS_ADDRESS WAYLAND_DISPLAY SESSION_MANAGER GTK_USE_PORTAL XDG_CURRENT_DESKTOP
+
+mkfifo "$RIG/display"
+Xvfb -displayfd 3 -screen 0 1024x768x24 -nolisten tcp -noreset 3>"$RIG/display" >"$RIG/xvfb.log" 2>&1 &
+PIDS+=($!)
+read -r -t 60 number < "$RIG/display" || { echo "portal tests: Xvfb did not start"; cat "$RIG/xvfb.log"; exit 1; }
+export DISPLAY=:$number
+
+# D-Bus activation through the installed service file (packaging/portal/*.service.in), its
+# @BINDIR@ a folder whose `wharf` is the built one answering from $PORTAL_ACTIVATION_SCRIPT.
+mkdir -p "$RIG/bin" "$XDG_DATA_HOME/dbus-1/services"
+printf '#!/bin/sh\nexec "%s" "$@" --presenter "script:$PORTAL_ACTIVATION_SCRIPT" --log-level info --state-dir :memory: 2>>"$PORTAL_ACTIVATION_SCRIPT.log"\n' "$WHARF" > "$RIG/bin/wharf"
+chmod +x "$RIG/bin/wharf"
+sed "s|@BINDIR@|$RIG/bin|g" "$ROOT/packaging/portal/org.freedesktop.impl.portal.desktop.wharf.service.in" \
+    > "$XDG_DATA_HOME/dbus-1/services/org.freedesktop.impl.portal.desktop.wharf.service"
+export PORTAL_ACTIVATION_SCRIPT=$RIG/activation.json
+echo '[]' > "$PORTAL_ACTIVATION_SCRIPT"
+
+export WHARF PORTAL_FILE=$ROOT/packaging/portal/wharf.portal PORTAL_RIG=$RIG
+dbus-run-session -- /usr/bin/python3 "$ROOT/Tests/portal/test_portal.py" "$@"
