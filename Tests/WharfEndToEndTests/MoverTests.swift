@@ -209,4 +209,24 @@ import WharfTestSupport
         #expect(failure["message"]?.stringValue?.contains("pipe") == true, "\(failure)")
         #expect(memory.contents("box") == ["a.txt", "pipe"] && scratch.contents("dst") == [], "nothing moved")
     }
+
+    /// An exported file is the client's to write: moved, it stays writable at its new place.
+    @Test func anExportedFileMovedStaysWritable() throws {
+        scratch.makeDirectory("out")
+        scratch.makeDirectory("dst")
+        let client = try frontend()
+        let export = try #require(client.present([
+            "documents": [["filename": "report.txt", "writableContentTypes": ["public.plain-text"], "contents": ["text": "draft"]]],
+            "contentType": "public.plain-text",
+        ], method: "presentExporter"))
+        #expect(client.call("dialog/choose", ["dialogId": .string(export), "url": .string(scratch.url("out/report.txt"))]) == [:])
+        let written = try #require(client.ending(of: export)?["params"]?["urls"]?.arrayValue?.first)
+        let id = try #require(client.present(["urls": [written]], method: "presentMover"))
+        #expect(client.call("dialog/choose", ["dialogId": .string(id), "url": .string(scratch.url("dst"))]) == [:])
+        #expect(client.ending(of: id)?["params"]?["urls"] == [.string(scratch.url("dst/report.txt"))])
+        let lease = try #require(client.call("resolveAccess", ["url": .string(scratch.url("dst/report.txt"))]))
+        #expect(lease["readOnly"] == false, "an export's write right followed the file")
+        #expect(client.call("writeFile", ["accessId": lease["accessId"] ?? .null, "base64": "ZmluYWw=", "truncate": true])?["bytesWritten"] == 5)
+        #expect(scratch.text("dst/report.txt") == "final")
+    }
 }
