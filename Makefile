@@ -151,6 +151,7 @@ test-fuzz-beside:
 test-swift: build
 	$(SWIFT) build --build-tests
 	Tests/lint/syscalls.sh
+	Tests/lint/imports.sh
 	$(SWIFT) test --skip-build --skip Soak
 
 test-python: build $(VENV)/.installed
@@ -336,3 +337,11 @@ TEST_SUITES += test-portal
 test-portal: build
 	$(call apt-ensure,$(PORTAL_APT_PACKAGES))
 	WHARF=$(CURDIR)/$(WHARF) Tests/portal/run.sh
+
+# MARK: The Node client's declarations checked against its JavaScript
+# tsc --checkJs types src/*.js from the code and its JSDoc and holds it to index.d.ts and
+# framing.d.ts (clients/node/test/types/implements.ts); run with the other client checks.
+.PHONY: test-node-declarations
+test-clients: test-node-declarations
+test-node-declarations: $(NODE_TYPES)/.unpacked
+	tsc -p clients/node/test/types/tsconfig.checkjs.json

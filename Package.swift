@@ -1,13 +1,15 @@
 // swift-tools-version:6.0
 // Wharf: SwiftUI's fileImporter/fileExporter semantics as a JSON-RPC 2.0 server over stdio.
 //
-// Layers, each knowing only those below it:
+// Layers, each knowing only those below it (Tests/lint/imports.sh checks every import against
+// the dependencies declared here):
 //   WharfSystem: the one door to the C library (files, processes, signals, time)
 //   CJansson → WharfJSON → WharfJSONRPC (transport), WharfProtocol (the protocol's messages)
 //   WharfSystem → WharfContentTypes, WharfFileWriting, WharfAccess (CSQLite) → WharfDialogs
+//   WharfSystem → WharfDBus (CSystemBus: sd-bus, loaded on first use) → WharfDesktopDialogs
 //   all of the above → WharfServer (session host, method table, presenters) → wharf
-// Domain modules (content types, file writing, access, dialogs) never see JSON; WharfProtocol
-// never sees the domain.
+// Domain modules (content types, file writing, access, dialogs, D-Bus, desktop dialogs) never
+// see JSON; WharfProtocol never sees the domain.
 import PackageDescription
 
 let package = Package(
@@ -39,28 +41,50 @@ let package = Package(
         .target(name: "WharfJSONRPC", dependencies: ["WharfJSON", "WharfSystem"]),
         // One type per message of the protocol: its params, its result, reading and writing.
         .target(name: "WharfProtocol", dependencies: ["WharfJSON"]),
-        .testTarget(name: "WharfJSONRPCTests", dependencies: ["WharfJSONRPC", "WharfServerTestSupport", "WharfTestSupport"]),
+        .testTarget(
+            name: "WharfJSONRPCTests", dependencies: ["WharfJSONRPC", "WharfJSON", "WharfSystem", "WharfServerTestSupport", "WharfTestSupport"]),
 
         // MARK: Domain modules (no JSON)
         .target(name: "WharfContentTypes", dependencies: ["WharfSystem"]),
-        .testTarget(name: "WharfContentTypesTests", dependencies: ["WharfContentTypes", "WharfTestSupport"]),
+        .testTarget(name: "WharfContentTypesTests", dependencies: ["WharfContentTypes", "WharfSystem", "WharfTestSupport"]),
         .target(name: "WharfFileWriting", dependencies: ["WharfSystem"]),
-        .testTarget(name: "WharfFileWritingTests", dependencies: ["WharfFileWriting", "WharfTestSupport"]),
+        .testTarget(name: "WharfFileWritingTests", dependencies: ["WharfFileWriting", "WharfSystem", "WharfTestSupport"]),
         .target(name: "WharfAccess", dependencies: ["CSQLite", "WharfSystem"]),
-        .testTarget(name: "WharfAccessTests", dependencies: ["WharfAccess", "WharfTestSupport"]),
+        .testTarget(name: "WharfAccessTests", dependencies: ["WharfAccess", "WharfSystem", "WharfTestSupport"]),
         .target(name: "WharfDialogs", dependencies: ["WharfSystem", "WharfFileWriting"]),
-        .testTarget(name: "WharfDialogsTests", dependencies: ["WharfDialogs", "WharfTestSupport"]),
+        .testTarget(
+            name: "WharfDialogsTests", dependencies: ["WharfDialogs", "WharfFileWriting", "WharfSystem", "WharfTestSupport"]),
+
+        // MARK: Desktop dialogs: xdg-desktop-portal's FileChooser over D-Bus, zenity, kdialog
+        // CSystemBus is sd-bus (libsystemd), loaded with dlopen on first use, not linked:
+        // libsystemd and the libraries it pulls in would cost every process start-up time and
+        // memory, though only one that connects to a bus needs them; it builds against
+        // libsystemd-dev's headers. WharfDBus is the one module that speaks D-Bus (see its
+        // WharfDBus.swift for why sd-bus); WharfDesktopDialogs turns a dialog request into a
+        // portal call or a zenity/kdialog child. Both are domain modules: no JSON.
+        // dlopen is in libc since glibc 2.34; -ldl is for older ones (and adds nothing here).
+        .target(name: "CSystemBus", linkerSettings: [.linkedLibrary("dl")]),
+        .target(name: "WharfDBus", dependencies: ["CSystemBus", "WharfSystem"]),
+        .testTarget(
+            name: "WharfDBusTests",
+            dependencies: ["WharfDBus", "WharfSystem", "WharfDesktopTestSupport", "WharfServerTestSupport", "WharfTestSupport", "WharfJSON"]),
+        .target(name: "WharfDesktopDialogs", dependencies: ["WharfDBus", "WharfSystem"]),
+        .testTarget(
+            name: "WharfDesktopDialogsTests",
+            dependencies: ["WharfDesktopDialogs", "WharfDBus", "WharfSystem", "WharfDesktopTestSupport", "WharfTestSupport"]),
 
         // MARK: Server and executable
         .target(
             name: "WharfServer",
             dependencies: [
                 "WharfJSON", "WharfJSONRPC", "WharfProtocol", "WharfSystem",
-                "WharfContentTypes", "WharfFileWriting", "WharfAccess", "WharfDialogs", "WharfDesktopDialogs",
+                "WharfContentTypes", "WharfFileWriting", "WharfAccess", "WharfDialogs", "WharfDBus", "WharfDesktopDialogs",
             ]
         ),
-        .testTarget(name: "WharfServerTests", dependencies: ["WharfServer", "WharfDocs", "WharfServerTestSupport", "WharfTestSupport"]),
-        .executableTarget(name: "wharf", dependencies: ["WharfServer"]),
+        .testTarget(
+            name: "WharfServerTests",
+            dependencies: ["WharfServer", "WharfDesktopDialogs", "WharfDialogs", "WharfDocs", "WharfJSON", "WharfJSONRPC", "WharfSystem", "WharfServerTestSupport", "WharfTestSupport"]),
+        .executableTarget(name: "wharf", dependencies: ["WharfServer", "WharfSystem"]),
         // What `make install` ships beside the binary (the manual pages, the shell completions),
         // rendered from the command-line reference `--help` comes from; see packaging/README.md.
         .target(name: "WharfDocs", dependencies: ["WharfServer", "WharfContentTypes"]),
@@ -91,10 +115,29 @@ let package = Package(
             ]
         ),
 
+        // The desktop rig's support: a private session bus, a fake portal, a virtual display.
+        .target(
+            name: "WharfDesktopTestSupport", dependencies: ["WharfDBus", "WharfSystem", "WharfTestSupport"],
+            path: "Tests/desktop/Support"),
+        // The `wharf` binary with the real desktop dialogs: presenter choice, fallback, pick and save.
+        .testTarget(
+            name: "WharfDesktopServerTests",
+            dependencies: ["WharfDesktopTestSupport", "WharfServerTestSupport", "WharfTestSupport", "WharfJSON", "WharfSystem"]),
+        // Run by Tests/desktop/rig.sh inside the rig (and by the screenshots); measures and drives.
+        .executableTarget(
+            name: "wharf-desktop-rig",
+            dependencies: [
+                "WharfDesktopDialogs", "WharfDBus", "WharfSystem", "WharfDesktopTestSupport", "WharfServerTestSupport",
+                "WharfTestSupport", "WharfJSON", "CSystemBus",
+            ],
+            path: "Tests/desktop/RigTool"),
+
         // MARK: Test tools
-        .executableTarget(name: "wharf-write-probe", dependencies: ["WharfFileWriting"], path: "Tests/Tools/WriteProbe"),
-        .executableTarget(name: "wharf-move-probe", dependencies: ["WharfFileWriting"], path: "Tests/Tools/MoveProbe"),
-        .executableTarget(name: "wharf-access-stress", dependencies: ["WharfAccess"], path: "Tests/Tools/AccessStress"),
+        .executableTarget(name: "wharf-write-probe", dependencies: ["WharfFileWriting", "WharfSystem"], path: "Tests/Tools/WriteProbe"),
+        .executableTarget(name: "wharf-move-probe", dependencies: ["WharfFileWriting", "WharfSystem"], path: "Tests/Tools/MoveProbe"),
+        .executableTarget(name: "wharf-access-stress", dependencies: ["WharfAccess", "WharfSystem"], path: "Tests/Tools/AccessStress"),
+        // Holds an SQLite database's lock from another process, for DatabaseLock.
+        .executableTarget(name: "wharf-sqlite-lock", dependencies: ["CSQLite"], path: "Tests/Tools/SQLiteLock"),
 
         // MARK: Fuzzing
         // `make fuzz` builds this with libFuzzer (`--sanitize=fuzzer`, `-D WHARF_FUZZING`); a plain
@@ -103,34 +146,3 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
-
-// MARK: Desktop dialogs (issue 14): xdg-desktop-portal's FileChooser over D-Bus, zenity, kdialog
-// CSystemBus is sd-bus (libsystemd), loaded with dlopen on first use, not linked: libsystemd and
-// the libraries it pulls in would cost every process start-up time and memory, though only one
-// that connects to a bus needs them; it builds against libsystemd-dev's headers. WharfDBus is the one module that speaks D-Bus
-// (see its WharfDBus.swift for why sd-bus); WharfDesktopDialogs turns a dialog request into a
-// portal call or a zenity/kdialog child. Both are domain modules: WharfSystem below them, no JSON.
-package.targets += [
-    // dlopen is in libc since glibc 2.34; -ldl is for older ones (and adds nothing here).
-    .target(name: "CSystemBus", linkerSettings: [.linkedLibrary("dl")]),
-    .target(name: "WharfDBus", dependencies: ["CSystemBus", "WharfSystem"]),
-    .target(
-        name: "WharfDesktopTestSupport", dependencies: ["WharfDBus", "WharfSystem", "WharfTestSupport"],
-        path: "Tests/desktop/Support"),
-    .testTarget(
-        name: "WharfDBusTests",
-        dependencies: ["WharfDBus", "WharfSystem", "WharfDesktopTestSupport", "WharfServerTestSupport", "WharfTestSupport", "WharfJSON"]),
-    .target(name: "WharfDesktopDialogs", dependencies: ["WharfDBus", "WharfSystem"]),
-    .testTarget(
-        name: "WharfDesktopDialogsTests",
-        dependencies: ["WharfDesktopDialogs", "WharfDBus", "WharfSystem", "WharfDesktopTestSupport", "WharfTestSupport"]),
-    // The `wharf` binary with the real desktop dialogs: presenter choice, fallback, pick and save.
-    .testTarget(
-        name: "WharfDesktopServerTests",
-        dependencies: ["WharfDesktopTestSupport", "WharfServerTestSupport", "WharfTestSupport", "WharfJSON", "WharfSystem"]),
-    // Run by Tests/desktop/rig.sh inside the rig (and by the screenshots); measures and drives.
-    .executableTarget(
-        name: "wharf-desktop-rig",
-        dependencies: ["WharfDesktopDialogs", "WharfDBus", "WharfSystem", "WharfDesktopTestSupport", "WharfServerTestSupport", "WharfTestSupport", "CSystemBus"],
-        path: "Tests/desktop/RigTool"),
-]

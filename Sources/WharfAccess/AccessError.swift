@@ -1,4 +1,5 @@
 import CSQLite
+import Glibc
 import WharfSystem
 
 /// Why an access request failed. Messages are written for the client that asked, so denials
@@ -86,6 +87,19 @@ public struct StoreFailure: Error, Sendable, Equatable, CustomStringConvertible 
         default: kind = .other
         }
         message = "could not \(what): \(Self.phrase(kind))\(error.message)"
+    }
+
+    /// A system call on the store's files failed (creating the database file in a directory on
+    /// a read-only file system, say): the same kinds as SQLite's own failures, so that a client
+    /// hears `readOnly` whichever of the two noticed first.
+    init(_ error: SystemError, doing what: String) {
+        switch error.code {
+        case EROFS, EACCES, EPERM: kind = .readOnly
+        case ENOSPC, EDQUOT: kind = .diskFull
+        case EIO: kind = .ioError
+        default: kind = .other
+        }
+        message = "could not \(what): \(Self.phrase(kind))\(error)"
     }
 
     private static func phrase(_ kind: Kind) -> String {

@@ -76,8 +76,7 @@ public final class AccessStore: Sendable {
     let problems: Locked<(@Sendable (String) -> Void)?> = Locked(nil)
     private let unreported = Locked<[String]>([])
     /// Where the database stands (see `open`): statements wait while it is being opened.
-    private let opening = ConditionLock()
-    private let database = Locked(DatabaseState.notOpened)
+    private let database = WaitableValue(DatabaseState.notOpened)
     /// This process's `running/` marker while the database is open (none for `:memory:`).
     private let marker = Locked<InUseMarker?>(nil)
     /// The state directory; nil for `:memory:`.
@@ -189,12 +188,11 @@ public final class AccessStore: Sendable {
             }
             try openFile(warnings: &warnings)
         }
-        opening.withLock {
-            database.withValue { $0 = .opened(result.mapError { error in
+        database.change {
+            $0 = .opened(result.mapError { error in
                 if case .store(let failure) = error { return failure }
                 return StoreFailure(kind: .other, message: "\(error)")
-            }) }
-            opening.broadcast()
+            })
         }
         try result.get()
         pending.registerInstance()
@@ -208,7 +206,9 @@ public final class AccessStore: Sendable {
         let path = databasePath
         for attempt in 0..<2 {
             let judged: FileIdentity
-            do { judged = try StateLocation.prepareDatabaseFile(path) } catch { throw .io(error) }
+            do { judged = try StateLocation.prepareDatabaseFile(path) } catch {
+                throw .store(StoreFailure(error, doing: "open the state store \(path)"))
+            }
             switch Self.openConfigured(path: path) {
             case .success(let connection):
                 let second: SQLiteConnection
@@ -247,15 +247,14 @@ public final class AccessStore: Sendable {
     /// Waits until the database is open, opening it on this thread if nothing has yet; throws
     /// why it could not be.
     private func awaitDatabase() throws(AccessError) {
-        let result = opening.withLock { () -> Result<Void, StoreFailure>? in
-            while true {
-                switch database.withValue({ $0 }) {
-                case .opened(let result): return result
-                case .notOpened:
-                    database.withValue { $0 = .opening }
-                    return nil
-                case .opening: opening.wait()
-                }
+        // Nil: nobody has started opening it, and this thread now does.
+        let result = database.wait { state -> Result<Void, StoreFailure>?? in
+            switch state {
+            case .opened(let result): return .some(result)
+            case .notOpened:
+                state = .opening
+                return .some(nil)
+            case .opening: return nil
             }
         }
         guard let result else {
@@ -357,9 +356,9 @@ public final class AccessStore: Sendable {
     /// Later calls fail with a `.store` error. Called by `deinit` too; safe to call twice.
     public func close() {
         // A store never opened, with nothing to write, stays unopened: it is closed from now on.
-        let unopened = opening.withLock { () -> Bool in
-            guard case .notOpened = database.withValue({ $0 }), pending.isEmpty else { return false }
-            database.withValue { $0 = .opened(.failure(.closed)) }
+        let unopened = database.withValue { state -> Bool in
+            guard case .notOpened = state, pending.isEmpty else { return false }
+            state = .opened(.failure(.closed))
             return true
         }
         guard !unopened, (try? awaitDatabase()) != nil else { return }

@@ -32,8 +32,6 @@ extension SQLiteRow {
     func path(_ column: Int32) -> FilePath {
         FilePath(bytes: blob(column)) ?? .root
     }
-
-    func optionalPath(_ column: Int32) -> FilePath? { isNull(column) ? nil : path(column) }
 }
 
 /// A bookmark as stored: an app identity's lasting claim on one file.

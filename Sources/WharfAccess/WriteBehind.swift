@@ -45,6 +45,8 @@ struct RememberedKey: Hashable, Sendable {
 
 /// The queue of pending changes and the state of the batch writer. Writing happens on a pool
 /// thread, a few milliseconds after the first change (so a burst becomes one transaction).
+///
+/// `@unchecked Sendable`: every `var` below is read and written with `lock` held.
 final class WriteBehind: @unchecked Sendable {
     let lock = ConditionLock()
     // Guarded by `lock`.
@@ -88,7 +90,7 @@ extension AccessStore {
         // The timer hands the batch on: writing may wait for another process's lock on the
         // database, and the timers' pool is for work that never waits.
         TimerQueue.shared.after(milliseconds: delay) { [weak self] in
-            WorkerPool.waiting.run { [weak self] in
+            WorkerPool.blocking.run { [weak self] in
                 guard let self else { return }
                 self.pending.lock.withLock { self.pending.scheduled = false }
                 self.writePending()

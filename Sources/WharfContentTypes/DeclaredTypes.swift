@@ -159,9 +159,9 @@ enum DeclarationLimits {
     /// Types one client may declare.
     static let types = 1024
     /// Bytes of everything one client declares together: the bound on its filters, which every
-    /// dialog of its carries, and on what describing or filtering its types answers. Each
-    /// bound above alone allowed 1,024 types of 64 × 255-byte tags: filters of 35 MB, and a
-    /// chain of 1,024 long names whose deepest type's `supertypes` alone was 261 KB.
+    /// dialog of its carries, and on what describing or filtering its types answers. The bounds
+    /// above, each alone, would allow tens of megabytes of filters, and a chain of long names
+    /// whose deepest type's `supertypes` is hundreds of kilobytes.
     static let totalBytes = 256 * 1024
 
     static func check(_ declaration: TypeDeclaration) throws(ContentTypeError) {

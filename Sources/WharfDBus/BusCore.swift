@@ -448,7 +448,7 @@ struct MethodCall: Sendable {
 
 /// What sd-bus's C callbacks find through their `userdata`: which slot fired and what to do.
 /// Kept alive by the core's tables for as long as its slot exists.
-final class SlotBox: @unchecked Sendable {
+final class SlotBox: Sendable {
     enum Kind {
         case reply(@Sendable (Result<BusMessage, BusError>) -> Void)
         case signal(@Sendable (BusMessage) -> Void, installed: (@Sendable (BusError?) -> Void)?)

@@ -2,16 +2,16 @@ import WharfFileWriting
 import WharfSystem
 
 extension DialogEngine {
-    /// Presents an exporter (`fileExporter`, either form). See
-    /// ``present(client:app:request:presenter:types:announce:)-(_,_,ImporterRequest,_,_,_)``
-    /// for `isLive`, `announce` and the error contract.
+    /// Presents an exporter (`fileExporter`, either form), checked by
+    /// ``check(_:types:)-(ExporterRequest,_)``. See the importer's `present` for `isLive`, the
+    /// announcer and the error contract.
     public func present(
-        client: ClientID, app: String, request: ExporterRequest,
+        client: ClientID, app: String, request checked: CheckedRequest<ExporterRequest>,
         presenter: any DialogPresenter, types: any ContentTypeOracle,
         isLive: () -> Bool = { true },
-        announce: @escaping @Sendable (PresentedDialog) -> Bool = { _ in true }
+        announcer: any DialogAnnouncer = NoAnnouncement()
     ) throws(DialogError) -> DialogID {
-        try RequestValidation.validate(request, types: types)
+        let request = checked.request
         let options = request.options
         let plan = ExporterPlan(request)
         let directory = initialDirectory(app: app, options: options)
@@ -27,7 +27,7 @@ extension DialogEngine {
         return try register(
             client: client, app: app, kind: .exporter, presentationId: request.presentationId, options: options,
             directory: directory, presenter: presenter, types: types, rules: rules, exporter: plan,
-            allowsMultipleSelection: false, isLive: isLive, announce: announce
+            allowsMultipleSelection: false, isLive: isLive, announcer: announcer
         ) { id, responder in
             PresentedDialog(
                 id: id, client: client, title: options.title, message: options.message,
@@ -145,7 +145,7 @@ extension DialogEngine {
         record.phase = .writing(.export(job), cancellation, stop: nil)
         let (client, id, items, writer) = (record.client, record.id, job.items, self.writer)
         // The record exists: the dialog being written is one of the client's open dialogs.
-        let exports = state.clients[client]?.exports ?? SerialQueue(pool: .waiting)
+        let exports = state.clients[client]?.exports ?? SerialQueue(pool: .blocking)
         exports.run { [self] in
             var failure: ExportError?
             do throws(ExportError) {

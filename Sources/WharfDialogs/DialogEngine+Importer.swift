@@ -3,28 +3,24 @@ import WharfSystem
 extension DialogEngine {
     /// Presents an importer (`fileImporter`).
     ///
-    /// The request is validated completely first (nothing is presented when it is refused),
-    /// then the dialog is registered, `announce` is delivered with it, the presenter is
-    /// shown and the timeout armed. `announce` is the client's first delivery for the dialog: a
-    /// server that writes its `{dialogId}` response there guarantees the client learns the id
-    /// before any notification about it. It returns whether the client was told; false (the
-    /// request was cancelled meanwhile, or the server refused the dialog as its presenter would
-    /// be shown it, and answered so) withdraws the dialog: it is never shown and no event names
-    /// it. `isLive` says whether the client's session is still running; it is asked under the
-    /// engine's lock, just before the dialog is registered, and a session that has ended gets
+    /// The request was checked (``check(_:types:)-(ImporterRequest,_)``: nothing is presented
+    /// when it is refused); the dialog is registered, `announcer` tells the client (see
+    /// ``DialogAnnouncer``), the presenter is shown it and the timeout armed. `isLive` says
+    /// whether the client's session is still running; it is asked under the engine's lock, just
+    /// before the dialog is registered, and a session that has ended gets
     /// ``DialogError/clientEnded`` (it must say it has ended before it calls
     /// ``disconnect(client:)``). Reads the disk and the directory memory: call it off the read
     /// loop.
     ///
-    /// - Throws: a validation error naming the field, ``DialogError/alreadyPresented(presentationId:dialog:)``
-    ///   or ``DialogError/tooManyDialogs(limit:)``.
+    /// - Throws: ``DialogError/alreadyPresented(presentationId:dialog:)``,
+    ///   ``DialogError/tooManyDialogs(limit:)`` or ``DialogError/clientEnded``.
     public func present(
-        client: ClientID, app: String, request: ImporterRequest,
+        client: ClientID, app: String, request checked: CheckedRequest<ImporterRequest>,
         presenter: any DialogPresenter, types: any ContentTypeOracle,
         isLive: () -> Bool = { true },
-        announce: @escaping @Sendable (PresentedDialog) -> Bool = { _ in true }
+        announcer: any DialogAnnouncer = NoAnnouncement()
     ) throws(DialogError) -> DialogID {
-        try RequestValidation.validate(request, types: types)
+        let request = checked.request
         let options = request.options
         let directory = initialDirectory(app: app, options: options)
         let filters = types.filters(for: request.allowedContentTypes)
@@ -34,7 +30,7 @@ extension DialogEngine {
         return try register(
             client: client, app: app, kind: .importer, presentationId: request.presentationId, options: options,
             directory: directory, presenter: presenter, types: types, rules: rules, exporter: nil,
-            allowsMultipleSelection: request.allowsMultipleSelection, isLive: isLive, announce: announce
+            allowsMultipleSelection: request.allowsMultipleSelection, isLive: isLive, announcer: announcer
         ) { id, responder in
             PresentedDialog(
                 id: id, client: client, title: options.title, message: options.message,

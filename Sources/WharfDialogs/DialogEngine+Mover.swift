@@ -2,18 +2,17 @@ import WharfFileWriting
 import WharfSystem
 
 extension DialogEngine {
-    /// Presents a mover (`fileMover`). The request's files were each found granted to the
-    /// client by the server; the presenter shows them, and the human's choice of a folder is
-    /// the consent to move them there. See
-    /// ``present(client:app:request:presenter:types:isLive:announce:)-(_,_,ImporterRequest,_,_,_,_)``
-    /// for `isLive`, `announce` and the error contract.
+    /// Presents a mover (`fileMover`), checked by ``check(_:types:)-(MoverRequest,_)``. The
+    /// request's files were each found granted to the client by the server; the presenter shows
+    /// them, and the human's choice of a folder is the consent to move them there. See the
+    /// importer's `present` for `isLive`, the announcer and the error contract.
     public func present(
-        client: ClientID, app: String, request: MoverRequest,
+        client: ClientID, app: String, request checked: CheckedRequest<MoverRequest>,
         presenter: any DialogPresenter, types: any ContentTypeOracle,
         isLive: () -> Bool = { true },
-        announce: @escaping @Sendable (PresentedDialog) -> Bool = { _ in true }
+        announcer: any DialogAnnouncer = NoAnnouncement()
     ) throws(DialogError) -> DialogID {
-        try RequestValidation.validate(request, types: types)
+        let request = checked.request
         let options = request.options
         let directory = initialDirectory(app: app, options: options)
         // A folder picker's filters and rules: the listing shows folders to go into and to choose.
@@ -25,7 +24,7 @@ extension DialogEngine {
         return try register(
             client: client, app: app, kind: .mover, presentationId: request.presentationId, options: options,
             directory: directory, presenter: presenter, types: types, rules: rules, exporter: nil, mover: plan,
-            allowsMultipleSelection: false, isLive: isLive, announce: announce
+            allowsMultipleSelection: false, isLive: isLive, announcer: announcer
         ) { id, responder in
             PresentedDialog(
                 id: id, client: client, title: options.title, message: options.message,

@@ -16,10 +16,9 @@ import WharfSystem
 /// posted to the owning client's ``Outbox`` and delivered, in order, once the lock is released.
 /// A slow sink or presenter delays that client's own later deliveries and nothing else. The
 /// sink and presenters may call back into the engine.
+///
+/// `@unchecked Sendable`: `state` is only read and written with `lock` held; the rest is set in `init`.
 public final class DialogEngine: @unchecked Sendable {
-    /// Receives every event, in order per client, outside the engine's lock.
-    public typealias EventSink = @Sendable (ClientID, DialogEvent) -> Void
-
     /// The most dialogs one client may have open at once.
     public let maxDialogsPerClient: Int
     /// Listing entries kept for paging, per client and in all: beyond these, the oldest
@@ -30,7 +29,8 @@ public final class DialogEngine: @unchecked Sendable {
     let mover: any FileMoving
     let scheduler: any DialogScheduler
     let homeDirectory: FilePath
-    let sink: EventSink
+    /// Receives every event, in order per client, outside the engine's lock.
+    let sink: any DialogEventSink
     /// Told what a client asked for that could not be honoured but did not fail the request
     /// (a `defaultDirectory` that is not a folder), for the server's log.
     let notice: @Sendable (String) -> Void
@@ -57,7 +57,7 @@ public final class DialogEngine: @unchecked Sendable {
         scheduler: any DialogScheduler = TimerScheduler(),
         homeDirectory: FilePath = FilePath.home(),
         notice: @escaping @Sendable (String) -> Void = { _ in },
-        sink: @escaping EventSink
+        sink: any DialogEventSink
     ) {
         self.maxDialogsPerClient = maxDialogsPerClient
         self.listingCache = listingCache
@@ -207,13 +207,13 @@ public final class DialogEngine: @unchecked Sendable {
     func emit(_ client: ClientID, _ event: DialogEvent, unlessWithdrawn withdrawn: Locked<Bool>? = nil) {
         let sink = sink
         post(client) {
-            if withdrawn?.withValue({ $0 }) != true { sink(client, event) }
+            if withdrawn?.withValue({ $0 }) != true { sink.deliver(event, to: client) }
         }
     }
 
-    /// Registers a validated dialog, shows it and arms its timeout. `announce` (the client's
+    /// Registers a checked dialog, shows it and arms its timeout. The announcement (the client's
     /// answer to its request) is delivered first, then the presenter's `show`: no event of the
-    /// dialog can reach the client before it knows the dialog's id. `announce` is given the
+    /// dialog can reach the client before it knows the dialog's id. The announcer is given the
     /// dialog as the presenter will be shown it, so that the server may still refuse it (the
     /// daemon does, when it would queue too much for its presenter connection); when it says
     /// the client was not told (refused, or its request was cancelled meanwhile), the dialog is
@@ -225,7 +225,7 @@ public final class DialogEngine: @unchecked Sendable {
         directory: FilePath, presenter: any DialogPresenter, types: any ContentTypeOracle,
         rules: SelectionRules, exporter: ExporterPlan?, mover: MoverPlan? = nil, allowsMultipleSelection: Bool,
         isLive: () -> Bool,
-        announce: @escaping @Sendable (PresentedDialog) -> Bool,
+        announcer: any DialogAnnouncer,
         presented: (DialogID, DialogResponder) -> PresentedDialog
     ) throws(DialogError) -> DialogID {
         try changing(client) { () throws(DialogError) -> DialogID in
@@ -261,7 +261,7 @@ public final class DialogEngine: @unchecked Sendable {
             let dialog = presented(id, DialogResponder(engine: self, client: client, id: id))
             let withdrawn = record.withdrawn
             post(client) { [weak self] in
-                if announce(dialog) {
+                if announcer.announce(dialog) {
                     presenter.show(dialog)
                 } else {
                     withdrawn.withValue { $0 = true }
@@ -449,7 +449,7 @@ final class ClientRecord {
     /// Writes the client's exports one at a time, in the order they were chosen: a write may
     /// wait (a document read from a pipe its client never fills), and one thread per dialog
     /// being written let one app hold thousands; this way a client holds at most one.
-    let exports = SerialQueue(pool: .waiting)
+    let exports = SerialQueue(pool: .blocking)
 
     func close(_ id: DialogID, presentationId: String?) {
         open.removeAll { $0 == id }

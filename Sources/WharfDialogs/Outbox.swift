@@ -14,6 +14,8 @@ import WharfSystem
 /// thread already draining), so when an engine call returns, what it caused has happened. A
 /// delivery that calls back into the engine for the same client is not waited for (its items
 /// go out right after the delivery in progress).
+///
+/// `@unchecked Sendable`: every `var` is read and written with `lock` held.
 final class Outbox: @unchecked Sendable {
     private let lock = ConditionLock()
     // Guarded by `lock`.

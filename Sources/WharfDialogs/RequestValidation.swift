@@ -1,23 +1,34 @@
 import WharfFileWriting
 import WharfSystem
 
+/// A request the engine's checks have passed (``DialogEngine/check(_:types:)-(ImporterRequest,_)``):
+/// presenting it checks nothing again. Only the checks make one.
+public struct CheckedRequest<Request: Sendable>: Sendable {
+    public let request: Request
+
+    fileprivate init(_ request: Request) { self.request = request }
+}
+
 extension DialogEngine {
-    /// Checks `request` as ``present(client:app:request:presenter:types:isLive:announce:)``
-    /// does first, presenting nothing: for a server that finds nobody to present with and must
-    /// still answer a request with bad params as bad params.
-    public static func validate(_ request: ImporterRequest, types: any ContentTypeOracle) throws(DialogError) {
+    /// Checks `request` completely, presenting nothing: every error names its field. A server
+    /// checks before it looks for a presenter, so that a request with bad params is told so
+    /// whoever could present it.
+    public static func check(_ request: ImporterRequest, types: any ContentTypeOracle) throws(DialogError) -> CheckedRequest<ImporterRequest> {
         try RequestValidation.validate(request, types: types)
+        return CheckedRequest(request)
     }
 
-    /// The exporter's twin of ``validate(_:types:)-(ImporterRequest,_)``; reads the disk (a
+    /// The exporter's twin of ``check(_:types:)-(ImporterRequest,_)``; reads the disk (a
     /// document's `path`).
-    public static func validate(_ request: ExporterRequest, types: any ContentTypeOracle) throws(DialogError) {
+    public static func check(_ request: ExporterRequest, types: any ContentTypeOracle) throws(DialogError) -> CheckedRequest<ExporterRequest> {
         try RequestValidation.validate(request, types: types)
+        return CheckedRequest(request)
     }
 
-    /// The mover's twin of ``validate(_:types:)-(ImporterRequest,_)``.
-    public static func validate(_ request: MoverRequest, types: any ContentTypeOracle) throws(DialogError) {
+    /// The mover's twin of ``check(_:types:)-(ImporterRequest,_)``.
+    public static func check(_ request: MoverRequest, types: any ContentTypeOracle) throws(DialogError) -> CheckedRequest<MoverRequest> {
         try RequestValidation.validate(request, types: types)
+        return CheckedRequest(request)
     }
 }
 

@@ -75,7 +75,7 @@ extension JSONObject: ExpressibleByDictionaryLiteral {
 
     /// The members of a literal, a later duplicate key replacing the earlier one's value (as
     /// assigning them in turn would). Not by way of an array of pairs: a notification is built
-    /// from literals, and each copy was one more allocation.
+    /// from literals, and each copy would be one more allocation.
     init(literal elements: [(String, JSON)]) {
         self.init(capacity: elements.count)
         for (key, value) in elements { self[key] = value }

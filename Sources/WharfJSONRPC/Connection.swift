@@ -8,6 +8,8 @@ import WharfSystem
 /// `$/cancelRequest`. Requests and notifications are handed to the handler on the read loop's
 /// thread, in stream order; a handler that has to wait (on disk, on the peer) answers its
 /// `Reply` later from any thread, and the read loop goes on meanwhile.
+///
+/// `@unchecked Sendable`: `writer` is set once, in `init`, before the connection is shared; everything that changes afterwards is in `state` (a `WaitableValue`) or a `Locked`.
 public final class Connection: @unchecked Sendable {
     public struct Options: Sendable {
         public var framing: FramingMode = .auto
@@ -68,17 +70,13 @@ public final class Connection: @unchecked Sendable {
     private let output: FileDescriptor
     private let options: Options
     private var writer: MessageWriter!
-    private let state = Locked(SharedState())
+    private let state = WaitableValue(SharedState())
     /// Observes traffic, for `$/logTrace`.
     public let tracer = Locked<(@Sendable (TraceEvent) -> Void)?>(nil)
     /// What the peer passed over the socket, when ``Options/passesDescriptors``.
     public let descriptors: PassedDescriptors?
     /// Wakes the read loop waiting for input (``stopReading()``, or our output failing).
     private let interrupter: Interrupter?
-    /// Requests read and not yet answered, against ``Options/maxPendingRequests``; signalled
-    /// when one is answered or reading stops.
-    private let pending = ConditionLock()
-    private var pendingRequests = 0
 
     private struct SharedState {
         /// Requests from the peer not yet answered, so `$/cancelRequest` can answer them.
@@ -95,6 +93,8 @@ public final class Connection: @unchecked Sendable {
         var writeFailure: SystemError?
         /// `stopReading()` was called: the loop ends after the message in hand.
         var stopRequested = false
+        /// Requests read and not yet answered, against ``Options/maxPendingRequests``.
+        var pendingRequests = 0
     }
 
     /// Takes ownership of both descriptors: `input` is closed when the read loop ends, `output`
@@ -225,11 +225,10 @@ public final class Connection: @unchecked Sendable {
     /// for answers: a client that asks faster than its requests are answered stops being read
     /// from, instead of queueing work without end. What the loop wrote so far goes out first.
     private func waitForRequestRoom() {
-        guard pending.withLock({ pendingRequests >= options.maxPendingRequests }) else { return }
+        let limit = options.maxPendingRequests
+        guard state.withValue({ $0.pendingRequests >= limit }) else { return }
         writer.uncork()
-        pending.withLock {
-            while pendingRequests >= options.maxPendingRequests && !state.withValue({ $0.stopRequested }) { pending.wait() }
-        }
+        state.wait { $0.pendingRequests < limit || $0.stopRequested ? () : nil }
         writer.cork()
     }
 
@@ -245,10 +244,7 @@ public final class Connection: @unchecked Sendable {
     }
 
     private func requestAnswered() {
-        pending.withLock {
-            pendingRequests -= 1
-            pending.signal()
-        }
+        state.change { $0.pendingRequests -= 1 }
     }
 
     /// Why the loop must stop before reading more, if it must.
@@ -262,17 +258,15 @@ public final class Connection: @unchecked Sendable {
     /// Ends the read loop after the message it is handling (called from a handler, on the loop's
     /// own thread) or before its next read; a loop waiting for input stops waiting.
     public func stopReading() {
-        state.withValue { $0.stopRequested = true }
-        pending.withLock { pending.broadcast() }
+        state.change { $0.stopRequested = true }
         interrupter?.signal()
     }
 
     /// What an unprivileged process may ask for by default (`/proc/sys/fs/pipe-max-size`).
     ///
-    /// With a pipe's default 64 KiB, a client sending a document of tens of MiB and this loop
-    /// take turns 64 KiB at a time, over a thousand wake-ups each; 1 MiB lets both sides move
-    /// more per system call (~80 ms less for an 85 MiB message here, bench/export). The kernel
-    /// only holds the pages while the bytes wait in the pipe.
+    /// With a pipe's default 64 KiB, a client sending a large document and this loop take turns
+    /// a few pages at a time, a wake-up each; 1 MiB lets both sides move more per system call
+    /// (bench/notes/40). The kernel only holds the pages while the bytes wait in the pipe.
     private static let pipeCapacity: Int32 = 1 << 20
 
     /// Runs the read loop on a thread of its own; `onEnd` is called there when it stops.
@@ -357,7 +351,7 @@ public final class Connection: @unchecked Sendable {
                 return
             }
             batch?.expect()
-            pending.withLock { pendingRequests += 1 }
+            state.withValue { $0.pendingRequests += 1 }
             let reply = Reply(id: request.id, method: request.method, promise: { [weak self] bytes throws(ResponseError) in
                 guard let self else { return 0 }
                 guard let batch else { writer.reserve(bytes); return bytes }
@@ -369,7 +363,7 @@ public final class Connection: @unchecked Sendable {
                     state.incoming.removeValue(forKey: request.id)
                     state.answersBeingQueued += 1
                 }
-                defer { self.state.withValue { $0.answersBeingQueued -= 1 } }
+                defer { self.state.change { $0.answersBeingQueued -= 1 } }
                 var result = result
                 let response: [UInt8]
                 switch result {
@@ -486,7 +480,8 @@ public final class Connection: @unchecked Sendable {
         state.withValue { _ = $0.outgoing.removeValue(forKey: id) }
     }
 
-    /// Waits until every request from the peer has been answered (or `seconds` pass): what is
+    /// Waits until every request from the peer has been answered (or `seconds` pass), woken as
+    /// each answer is queued (the changes `state.change` makes): what is
     /// in flight finishes before the process ends. A request still unanswered then (one waiting
     /// for a database another process holds locked, say) is answered `-32800`, as a cancelled
     /// one is, so that none goes unanswered; its handler's own answer, if it comes, is dropped.
@@ -494,9 +489,7 @@ public final class Connection: @unchecked Sendable {
     /// goes with the answers it has, as its array.
     public func waitForPendingReplies(seconds: Double) {
         let deadline = Deadline(secondsFromNow: seconds)
-        while !deadline.hasPassed && !state.withValue({ $0.incoming.isEmpty && $0.answersBeingQueued == 0 }) {
-            ProcessControl.sleep(milliseconds: 5)
-        }
+        _ = state.wait(until: deadline) { $0.incoming.isEmpty && $0.answersBeingQueued == 0 ? () : nil }
         for reply in state.withValue({ Array($0.incoming.values) }) {
             reply.fail(ResponseError(.requestCancelled,
                                      "the session ended before request \(reply.id) (\(reply.method)) was answered"))
@@ -531,9 +524,6 @@ public final class Connection: @unchecked Sendable {
         }
         for completion in waiting { completion(.failure(Self.closedError)) }
     }
-
-    /// True when our output has failed (the peer closed it).
-    public var outputIsBroken: Bool { state.withValue { $0.writeFailure != nil } }
 
     private func trace(_ event: TraceEvent) {
         if let tracer = tracer.withValue({ $0 }) { tracer(event) }
@@ -576,7 +566,8 @@ public struct PreparedNotification: Sendable {
 /// replaced by ``overBudget`` (the first answer always goes, and so does one no longer than
 /// that refusal). Answers are judged by their own size, not by the estimates reserved for
 /// answers still being prepared: those are bounds (a `readFile` of a 5-byte file reserves its
-/// whole 16 MiB `length`), and judged by them a `ping` beside a small `readFile` was refused.
+/// whole 16 MiB `length`), and judged by them a `ping` beside a small `readFile` would be
+/// refused.
 final class BatchCollector: Sendable {
     private struct State {
         var expected = 0

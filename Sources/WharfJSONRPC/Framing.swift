@@ -322,8 +322,8 @@ package struct FrameDecoder {
 
     /// The bytes that frame `bodyLength` bytes of body in front of them (LSP) or after them (NDJSON).
     ///
-    /// Written digit by digit: it runs once per message, and string interpolation cost about
-    /// 2,000 instructions of the 45,000 a `ping` took (callgrind, bench/README.md).
+    /// Written digit by digit: it runs once per message, and string interpolation is a
+    /// noticeable part of a small message's cost (bench/notes/40).
     package static func header(forBodyLength bodyLength: Int) -> [UInt8] {
         precondition(bodyLength >= 0, "a negative body length")
         var header: [UInt8] = []

@@ -15,6 +15,8 @@ import WharfSystem
 /// size before its work starts, waiting for room if need be; so a peer that stops reading stops
 /// being read from, however it asks, instead of growing our memory. (One message larger than
 /// the whole budget still goes out, alone.)
+///
+/// `@unchecked Sendable`: every `var` is read and written with `lock` held.
 final class MessageWriter: @unchecked Sendable {
     /// Closed by ``close()`` (or by the drain in progress when it is called, once it is done):
     /// never while a write may still use its number.

@@ -53,4 +53,8 @@ public enum WharfErrorCode: Int64, Sendable, CaseIterable {
     case presenterFailed = -32040
     /// The client's `exporter/snapshot` answer was an error or unusable (a `dialog/completed` error).
     case snapshotFailed = -32041
+    /// A connection to the daemon refused as it arrives: the daemon serves `--max-clients`
+    /// connections already, or the app `--max-clients-per-app`. Sent once, with `"id": null`
+    /// and `data: {limit, option}`, before the daemon closes the connection.
+    case tooManyClients = -32050
 }

@@ -50,12 +50,12 @@ public final class Server: Sendable {
             writer: RecordingExportWriter(store: access, logger: logger),
             mover: RecordingFileMover(store: access, logger: logger),
             notice: { logger.warning($0) },
-            sink: { client, event in sessions[client.rawValue]?.deliver(event) }
+            sink: sessions
         )
         // Opens the database: off the start-up path, and only after a crash.
         if access.crashLeftovers {
             let (access, logger) = (self.access, logger)
-            WorkerPool.waiting.run { Self.sweepCrashLeftovers(access, logger) }
+            WorkerPool.blocking.run { Self.sweepCrashLeftovers(access, logger) }
         }
     }
 
@@ -80,9 +80,6 @@ public final class Server: Sendable {
         events.ended(session)
         return code
     }
-
-    /// Every live session (the daemon ends them all on SIGTERM).
-    public var liveSessions: [ClientSession] { sessions.all }
 
     /// Every request method a client may send that the server answers.
     public static var answeredMethods: Set<String> { MethodTable.standard.methods.union([InitializeRequest.method]) }
@@ -143,8 +140,13 @@ final class SessionDirectory: Sendable {
         get { sessions.withValue { $0[id] } }
         set { sessions.withValue { $0[id] = newValue } }
     }
+}
 
-    var all: [ClientSession] { sessions.withValue { Array($0.values) } }
+/// The dialog engine's events go to the session that owns the dialog (none, once it has ended).
+extension SessionDirectory: DialogEventSink {
+    func deliver(_ event: DialogEvent, to client: WharfDialogs.ClientID) {
+        self[client.rawValue]?.deliver(event)
+    }
 }
 
 /// Why the server could not start (bad script file, unusable state directory).

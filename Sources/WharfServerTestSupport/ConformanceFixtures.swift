@@ -5,7 +5,7 @@ import WharfSystem
 
 /// The scratch folder a transcript runs in: `root/fixtures` holds its sample files,
 /// `root/state` is the server's `XDG_STATE_HOME`. Removed when the value goes away.
-public final class ConformanceScratch: @unchecked Sendable {
+public final class ConformanceScratch: Sendable {
     private let scratch = ScratchDirectory("wharf-conformance")
     /// Symbolic links resolved, so that paths and URLs the server reports compare equal.
     public var root: String { scratch.path.description }

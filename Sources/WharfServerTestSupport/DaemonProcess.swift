@@ -6,7 +6,7 @@ import WharfTestSupport
 
 /// A `wharf --listen` daemon spawned for a test, on a socket in a scratch directory of its
 /// own, with its state in a fresh `XDG_STATE_HOME` unless the environment says otherwise.
-public final class DaemonProcess: @unchecked Sendable {
+public final class DaemonProcess: Sendable {
     public let child: ChildProcess
     public let scratch: ScratchDirectory
     public let socketPath: FilePath

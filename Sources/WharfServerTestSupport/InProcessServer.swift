@@ -5,7 +5,7 @@ import WharfSystem
 /// A Wharf session served on a thread of the test process, over real pipes, through the same
 /// host entry point as the `wharf` binary (`Server.serve`), so tests can reach into the server
 /// while speaking the same bytes a spawned `wharf` would.
-public final class InProcessServer: @unchecked Sendable {
+public final class InProcessServer: Sendable {
     public let clientWrites: Int32
     public let clientReads: Int32
     public let server: Server

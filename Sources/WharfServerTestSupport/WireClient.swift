@@ -13,6 +13,8 @@ import WharfSystem
 /// passes through `inspect` before a test sees it. What breaks the protocol is recorded as a
 /// Swift Testing issue of the running test the next time the test calls this client (see
 /// `reportNewProblems`), so a wire test cannot pass while the server breaks the schema.
+///
+/// `@unchecked Sendable`: what it received and its counters are only touched with `lock` held; the descriptors are set in `init`.
 public final class WireClient: @unchecked Sendable {
     public enum Server {
         case process(ChildProcess)
@@ -51,7 +53,6 @@ public final class WireClient: @unchecked Sendable {
     /// Messages already handed to the test, by index; `nextMessage` skips them.
     private var taken = Set<Int>()
     private var cursor = 0
-    private var rawCount = 0
     private var endOfOutput = false
     private var problems: [String] = []
     private var nextID: Int64 = 1000
@@ -270,6 +271,14 @@ public final class WireClient: @unchecked Sendable {
     }
 
     /// Waits for the first message not yet handed out that `matches`, and hands it out.
+    /// Waits for the dialog's ending (`dialog/completed` or `dialog/cancelled`); the wait is a
+    /// bound against hanging, generous for the sanitizers' builds.
+    public func ending(of dialog: String, timeout: Double = 60) -> JSON? {
+        waitFor(timeout: timeout) {
+            ($0["method"] == "dialog/completed" || $0["method"] == "dialog/cancelled") && $0["params"]?["dialogId"] == .string(dialog)
+        }
+    }
+
     public func waitFor(timeout: Double = 10, _ matches: (JSON) -> Bool) -> JSON? {
         defer { reportNewProblems() }
         return lock.withLock {

@@ -29,8 +29,8 @@ public enum Base32 {
     /// lowercase alphabet.
     ///
     /// Inlinable, so that a caller in another module gets a copy specialized for its sequence
-    /// (a `Substring.UTF8View`): called generically, each byte cost a call through the
-    /// sequence's witness table, some 300 instructions.
+    /// (a `Substring.UTF8View`): called generically, each byte costs a call through the
+    /// sequence's witness table.
     @inlinable
     public static func decode(_ text: some Sequence<UInt8>) -> [UInt8]? {
         var out: [UInt8] = []

@@ -12,7 +12,7 @@ import Synchronization
 ///
 /// Every call retries on `EINTR` and reports failure as a ``SystemError`` naming the operation
 /// and the file (`path`, kept for messages only).
-public final class FileDescriptor: @unchecked Sendable {
+public final class FileDescriptor: Sendable {
     /// The descriptor number; valid until ``close()``.
     public let raw: Int32
     /// What the descriptor was opened as, for error messages.

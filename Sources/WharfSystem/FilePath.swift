@@ -20,8 +20,7 @@ public struct FilePath: Hashable, Comparable, Sendable, CustomStringConvertible,
     ///
     /// Inlinable so that each caller gets a copy specialized for its sequence (an `ArraySlice`,
     /// a `Substring.UTF8View`): called generically across modules, the first call asks the
-    /// Swift runtime to look the sequence's associated types up by name, a hundred thousand
-    /// instructions of a start-up spent once.
+    /// Swift runtime to look the sequence's associated types up by name, at start-up.
     @inlinable
     public init?(bytes: some Sequence<UInt8>) {
         let bytes = Array(bytes)
@@ -60,8 +59,7 @@ public struct FilePath: Hashable, Comparable, Sendable, CustomStringConvertible,
     public var description: String { String(decoding: bytes, as: UTF8.self) }
 
     /// The bytes in one call: the hashing Swift would write feeds them to the hasher one at a
-    /// time, about twenty instructions a byte, and a grant's path is hashed several times in
-    /// every dialog that picks it.
+    /// time, and a grant's path is hashed several times in every dialog that picks it.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(bytes.count)
         bytes.withUnsafeBytes { hasher.combine(bytes: $0) }

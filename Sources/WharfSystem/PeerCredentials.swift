@@ -59,11 +59,6 @@ extension ProcessControl {
         return path
     }
 
-    /// Sets a process-wide environment variable (before threads that read the environment exist).
-    public static func setEnvironment(_ name: String, _ value: String) {
-        setenv(name, value, 1)
-    }
-
     /// Removes environment variables (as `sd_listen_fds` does with the ones it consumed, so that
     /// children do not believe they were handed the sockets).
     public static func removeEnvironment(_ names: [String]) {
@@ -72,14 +67,4 @@ extension ProcessControl {
 
     /// This process's parent (`getppid(2)`).
     public static var parentProcessID: Int32 { getppid() }
-
-    /// Marks every descriptor from `first` on close-on-exec (`close_range(2)` with
-    /// `CLOSE_RANGE_CLOEXEC`, Linux 5.11): a process we spawn inherits none of the descriptors
-    /// an editor may have leaked into us. Without `close_range`, nothing is done.
-    public static func markDescriptorsCloseOnExec(from first: UInt32) {
-        typealias CloseRange = @convention(c) (UInt32, UInt32, Int32) -> Int32
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "close_range") else { return }
-        let closeRange = unsafeBitCast(symbol, to: CloseRange.self)
-        _ = closeRange(first, UInt32.max, 4)  // CLOSE_RANGE_CLOEXEC
-    }
 }

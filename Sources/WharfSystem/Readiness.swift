@@ -182,6 +182,8 @@ public enum Readiness {
 /// `write` until the peer reads again (a few such peers would take every pool thread, and
 /// every other client would wait), its writer registers here and returns. Hundreds of
 /// waiting descriptors cost one thread.
+///
+/// `@unchecked Sendable`: the entries, the token counter and the wake-up pipe are only touched with `lock` held.
 public final class ReadinessWatcher: @unchecked Sendable {
     public static let shared = ReadinessWatcher()
 

@@ -7,13 +7,11 @@ import Synchronization
 ///
 /// Why: a thread asleep is woken by the kernel, and where Wharf runs in a virtual machine
 /// whose idle processors halt at once (`haltpoll` with `guest_halt_poll_ns` 0, as on the
-/// machines its benchmarks run on), that wake-up is an interrupt to a halted virtual processor,
-/// 20 to 30 µs: most of a round trip, and twice per request once a worker answers it. A client
-/// that asks one thing at a time sends its next request microseconds after reading an answer,
-/// so the thread that would sleep looks for it a little longer instead (`poll` with no wait,
-/// or a counter), and the next request is taken without a wake-up. Measured in
-/// bench/notes/30-where-the-time-goes.md: a ping's round trip from 42 to 15 µs, importer
-/// cycles one at a time from about 10,000 to about 19,000 a second.
+/// machines its benchmarks run on), that wake-up is an interrupt to a halted virtual processor:
+/// most of a round trip, and twice per request once a worker answers it. A client that asks
+/// one thing at a time sends its next request just after reading an answer, so the thread that
+/// would sleep looks for it a little longer instead (`poll` with no wait, or a counter), and the
+/// next request is taken without a wake-up. What it saves: bench/notes/30 and 40.
 ///
 /// What it costs, and its bounds: only a thread that has just had work spins, for at most
 /// ``microseconds`` (100 by default), so an idle server spends nothing; between looks it

@@ -19,7 +19,7 @@ public func startThread(_ body: @escaping @Sendable () -> Void) {
 /// (`EAGAIN`: the limit on tasks, a cgroup's `pids.max` or `RLIMIT_NPROC`, or no memory for
 /// its stack); `body` is then let go unrun.
 public func tryStartThread(_ body: @escaping @Sendable () -> Void) throws(SystemError) {
-    final class Box: @unchecked Sendable {
+    final class Box: Sendable {
         let body: @Sendable () -> Void
         init(_ body: @escaping @Sendable () -> Void) { self.body = body }
     }

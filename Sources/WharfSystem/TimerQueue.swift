@@ -4,6 +4,8 @@ import Glibc
 /// watch. One thread sleeps until the earliest deadline and hands what is due to a
 /// ``WorkerPool``, so timed work never runs on the timer thread itself and a slow piece of work
 /// cannot delay the next deadline. The thread starts with the first timer.
+///
+/// `@unchecked Sendable`: the heap and the thread's state are only touched with `lock` held.
 public final class TimerQueue: @unchecked Sendable {
     /// The queue the server uses.
     public static let shared = TimerQueue(pool: .shared)

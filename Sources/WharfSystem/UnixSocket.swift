@@ -115,6 +115,8 @@ public enum UnixSocket {
 
     /// `accept4` is a GNU extension Swift's Glibc module does not declare; looked up once by
     /// name, as ``Syscalls`` does for its extensions.
+    ///
+    /// `@unchecked Sendable`: C function pointers looked up once and never changed.
     private struct Extensions: @unchecked Sendable {
         let accept4: Accept4?
         init() {

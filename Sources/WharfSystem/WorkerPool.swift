@@ -9,12 +9,14 @@ import Synchronization
 /// closure soon, on some thread that is not the caller's. A thread is started when more work
 /// waits than idle threads can take (up to `maximumThreads`), and ends after a few seconds
 /// without work, so an idle server keeps none.
+///
+/// `@unchecked Sendable`: the queue and the counts are only touched with `lock` held (`given` is atomic).
 public final class WorkerPool: @unchecked Sendable {
     /// The pool for work that never waits on anything outside the process: writing to
     /// non-blocking sockets, timers, handing events on. A few threads are plenty.
     public static let shared = WorkerPool(maximumThreads: 32)
 
-    /// The pool for work that may wait on the disk, the database or a child process: each
+    /// The pool for work that may block on the disk, the database or a child process: each
     /// client's requests and exports (its queues), the state database's batches, probing the
     /// desktop's tools.
     ///
@@ -26,7 +28,11 @@ public final class WorkerPool: @unchecked Sendable {
     ///
     /// Its threads spin a moment before sleeping (``SpinBeforeSleep``): a client's next request
     /// comes to its queue here within microseconds of its last answer.
-    public static let waiting = WorkerPool(maximumThreads: .max, spin: SpinBeforeSleep())
+    public static let blocking = WorkerPool(maximumThreads: .max, spin: SpinBeforeSleep())
+
+    /// The name ``blocking`` had, kept while branches written against it are merged.
+    @available(*, deprecated, renamed: "blocking")
+    public static var waiting: WorkerPool { blocking }
 
     private let lock = ConditionLock()
     private let maximumThreads: Int
@@ -159,6 +165,8 @@ public final class WorkerPool: @unchecked Sendable {
 /// Runs closures one at a time, in the order they were given, on a ``WorkerPool``: the order
 /// of a serial queue without a thread of its own. One per client keeps that client's work in
 /// order while other clients' work goes on beside it.
+///
+/// `@unchecked Sendable`: `pending` and `running` are only touched with `lock` held.
 public final class SerialQueue: @unchecked Sendable {
     private let pool: WorkerPool
     private let lock = ConditionLock()

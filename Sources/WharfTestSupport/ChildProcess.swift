@@ -8,6 +8,8 @@ import WharfSystem
 /// `stdin`, `stdout` and `stderr` are our ends (we write the child's input, read its output),
 /// owned by this object and closed exactly once: by `close…`, or when it goes away (which also
 /// kills a child still running).
+///
+/// `@unchecked Sendable`: `keepAlive` is set by the test that owns the child before it shares it; the rest is set in `init` or behind `Locked`.
 public final class ChildProcess: @unchecked Sendable {
     /// The running program.
     public let process: Subprocess
@@ -53,9 +55,9 @@ public final class ChildProcess: @unchecked Sendable {
 
     /// Descriptors of their own for our ends of the child's standard input and error, for a
     /// thread that may outlive the test's use of this object: the thread's number stays this
-    /// pipe's until the thread closes it. A thread writing to `stdin`'s number after the test had
-    /// let the child go (so the number was closed, and taken by the next pipe anyone opened)
-    /// wrote its pings into another test's server, which answered them in the wrong framing.
+    /// pipe's until the thread closes it. A thread writing to `stdin`'s number after the test let
+    /// the child go (the number closed, and taken by the next pipe anyone opens) would write into
+    /// another test's pipe.
     public func stdinCopy() throws(SystemError) -> FileDescriptor { try input.duplicate() }
     public func stderrCopy() throws(SystemError) -> FileDescriptor? { try errors?.duplicate() }
 

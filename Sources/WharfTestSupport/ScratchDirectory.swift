@@ -8,6 +8,8 @@ import WharfSystem
 /// a test builds. Names given to its methods are relative paths (`docs/a.txt`); parent folders
 /// are created as needed. Every test target uses this one type: setting up a file tree is the
 /// same chore everywhere.
+///
+/// `@unchecked Sendable`: `mounts` is changed only by the test that made the directory, on its own thread, before anything else sees them.
 public final class ScratchDirectory: @unchecked Sendable {
     public let path: FilePath
     private var mounts: [FilePath] = []
@@ -30,6 +32,10 @@ public final class ScratchDirectory: @unchecked Sendable {
 
     /// `name` inside the directory (which may contain `/`).
     public func path(_ name: String) -> FilePath { path.appending(name) }
+
+    /// `name`'s path as text, as the protocol and the command line carry it (these tests' names
+    /// are UTF-8, so the text is the bytes; byte-exact cases use URLs).
+    public func file(_ name: String) -> String { path(name).description }
 
     /// `name` given as bytes (a name that need not be UTF-8), directly inside the directory.
     public func path(bytes name: [UInt8]) -> FilePath { path.appending(name) }

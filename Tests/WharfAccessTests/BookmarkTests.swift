@@ -6,8 +6,8 @@ import WharfTestSupport
 
 /// Bookmarks survive restarts, follow editors' saves and moves, and cannot be forged or edited.
 @Suite struct BookmarkTests {
-    let directory = TemporaryDirectory()
-    let state = TemporaryDirectory()
+    let directory = WorkDirectory()
+    let state = WorkDirectory()
 
     /// A store on disk with `path` granted read-write to `c1` and bookmarked.
     func bookmarked(_ path: FilePath) throws -> (AccessStore, String) {

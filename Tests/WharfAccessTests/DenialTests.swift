@@ -6,7 +6,7 @@ import WharfTestSupport
 
 /// Every way of reaching past what the human picked is refused, and no refusal names a path.
 @Suite struct DenialTests {
-    let directory = TemporaryDirectory()
+    let directory = WorkDirectory()
 
     @Test func dotDotCannotClimbOutOfAGrantedFile() throws {
         let store = try memoryStore()

@@ -5,7 +5,7 @@ import WharfTestSupport
 
 /// readFile/writeFile: only through a live lease, only within what it grants, bounded per call.
 @Suite struct FileIOTests {
-    let directory = TemporaryDirectory()
+    let directory = WorkDirectory()
 
     func lease(_ text: String, readOnly: Bool, store: AccessStore) throws -> Lease {
         let file = directory.file("file-\(readOnly).txt")

@@ -6,7 +6,7 @@ import WharfTestSupport
 
 /// A recycled inode number must not pass for a deleted file.
 @Suite struct FingerprintTests {
-    let directory = TemporaryDirectory()
+    let directory = WorkDirectory()
 
     @Test func theFileSystemUnderTestRecordsBirthTimes() throws {
         let file = directory.file("a.txt")

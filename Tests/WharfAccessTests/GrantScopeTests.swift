@@ -5,7 +5,7 @@ import WharfTestSupport
 
 /// Grants belong to the session that received them; bookmarks to the app identity.
 @Suite struct GrantScopeTests {
-    let directory = TemporaryDirectory()
+    let directory = WorkDirectory()
 
     @Test func anotherClientOfTheSameAppHasNoAccessThroughAGrant() throws {
         let store = try memoryStore()
@@ -35,7 +35,7 @@ import WharfTestSupport
     }
 
     @Test func aGrantInAnotherStoreInstanceIsNotThisSessions() throws {
-        let state = TemporaryDirectory()
+        let state = WorkDirectory()
         let file = directory.file("a.txt")
         writeFile(file, "a")
         let (first, _) = try AccessStore.open(stateDirectory: state.path)

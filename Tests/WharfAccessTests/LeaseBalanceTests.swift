@@ -5,7 +5,7 @@ import WharfTestSupport
 
 /// Each resolve is a lease released exactly once, like start/stopAccessingSecurityScopedResource.
 @Suite struct LeaseBalanceTests {
-    let directory = TemporaryDirectory()
+    let directory = WorkDirectory()
 
     @Test func resolvesNestAndEachIsReleasedOnce() throws {
         let store = try memoryStore()

@@ -6,8 +6,8 @@ import WharfTestSupport
 
 /// A mover moved a granted file or folder: the client's rights and the bookmarks follow it.
 @Suite struct MoveTests {
-    let directory = TemporaryDirectory()
-    let state = TemporaryDirectory()
+    let directory = WorkDirectory()
+    let state = WorkDirectory()
 
     @Test func aMovedFolderTakesItsGrantsAndTheBookmarksInsideItAlong() throws {
         let folder = directory.file("project")

@@ -6,8 +6,8 @@ import WharfTestSupport
 
 /// Several Wharf processes (each editor spawns its own) share one store.
 @Suite struct MultiProcessTests {
-    let state = TemporaryDirectory()
-    let files = TemporaryDirectory()
+    let state = WorkDirectory()
+    let files = WorkDirectory()
 
     /// `wharf-access-stress`, built next to the test bundle in `.build/<config>/`.
     static func stressTool() throws -> String {

@@ -7,7 +7,7 @@ import WharfTestSupport
 /// When the database opens (a server's store only when a statement needs it), and the
 /// `running/` markers that tell the next Wharf a process ended without closing the store.
 @Suite struct OpeningTests {
-    let state = TemporaryDirectory()
+    let state = WorkDirectory()
 
     var markers: [String] {
         ((try? DirectoryEntries.names(in: state.file("running"))) ?? []).map { String(decoding: $0, as: UTF8.self) }.sorted()

@@ -8,8 +8,8 @@ import WharfTestSupport
 /// picked the same file again. A pick after the revocation is a new consent and stays; a pick
 /// before it goes with the revocation.
 @Suite struct RevocationTests {
-    let state = TemporaryDirectory()
-    let directory = TemporaryDirectory()
+    let state = WorkDirectory()
+    let directory = WorkDirectory()
 
     /// `notes.txt`, and two processes' stores: the editor's, and the one `wharf access` uses.
     private func editorAndAdmin() throws -> (notes: FilePath, editor: AccessStore, admin: AccessStore) {

@@ -7,8 +7,8 @@ import WharfTestSupport
 /// The store on disk: where it lives, its permissions, its schema history, damage, and what
 /// dead processes leave behind.
 @Suite struct StateStoreTests {
-    let state = TemporaryDirectory()
-    let directory = TemporaryDirectory()
+    let state = WorkDirectory()
+    let directory = WorkDirectory()
 
     @Test func theDirectoryIsCreated0700AndTheDatabase0600() throws {
         let nested = state.file("xdg/state/wharf")
@@ -224,8 +224,8 @@ import WharfTestSupport
 
 /// `wharf access list` and `wharf access revoke ID`.
 @Suite struct AdministrationTests {
-    let state = TemporaryDirectory()
-    let directory = TemporaryDirectory()
+    let state = WorkDirectory()
+    let directory = WorkDirectory()
 
     @Test func everyAppsGrantsAndBookmarksAreListedAndRevocableById() throws {
         let file = directory.file("a.txt")
@@ -266,7 +266,7 @@ import WharfTestSupport
 
 /// The dialog engine's memory: remembered folders per customization, and written folders.
 @Suite struct DialogMemoryTests {
-    let state = TemporaryDirectory()
+    let state = WorkDirectory()
 
     @Test func rememberedFoldersAreKeptPerAppAndCustomizationAcrossRestarts() throws {
         let (store, _) = try AccessStore.open(stateDirectory: state.path)

@@ -8,7 +8,7 @@ import WharfTestSupport
 ///
 /// It is `work` inside a private scratch directory, so that a bookmark search, which looks
 /// through the folders beside a file's folder, only ever sees this test's own files.
-final class TemporaryDirectory {
+final class WorkDirectory {
     private let scratch = ScratchDirectory("wharf-access")
     let path: FilePath
 

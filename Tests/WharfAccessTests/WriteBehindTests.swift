@@ -75,7 +75,7 @@ struct WriteBehindTests {
 /// A store in a state directory of its own, with one file granted and written to the database.
 private struct GrantWritten {
     let state = ScratchDirectory("wharf-access-state")
-    let files = TemporaryDirectory()
+    let files = WorkDirectory()
     let store: AccessStore
     let file: FilePath
 

@@ -1,4 +1,5 @@
 import Testing
+import WharfTestSupport
 @testable import WharfContentTypes
 
 /// Client-declared types: validated as a batch, visible to the declaring client only.
@@ -144,7 +145,7 @@ import Testing
         var scope = freshScope()
         try scope.declare([TypeDeclaration(identifier: "com.example.project", conformsTo: ["com.apple.package"],
                                            filenameExtensions: ["exproj"])])
-        let directory = TemporaryDirectory()
+        let directory = ScratchDirectory("wharf-ct")
         let project = directory.makeDirectory("Thing.exproj")
         let identified = try scope.identify(path: project).get()
         #expect(identified == Identification(identifier: "com.example.project", mimeType: "inode/directory", source: .extension))
@@ -158,7 +159,7 @@ import Testing
             TypeDeclaration(identifier: "com.example.notes", conformsTo: ["public.plain-text"], filenameExtensions: ["notes"]),
             TypeDeclaration(identifier: "com.example.fakepng", conformsTo: ["public.data"], filenameExtensions: ["png"]),
         ])
-        let directory = TemporaryDirectory()
+        let directory = ScratchDirectory("wharf-ct")
         let notes = directory.write("todo.notes", "buy milk\n")
         let png = directory.write("pic.png", [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
         #expect(try scope.identify(path: notes).get().identifier == "com.example.notes")

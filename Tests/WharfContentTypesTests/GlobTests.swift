@@ -1,9 +1,10 @@
 import Testing
+import WharfTestSupport
 @testable import WharfContentTypes
 
 /// Name matching over a MIME database written by the test, so each rule is exercised alone.
 @Suite struct GlobTests {
-    let directory = TemporaryDirectory()
+    let directory = ScratchDirectory("wharf-ct")
     let scope: ContentTypeScope
 
     init() {

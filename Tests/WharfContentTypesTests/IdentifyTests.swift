@@ -7,7 +7,7 @@ import WharfTestSupport
 /// Identifying files on disk with the system MIME database.
 @Suite struct IdentifyTests {
     let scope = ContentTypeScope(registry: .system)
-    let directory = TemporaryDirectory()
+    let directory = ScratchDirectory("wharf-ct")
 
     let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52]
 

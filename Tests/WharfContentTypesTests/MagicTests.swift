@@ -1,9 +1,10 @@
 import Testing
+import WharfTestSupport
 @testable import WharfContentTypes
 
 /// The magic matcher and how its results combine with globs, over a test-written database.
 @Suite struct MagicTests {
-    let directory = TemporaryDirectory()
+    let directory = ScratchDirectory("wharf-ct")
     let scope: ContentTypeScope
 
     init() {

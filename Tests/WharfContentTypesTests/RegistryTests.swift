@@ -1,5 +1,6 @@
 import Glibc
 import Testing
+import WharfTestSupport
 @testable import WharfContentTypes
 
 /// Loading the MIME database: lazily, once, from several directories in precedence order.
@@ -27,7 +28,7 @@ import Testing
     }
 
     @Test func higherPrecedenceDirectoriesOverrideAndDeleteLowerRules() throws {
-        let directory = TemporaryDirectory()
+        let directory = ScratchDirectory("wharf-ct")
         typealias F = MIMEDatabaseFixture
         var user = F()
         user.globs = ["0:text/x-diff:__NOGLOBS__", "50:text/x-diff:*.diff", "60:application/x-mine:*.png"]

@@ -3,12 +3,6 @@ import WharfSystem
 import WharfTestSupport
 @testable import WharfContentTypes
 
-/// The shared scratch directory, under the name these tests have always used.
-typealias TemporaryDirectory = ScratchDirectory
-
-extension ScratchDirectory {
-    convenience init() { self.init("wharf-ct") }
-}
 
 extension ContentTypeScope {
     /// What a listing would say of an entry with this name: a directory by its name (a folder,
@@ -45,7 +39,7 @@ struct MIMEDatabaseFixture {
         return line + [0x0A]
     }
 
-    func write(into directory: TemporaryDirectory, at name: String = "mime") -> FilePath {
+    func write(into directory: ScratchDirectory, at name: String = "mime") -> FilePath {
         let base = directory.makeDirectory(name)
         directory.write(name + "/globs2", "# generated\n" + globs.map { $0 + "\n" }.joined())
         var magicBytes = Array("MIME-Magic".utf8) + [0, 0x0A]

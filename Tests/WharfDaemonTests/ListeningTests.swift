@@ -36,8 +36,8 @@ import WharfTestSupport
     }
 
     /// An app that opens connection after connection, saying nothing, takes at most
-    /// `--max-clients-per-app` places: its next one is closed, another app's still gets in,
-    /// and a place it gives back is its again.
+    /// `--max-clients-per-app` places: its next one is told why and closed, another app's still
+    /// gets in, and a place it gives back is its again.
     @Test func oneAppTakesAtMostItsShareOfConnections() throws {
         let daemon = try DaemonProcess(["--presenter", "kdialog", "--max-clients-per-app=2"])
         // Two connections the daemon keeps. (Its start-up probe, a connection of this app
@@ -46,11 +46,12 @@ import WharfTestSupport
         let settled = Deadline(secondsFromNow: 20)
         while silent.count < 2 && !settled.hasPassed {
             let connection = try UnixSocket.connect(to: daemon.socketPath)
-            if !closedByPeer(connection, within: 1) { silent.append(connection) }
+            if bytesUntilClosed(connection, within: 1) == nil { silent.append(connection) }
         }
         try #require(silent.count == 2)
         let refused = try UnixSocket.connect(to: daemon.socketPath)
-        #expect(closedByPeer(refused, within: 10), "the app's third connection was not closed")
+        let words = try #require(bytesUntilClosed(refused, within: 10), "the app's third connection was not closed")
+        try expectRefusal(words, limit: 2, option: "--max-clients-per-app")
         #expect(daemon.log().contains("--max-clients-per-app"))
 
         // Another app (the program python3 runs) is served meanwhile.
@@ -65,16 +66,52 @@ import WharfTestSupport
         #expect(status == 0 && output.contains("\"result\""), "\(output)")
 
         silent[0].close()
-        let deadline = Deadline(secondsFromNow: 10)
-        var answered = false
-        while !answered && !deadline.hasPassed {
-            // The daemon counts the closed one out when its thread sees the end of it.
-            guard let client = try? daemon.client() else { break }
-            answered = client.call("ping", [:]) == [:]
-            if !answered { ProcessControl.sleep(milliseconds: 20) }
-        }
-        #expect(answered, "the place given back was not the app's again")
+        #expect(aClientIsServedAgain(by: daemon), "the place given back was not the app's again")
         withExtendedLifetime(silent) {}
+    }
+
+    /// A connection past `--max-clients` is answered with one JSON-RPC error naming the limit
+    /// and the option, then closed; once a place is free, a client is served again.
+    @Test func aConnectionPastMaxClientsIsToldWhyAndClosed() throws {
+        let daemon = try DaemonProcess(["--presenter", "kdialog", "--max-clients=1"])
+        // One silent connection takes the one place. (The daemon's start-up probe may hold it
+        // a moment longer: a connection refused meanwhile is tried again.)
+        var holder: FileDescriptor?
+        let settled = Deadline(secondsFromNow: 20)
+        while holder == nil && !settled.hasPassed {
+            let connection = try UnixSocket.connect(to: daemon.socketPath)
+            if bytesUntilClosed(connection, within: 1) == nil { holder = connection }
+        }
+        let held = try #require(holder)
+        let refused = try UnixSocket.connect(to: daemon.socketPath)
+        let words = try #require(bytesUntilClosed(refused, within: 10), "a connection past --max-clients was kept")
+        try expectRefusal(words, limit: 1, option: "--max-clients")
+        #expect(daemon.log().contains("--max-clients"))
+
+        held.close()
+        #expect(aClientIsServedAgain(by: daemon), "the place given back was not free again")
+    }
+
+    /// A new client's ping is answered within 10 s: the daemon counts a closed connection out
+    /// when its thread sees the end of it, so the first tries may still be refused.
+    private func aClientIsServedAgain(by daemon: DaemonProcess) -> Bool {
+        eventually(seconds: 10) { (try? daemon.client())?.call("ping", [:]) == [:] }
+    }
+
+    /// What a refused connection hears: exactly one NDJSON line, a JSON-RPC error with a null id,
+    /// `tooManyClients`, the limit and the option in `data` and in the message.
+    private func expectRefusal(_ words: [UInt8], limit: Int64, option: String) throws {
+        #expect(words.last == UInt8(ascii: "\n") && words.filter { $0 == UInt8(ascii: "\n") }.count == 1,
+                "not one line: \(String(decoding: words, as: UTF8.self))")
+        let answer = try JSON.parse(words)
+        #expect(answer["jsonrpc"] == "2.0")
+        #expect(answer["id"] == JSON.null)
+        #expect(answer["result"] == nil)
+        #expect(answer["error"]?["code"] == -32050)
+        #expect(answer["error"]?["data"]?["limit"]?.intValue == limit)
+        #expect(answer["error"]?["data"]?["option"]?.stringValue == option)
+        let message = answer["error"]?["message"]?.stringValue ?? ""
+        #expect(message.contains(option) && message.contains("\(limit)"), "\(message)")
     }
 
     /// A connection not answered `initialize` within `--initialize-timeout` is closed, whether

@@ -20,6 +20,7 @@ func bareDaemon(arguments: [String] = []) throws -> DaemonProcess {
 
 /// A presenter connection answering `presenter/show` on a thread of its own with `answer`
 /// (given the notification's params, it sends the request it wants), until `stop()`.
+/// `@unchecked Sendable`: `ended` is only touched with `finished` held.
 final class PresenterLoop: @unchecked Sendable {
     let client: WireClient
     private let running = Locked(true)
@@ -57,13 +58,6 @@ extension WireClient {
         call("presentImporter", ["allowedContentTypes": .array(types.map(JSON.string))], timeout: timeout)?["dialogId"]?.stringValue
     }
 
-    /// Waits for the dialog's ending (`dialog/completed` or `dialog/cancelled`).
-    func ending(of dialog: String, timeout: Double = 60) -> JSON? {
-        waitFor(timeout: timeout) {
-            ($0["method"] == "dialog/completed" || $0["method"] == "dialog/cancelled") && $0["params"]?["dialogId"] == .string(dialog)
-        }
-    }
-
     /// The error code of a response, if it is an error.
     func errorCode(_ method: String, _ params: JSON) -> Int64? {
         request(method, params)?["error"]?["code"]?.intValue
@@ -85,17 +79,4 @@ var ownApp: String {
     return text
 }
 
-extension ScratchDirectory {
-    func file(_ name: String) -> String { path(name).description }
-}
 
-/// True once `condition` holds, checked every 20 ms for up to `seconds` (for what other
-/// processes see of the shared store, written behind within milliseconds).
-func eventually(seconds: Double = 10, _ condition: () -> Bool) -> Bool {
-    let deadline = Deadline(secondsFromNow: seconds)
-    while true {
-        if condition() { return true }
-        if deadline.hasPassed { return false }
-        ProcessControl.sleep(milliseconds: 20)
-    }
-}

@@ -156,13 +156,4 @@ import WharfDesktopDialogs
             #expect(ToolDialogPresenter.probe(.zenity, environment: ["PATH": "/usr/bin:/bin", "WAYLAND_DISPLAY": "wayland-0"]).isUsable)
         }
     }
-
-    @Test func theNoPresenterMessageNamesEachAndWhy() {
-        let message = DesktopPresenters.noPresenterMessage([
-            DesktopPresenterProbe(kind: .portal, problem: "no D-Bus session bus"),
-            DesktopPresenterProbe(kind: .zenity, problem: "zenity is not installed"),
-            DesktopPresenterProbe(kind: .kdialog, problem: "kdialog is not installed"),
-        ])
-        #expect(message.hasPrefix("no desktop dialog can be shown (portal: no D-Bus session bus; zenity: zenity is not installed; kdialog: kdialog is not installed)."))
-    }
 }

@@ -25,14 +25,10 @@ struct ServerRigTests {
         return client
     }
 
-    func file(_ name: String) -> String { scratch.path(name).description }
+    func file(_ name: String) -> String { scratch.file(name) }
 
     /// The dialog's `dialog/completed` or `dialog/cancelled`.
-    func ending(of id: String, in client: WireClient) -> JSON? {
-        client.waitFor(timeout: 30) {
-            ($0["method"] == "dialog/completed" || $0["method"] == "dialog/cancelled") && $0["params"]?["dialogId"] == .string(id)
-        }
-    }
+    func ending(of id: String, in client: WireClient) -> JSON? { client.ending(of: id, timeout: 30) }
 
     /// A title no other window has.
     func unique(_ title: String) -> String { title + " " + String(UInt32.random(in: 0...UInt32.max), radix: 36) }

@@ -25,7 +25,7 @@ import WharfTestSupport
 
     @Test func anExistingFileIsCheckedAsForAWriteAndLeftAsItIs() throws {
         let h = Harness()
-        let existing = h.dir.file("notes.txt", "old")
+        let existing = h.dir.makeFile("notes.txt", "old")
         let id = try h.exporter(ExporterRequest(
             documents: [ExportDocument(filename: "notes.txt", writableContentTypes: ["public.data"])], destinationOnly: true))
         #expect(dialogError { try h.engine.save(client: h.client, id: id, url: existing, contentType: nil, overwrite: false) }

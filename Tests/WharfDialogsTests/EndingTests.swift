@@ -69,7 +69,7 @@ import WharfTestSupport
         #expect(h.scheduler.pendingCount == 3)
         try h.engine.dismiss(client: h.client, id: dismissed)
         #expect(try h.engine.cancel(client: h.client, id: cancelled))
-        try h.engine.choose(client: h.client, id: chosen, urls: [h.dir.file("a.txt").description])
+        try h.engine.choose(client: h.client, id: chosen, urls: [h.dir.makeFile("a.txt").description])
         _ = h.events.waitForEnding(chosen)
         #expect(h.scheduler.pendingCount == 0)
     }
@@ -114,7 +114,7 @@ import WharfTestSupport
 
     @Test func chooseSuccessCompletesWithTheResolvedFile() throws {
         let h = Harness()
-        let file = h.dir.file("a.txt")
+        let file = h.dir.makeFile("a.txt")
         let id = try h.importer()
         try h.engine.choose(client: h.client, id: id, urls: [FileURL.from(path: file)])
         let identity = try FileIdentity.of(file)
@@ -125,7 +125,7 @@ import WharfTestSupport
 
     @Test func rejectedChoiceKeepsTheDialogOpenAndEmitsNothing() throws {
         let h = Harness()
-        h.dir.file("a.pdf")
+        h.dir.makeFile("a.pdf")
         let id = try h.importer()
         let error = dialogError { try h.engine.choose(client: h.client, id: id, urls: [h.dir.at("a.pdf")]) }
         guard case .rejectedChoice(let url, let reason) = error else {
@@ -137,7 +137,7 @@ import WharfTestSupport
         #expect(h.events.events(id).isEmpty)
         #expect(h.engine.openDialogCount(client: h.client) == 1)
         // The dialog still takes a good choice.
-        try h.engine.choose(client: h.client, id: id, urls: [h.dir.file("b.txt")])
+        try h.engine.choose(client: h.client, id: id, urls: [h.dir.makeFile("b.txt")])
         #expect(h.events.events(id).count == 2)
     }
 
@@ -191,7 +191,7 @@ import WharfTestSupport
         let h = Harness()
         let id = try h.importer()
         try h.engine.dismiss(client: h.client, id: id)
-        let file = h.dir.file("a.txt")
+        let file = h.dir.makeFile("a.txt")
         #expect(dialogError { try h.engine.choose(client: h.client, id: id, urls: [file]) } == .alreadyEnded(id))
         #expect(dialogError { try h.engine.dismiss(client: h.client, id: id) } == .alreadyEnded(id))
         #expect(dialogError { _ = try h.engine.list(client: h.client, id: id) } == .alreadyEnded(id))

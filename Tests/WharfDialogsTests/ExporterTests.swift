@@ -167,7 +167,7 @@ import WharfTestSupport
 
     @Test func anExistingDestinationNeedsOverwrite() throws {
         let h = Harness()
-        let existing = h.dir.file("notes.txt", "old")
+        let existing = h.dir.makeFile("notes.txt", "old")
         let id = try h.textExporter("new")
         #expect(dialogError { try h.engine.save(client: h.client, id: id, url: existing, contentType: nil, overwrite: false) }
             == .fileExists(url: FileURL.from(path: existing)))
@@ -180,7 +180,7 @@ import WharfTestSupport
 
     @Test func aSymlinkAtTheDestinationCountsAsExisting() throws {
         let h = Harness()
-        let target = h.dir.file("target.txt", "keep")
+        let target = h.dir.makeFile("target.txt", "keep")
         let link = h.dir.symlink("notes.txt", to: target)
         let id = try h.textExporter()
         #expect(dialogError { try h.engine.save(client: h.client, id: id, url: link, contentType: nil, overwrite: false) }
@@ -193,13 +193,13 @@ import WharfTestSupport
     @Test func severalDocumentsGoIntoAnExistingDirectoryAndAnyExistingFileNeedsOverwrite() throws {
         let h = Harness()
         let out = h.dir.directory("out")
-        h.dir.file("out/b.txt", "old")
+        h.dir.makeFile("out/b.txt", "old")
         let id = try h.exporter(ExporterRequest(documents: [
             ExportDocument(filename: "a", writableContentTypes: ["public.plain-text"], contents: text("A")),
             ExportDocument(filename: "b", writableContentTypes: ["public.plain-text"], contents: text("B")),
         ]))
         guard case .rejectedChoice? = dialogError({
-            try h.engine.save(client: h.client, id: id, url: h.dir.file("plain.txt"), contentType: nil, overwrite: false)
+            try h.engine.save(client: h.client, id: id, url: h.dir.makeFile("plain.txt"), contentType: nil, overwrite: false)
         }) else {
             Issue.record("several documents need a directory")
             return
@@ -250,7 +250,7 @@ import WharfTestSupport
     @Test func aFolderSwappedForASymlinkAfterTheWriteDoesNotGrantWhereItLeads() throws {
         let h = Harness(writer: FolderSwappingWriter())
         let out = h.dir.directory("out")
-        let decoy = h.dir.file("decoy/notes.txt", "the user's other file")
+        let decoy = h.dir.makeFile("decoy/notes.txt", "the user's other file")
         let id = try h.textExporter()
         try h.engine.save(client: h.client, id: id, url: out.appending("notes.txt"), contentType: nil, overwrite: false)
         let events = h.events.waitForEnding(id)
@@ -302,7 +302,7 @@ import WharfTestSupport
 
     @Test func snapshotsMayBeFilesTheClientAlreadyHas() throws {
         let h = Harness()
-        let source = h.dir.file("source.bin", "from a file")
+        let source = h.dir.makeFile("source.bin", "from a file")
         let id = try h.textExporter(lazy: true)
         try h.engine.save(client: h.client, id: id, url: nil, contentType: nil, overwrite: false)
         try h.engine.provideSnapshot(client: h.client, id: id, documentIndex: 0, source: .file(path: source))

@@ -23,8 +23,8 @@ import WharfTestSupport
 
     @Test func singleSelectionTakesExactlyOneFile() throws {
         let h = Harness()
-        let a = h.dir.file("a.txt")
-        let b = h.dir.file("b.txt")
+        let a = h.dir.makeFile("a.txt")
+        let b = h.dir.makeFile("b.txt")
         let id = try h.importer()
         #expect(rejection(h, id, [a, b])?.url == b.url)
         #expect(dialogError { try h.engine.choose(client: h.client, id: id, urls: [] as [String]) }
@@ -35,8 +35,8 @@ import WharfTestSupport
 
     @Test func multipleSelectionTakesSeveralInOrderWithoutDuplicates() throws {
         let h = Harness()
-        let a = h.dir.file("a.txt")
-        let b = h.dir.file("b.md")
+        let a = h.dir.makeFile("a.txt")
+        let b = h.dir.makeFile("b.md")
         let id = try h.importer(multiple: true)
         try h.engine.choose(client: h.client, id: id, urls: [b.url, a.description, b.description])
         #expect(completedFiles(h, id).map(\.path) == [b, a])
@@ -45,8 +45,8 @@ import WharfTestSupport
 
     @Test func oneBadFileRejectsTheWholeChoiceNamingIt() throws {
         let h = Harness()
-        let a = h.dir.file("a.txt")
-        let bad = h.dir.file("b.png")
+        let a = h.dir.makeFile("a.txt")
+        let bad = h.dir.makeFile("b.png")
         let id = try h.importer(multiple: true)
         #expect(rejection(h, id, [a, bad])?.url == bad.url)
         #expect(h.events.events(id).isEmpty)
@@ -95,7 +95,7 @@ import WharfTestSupport
 
     @Test func aHiddenFileMayBeChosenWithOrWithoutIncludeHiddenFilesButNotAgainstURLEnabled() throws {
         let h = Harness()
-        let hidden = h.dir.file(".secret.txt")
+        let hidden = h.dir.makeFile(".secret.txt")
         let closed = try h.importer()
         try h.engine.choose(client: h.client, id: closed, urls: [hidden])
         #expect(completedFiles(h, closed).map(\.path) == [hidden], "the human showed hidden files and picked one")
@@ -108,7 +108,7 @@ import WharfTestSupport
 
     @Test func symlinksAreResolvedOnceAtChoiceTime() throws {
         let h = Harness()
-        let target = h.dir.file("real.txt")
+        let target = h.dir.makeFile("real.txt")
         h.dir.directory("sub")
         let link = h.dir.symlink("sub/link.txt", to: target)
         let id = try h.importer()
@@ -123,7 +123,7 @@ import WharfTestSupport
     /// with a PNG reached through 'notes.txt', and a `*.txt` predicate let it through.
     @Test func aLinkIsRefusedWhenTheFileItLeadsToIsNotAllowed() throws {
         let h = Harness()
-        let photo = h.dir.file("photo.png")
+        let photo = h.dir.makeFile("photo.png")
         let link = h.dir.symlink("notes.txt", to: photo)
         let byType = try h.importer()
         let refused = rejection(h, byType, [link])
@@ -135,7 +135,7 @@ import WharfTestSupport
         #expect(rejection(h, byName, [link])?.reason.contains("urlEnabled") == true)
 
         // A link to an allowed file is still resolved to it.
-        let text = h.dir.file("real.txt")
+        let text = h.dir.makeFile("real.txt")
         let good = h.dir.symlink("other.txt", to: text)
         try h.engine.choose(client: h.client, id: byType, urls: [good.description])
         #expect(try #require(completedFiles(h, byType).first).path == text)
@@ -143,7 +143,7 @@ import WharfTestSupport
 
     @Test func importsUnresolvedAliasesReturnsTheLinkItself() throws {
         let h = Harness()
-        let target = h.dir.file("real.txt")
+        let target = h.dir.makeFile("real.txt")
         let link = h.dir.symlink("link.txt", to: target)
         let id = try h.importer(options: DialogOptions(defaultDirectory: h.dir.path, importsUnresolvedAliases: true))
         try h.engine.choose(client: h.client, id: id, urls: [link])
@@ -164,7 +164,7 @@ import WharfTestSupport
 
     @Test func theRecordedIdentityIsTheFileThatWasChosen() throws {
         let h = Harness()
-        let file = h.dir.file("a.txt")
+        let file = h.dir.makeFile("a.txt")
         let id = try h.importer()
         try h.engine.choose(client: h.client, id: id, urls: [file])
         let identity = try #require(completedFiles(h, id).first).identity
@@ -177,7 +177,7 @@ import WharfTestSupport
     @Test func directoryPickersTakeDirectoriesAndNotFiles() throws {
         let h = Harness()
         let folder = h.dir.directory("templates")
-        let file = h.dir.file("a.txt")
+        let file = h.dir.makeFile("a.txt")
         for type in ["public.folder", "public.directory"] {
             let id = try h.importer([type])
             #expect(rejection(h, id, [file])?.reason.contains("public.plain-text") == true)
@@ -191,7 +191,7 @@ import WharfTestSupport
     @Test func packagesCountAsFilesOfTheirPackageType() throws {
         let h = Harness()
         let package = h.dir.directory("Thing.bundle")
-        h.dir.file("Thing.bundle/inside.txt")
+        h.dir.makeFile("Thing.bundle/inside.txt")
         let packagePicker = try h.importer(["com.example.bundle"])
         try h.engine.choose(client: h.client, id: packagePicker, urls: [package])
         #expect(completedFiles(h, packagePicker).map(\.path) == [package])
@@ -206,8 +206,8 @@ import WharfTestSupport
 
     @Test func urlEnabledDecidesWhatMayBeChosen() throws {
         let h = Harness()
-        let small = h.dir.file("small.txt", "hi")
-        let big = h.dir.file("big.txt", String(repeating: "x", count: 100))
+        let small = h.dir.makeFile("small.txt", "hi")
+        let big = h.dir.makeFile("big.txt", String(repeating: "x", count: 100))
         let id = try h.importer(options: DialogOptions(
             defaultDirectory: h.dir.path, urlEnabled: .all([.sizeAtMost(10), .nameMatches("*.txt")])))
         #expect(rejection(h, id, [big])?.reason.contains("urlEnabled") == true)
@@ -216,7 +216,7 @@ import WharfTestSupport
 
     @Test func pathsAreNormalised() throws {
         let h = Harness()
-        let file = h.dir.file("a.txt")
+        let file = h.dir.makeFile("a.txt")
         h.dir.directory("sub")
         let id = try h.importer()
         try h.engine.choose(client: h.client, id: id, urls: [h.dir.path.description + "/sub/.././/a.txt"])
@@ -237,10 +237,10 @@ import WharfTestSupport
     /// let alone as a folder (all it holds) by a dialog that takes only plain text.
     @Test func aFileSwappedForALinkToAFolderWhileItIsJudgedDoesNotGrantTheFolder() throws {
         let h = Harness()
-        let notes = h.dir.file("notes.txt", "hello")
+        let notes = h.dir.makeFile("notes.txt", "hello")
         let chosen = identity(notes)
         h.dir.directory("private")
-        h.dir.file("private/key.txt", "secret")
+        h.dir.makeFile("private/key.txt", "secret")
         let decoy = h.dir.symlink("decoy", to: h.dir.at("private"))
         let swapped = Locked(false)
         let id = try importer(h, ["public.plain-text"], meddling: MeddlingTypes(before: { name in
@@ -264,7 +264,7 @@ import WharfTestSupport
     @Test func theBytesThatDecideTheTypeAreThoseOfTheFileGranted() throws {
         let h = Harness()
         let binary = h.dir.write("blob", [0x00, 0x01, 0x02, 0x03, 0x04, 0x05])
-        let text = h.dir.file("prose", "text: words")
+        let text = h.dir.makeFile("prose", "text: words")
         let pick = h.dir.symlink("pick", to: binary)
         let meddling = MeddlingTypes(
             before: { name in
@@ -300,7 +300,7 @@ import WharfTestSupport
         let h = Harness()
         let docs = h.dir.directory("docs")
         let other = h.dir.directory("other")
-        let file = h.dir.file("other/a.txt")
+        let file = h.dir.makeFile("other/a.txt")
         let options = DialogOptions(defaultDirectory: docs, customizationId: "notes")
         let first = try h.importer(options: options)
         try h.engine.choose(client: h.client, id: first, urls: [file])

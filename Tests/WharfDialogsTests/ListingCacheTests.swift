@@ -11,7 +11,7 @@ import WharfTestSupport
     /// `count` folders of `entries` files each, inside the harness's directory.
     func folders(_ h: Harness, count: Int, entries: Int) -> [FilePath] {
         (0..<count).map { folder in
-            for index in 0..<entries { h.dir.file("folder\(folder)/file\(index).txt") }
+            for index in 0..<entries { h.dir.makeFile("folder\(folder)/file\(index).txt") }
             return h.dir.at("folder\(folder)")
         }
     }

@@ -12,7 +12,7 @@ import WharfTestSupport
 
     @Test func directoriesComeFirstThenNamesInNaturalCaseInsensitiveOrder() throws {
         let h = Harness()
-        for name in ["b.txt", "file10.txt", "File2.txt", "a.txt", "B.txt", "file1.txt", "zeta"] { h.dir.file(name) }
+        for name in ["b.txt", "file10.txt", "File2.txt", "a.txt", "B.txt", "file1.txt", "zeta"] { h.dir.makeFile(name) }
         for name in ["Zoo", "alpha", "dir10", "dir9"] { h.dir.directory(name) }
         let id = try h.importer()
         #expect(try entries(h, id).map(\.displayName) == [
@@ -23,8 +23,8 @@ import WharfTestSupport
 
     @Test func entriesCarryTheirFactsAndEnabledMatchesWhatChooseAccepts() throws {
         let h = Harness()
-        h.dir.file("notes.txt", "12345")
-        h.dir.file("image.png")
+        h.dir.makeFile("notes.txt", "12345")
+        h.dir.makeFile("image.png")
         h.dir.directory("folder")
         let id = try h.importer()
         let listing = try h.engine.list(client: h.client, id: id)
@@ -59,8 +59,8 @@ import WharfTestSupport
 
     @Test func hiddenFilesAreListedAtFirstOnlyWithIncludeHiddenFilesAndWheneverAsked() throws {
         let h = Harness()
-        h.dir.file(".hidden.txt")
-        h.dir.file("shown.txt")
+        h.dir.makeFile(".hidden.txt")
+        h.dir.makeFile("shown.txt")
         h.dir.directory(".git")
         let closed = try h.importer()
         #expect(try entries(h, closed).map(\.displayName) == ["shown.txt"])
@@ -77,9 +77,9 @@ import WharfTestSupport
 
     @Test func aCursorIntoAnEvictedListingKeepsItsHiddenEntries() throws {
         let h = Harness(listingCache: ListingCacheLimits(perClient: 3, inAll: 100))
-        h.dir.file(".a.txt")
-        h.dir.file("b.txt")
-        h.dir.file("c.txt")
+        h.dir.makeFile(".a.txt")
+        h.dir.makeFile("b.txt")
+        h.dir.makeFile("c.txt")
         let id = try h.importer()
         let first = try h.engine.list(client: h.client, id: id, limit: 1, showHidden: true)
         #expect(first.entries.map(\.displayName) == [".a.txt"])
@@ -92,7 +92,7 @@ import WharfTestSupport
     @Test func packagesAreLeavesUnlessEnumerated() throws {
         let h = Harness()
         h.dir.directory("App.bundle")
-        h.dir.file("App.bundle/inside.txt")
+        h.dir.makeFile("App.bundle/inside.txt")
         h.dir.directory("Folder")
         let leaves = try h.importer(["com.example.bundle"])
         let listed = try entries(h, leaves)
@@ -116,7 +116,7 @@ import WharfTestSupport
 
     @Test func symlinksDescribeTheirTargetAndBrokenOnesAreNeverEnabled() throws {
         let h = Harness()
-        let target = h.dir.file("target.txt", "123")
+        let target = h.dir.makeFile("target.txt", "123")
         h.dir.directory("realdir")
         h.dir.symlink("link.txt", to: target)
         h.dir.symlink("dirlink", to: h.dir.at("realdir"))
@@ -134,9 +134,9 @@ import WharfTestSupport
 
     @Test func urlEnabledAndTypesDecideEnabled() throws {
         let h = Harness()
-        h.dir.file("keep.txt")
-        h.dir.file("skip.txt")
-        h.dir.file("doc.md")
+        h.dir.makeFile("keep.txt")
+        h.dir.makeFile("skip.txt")
+        h.dir.makeFile("doc.md")
         let id = try h.importer(options: DialogOptions(
             defaultDirectory: h.dir.path, urlEnabled: .not(.nameMatches("skip*"))))
         let enabled = try entries(h, id).filter(\.enabled).map(\.displayName)
@@ -148,7 +148,7 @@ import WharfTestSupport
     @Test func theListedFolderMayBeChosenExactlyWhenChooseAcceptsIt() throws {
         let h = Harness()
         let projects = h.dir.directory("projects")
-        h.dir.file("notes.txt")
+        h.dir.makeFile("notes.txt")
         let folders = DialogOptions(defaultDirectory: h.dir.path, urlEnabled: .nameMatches("proj*"))
         let cases: [(DialogID, FilePath, FolderChoice)] = [
             (try h.importer(options: DialogOptions(defaultDirectory: h.dir.path)), h.dir.path,
@@ -179,8 +179,8 @@ import WharfTestSupport
     @Test func exporterListingsEnableDirectoriesAndFilesOfTheOfferedTypes() throws {
         let h = Harness()
         h.dir.directory("out")
-        h.dir.file("old.txt")
-        h.dir.file("photo.png")
+        h.dir.makeFile("old.txt")
+        h.dir.makeFile("photo.png")
         let id = try h.textExporter()
         let enabled = Dictionary(uniqueKeysWithValues: try entries(h, id).map { ($0.displayName, $0.enabled) })
         #expect(enabled == ["out": true, "old.txt": true, "photo.png": false])
@@ -188,7 +188,7 @@ import WharfTestSupport
 
     @Test func listingErrorsSayWhy() throws {
         let h = Harness()
-        let file = h.dir.file("a.txt")
+        let file = h.dir.makeFile("a.txt")
         let id = try h.importer()
         guard case .cannotList(let directory, let reason)? = dialogError({ _ = try entries(h, id, h.dir.at("missing")) }) else {
             Issue.record("a missing directory cannot be listed")
@@ -208,7 +208,7 @@ import WharfTestSupport
     @Test func listingWithoutADirectoryShowsWhereTheDialogIs() throws {
         let h = Harness()
         let sub = h.dir.directory("sub")
-        h.dir.file("sub/inner.txt")
+        h.dir.makeFile("sub/inner.txt")
         let id = try h.importer()
         _ = try h.engine.list(client: h.client, id: id, directory: FileURL.from(path: sub))
         let again = try h.engine.list(client: h.client, id: id)
@@ -226,12 +226,12 @@ import WharfTestSupport
 
     @Test func pagingServesOneSnapshotAndANewFirstPageReReads() throws {
         let h = Harness()
-        for index in 0..<25 { h.dir.file("f\(index).txt") }
+        for index in 0..<25 { h.dir.makeFile("f\(index).txt") }
         let id = try h.importer()
         let first = try h.engine.list(client: h.client, id: id, limit: 10)
         #expect(first.entries.count == 10)
         // A file created after the first page does not appear in later pages of this listing.
-        h.dir.file("new.txt")
+        h.dir.makeFile("new.txt")
         var names = first.entries.map(\.displayName)
         var cursor = first.nextCursor
         while let next = cursor {
@@ -252,7 +252,7 @@ import WharfTestSupport
 
     @Test func cursorsBelongToTheirDialog() throws {
         let h = Harness()
-        for index in 0..<5 { h.dir.file("f\(index).txt") }
+        for index in 0..<5 { h.dir.makeFile("f\(index).txt") }
         let a = try h.importer()
         let b = try h.importer()
         let page = try h.engine.list(client: h.client, id: a, limit: 2)

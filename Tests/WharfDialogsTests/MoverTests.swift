@@ -26,8 +26,8 @@ import WharfTestSupport
 
     @Test func thePresenterIsShownTheFilesInOrderAndAFolderPicker() throws {
         let h = Harness()
-        let b = h.dir.file("src/b.txt", "b")
-        let a = h.dir.file("src/a.txt", "a")
+        let b = h.dir.makeFile("src/b.txt", "b")
+        let a = h.dir.makeFile("src/a.txt", "a")
         let id = try mover(h, [try granted(b), try granted(a)], options: DialogOptions(defaultDirectory: h.dir.path, confirmationLabel: "Move"))
         let shown = try #require(h.presenter.dialog(id))
         #expect(shown.kind == .mover)
@@ -39,8 +39,8 @@ import WharfTestSupport
 
     @Test func movingCompletesWithTheNewPlacesInTheOrderGiven() throws {
         let h = Harness()
-        let b = h.dir.file("src/b.txt", "bee")
-        let a = h.dir.file("src/a.txt", "ay")
+        let b = h.dir.makeFile("src/b.txt", "bee")
+        let a = h.dir.makeFile("src/a.txt", "ay")
         let folder = h.dir.directory("dst")
         let id = try mover(h, [try granted(b, readOnly: false), try granted(a)])
         try h.engine.move(client: h.client, id: id, folder: folder.url, resolution: nil, canAsk: true)
@@ -61,7 +61,7 @@ import WharfTestSupport
 
     @Test func cancellingBeforeTheChoiceMovesNothing() throws {
         let h = Harness()
-        let a = h.dir.file("src/a.txt", "a")
+        let a = h.dir.makeFile("src/a.txt", "a")
         let id = try mover(h, [try granted(a)])
         #expect(try h.engine.cancel(client: h.client, id: id))
         #expect(h.events.events(id) == ending(id, .cancelled(id, .mover, reason: .client)))
@@ -78,7 +78,7 @@ import WharfTestSupport
     @Test func cancellingDuringTheMoveRollsItBack() throws {
         let gate = Gate()
         let h = Harness(mover: GatedMover(gate: gate))
-        let a = h.dir.file("src/a.txt", "a")
+        let a = h.dir.makeFile("src/a.txt", "a")
         let folder = h.dir.directory("dst")
         let id = try mover(h, [try granted(a)])
         try h.engine.move(client: h.client, id: id, folder: folder.url, resolution: nil, canAsk: true)
@@ -97,7 +97,7 @@ import WharfTestSupport
     @Test func aDisconnectDuringTheMoveRollsItBackAndEndsOnce() throws {
         let gate = Gate()
         let h = Harness(mover: GatedMover(gate: gate))
-        let a = h.dir.file("src/a.txt", "a")
+        let a = h.dir.makeFile("src/a.txt", "a")
         let id = try mover(h, [try granted(a)])
         try h.engine.move(client: h.client, id: id, folder: h.dir.directory("dst").url, resolution: nil, canAsk: true)
         gate.waitForArrival()
@@ -128,9 +128,9 @@ import WharfTestSupport
 
     @Test func aPresenterThatCanAskIsRefusedAndTheDialogStaysOpen() throws {
         let h = Harness()
-        let a = h.dir.file("src/a.txt", "new")
+        let a = h.dir.makeFile("src/a.txt", "new")
         let folder = h.dir.directory("dst")
-        h.dir.file("dst/a.txt", "old")
+        h.dir.makeFile("dst/a.txt", "old")
         let id = try mover(h, [try granted(a)])
         #expect(throws: DialogError.nameConflict(folder: folder, names: [Array("a.txt".utf8)])) {
             try h.engine.move(client: h.client, id: id, folder: folder.url, resolution: nil, canAsk: true)
@@ -150,9 +150,9 @@ import WharfTestSupport
 
     @Test func keepBothMovesTheFileUnderAFreeName() throws {
         let h = Harness()
-        let a = h.dir.file("src/a.txt", "new")
+        let a = h.dir.makeFile("src/a.txt", "new")
         let folder = h.dir.directory("dst")
-        h.dir.file("dst/a.txt", "old")
+        h.dir.makeFile("dst/a.txt", "old")
         let id = try mover(h, [try granted(a)])
         try h.engine.move(client: h.client, id: id, folder: folder.url, resolution: .keepBoth, canAsk: true)
         guard case .completed(_, .mover, let files, _)? = h.events.waitForEnding(id).last else {
@@ -166,10 +166,10 @@ import WharfTestSupport
 
     @Test func aPresenterThatCannotAskFailsTheDialogNamingTheFileAndMovesNothing() throws {
         let h = Harness()
-        let a = h.dir.file("src/a.txt", "new")
-        let b = h.dir.file("src/b.txt", "b")
+        let a = h.dir.makeFile("src/a.txt", "new")
+        let b = h.dir.makeFile("src/b.txt", "b")
         let folder = h.dir.directory("dst")
-        h.dir.file("dst/a.txt", "old")
+        h.dir.makeFile("dst/a.txt", "old")
         let id = try mover(h, [try granted(b), try granted(a)])
         try h.engine.move(client: h.client, id: id, folder: folder.url, resolution: nil, canAsk: false)
         let events = h.events.waitForEnding(id)
@@ -189,9 +189,9 @@ import WharfTestSupport
 
     @Test func theScriptChoosesTheFolderAndMayAnswerTheConflictQuestion() throws {
         let h = Harness()
-        let a = h.dir.file("src/a.txt", "new")
+        let a = h.dir.makeFile("src/a.txt", "new")
         let folder = h.dir.directory("dst")
-        h.dir.file("dst/a.txt", "old")
+        h.dir.makeFile("dst/a.txt", "old")
         let script = ScriptPresenter(steps: [
             .expect(ScriptExpectation(kind: .mover, confirmationLabel: "Move")),
             .choose([folder.url]),
@@ -218,8 +218,8 @@ import WharfTestSupport
 
     @Test func twoFilesOfOneNameAreRefusedAndNothingIsPresented() throws {
         let h = Harness()
-        let one = h.dir.file("x/a.txt")
-        let two = h.dir.file("y/a.txt")
+        let one = h.dir.makeFile("x/a.txt")
+        let two = h.dir.makeFile("y/a.txt")
         #expect(throws: DialogError.self) { try mover(h, [try granted(one), try granted(two)]) }
         #expect(throws: DialogError.self) { try mover(h, [try granted(one), try granted(one)]) }
         #expect(h.presenter.shown.isEmpty)

@@ -30,7 +30,7 @@ import WharfTestSupport
             { _ = try h.engine.cancel(client: h.client, id: $0) },
             { try h.engine.dismiss(client: h.client, id: $0) },
             { try h.engine.fail(client: h.client, id: $0, message: "x") },
-            { try h.engine.choose(client: h.client, id: $0, urls: [h.dir.file("a.txt")]) },
+            { try h.engine.choose(client: h.client, id: $0, urls: [h.dir.makeFile("a.txt")]) },
         ]
         for end in endings {
             let id = try h.importer(presentationId: "p")
@@ -136,8 +136,8 @@ import WharfTestSupport
         request.allowedContentTypes = ["com.adobe.pdf"]
         request.options.browserOptions = [.includeHiddenFiles]
         let second = try h.engine.present(client: h.client, app: "a", request: request, presenter: h.presenter, types: h.types)
-        h.dir.file("a.pdf")
-        h.dir.file(".hidden.txt")
+        h.dir.makeFile("a.pdf")
+        h.dir.makeFile(".hidden.txt")
         // The first dialog still takes text and hides dot files; the second takes PDFs.
         #expect(dialogError { try h.engine.choose(client: h.client, id: id, urls: [h.dir.at("a.pdf")]) } != nil)
         #expect(try h.engine.list(client: h.client, id: id).entries.map(\.displayName) == ["a.pdf"])

@@ -10,7 +10,7 @@ import WharfTestSupport
 @Suite struct RaceTests {
     @Test func cancelRacingChooseEndsEachDialogExactlyOnce() throws {
         let h = Harness()
-        let file = h.dir.file("a.txt")
+        let file = h.dir.makeFile("a.txt")
         for _ in 0..<300 {
             let id = try h.importer()
             let outcomes = Locked<(cancelled: Bool?, chose: Bool?)>((nil, nil))
@@ -41,7 +41,7 @@ import WharfTestSupport
 
     @Test func timeoutRacingCancelAndChooseEndsEachDialogExactlyOnce() throws {
         let h = Harness()
-        let file = h.dir.file("a.txt")
+        let file = h.dir.makeFile("a.txt")
         var winners = Set<String>()
         for round in 0..<300 {
             let id = try h.importer(options: DialogOptions(defaultDirectory: h.dir.path, timeoutMs: 10))

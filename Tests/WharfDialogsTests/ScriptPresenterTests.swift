@@ -17,7 +17,7 @@ import WharfTestSupport
 
     @Test func chooseAnswersAnImporterAtOnceWhenNothingElseIsServed() throws {
         let h = Harness()
-        let file = h.dir.file("a.txt")
+        let file = h.dir.makeFile("a.txt")
         let presenter = script(h, [.choose(["a.txt"])])
         let id = try h.importer(presenter: presenter)
         // Answered while the engine delivered `show` (no thread hop), after the dialog was
@@ -32,7 +32,7 @@ import WharfTestSupport
 
     @Test func dialogsWaitingBehindOneAreServedOnItsThreadWhenItEnds() throws {
         let h = Harness()
-        h.dir.file("a.txt")
+        h.dir.makeFile("a.txt")
         let presenter = script(h, [.delay(milliseconds: 10), .choose(["a.txt"]), .choose(["a.txt"]), .dismiss])
         let first = try h.importer(presenter: presenter)
         let second = try h.importer(presenter: presenter)
@@ -59,7 +59,7 @@ import WharfTestSupport
 
     @Test func delayWaitsOnTheSchedulerWithoutBlocking() throws {
         let h = Harness()
-        h.dir.file("a.txt")
+        h.dir.makeFile("a.txt")
         let id = try h.importer(presenter: script(h, [.delay(milliseconds: 300), .choose(["a.txt"])]))
         h.scheduler.advance(milliseconds: 299)
         #expect(h.events.events(id).isEmpty)
@@ -69,7 +69,7 @@ import WharfTestSupport
 
     @Test func expectationsThatHoldLetTheScriptGoOn() throws {
         let h = Harness()
-        h.dir.file("a.txt")
+        h.dir.makeFile("a.txt")
         let expectation = ScriptExpectation(
             kind: .importer, allowedContentTypes: ["public.plain-text"], allowsMultipleSelection: false,
             title: "Open", message: nil, directory: FilePath(h.dir.path.description + "/"), browserOptions: [])
@@ -113,7 +113,7 @@ import WharfTestSupport
 
     @Test func aRejectedChoiceFailsTheDialogBecauseAScriptCannotRetry() throws {
         let h = Harness()
-        h.dir.file("a.pdf")
+        h.dir.makeFile("a.pdf")
         let id = try h.importer(presenter: script(h, [.choose(["a.pdf"])]))
         h.scheduler.advance()
         let failed = try #require(failure(h, id))
@@ -172,7 +172,7 @@ import WharfTestSupport
 
     @Test func aRejectedSaveFailsTheDialog() throws {
         let h = Harness()
-        h.dir.file("notes.txt", "old")
+        h.dir.makeFile("notes.txt", "old")
         let id = try h.textExporter()
         _ = id
         let scripted = try h.exporter(
@@ -185,8 +185,8 @@ import WharfTestSupport
 
     @Test func dialogsAreServedOneAtATimeInTheOrderShown() throws {
         let h = Harness()
-        h.dir.file("a.txt")
-        h.dir.file("b.txt")
+        h.dir.makeFile("a.txt")
+        h.dir.makeFile("b.txt")
         let presenter = script(h, [.delay(milliseconds: 100), .choose(["a.txt"]), .choose(["b.txt"])])
         let first = try h.importer(presenter: presenter)
         let second = try h.importer(presenter: presenter)
@@ -203,8 +203,8 @@ import WharfTestSupport
 
     @Test func aDialogEndedByTheAppForfeitsItsRemainingSteps() throws {
         let h = Harness()
-        h.dir.file("a.txt")
-        h.dir.file("b.txt")
+        h.dir.makeFile("a.txt")
+        h.dir.makeFile("b.txt")
         let presenter = script(h, [.delay(milliseconds: 1000), .choose(["a.txt"]), .choose(["b.txt"])])
         let first = try h.importer(presenter: presenter)
         h.scheduler.advance(milliseconds: 10)
@@ -222,7 +222,7 @@ import WharfTestSupport
 
     @Test func aDialogEndedBeforeItsTurnConsumesNothing() throws {
         let h = Harness()
-        h.dir.file("a.txt")
+        h.dir.makeFile("a.txt")
         let presenter = script(h, [.delay(milliseconds: 100), .dismiss, .choose(["a.txt"])])
         let first = try h.importer(presenter: presenter)
         let waiting = try h.importer(presenter: presenter)

@@ -87,11 +87,12 @@ struct FakeTypes: ContentTypeOracle {
 // MARK: Events
 
 /// Collects the engine's events and lets a test wait for a dialog's ending.
-final class EventRecorder: @unchecked Sendable {
+/// `@unchecked Sendable`: `all` is only touched with `lock` held.
+final class EventRecorder: DialogEventSink, @unchecked Sendable {
     private let lock = ConditionLock()
     private var all: [(ClientID, DialogEvent)] = []
 
-    var sink: DialogEngine.EventSink { { [self] client, event in record(client, event) } }
+    func deliver(_ event: DialogEvent, to client: ClientID) { record(client, event) }
 
     func record(_ client: ClientID, _ event: DialogEvent) {
         lock.withLock {
@@ -147,6 +148,7 @@ func ending(_ id: DialogID, _ last: DialogEvent) -> [DialogEvent] {
 // MARK: Presenters
 
 /// Remembers what it was asked to show and hide.
+/// `@unchecked Sendable`: what it records is only touched with `lock` held.
 final class RecordingPresenter: DialogPresenter, @unchecked Sendable {
     var name: String { "recording" }
     private let lock = ConditionLock()
@@ -208,6 +210,7 @@ struct TestWriter: ExportWriting {
 }
 
 /// A gate a test opens to let a blocked writer go on.
+/// `@unchecked Sendable`: its state is only touched with `lock` held.
 final class Gate: @unchecked Sendable {
     private let lock = ConditionLock()
     private var isOpen = false
@@ -236,16 +239,13 @@ final class Gate: @unchecked Sendable {
 
 // MARK: Files
 
-/// The shared scratch directory, with the names these tests have always used.
-typealias TemporaryDirectory = ScratchDirectory
-
+/// The shared scratch directory, with the names these tests use.
 extension ScratchDirectory {
-    convenience init() { self.init("wharf-dialogs") }
-
     func at(_ relative: String) -> FilePath { path(relative) }
 
+    /// Writes a small file (or `contents`) at `relative`; its path.
     @discardableResult
-    func file(_ relative: String, _ contents: String = "x") -> FilePath { write(relative, contents) }
+    func makeFile(_ relative: String, _ contents: String = "x") -> FilePath { write(relative, contents) }
 
     @discardableResult
     func directory(_ relative: String) -> FilePath { makeDirectory(relative) }
@@ -274,13 +274,14 @@ extension DialogEngine {
 // MARK: Harness
 
 /// An engine with a manual clock, an event recorder, a recording presenter and a temp dir.
+/// `@unchecked Sendable`: every stored property is a `let` of a thread-safe type; the temporary directory is only removed at the end.
 final class Harness: @unchecked Sendable {
     let scheduler = ManualScheduler()
     let events = EventRecorder()
     let memory = InMemoryDirectoryMemory()
     let presenter = RecordingPresenter()
     let types = FakeTypes()
-    let dir = TemporaryDirectory()
+    let dir = ScratchDirectory("wharf-dialogs")
     let engine: DialogEngine
     let client: ClientID = 1
 
@@ -288,7 +289,7 @@ final class Harness: @unchecked Sendable {
          listingCache: ListingCacheLimits = ListingCacheLimits()) {
         engine = DialogEngine(
             maxDialogsPerClient: maxDialogsPerClient, listingCache: listingCache, memory: memory, writer: writer,
-            mover: mover, scheduler: scheduler, homeDirectory: dir.path, sink: events.sink)
+            mover: mover, scheduler: scheduler, homeDirectory: dir.path, sink: events)
     }
 
     func importer(

@@ -113,3 +113,40 @@ struct MeddlingTypes: ContentTypeOracle {
         }
     }
 }
+
+extension DialogEngine {
+    /// Checks `request` and presents it, as a server does when it has nothing to do between
+    /// the two; `announce` stands for the server's announcer.
+    func present(
+        client: ClientID, app: String, request: ImporterRequest, presenter: any DialogPresenter, types: any ContentTypeOracle,
+        isLive: () -> Bool = { true }, announce: @escaping @Sendable (PresentedDialog) -> Bool = { _ in true }
+    ) throws(DialogError) -> DialogID {
+        try present(client: client, app: app, request: Self.check(request, types: types), presenter: presenter, types: types,
+                    isLive: isLive, announcer: AnnouncedBy(announce))
+    }
+
+    /// The exporter's twin of the importer's `present` above.
+    func present(
+        client: ClientID, app: String, request: ExporterRequest, presenter: any DialogPresenter, types: any ContentTypeOracle,
+        isLive: () -> Bool = { true }, announce: @escaping @Sendable (PresentedDialog) -> Bool = { _ in true }
+    ) throws(DialogError) -> DialogID {
+        try present(client: client, app: app, request: Self.check(request, types: types), presenter: presenter, types: types,
+                    isLive: isLive, announcer: AnnouncedBy(announce))
+    }
+
+    /// The mover's twin of the importer's `present` above.
+    func present(
+        client: ClientID, app: String, request: MoverRequest, presenter: any DialogPresenter, types: any ContentTypeOracle,
+        isLive: () -> Bool = { true }, announce: @escaping @Sendable (PresentedDialog) -> Bool = { _ in true }
+    ) throws(DialogError) -> DialogID {
+        try present(client: client, app: app, request: Self.check(request, types: types), presenter: presenter, types: types,
+                    isLive: isLive, announcer: AnnouncedBy(announce))
+    }
+}
+
+/// An announcer that answers what a test's closure says.
+struct AnnouncedBy: DialogAnnouncer {
+    let body: @Sendable (PresentedDialog) -> Bool
+    init(_ body: @escaping @Sendable (PresentedDialog) -> Bool) { self.body = body }
+    func announce(_ dialog: PresentedDialog) -> Bool { body(dialog) }
+}

@@ -91,12 +91,37 @@ import WharfTestSupport
         #expect((try? FileStatus.ofLink(socket)) == nil, "the socket it bound is removed")
     }
 
-    @Test func aReadOnlyStateDirectoryEndsTheServerWithStatusOne() throws {
+    /// A state directory that cannot be created (its parent is on a read-only file system) is
+    /// a place named wrongly: the server says so and exits 1 before reading input.
+    @Test func aStateDirectoryThatCannotBeCreatedEndsTheServerWithStatusOne() throws {
         let directory = scratch.makeDirectory("read-only")
         try scratch.makeReadOnly(directory)
         let child = try ChildProcess(path: wharfExecutablePath(), arguments: ["--state-dir", directory.appending("state").description])
         #expect(child.waitForExitOrKill(seconds: 10) == 1)
         let message = child.readErrors()
         #expect(message.contains("Read-only file system") || message.contains("cannot be written"), "\(message)")
+    }
+
+    /// A state directory that exists on a read-only file system: the server starts and serves
+    /// dialogs, grants and leases from memory, and what needs the store is refused saying why,
+    /// `data.store` `readOnly`, whichever request first found it unwritable.
+    @Test(arguments: ["createBookmark", "listAccess"])
+    func aReadOnlyStateDirectoryServesFromMemoryAndRefusesWhatNeedsTheStore(_ first: String) throws {
+        let directory = scratch.makeDirectory("read-only")
+        _ = scratch.makeDirectory("read-only/state")
+        try scratch.makeReadOnly(directory)
+        scratch.write("picked.txt", "picked")
+        let client = try frontend(["--state-dir", directory.appending("state").description], name: "read-only")
+        let url = try pick(client, "picked.txt")
+        #expect(client.call("resolveAccess", ["url": url])?["accessId"] != nil, "a grant is kept in memory")
+
+        for method in first == "listAccess" ? ["listAccess", "createBookmark"] : ["createBookmark", "listAccess"] {
+            let failed = try #require(client.request(method, method == "createBookmark" ? ["url": url] : [:]))
+            #expect(failed["error"]?["code"] == -32603, "\(method): \(failed)")
+            #expect(failed["error"]?["data"]?["store"] == "readOnly", "\(method): \(failed)")
+            #expect(failed["error"]?["message"]?.stringValue?.contains("cannot be written") == true, "\(failed)")
+        }
+        #expect(client.call("ping", [:]) == [:], "the server serves on")
+        try #require(client.shutdownAndExit() != nil)
     }
 }

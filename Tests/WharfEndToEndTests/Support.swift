@@ -29,13 +29,6 @@ extension WireClient {
         messages.filter { $0["params"]?["dialogId"] == .string(dialog) && $0["id"] == nil }
     }
 
-    /// Waits for the dialog's ending (`dialog/completed` or `dialog/cancelled`).
-    func ending(of dialog: String, timeout: Double = 10) -> JSON? {
-        waitFor(timeout: timeout) {
-            ($0["method"] == "dialog/completed" || $0["method"] == "dialog/cancelled") && $0["params"]?["dialogId"] == .string(dialog)
-        }
-    }
-
     /// Proves everything the server had to say so far has arrived: a ping's answer comes after it.
     func settle() { _ = call("ping", [:]) }
 }
@@ -46,6 +39,5 @@ func methods(_ events: [JSON]) -> [String] { events.compactMap { $0["method"]?.s
 /// Paths as the protocol and the command line carry them: text (these tests' names are UTF-8,
 /// so the text is the bytes; the byte-exact cases use URLs).
 extension ScratchDirectory {
-    func file(_ name: String) -> String { path(name).description }
     var directory: String { path.description }
 }

@@ -1,5 +1,6 @@
 import Glibc
 import Testing
+import WharfTestSupport
 import WharfJSON
 import WharfJSONRPC
 import WharfSystem

@@ -235,15 +235,6 @@ func socketConnection() throws -> (Connection, FileDescriptor) {
     return (Connection(input: ours, output: try ours.duplicate(), options: options), theirs)
 }
 
-/// True once `condition` holds, checked every 5 ms for up to `seconds`.
-func eventually(seconds: Double = 10, _ condition: () -> Bool) -> Bool {
-    let deadline = Deadline(secondsFromNow: seconds)
-    while true {
-        if condition() { return true }
-        if deadline.hasPassed { return false }
-        ProcessControl.sleep(milliseconds: 5)
-    }
-}
 
 /// A socket's description is shared with whoever passed it (a bridge's editor), who may clear
 /// `O_NONBLOCK` on it: the connection's writes must still never wait for that peer to read.

@@ -184,15 +184,19 @@ enum Samples {
 enum Sources {
     static let serverDirectory = FilePath(#filePath).directory.directory.directory.appending("Sources/WharfServer")
 
+    /// Where the command line is read: the parser, the subcommands and the reference.
+    static let commandLineDirectory = serverDirectory.appending("CommandLine")
+
     /// The parser: every CommandLineParser*.swift.
     static func parser() -> [String] {
-        swiftFiles(in: serverDirectory).filter { $0.0.hasPrefix("CommandLineParser") }.map(\.1)
+        swiftFiles(in: commandLineDirectory).filter { $0.0.hasPrefix("CommandLineParser") }.map(\.1)
     }
 
-    /// The Swift files directly in the server's directory (the reference is in a folder below)
-    /// and the executable's.
+    /// The Swift files directly in the server's directory and in its command line's (the
+    /// reference's flags are known, so reading it adds nothing), and the executable's.
     static func server() -> [String] {
         var files = swiftFiles(in: serverDirectory).map(\.1)
+        files += swiftFiles(in: commandLineDirectory).map(\.1)
         files += swiftFiles(in: serverDirectory.directory.appending("wharf")).map(\.1)
         return files
     }

@@ -15,6 +15,10 @@ import WharfTestSupport
         func hide(_ id: DialogID) {}
     }
 
+    struct NoEvents: DialogEventSink {
+        func deliver(_ event: DialogEvent, to client: ClientID) {}
+    }
+
     struct NoTypes: ContentTypeOracle {
         func isKnown(_ identifier: String) -> Bool { true }
         func conforms(_ identifier: String, to other: String) -> Bool { identifier == other }
@@ -35,8 +39,8 @@ import WharfTestSupport
                              isSymlink: false, readOnly: false)
         }
         let capture = Capture()
-        let engine = DialogEngine(homeDirectory: scratch.path, sink: { _, _ in })
-        _ = try engine.present(client: 1, app: "test", request: MoverRequest(files: files, options: options),
+        let engine = DialogEngine(homeDirectory: scratch.path, sink: NoEvents())
+        _ = try engine.present(client: 1, app: "test", request: DialogEngine.check(MoverRequest(files: files, options: options), types: NoTypes()),
                                presenter: capture, types: NoTypes())
         return try #require(capture.shown.withValue { $0.first })
     }

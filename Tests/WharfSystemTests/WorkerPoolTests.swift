@@ -64,10 +64,11 @@ import WharfSystem
         #expect(timers.pendingCount == 1_000)
         for cancel in cancels { cancel() }
         #expect(timers.pendingCount < 200, "\(timers.pendingCount) cancelled timers still held")
-        let soon = timers.after(milliseconds: 20) { ran.withValue { $0 += 1 } }
+        // Due soon, but not so soon that a busy machine could run it before the cancel below.
+        let soon = timers.after(milliseconds: 300) { ran.withValue { $0 += 1 } }
         soon()
         let done = OneShot<Void>()
-        timers.after(milliseconds: 60) { done.set(()) }
+        timers.after(milliseconds: 400) { done.set(()) }
         #expect(done.wait(until: Deadline(secondsFromNow: 10)) != nil)
         #expect(ran.withValue { $0 } == 0)
     }

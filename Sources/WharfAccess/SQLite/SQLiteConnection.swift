@@ -24,7 +24,6 @@ struct SQLiteRow {
         let count = Int(sqlite3_column_bytes(statement, column))
         return String(decoding: UnsafeRawBufferPointer(start: raw, count: count), as: UTF8.self)
     }
-    func optionalText(_ column: Int32) -> String? { isNull(column) ? nil : text(column) }
     func blob(_ column: Int32) -> [UInt8] {
         let count = Int(sqlite3_column_bytes(statement, column))
         guard count > 0, let raw = sqlite3_column_blob(statement, column) else { return [] }
@@ -139,8 +138,6 @@ final class SQLiteConnection {
         return Int(sqlite3_changes(handle))
     }
 
-    var lastInsertedRowID: Int64 { sqlite3_last_insert_rowid(handle) }
-
     /// Runs `body` inside `BEGIN IMMEDIATE … COMMIT`, rolling back if it throws.
     ///
     /// IMMEDIATE takes the write lock up front, so the busy timeout covers the whole wait. A
@@ -217,7 +214,7 @@ final class SQLiteConnection {
 
 /// A busy handler's state: SQLite's own back-off (1 ms growing to 100 ms a wait), bounded by a
 /// total, and a way to give up early.
-final class BusyHandler: @unchecked Sendable {
+final class BusyHandler: Sendable {
     private static let waits = [1, 2, 5, 10, 15, 20, 25, 25, 25, 50, 50, 100]
     private let limit: Int
     private let giveUp: @Sendable () -> Bool

@@ -115,12 +115,12 @@ extension CommandLineReference {
 
     static let maxClients = CommandLineOption(
         ["--max-clients"], OptionValue("N", .integer(1...1_000_000), default: "1024"),
-        "With `--listen`: how many connections the daemon serves at once; more are closed as they come."
+        "With `--listen`: how many connections the daemon serves at once; more are answered `tooManyClients` (-32050, naming the limit) and closed as they come."
     )
 
     static let maxClientsPerApp = CommandLineOption(
         ["--max-clients-per-app"], OptionValue("N", .integer(1...1_000_000), default: "64"),
-        "With `--listen`: how many of those connections one app (the connecting process's: a sandbox's bridges count as its app, the bridges of unsandboxed programs together as wharf's) may have at once, counted from the moment they arrive; more are closed as they come."
+        "With `--listen`: how many of those connections one app (the connecting process's: a sandbox's bridges count as its app, the bridges of unsandboxed programs together as wharf's) may have at once, counted from the moment they arrive; more are answered `tooManyClients` (-32050, naming the limit) and closed as they come."
     )
 
     static let maxPresenterBytesPerApp = CommandLineOption(

@@ -10,9 +10,15 @@ import WharfSystem
 final class LocalClient: Sendable {
     private let connection: Connection
     private let server: Server?
-    private let notifications = Locked<[Notification]>([])
-    private let arrived = ConditionLock()
-    private let served = Locked<Int32?>(nil)
+    /// What the server sent, and its session's exit status once it has ended: waited for.
+    private let heard = WaitableValue(Heard())
+
+    private struct Heard {
+        var notifications: [Notification] = []
+        var served: Int32?
+        /// The server's session for this client, when the server runs in this process.
+        var session: ClientSession?
+    }
 
     init(server: Server) throws(SystemError) {
         self.server = server
@@ -21,15 +27,14 @@ final class LocalClient: Sendable {
                                     options: Connection.Options(framing: .lsp), logger: server.logger)
         connection = Connection(input: FileDescriptor(taking: fromServer.read), output: FileDescriptor(taking: toServer.write),
                                 options: Connection.Options(framing: .lsp), logger: server.logger)
-        let (notifications, arrived, served) = (self.notifications, self.arrived, self.served)
+        let heard = self.heard
         startThread {
-            let code = server.serve(serverSide)
-            arrived.withLock {
-                served.withValue { $0 = code }
-                arrived.broadcast()
-            }
+            let code = server.serve(serverSide, events: SessionEvents(started: { session in
+                heard.change { $0.session = session }
+            }))
+            heard.change { $0.served = code }
         }
-        Self.start(connection, notifications: notifications, arrived: arrived, onEnd: {})
+        Self.start(connection, heard: heard, onEnd: {})
     }
 
     /// A client of the daemon listening on `socket` (already connected).
@@ -37,44 +42,25 @@ final class LocalClient: Sendable {
         server = nil
         let output = try socket.duplicate()
         connection = Connection(input: socket, output: output, options: Connection.Options(framing: .lsp), logger: logger)
-        let (notifications, arrived, served) = (self.notifications, self.arrived, self.served)
+        let heard = self.heard
         // The daemon's end is the session's end.
-        Self.start(connection, notifications: notifications, arrived: arrived, onEnd: { served.withValue { $0 = 0 } })
+        Self.start(connection, heard: heard, onEnd: { heard.change { $0.served = 0 } })
     }
 
-    private static func start(_ connection: Connection, notifications: Locked<[Notification]>, arrived: ConditionLock,
-                              onEnd: @escaping @Sendable () -> Void) {
+    private static func start(_ connection: Connection, heard: WaitableValue<Heard>, onEnd: @escaping @Sendable () -> Void) {
         connection.start(Connection.Handler(
             request: { request, reply in reply.fail(.methodNotFound(request.method)) },
-            notification: { notification in
-                arrived.withLock {
-                    notifications.withValue { $0.append(notification) }
-                    arrived.broadcast()
-                }
-            }
-        ), onEnd: { _ in
-            arrived.withLock {
-                onEnd()
-                arrived.broadcast()
-            }
-        })
+            notification: { notification in heard.change { $0.notifications.append(notification) } }
+        ), onEnd: { _ in onEnd() })
     }
 
     /// Sends `request` and waits for its answer.
     func send<R: RequestMessage>(_ request: R) throws(ResponseError) -> R.Result {
-        let answer = Locked<Result<JSON, ResponseError>?>(nil)
-        connection.send(request: R.method, params: request.json) { [arrived] result in
-            arrived.withLock {
-                answer.withValue { $0 = result }
-                arrived.broadcast()
-            }
-        }
-        let result = arrived.withLock {
-            while true {
-                if let result = answer.withValue({ $0 }) { return result }
-                arrived.wait()
-            }
-        }
+        // Every request is answered, by the server or, if the connection ends first, with the
+        // connection's closing error.
+        let answer = OneShot<Result<JSON, ResponseError>>()
+        connection.send(request: R.method, params: request.json) { result in answer.set(result) }
+        let result = answer.wait()
         do {
             return try R.Result(json: try result.get())
         } catch let error as ResponseError {
@@ -87,16 +73,13 @@ final class LocalClient: Sendable {
     /// Waits for the server's notification `method` about `dialogId`; nil if the server went
     /// away first.
     func notification(_ method: String, about dialogId: String) -> Notification? {
-        arrived.withLock {
-            while true {
-                if let found = notifications.withValue({ $0 }).first(where: {
-                    $0.method == method && $0.params?["dialogId"]?.stringValue == dialogId
-                }) {
-                    return found
-                }
-                if served.withValue({ $0 }) != nil { return nil }
-                arrived.wait()
+        heard.wait { heard -> Notification?? in
+            if let found = heard.notifications.first(where: {
+                $0.method == method && $0.params?["dialogId"]?.stringValue == dialogId
+            }) {
+                return .some(found)
             }
+            return heard.served != nil ? .some(nil) : nil
         }
     }
 
@@ -104,7 +87,7 @@ final class LocalClient: Sendable {
     /// line, which is the same consent. Read-write, each as it is now (a link as the link). Only
     /// for a server in this process (the daemon's clients are other processes).
     func grant(_ files: [FilePath]) throws(SystemError) {
-        guard let server, let session = server.liveSessions.first else { return }
+        guard let server, let session = heard.withValue({ $0.session }) else { return }
         for path in files {
             let status = try FileStatus.ofLink(path)
             let identity = try FileIdentity.of(path, followSymlinks: false)
@@ -125,21 +108,18 @@ final class LocalClient: Sendable {
 
     /// Waits for the dialog's `dialog/completed` or `dialog/cancelled`.
     func ending(of dialogId: String) -> Ending {
-        arrived.withLock {
-            while true {
-                for notification in notifications.withValue({ $0 }) where notification.params?["dialogId"]?.stringValue == dialogId {
-                    if notification.method == DialogCompletedNotification.method,
-                       let completed = try? DialogCompletedNotification.parse(notification.params).0 {
-                        return .completed(completed)
-                    }
-                    if notification.method == DialogCancelledNotification.method,
-                       let cancelled = try? DialogCancelledNotification.parse(notification.params).0 {
-                        return .cancelled(cancelled)
-                    }
+        heard.wait { heard -> Ending? in
+            for notification in heard.notifications where notification.params?["dialogId"]?.stringValue == dialogId {
+                if notification.method == DialogCompletedNotification.method,
+                   let completed = try? DialogCompletedNotification.parse(notification.params).0 {
+                    return .completed(completed)
                 }
-                if served.withValue({ $0 }) != nil { return .lost }
-                arrived.wait()
+                if notification.method == DialogCancelledNotification.method,
+                   let cancelled = try? DialogCancelledNotification.parse(notification.params).0 {
+                    return .cancelled(cancelled)
+                }
             }
+            return heard.served != nil ? .lost : nil
         }
     }
 
@@ -147,8 +127,7 @@ final class LocalClient: Sendable {
     func close() {
         _ = try? send(ShutdownRequest())
         connection.send(notification: ExitNotification.method, params: nil)
-        let deadline = Deadline(secondsFromNow: 5)
-        while served.withValue({ $0 }) == nil && !deadline.hasPassed { ProcessControl.sleep(milliseconds: 1) }
+        _ = heard.wait(until: Deadline(secondsFromNow: 5)) { $0.served }
         connection.closeOutput()
         server?.close()
     }

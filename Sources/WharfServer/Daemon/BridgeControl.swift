@@ -46,6 +46,8 @@ protocol ClientFileOpener: Sendable {
 /// The daemon's end of a bridge's socket, once the session runs on the streams it handed
 /// over: hears `T` and the bridge's end (ending the session), asks the bridge to open files
 /// (``ClientFileOpener``), and sends the exit status at the end.
+///
+/// `@unchecked Sendable`: every `var` is read and written with `lock` held.
 final class BridgeControl: ClientFileOpener, @unchecked Sendable {
     private let socket: FileDescriptor
     private let logger: Logger

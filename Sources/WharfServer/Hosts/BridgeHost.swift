@@ -1,4 +1,5 @@
 import Glibc
+import WharfJSON
 import WharfSystem
 
 /// `wharf --connect[=PATH]`: for an editor that can only spawn a language server, a process
@@ -66,6 +67,13 @@ public enum BridgeHost {
                     let requested = FilePath(bytes: buffer[1..<end])
                     buffer.removeSubrange(...end)
                     answerOpen(requested, on: socket)
+                } else if first == UInt8(ascii: "{") {
+                    // Refused as it arrived (`tooManyClients`): the daemon says why in one line.
+                    guard let end = buffer.firstIndex(of: UInt8(ascii: "\n")) else { break }
+                    let refusal = (try? JSON.parse(Array(buffer[..<end])))?["error"]?["message"]?.stringValue
+                    ProcessControl.writeToStandardError("wharf: the daemon at \(path) refused this connection: "
+                        + "\(refusal ?? String(decoding: buffer[..<end], as: UTF8.self))\n")
+                    ProcessControl.exit(1)
                 } else {
                     ProcessControl.writeToStandardError("wharf: the daemon sent something a bridge does not understand\n")
                     ProcessControl.exit(1)

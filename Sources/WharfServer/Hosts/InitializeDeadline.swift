@@ -71,7 +71,7 @@ final class InitializeDeadline: Sendable {
     private func endIfUninitialized(_ session: ClientSession) {
         guard session.state.withValue({ $0.lifecycle == .uninitialized }) else { return }
         logger.warning("closed a connection of \(app): no initialize within \(seconds) s (--initialize-timeout)")
-        WorkerPool.waiting.run {
+        WorkerPool.blocking.run {
             session.end(exitCode: session.exitCodeForEndOfInput, reason: "no initialize within \(self.seconds) s")
         }
     }

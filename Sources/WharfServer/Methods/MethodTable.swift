@@ -109,28 +109,6 @@ enum WorkQueue {
     case files
 }
 
-extension ClientSession {
-    func queue(_ queue: WorkQueue) -> SerialQueue {
-        switch queue {
-        case .dialogs: dialogWork
-        case .files: fileWork
-        }
-    }
-
-    /// Runs `work` on one of the session's queues; what it sends to the client leaves from
-    /// that thread when it is done (``Connection/batchingWrites(_:)``).
-    func run(on queue: WorkQueue, _ work: @escaping @Sendable () -> Void) {
-        run(on: self.queue(queue), work)
-    }
-
-    /// Runs `work` on `queue` (another session's, for a presenter connection answering its
-    /// dialogs); what it sends to this client leaves from that thread when it is done.
-    func run(on queue: SerialQueue, _ work: @escaping @Sendable () -> Void) {
-        let connection = self.connection
-        queue.run { connection.batchingWrites(work) }
-    }
-}
-
 /// The one answer a request is owed, typed by its method's result.
 struct Answer<Result: ProtocolValue>: Sendable {
     let reply: Reply

@@ -96,23 +96,6 @@ extension MethodTable {
     }
 }
 
-extension ClientSession {
-    /// The way to answer `dialogId` as its presenter, and the queue to answer on, which only a
-    /// dialog this client shows itself has: `notPresenter` when the dialog is the client's but another presenter shows
-    /// it, `dialogNotFound` or `dialogEnded` when it is not one of its open dialogs.
-    ///
-    /// The daemon's presenter connection answers the dialogs forwarded to it: their answers run
-    /// on the owning client's dialog queue (in that client's order, and beside other clients'),
-    /// its own dialogs' on its own.
-    func route(for dialogId: String) throws(DialogError) -> (DialogResponder, SerialQueue) {
-        let id = DialogID(rawValue: dialogId)
-        if isPresenterConnection, let forwarded = try server.hub.responder(for: id, presenter: self) {
-            return forwarded
-        }
-        return (try server.engine.responder(client: dialogClient, id: id, for: frontend), dialogWork)
-    }
-}
-
 extension ListDirectoryResult {
     init(_ listing: DirectoryListing) {
         self.init(

@@ -21,8 +21,8 @@ final class DesktopPresenters: Sendable {
 
     let kinds: [DesktopPresenterKind]
     private let portal: PortalFileChooser?
-    private let probes = Locked<[DesktopPresenterKind: DesktopPresenterProbe]>([:])
-    private let probed = ConditionLock()
+    /// What each probe found, as it comes: ``availability()`` waits for all of them.
+    private let probes = WaitableValue<[DesktopPresenterKind: DesktopPresenterProbe]>([:])
 
     init(kinds: [DesktopPresenterKind], environment: [String: String] = BusAddress.processEnvironment()) {
         self.kinds = kinds
@@ -30,26 +30,21 @@ final class DesktopPresenters: Sendable {
         // Looking the tools up searches PATH: on a worker, not on the way to `initialize`.
         let tools = kinds.filter { $0 != .portal }
         if !tools.isEmpty {
-            WorkerPool.waiting.run { [self] in record(tools.map { ToolDialogPresenter.probe($0, environment: environment) }) }
+            WorkerPool.blocking.run { [self] in record(tools.map { ToolDialogPresenter.probe($0, environment: environment) }) }
         }
         portal?.probe(timeoutMs: Self.probeTimeoutMilliseconds) { [self] probe in record([probe]) }
     }
 
     private func record(_ results: [DesktopPresenterProbe]) {
-        probed.withLock {
-            probes.withValue { probes in for probe in results { probes[probe.kind] = probe } }
-            probed.broadcast()
-        }
+        probes.change { probes in for probe in results { probes[probe.kind] = probe } }
     }
 
     /// Every allowed desktop presenter, in the order `auto` tries them, usable or not and why;
     /// waits for the probes (at most the portal's probe time).
     func availability() -> [(DesktopPresenterKind, Result<any DesktopPresenter, PresenterUnavailable>)] {
         let deadline = Deadline(secondsFromNow: Double(Self.probeTimeoutMilliseconds + 500) / 1000)
-        let results = probed.withLock { () -> [DesktopPresenterKind: DesktopPresenterProbe] in
-            while probes.withValue({ $0.count }) < kinds.count && !deadline.hasPassed { _ = probed.wait(until: deadline) }
-            return probes.withValue { $0 }
-        }
+        let count = kinds.count
+        let results = probes.wait(until: deadline) { $0.count >= count ? $0 : nil } ?? probes.withValue { $0 }
         return kinds.map { kind in
             guard let probe = results[kind] else {
                 return (kind, .failure(PresenterUnavailable(message: "it did not answer its probe in time")))

@@ -28,8 +28,8 @@ struct PresenterChoice: Sendable {
     var considered: [String]
 
     /// For `noPresenter`: why this client has none, and what to do. Composed when asked, not
-    /// at every `initialize`: it is rarely wanted, and composing it there was a tenth of the
-    /// instructions a start-up ran (`joined` meeting its generic types for the first time).
+    /// at every `initialize`: it is rarely wanted, and `joined` meeting its generic types for
+    /// the first time is a large part of a start-up (bench/notes/40).
     var whyNone: String {
         if considered.isEmpty { return "the client is not initialized" }
         let reasons = considered.compactMap { name in unavailable[name].map { "\(name): \($0)" } }

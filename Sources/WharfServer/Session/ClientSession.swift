@@ -27,8 +27,6 @@ public final class ClientSession: Sendable {
         var role = ClientRole.client
         /// Who shows this client's dialogs, chosen at `initialize`.
         var presenter = PresenterChoice.none
-        /// The exit status, once the session has ended.
-        var exitCode: Int32?
     }
 
     public let id: UInt64
@@ -41,8 +39,8 @@ public final class ClientSession: Sendable {
     /// under its lock, before it registers a dialog (``isRunning``). A lock of its own, taken
     /// inside the engine's and never around another, so the two cannot wait on each other.
     private let ending = Locked(false)
-    /// Signalled when `state.exitCode` is set.
-    private let endedCondition = ConditionLock()
+    /// The exit status, once the session has ended: its host waits for it.
+    private let exitCode = WaitableValue<Int32?>(nil)
     /// The client's content types: the system registry plus what it declared.
     let types: Locked<ContentTypeScope>
     /// The client's own UI as presenter, used when it says `presentsDialogs`.
@@ -53,8 +51,8 @@ public final class ClientSession: Sendable {
     /// the files' (access, bookmarks, reads and writes, identification), so that a dialog opens
     /// while a bookmark waits for the database. Both on the pool for waiting work, so that no
     /// client's waiting holds up another's (``WorkerPool/waiting``).
-    let dialogWork = SerialQueue(pool: .waiting)
-    let fileWork = SerialQueue(pool: .waiting)
+    let dialogWork = SerialQueue(pool: .blocking)
+    let fileWork = SerialQueue(pool: .blocking)
     /// What lives as long as one of the client's dialogs (the charge for an exporter's
     /// documents' bytes, ``chargeDocumentBytes(_:)``): let go as the dialog's ending is
     /// delivered, or with the session.
@@ -217,10 +215,7 @@ public final class ClientSession: Sendable {
         releaseEverything()
         connection.flush(seconds: 2)
         connection.closeOutput()
-        endedCondition.withLock {
-            state.withValue { $0.exitCode = exitCode }
-            endedCondition.broadcast()
-        }
+        self.exitCode.change { $0 = exitCode }
     }
 
     /// False once the session has started to end: no dialog may be registered for it then, since
@@ -229,12 +224,7 @@ public final class ClientSession: Sendable {
 
     /// Blocks until the session has ended; its exit status.
     func waitUntilEnded() -> Int32 {
-        endedCondition.withLock {
-            while true {
-                if let code = state.withValue({ $0.exitCode }) { return code }
-                endedCondition.wait()
-            }
-        }
+        exitCode.wait { $0 }
     }
 
     /// Keeps `value` until dialog `id`'s ending is delivered (``deliver(_:)``).
@@ -266,5 +256,105 @@ public final class ClientSession: Sendable {
         letGoOfEverythingHeld()
         let released = server.access.endSession(client: accessClient)
         if released > 0 { logger.info("released \(released) lease(s) left open") }
+    }
+}
+
+// MARK: Work queues
+
+extension ClientSession {
+    func queue(_ queue: WorkQueue) -> SerialQueue {
+        switch queue {
+        case .dialogs: dialogWork
+        case .files: fileWork
+        }
+    }
+
+    /// Runs `work` on one of the session's queues; what it sends to the client leaves from
+    /// that thread when it is done (``Connection/batchingWrites(_:)``).
+    func run(on queue: WorkQueue, _ work: @escaping @Sendable () -> Void) {
+        run(on: self.queue(queue), work)
+    }
+
+    /// Runs `work` on `queue` (another session's, for a presenter connection answering its
+    /// dialogs); what it sends to this client leaves from that thread when it is done.
+    func run(on queue: SerialQueue, _ work: @escaping @Sendable () -> Void) {
+        let connection = self.connection
+        queue.run { connection.batchingWrites(work) }
+    }
+}
+
+// MARK: Initialize
+
+extension ClientSession {
+    /// `initialize`: records who the client is, what it can do and who will show its dialogs,
+    /// and says what we can do.
+    func initialize(_ request: Request, _ reply: Reply) {
+        let message: InitializeRequest
+        do throws(ProtocolError) {
+            let (parsed, unknown) = try InitializeRequest.parse(request.params)
+            warnAbout(unknown, in: InitializeRequest.method)
+            message = parsed
+        } catch {
+            reply.fail(.invalidParams(error.message))
+            return
+        }
+        // Named before the role is taken, so the presenter hub's log names the client; a
+        // refused `initialize` leaves the session uninitialized, its name included (the name
+        // chooses whose grants and bookmarks these are).
+        let nameBefore = state.withValue { state in
+            let before = state.name
+            if let name = message.clientInfo?.name { state.name = name }
+            return before
+        }
+        if message.role == .presenter {
+            do throws(ResponseError) {
+                try becomePresenterConnection()
+            } catch {
+                state.withValue { $0.name = nameBefore }
+                reply.fail(error)
+                return
+            }
+        }
+        let presenter = server.presenters.choose(for: message.capabilities, session: self)
+        state.withValue { state in
+            state.lifecycle = .initialized
+            state.presenter = presenter
+        }
+        if let trace = message.trace { setTrace(trace) }
+        if let pid = message.processId { events.clientProcess(self, Int32(pid)) }
+        let capabilities = ServerCapabilities(
+            framings: Framing.allCases.map(\.rawValue),
+            maxTransferBytes: Int64(AccessStore.maximumTransferLength),
+            presenters: presenter.usable,
+            presenter: presenter.name,
+            unavailablePresenters: presenter.unavailable,
+            maxDialogsPerClient: Int64(server.options.maxDialogsPerClient)
+        )
+        reply.succeed(InitializeResult(serverName: ServerInfo.name, serverVersion: ServerInfo.version,
+                                       protocolVersion: ServerInfo.protocolVersion, capabilities: capabilities,
+                                       client: identityInfo).json)
+    }
+
+    /// `"role": "presenter"`: this connection shows the dialogs of every client of the daemon
+    /// that does not show its own, if it may (see ``PresenterHub``).
+    private func becomePresenterConnection() throws(ResponseError) {
+        guard server.options.acceptsPresenterConnections else {
+            throw ResponseError(WharfErrorCode.presenterRefused,
+                                "role presenter: this wharf serves one client over standard I/O, so there are no other clients to "
+                                + "present dialogs for; connect to the daemon (wharf --listen) instead")
+        }
+        if let sandbox = origin.sandbox {
+            throw ResponseError(WharfErrorCode.presenterRefused,
+                                "role presenter: \(sandbox), and the presenter chooses files for every app; only a "
+                                + "process that is not sandboxed may present the daemon's dialogs")
+        }
+        // The role first: a session that ends meanwhile unregisters what it may have registered.
+        state.withValue { $0.role = .presenter }
+        do throws(ResponseError) {
+            try server.hub.register(self)
+        } catch {
+            state.withValue { $0.role = .client }
+            throw error
+        }
     }
 }

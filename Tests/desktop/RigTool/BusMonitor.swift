@@ -3,6 +3,8 @@ import WharfTestSupport
 
 /// `dbus-monitor --profile` on the session bus, watching FileChooser.OpenFile calls: each line
 /// carries the time (gettimeofday, µs) at which the monitor received the message from the bus.
+///
+/// `@unchecked Sendable`: `seen` is only touched with `lock` held.
 final class BusMonitor: @unchecked Sendable {
     struct Sighting { var micros: Int64; var member: String; var sender: String }
 

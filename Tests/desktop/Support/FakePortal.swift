@@ -5,7 +5,7 @@ import WharfSystem
 /// answers the FileChooser version, records every FileChooser call and Close, and answers a
 /// dialog as told. It computes request paths itself, by the rule the portal documents, so a
 /// client that predicts them differently would miss its Response.
-public final class FakePortal: @unchecked Sendable {
+public final class FakePortal: Sendable {
     public enum Dialogs: Sendable {
         /// Emit Response(code, results) at once, *before* the method reply (the race a client
         /// must survive by subscribing first).

@@ -6,7 +6,7 @@ import WharfTestSupport
 /// A `dbus-daemon` of a test's own: a session-type bus on a socket in a fresh directory, that
 /// activates nothing (no service directories, so a call to an absent name fails at once
 /// instead of starting the real portal) and lets anyone own any name.
-public final class PrivateBus: @unchecked Sendable {
+public final class PrivateBus: Sendable {
     public let address: String
     public var directory: String { scratch.path.description }
     private let scratch = ScratchDirectory("wharf-bus")

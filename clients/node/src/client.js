@@ -2,6 +2,10 @@
 //
 // Everything is event driven: bytes arrive on the child's stdout, whole messages are handled in
 // order, responses settle promises, notifications are routed to their dialog. Nothing polls.
+//
+// The API, the third of the client's layers (as vscode-jsonrpc splits its own): transport.js
+// frames messages over the streams, connection.js is JSON-RPC (ids, answers, time limits), and
+// this file is Wharf: spawning it, dialogs, presentations, access.
 
 import { spawn as spawnProcess } from 'node:child_process';
 import { EventEmitter } from 'node:events';
@@ -9,8 +13,10 @@ import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 
+import { RpcConnection, startTimer } from './connection.js';
 import { ConnectionLost, DialogCancelled, DialogFailed, RequestError, WharfError, WharfTimeout } from './errors.js';
-import { FrameDecoder, LSP, encode } from './framing.js';
+import { LSP } from './framing.js';
+import { MessageTransport } from './transport.js';
 import { urlToPath } from './paths.js';
 
 /** Where an installed wharf is looked for after `$WHARF` and `PATH`. */
@@ -96,21 +102,11 @@ export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
 // without its exit status.
 const EXIT_GRACE_MS = 1000;
 
-// setTimeout's longest delay (about 24.8 days); a longer one would fire at once.
-const LONGEST_DELAY = 2 ** 31 - 1;
-
 /** A wait's limit in milliseconds: a positive number, or 0, Infinity or undefined for none (null). */
 function limit(ms, what) {
   if (ms === undefined || ms === 0 || ms === Infinity) return null;
   if (typeof ms !== 'number' || !(ms > 0)) throw new RangeError(`${what} must be a positive number of milliseconds, or 0 or Infinity for no limit; got ${ms}`);
   return ms;
-}
-
-/** Calls `expire` after `ms` milliseconds without keeping the process alive for it. */
-function startTimer(ms, expire) {
-  const timer = setTimeout(expire, Math.min(ms, LONGEST_DELAY));
-  timer.unref();
-  return timer;
 }
 
 /** Whether `promise` settles within `ms` milliseconds (its outcome is not needed, nor reported). */
@@ -181,6 +177,7 @@ export class Dialog extends EventEmitter {
    * The final event, when it comes. Dialogs wait on humans, so there is no limit unless
    * `timeoutMs` is given (0 or Infinity: none); if it runs out first, rejects with WharfTimeout.
    * Running out does not end the dialog: it stays open, and `cancel()` ends it.
+   * @param {{timeoutMs?: number}} options
    */
   finalEvent({ timeoutMs } = {}) {
     const ms = limit(timeoutMs, 'timeoutMs');
@@ -194,7 +191,10 @@ export class Dialog extends EventEmitter {
     });
   }
 
-  /** The URLs the dialog ended with; `timeoutMs` as for finalEvent (the dialog stays open if it runs out). */
+  /**
+   * The URLs the dialog ended with; `timeoutMs` as for finalEvent (the dialog stays open if it runs out).
+   * @param {{timeoutMs?: number}} options
+   */
   async result({ timeoutMs } = {}) {
     return outcomeURLs(this.id, await this.finalEvent({ timeoutMs }));
   }
@@ -277,12 +277,18 @@ export class Presentation extends EventEmitter {
     tell(this, 'hide');
   }
 
-  /** One page of `directory` (default: where the dialog opened); `showHidden` lists hidden files or not (default: as the dialog's includeHiddenFiles). */
+  /**
+   * One page of `directory` (default: where the dialog opened); `showHidden` lists hidden files or not (default: as the dialog's includeHiddenFiles).
+   * @param {{directory?: string, cursor?: string, limit?: number, showHidden?: boolean}} options
+   */
   list({ directory, cursor, limit, showHidden } = {}) {
     return this.#client.request('dialog/list', withDefined({ dialogId: this.dialogId, directory, cursor, limit, showHidden }));
   }
 
-  /** Every entry of `directory`, page after page. */
+  /**
+   * Every entry of `directory`, page after page.
+   * @param {{directory?: string, pageSize?: number, showHidden?: boolean}} options
+   */
   async *entries({ directory, pageSize, showHidden } = {}) {
     let cursor;
     do {
@@ -297,7 +303,11 @@ export class Presentation extends EventEmitter {
     await this.#client.request('dialog/choose', { dialogId: this.dialogId, urls: [...urls] });
   }
 
-  /** The human chose where to save; `overwrite` confirms replacing a file. */
+  /**
+   * The human chose where to save; `overwrite` confirms replacing a file.
+   * @param {string} url
+   * @param {{contentType?: string, overwrite?: boolean}} options
+   */
   async save(url, { contentType, overwrite } = {}) {
     await this.#client.request('dialog/choose', withDefined({ dialogId: this.dialogId, url, contentType, overwrite }));
   }
@@ -306,6 +316,8 @@ export class Presentation extends EventEmitter {
    * A mover: the human chose `folder`. Names taken there without `conflictResolution` reject
    * with RequestError `nameConflict` and the dialog stays open: ask, then move again with
    * `'replace'` or `'keepBoth'`.
+   * @param {string} folder
+   * @param {{conflictResolution?: 'replace' | 'keepBoth'}} options
    */
   async move(folder, { conflictResolution } = {}) {
     if (conflictResolution !== undefined && conflictResolution !== 'replace' && conflictResolution !== 'keepBoth') {
@@ -365,11 +377,8 @@ export function contentsJSON(value) {
  * and `close` (ConnectionLost).
  */
 export class WharfClient extends EventEmitter {
-  #writable;
-  #framing;
-  #decoder;
-  #nextId = 1;
-  #pending = new Map();
+  /** JSON-RPC over the streams (connection.js, over transport.js). */
+  #connection;
   /**
    * The dialogs that have not ended. One is dropped once its final event is delivered: an
    * editor opens dialogs for as long as it runs, and each would otherwise be kept, with its
@@ -382,32 +391,31 @@ export class WharfClient extends EventEmitter {
   /** Present requests that timed out, by id: their answer, if it still comes, names a dialog nobody waits for. */
   #abandoned = new Map();
   #presentations = new Map();
+  /** @type {((presentation: Presentation) => unknown) | null} */
   #presentHandler = null;
-  /**
-   * Messages waiting for the pipe to wharf to drain, in order. A stream whose write() returned
-   * false still takes whatever it is given, copying it into memory without limit: a wharf that
-   * reads nothing (wedged, stopped) made a client sending large requests buffer all of them.
-   * So once write() says wait, what follows waits here, as given, and is encoded and written
-   * on 'drain': the stream holds at most its highWaterMark and one message more.
-   */
-  #outbox = [];
-  #waitingForDrain = false;
-  #endWhenWritten = false;
-  #closed = null;
   #stderr = '';
   #requestTimeoutMs;
 
+  /**
+   * @param {import('node:stream').Readable} readable
+   * @param {import('node:stream').Writable} writable
+   * @param {{framing?: import('./framing.js').Framing, child?: import('node:child_process').ChildProcess | null, requestTimeoutMs?: number}} options
+   */
   constructor(readable, writable, { framing = LSP, child = null, requestTimeoutMs = DEFAULT_REQUEST_TIMEOUT_MS } = {}) {
     super();
     this.requestTimeoutMs = requestTimeoutMs;
     this.child = child;
-    this.#writable = writable;
-    this.#framing = framing;
-    this.#decoder = new FrameDecoder(framing);
     this.initializeResult = null;
-    readable.on('data', (chunk) => this.#receive(chunk));
-    readable.on('error', () => {});
-    writable.on('error', () => {});
+    this.#connection = new RpcConnection((hooks) => new MessageTransport(readable, writable, framing, hooks), {
+      traffic: (direction, message) => tell(this, 'traffic', direction, message),
+      notification: (method, params) => this.#route(method, params),
+      request: (message) => this.#serve(message),
+      expired: (id, method) => {
+        if (PRESENT_METHODS.has(method)) this.#abandoned.set(id, method);
+      },
+      lateAnswer: (message) => this.#answeredLate(message),
+      closed: (reason) => this.#connectionEnded(reason),
+    });
     if (child) {
       // Decoded as one stream: a character whose bytes come in two chunks is kept whole (each
       // chunk decoded on its own made it U+FFFDs).
@@ -425,7 +433,7 @@ export class WharfClient extends EventEmitter {
       const finish = () => {
         if (!outputEnded) return;
         clearTimeout(grace);
-        this.#finish(this.#describeExit());
+        this.#connection.finish(this.#describeExit());
       };
       readable.on('end', () => {
         outputEnded = true;
@@ -434,13 +442,14 @@ export class WharfClient extends EventEmitter {
       });
       child.on('exit', () => { exited = true; finish(); });
     } else {
-      readable.on('end', () => this.#finish('the server closed the connection'));
+      readable.on('end', () => this.#connection.finish('the server closed the connection'));
     }
   }
 
   /**
    * Starts wharf (see findWharf) with `args` and, unless `initialize` is false, initializes the
    * session as app identity `app`.
+   * @param {{wharf?: string, args?: string[], app?: string, presentsDialogs?: boolean, prefersDesktopDialogs?: boolean, onPresent?: (presentation: Presentation) => unknown, framing?: import('./framing.js').Framing, env?: Record<string, string>, initialize?: boolean, requestTimeoutMs?: number}} options
    */
   static async spawn({ wharf, args = [], app = 'node', presentsDialogs = false, prefersDesktopDialogs = false, onPresent, framing = LSP, env, initialize = true, requestTimeoutMs } = {}) {
     const command = findWharf(wharf);
@@ -465,7 +474,7 @@ export class WharfClient extends EventEmitter {
     return client;
   }
 
-  // The wire
+  // Requests and notifications (connection.js)
 
   /** How long each request waits for its answer, in milliseconds (0 or Infinity: no limit); applies to requests sent after it is set. */
   get requestTimeoutMs() {
@@ -479,123 +488,12 @@ export class WharfClient extends EventEmitter {
 
   /** Sends a request; resolves with its result, rejects with RequestError, ConnectionLost or WharfTimeout. */
   request(method, params, onResult) {
-    if (this.#closed) return Promise.reject(new ConnectionLost(`${method} cannot be sent: ${this.#closed}`));
-    const id = this.#nextId++;
-    const message = { jsonrpc: '2.0', id, method };
-    if (params !== undefined) message.params = params;
-    const ms = limit(this.#requestTimeoutMs, 'requestTimeoutMs');
-    return new Promise((resolve, reject) => {
-      const timer = ms === null ? null : startTimer(ms, () => this.#expire(id, ms));
-      this.#pending.set(id, { method, resolve, reject, onResult, timer });
-      this.#write(message);
-    });
-  }
-
-  /**
-   * A request got no answer in time: forgotten (a late answer is ignored), and the server told to
-   * drop it; or, if it is still waiting in the outbox, taken out unsent (the server never saw it).
-   */
-  #expire(id, ms) {
-    const entry = this.#pending.get(id);
-    if (!entry) return;
-    this.#pending.delete(id);
-    const unsent = this.#outbox.findIndex((message) => message.method !== undefined && message.id === id);
-    if (unsent >= 0) {
-      this.#outbox.splice(unsent, 1);
-    } else {
-      if (PRESENT_METHODS.has(entry.method)) this.#abandoned.set(id, entry.method);
-      if (!this.#closed) this.notify('$/cancelRequest', { id });
-    }
-    entry.reject(new WharfTimeout(`${entry.method} got no answer within ${ms / 1000} s`));
+    if (this.#connection.closedReason) return this.#connection.request(method, params, onResult);
+    return this.#connection.request(method, params, onResult, limit(this.#requestTimeoutMs, 'requestTimeoutMs'));
   }
 
   notify(method, params) {
-    if (this.#closed) throw new ConnectionLost(`${method} cannot be sent: ${this.#closed}`);
-    const message = { jsonrpc: '2.0', method };
-    if (params !== undefined) message.params = params;
-    this.#write(message);
-  }
-
-  /** Sends `message` after everything sent before it, now if the pipe has room, else once it drains (see #outbox). */
-  #write(message) {
-    this.#outbox.push(message);
-    if (!this.#waitingForDrain) this.#flush();
-  }
-
-  #flush() {
-    this.#waitingForDrain = false;
-    while (this.#outbox.length > 0) {
-      const message = this.#outbox.shift();
-      const room = this.#writable.write(encode(message, this.#framing));
-      if (!room) {
-        this.#waitingForDrain = true;
-        this.#writable.once('drain', () => this.#flush());
-      }
-      // Heard once it is handed to the pipe's stream, not as it is queued: a request that times
-      // out in the outbox is taken out unsent, and must not show as sent in a transcript. After
-      // the write, so that a listener that sends goes after this message.
-      tell(this, 'traffic', 'send', message);
-      if (this.#waitingForDrain) return;
-    }
-    if (this.#endWhenWritten) {
-      this.#endWhenWritten = false;
-      this.#writable.end();
-    }
-  }
-
-  /** Ends wharf's input once what was sent before is written (end() now would drop the outbox). */
-  #endInput() {
-    if (this.#outbox.length === 0) this.#writable.end();
-    else this.#endWhenWritten = true;
-  }
-
-  #receive(chunk) {
-    let bodies;
-    try {
-      bodies = this.#decoder.push(chunk);
-    } catch (error) {
-      this.#finish(`the server sent something unreadable: ${error.message}`);
-      return;
-    }
-    for (const body of bodies) {
-      let message;
-      try {
-        message = JSON.parse(body.toString('utf8'));
-      } catch (error) {
-        this.#finish(`the server sent invalid JSON: ${error.message}`);
-        return;
-      }
-      tell(this, 'traffic', 'receive', message);
-      for (const item of Array.isArray(message) ? message : [message]) this.#handle(item);
-    }
-  }
-
-  #handle(message) {
-    if (message === null || typeof message !== 'object') return;
-    if (typeof message.method === 'string') {
-      if ('id' in message) this.#serve(message);
-      else this.#route(message.method, message.params);
-      return;
-    }
-    const entry = this.#pending.get(message.id);
-    if (!entry) {
-      this.#answeredLate(message);
-      return;
-    }
-    this.#pending.delete(message.id);
-    clearTimeout(entry.timer);
-    if (message.error) {
-      entry.reject(new RequestError(entry.method, message.error.code, message.error.message, message.error.data));
-      return;
-    }
-    try {
-      // Before the promise settles and before the next message is handled: whatever the hook
-      // sets up (a dialog's registration) is in place for what follows.
-      entry.onResult?.(message.result);
-      entry.resolve(message.result);
-    } catch (error) {
-      entry.reject(error);
-    }
+    this.#connection.notify(method, params);
   }
 
   /**
@@ -606,7 +504,7 @@ export class WharfClient extends EventEmitter {
   #answeredLate(message) {
     if (!this.#abandoned.delete(message.id)) return;
     const dialogId = message.result?.dialogId;
-    if (typeof dialogId !== 'string' || this.#closed) return;
+    if (typeof dialogId !== 'string' || this.#connection.closedReason) return;
     this.request('cancel', { dialogId }).catch(() => {}).finally(() => this.#early.delete(dialogId));
   }
 
@@ -697,7 +595,7 @@ export class WharfClient extends EventEmitter {
         ? { code: error.code, message: error.serverMessage }
         : { code: -32603, message: `${error?.name ?? 'Error'}: ${error?.message ?? error}` };
     }
-    if (!this.#closed) this.#write(response);
+    this.#connection.respond(response);
   }
 
   #describeExit() {
@@ -709,16 +607,9 @@ export class WharfClient extends EventEmitter {
     return tail ? `${what}; its last words: ${tail.slice(-500)}` : what;
   }
 
-  #finish(reason) {
-    if (this.#closed) return;
-    this.#closed = reason;
+  /** The connection has ended (its requests have failed): every dialog ends `disconnected`. */
+  #connectionEnded(reason) {
     const error = new ConnectionLost(reason);
-    for (const { method, reject, timer } of this.#pending.values()) {
-      clearTimeout(timer);
-      reject(new ConnectionLost(`${method} got no answer: ${reason}`));
-    }
-    this.#pending.clear();
-    this.#outbox.length = 0;  // nothing more can be written
     for (const dialog of this.#dialogs.values()) dialog._push(makeEvent('disconnected', { dialogId: dialog.id, message: reason }));
     // Nothing more will come: every dialog has ended, and early events would find none.
     this.#dialogs.clear();
@@ -733,19 +624,23 @@ export class WharfClient extends EventEmitter {
    * Which presenter this client's dialogs get (`initialize`'s `capabilities.presenter`):
    * 'portal', 'zenity', 'kdialog', 'frontend', 'script', 'connection' (over the daemon, its presenter
    * connection), or null (none, or a server too old to say).
+   * @returns {import('../index.js').PresenterKind | null}
    */
   get presenter() {
     const value = this.initializeResult?.capabilities?.presenter;
-    return typeof value === 'string' ? value : null;
+    return typeof value === 'string' ? /** @type {import('../index.js').PresenterKind} */ (value) : null;
   }
 
   /** Why the connection ended, once it has (else null). */
   get closedReason() {
-    return this.#closed;
+    return this.#connection.closedReason;
   }
 
   // Lifecycle
 
+  /**
+   * @param {{app?: string, presentsDialogs?: boolean, prefersDesktopDialogs?: boolean, trace?: string, version?: string}} options
+   */
   async initialize({ app = 'node', presentsDialogs = false, prefersDesktopDialogs = false, trace, version } = {}) {
     const clientInfo = version ? { name: app, version } : { name: app };
     const capabilities = prefersDesktopDialogs ? { presentsDialogs, prefersDesktopDialogs: true } : { presentsDialogs };
@@ -771,9 +666,9 @@ export class WharfClient extends EventEmitter {
     // timeout made a wharf that does not answer (wedged, stopped) hold close() twice as long.
     const deadline = performance.now() + timeoutMs;
     const left = () => Math.max(0, deadline - performance.now());
-    if (!this.#closed) {
+    if (!this.closedReason) {
       const shutdown = this.request('shutdown');
-      if (await settlesWithin(shutdown, left()) && !this.#closed) {
+      if (await settlesWithin(shutdown, left()) && !this.closedReason) {
         try {
           await shutdown;
           this.notify('exit');
@@ -782,10 +677,11 @@ export class WharfClient extends EventEmitter {
         }
       }
     }
-    this.#endInput();
+    this.#connection.endOutput();
     if (!this.child) return null;
     if (this.child.exitCode === null && this.child.signalCode === null) {
-      const exited = new Promise((resolve) => this.child.once('exit', resolve));
+      const child = this.child;
+      const exited = new Promise((resolve) => child.once('exit', resolve));
       if (!(await settlesWithin(exited, left()))) {
         this.child.kill('SIGKILL');
         await exited;
@@ -829,6 +725,8 @@ export class WharfClient extends EventEmitter {
   /**
    * Presents an importer; resolves with the Dialog once it is presented. `signal` (an
    * AbortSignal) cancels the dialog when aborted.
+   * @param {Iterable<string>} allowedContentTypes
+   * @param {{multiple?: boolean, presentationId?: string, signal?: AbortSignal, [option: string]: unknown}} options
    */
   presentImporter(allowedContentTypes, { multiple = false, presentationId, signal, ...options } = {}) {
     const params = withDefined({
@@ -843,6 +741,8 @@ export class WharfClient extends EventEmitter {
    * Presents an exporter. A document is `{writableContentTypes, filename?, contents?}` where
    * contents is a string, a Buffer or `{path}`, or `{…, snapshot: async (contentType) => contents}`
    * for a lazy document produced once the human has chosen where to save.
+   * @param {any} documents
+   * @param {{contentType?: string, contentTypes?: string[], defaultFilename?: string, presentationId?: string, signal?: AbortSignal, [option: string]: unknown}} options
    */
   presentExporter(documents, { contentType, contentTypes, defaultFilename, presentationId, signal, ...options } = {}) {
     const merged = dialogOptions(options, 'presentExporter', ['contentType', 'contentTypes', 'defaultFilename', 'presentationId', 'signal']);
@@ -861,6 +761,8 @@ export class WharfClient extends EventEmitter {
   /**
    * Presents a mover (fileMover): the human chooses a folder and `urls`, each one this client
    * was given, are moved there; the dialog's result is their new URLs, in the order given.
+   * @param {Iterable<string>} urls
+   * @param {{presentationId?: string, signal?: AbortSignal, [option: string]: unknown}} options
    */
   presentMover(urls, { presentationId, signal, ...options } = {}) {
     const params = withDefined({ urls: [...urls], presentationId });
@@ -871,7 +773,8 @@ export class WharfClient extends EventEmitter {
 
   async #present(method, params, kind, snapshots, signal) {
     signal?.throwIfAborted();
-    let dialog;
+    /** @type {Dialog} */
+    let dialog = /** @type {any} */ (undefined);  // set by the answer, before the request resolves
     await this.request(method, params, (result) => {
       dialog = new Dialog(this, result.dialogId, kind, snapshots);
       this.#dialogs.set(dialog.id, dialog);
@@ -884,7 +787,7 @@ export class WharfClient extends EventEmitter {
       if (signal.aborted) abort();
       else {
         signal.addEventListener('abort', abort, { once: true });
-        dialog.finalEvent().then(() => signal.removeEventListener('abort', abort));
+        dialog.finalEvent().then(() => signal?.removeEventListener('abort', abort));
       }
     }
     return dialog;
@@ -901,6 +804,9 @@ export class WharfClient extends EventEmitter {
 
   // Access
 
+  /**
+   * @param {{url?: string, bookmark?: string}} target
+   */
   resolveAccess({ url, bookmark } = {}) {
     if ((url === undefined) === (bookmark === undefined)) throw new TypeError('give exactly one of url and bookmark');
     return this.request('resolveAccess', url !== undefined ? { url } : { bookmark });
@@ -931,7 +837,7 @@ export class WharfClient extends EventEmitter {
       // wedged, the lease already gone) must not take its place, as it did from a finally.
       // Nor is the body's error wrapped (AggregateError) or given a `cause`: its type and its
       // own cause are what the caller's catch looks at. The release failure is reported aside.
-      if (!this.#closed) {
+      if (!this.closedReason) {
         try {
           await this.releaseAccess(lease.accessId);
         } catch (failure) {
@@ -940,7 +846,7 @@ export class WharfClient extends EventEmitter {
       }
       throw error;
     }
-    if (!this.#closed) await this.releaseAccess(lease.accessId);
+    if (!this.closedReason) await this.releaseAccess(lease.accessId);
     return result;
   }
 
@@ -959,12 +865,19 @@ export class WharfClient extends EventEmitter {
     return this.request('listAccess', {});
   }
 
+  /**
+   * @param {{url?: string, bookmark?: string}} target
+   */
   async revokeAccess({ url, bookmark } = {}) {
     if ((url === undefined) === (bookmark === undefined)) throw new TypeError('give exactly one of url and bookmark');
     return (await this.request('revokeAccess', url !== undefined ? { url } : { bookmark })).revoked;
   }
 
-  /** Reads through a lease: `{data: Buffer, eof}`. */
+  /**
+   * Reads through a lease: `{data: Buffer, eof}`.
+   * @param {string} accessId
+   * @param {{offset?: number, length?: number}} options
+   */
   async readFile(accessId, { offset = 0, length } = {}) {
     const result = await this.request('readFile', withDefined({ accessId, offset, length }));
     return { data: Buffer.from(result.base64, 'base64'), eof: result.eof };

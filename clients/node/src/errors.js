@@ -26,6 +26,7 @@ export const ERROR_NAMES = Object.freeze({
   [-32031]: 'nameConflict',
   [-32040]: 'presenterFailed',
   [-32041]: 'snapshotFailed',
+  [-32050]: 'tooManyClients',
 });
 
 /** Base of every error this package throws. */

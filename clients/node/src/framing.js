@@ -1,10 +1,16 @@
 // Message framing: LSP headers (`Content-Length: N\r\n\r\n` + body) or newline-delimited JSON.
 // Kept apart from the client so that raw-protocol tools (the conformance runner) can use it.
 
-export const LSP = 'lsp';
-export const NDJSON = 'ndjson';
+/** @typedef {'lsp' | 'ndjson'} Framing */
 
-/** One frame around `body` (a Buffer or string of JSON text). */
+export const LSP = /** @type {const} */ ('lsp');
+export const NDJSON = /** @type {const} */ ('ndjson');
+
+/**
+ * One frame around `body` (a Buffer or string of JSON text).
+ * @param {Buffer | string} body
+ * @param {Framing} [framing]
+ */
 export function encodeBody(body, framing = LSP) {
   const bytes = Buffer.isBuffer(body) ? body : Buffer.from(body, 'utf8');
   if (framing === LSP) return Buffer.concat([Buffer.from(`Content-Length: ${bytes.length}\r\n\r\n`, 'ascii'), bytes]);
@@ -15,7 +21,11 @@ export function encodeBody(body, framing = LSP) {
   throw new Error(`unknown framing ${framing}`);
 }
 
-/** `message` as compact JSON text in one frame. */
+/**
+ * `message` as compact JSON text in one frame.
+ * @param {unknown} message
+ * @param {Framing} [framing]
+ */
 export function encode(message, framing = LSP) {
   return encodeBody(JSON.stringify(message), framing);
 }
@@ -33,10 +43,13 @@ export class FrameDecoder {
   // NDJSON: whether a line end may have arrived since the buffer was last searched.
   #lineEnd = false;
 
+  /** @param {Framing} [framing] */
   constructor(framing = LSP) {
     if (framing !== LSP && framing !== NDJSON) throw new Error(`unknown framing ${framing}`);
+    /** @type {Framing} */
     this.framing = framing;
     this.buffer = Buffer.alloc(0);
+    /** @type {any} The body length the current header announced; null between frames. */
     this.expected = null;
   }
 

@@ -29,6 +29,7 @@ ERROR_NAMES = {
     -32031: "nameConflict",
     -32040: "presenterFailed",
     -32041: "snapshotFailed",
+    -32050: "tooManyClients",
 }
 
 

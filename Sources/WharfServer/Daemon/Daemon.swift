@@ -1,68 +1,12 @@
 import Glibc
+import WharfJSON
 import WharfJSONRPC
+import WharfProtocol
 import WharfSystem
 
-/// `wharf --listen`: one daemon for the user's session, serving every client that connects to
-/// its Unix socket, each in a session of its own (``Server/serve(_:origin:events:)``, the same
-/// host entry point as standard I/O).
-///
-/// What belongs to the process stays here: the socket (bound, or inherited from systemd's
-/// `wharf.socket` through `LISTEN_FDS`), who may connect (the same user, by `SO_PEERCRED`;
-/// the app established from the peer), `SIGTERM` (every session ends as its client is owed,
-/// clients before the presenter connection, then the daemon exits 0) and the idle exit.
-public enum DaemonHost {
-    public static func run(_ options: ServerOptions, socket explicitPath: FilePath?) -> Never {
-        ProcessControl.ignoreBrokenPipes()
-        // Before any thread exists, so every later thread inherits the mask.
-        ProcessControl.blockEndSignals()
-        let descriptorLimit = ProcessControl.raiseDescriptorLimit()
-        SpinBeforeSleep.microseconds = options.spinMicroseconds
-        var options = options
-        options.acceptsPresenterConnections = true
-        let logger = StdioHost.makeLogger(options)
-
-        let listener: FileDescriptor
-        var bound: DaemonSocket?
-        switch SocketActivation.passed() {
-        case .invalid(let message):
-            StdioHost.fail("socket activation: \(message)")
-        case .descriptors(let count):
-            let passed = SocketActivation.takeDescriptors()
-            guard count == 1, let socket = passed.first, UnixSocket.isListeningStreamSocket(socket) else {
-                StdioHost.fail("socket activation: expected one listening Unix stream socket (LISTEN_FDS=1), got \(count) descriptor(s)")
-            }
-            do { try socket.setNonBlocking() } catch { StdioHost.fail("socket activation: \(error)") }
-            listener = socket
-            logger.info("serving the socket systemd passed (descriptor 3)")
-        case .none:
-            do throws(StartupError) {
-                let path: FilePath
-                if let explicitPath { path = explicitPath } else { path = try DaemonSocket.defaultPath() }
-                let socket = try DaemonSocket.bind(path, isDefault: explicitPath == nil, logger: logger)
-                listener = socket.listener
-                bound = socket
-                logger.info("listening on \(path)")
-            } catch {
-                StdioHost.fail(error.message)
-            }
-        }
-        let server: Server
-        do {
-            server = try Server(options: options, logger: logger)
-        } catch {
-            bound?.remove()
-            StdioHost.fail(error.message, status: error.exitStatus)
-        }
-        // Half the descriptors for documents held open, the rest for connections, the state
-        // database, the files that imports and reads open.
-        let openDocuments = ByteBudget(limit: max(64, Int(clamping: descriptorLimit / 2)))
-        let documentBytes = ByteBudget(limit: 4 * options.maxDocumentBytesPerApp)
-        Daemon(server: server, listener: listener, bound: bound, openDocuments: openDocuments, documentBytes: documentBytes,
-               logger: logger).run()
-    }
-}
-
 /// The running daemon: its accept loop, its connections, its ending.
+///
+/// `@unchecked Sendable`: every `var` is read and written with `lock` held.
 final class Daemon: @unchecked Sendable {
     let server: Server
     let listener: FileDescriptor
@@ -148,7 +92,10 @@ final class Daemon: @unchecked Sendable {
             guard let socket else { continue }
             guard admitted else {
                 logger.warning("refused a connection: \(options.maxClients) clients are connected (--max-clients)")
-                socket.close()
+                Self.refuse(socket, TooManyClients(
+                    limit: options.maxClients, option: "--max-clients",
+                    message: "the daemon already serves \(options.maxClients) connections, the most --max-clients allows; "
+                        + "try again once one has ended"))
                 continue
             }
             // A connection the system will not give a thread is refused, as one past
@@ -208,7 +155,13 @@ final class Daemon: @unchecked Sendable {
         // connection and saying nothing must not take every place. (A bridge counts as its
         // own process's app: wharf's, or its sandbox's.)
         let holder = own.identity
-        guard admit(holder) else { return }
+        guard admit(holder) else {
+            Self.refuse(socket, TooManyClients(
+                limit: options.maxClientsPerApp, option: "--max-clients-per-app",
+                message: "\(holder) already has \(options.maxClientsPerApp) connections to the daemon, the most "
+                    + "--max-clients-per-app allows; try again once one of them has ended"))
+            return
+        }
         defer { release(holder) }
         let deadline = InitializeDeadline(seconds: options.initializeTimeoutSeconds, logger: logger, app: holder)
         defer { deadline.cancel() }
@@ -399,6 +352,31 @@ final class Daemon: @unchecked Sendable {
         return admitted
     }
 
+    /// Why a connection is refused as it arrives: a limit of connections, and the option that sets it.
+    struct TooManyClients {
+        var limit: Int
+        var option: String
+        var message: String
+    }
+
+    /// Tells a connection refused as it arrives why, then closes it: one JSON-RPC error with
+    /// `"id": null` (`tooManyClients`, the limit and the option in `data`), so that the client
+    /// sees more than an end of file. One NDJSON line: nothing has been read yet, so the
+    /// client's framing is not known. Written without waiting (a new socket's buffer is empty,
+    /// and the line is short): a peer that does not read costs the daemon nothing.
+    static func refuse(_ socket: FileDescriptor, _ refusal: TooManyClients) {
+        let error: JSON = [
+            "code": .int(WharfErrorCode.tooManyClients.rawValue),
+            "message": .string(refusal.message),
+            "data": ["limit": .int(Int64(refusal.limit)), "option": .string(refusal.option)],
+        ]
+        let answer: JSON = ["jsonrpc": "2.0", "id": nil, "error": error]
+        var line = answer.serialized()
+        line.append(UInt8(ascii: "\n"))
+        _ = line.withUnsafeBytes { bytes in try? socket.writeAvailable(gathering: [bytes], offset: 0, isSocket: true) }
+        socket.close()
+    }
+
     private func release(_ holder: String) {
         lock.withLock {
             connectionsPerApp[holder, default: 1] -= 1
@@ -473,20 +451,14 @@ final class Daemon: @unchecked Sendable {
 
     /// Ends `sessions` at once, each on a thread of its own, and waits for all of them.
     private func end(_ sessions: [ClientSession], reason: String) {
-        let remaining = Locked(sessions.count)
-        let done = ConditionLock()
+        let remaining = WaitableValue(sessions.count)
         for session in sessions {
             startThread {
                 session.end(exitCode: session.exitCodeForEndOfInput, reason: "the daemon is stopping (\(reason))")
-                done.withLock {
-                    remaining.withValue { $0 -= 1 }
-                    done.broadcast()
-                }
+                remaining.change { $0 -= 1 }
             }
         }
-        done.withLock {
-            while remaining.withValue({ $0 }) > 0 { done.wait() }
-        }
+        remaining.wait { $0 == 0 ? () : nil }
     }
 
     private func exit() -> Never {

@@ -1,5 +1,6 @@
 import Glibc
 import WharfAccess
+import WharfContentTypes
 import WharfDialogs
 import WharfFileWriting
 import WharfJSONRPC
@@ -56,12 +57,6 @@ extension ClientSession {
                 + "documents for all apps already; try again once some exporters have ended, or pass the file instead ({\"fd\": N})")
         }
         return (app, all)
-    }
-
-    /// Whether ``chargeDocumentBytes(_:)`` counts anything of `request`: it is over the daemon
-    /// and has `text` or `base64` documents.
-    func countsDocumentBytes(of request: ExporterRequest) -> Bool {
-        origin.documentBudgets != nil && Self.documentBytes(request) > 0
     }
 
     private static func documentBytes(_ request: ExporterRequest) -> Int {
@@ -134,5 +129,50 @@ extension ClientSession {
             throw .invalidParams("\(field).path cannot be used: the bridge did not open it for reading")
         }
         return .descriptor(descriptor, label: path)
+    }
+}
+
+// MARK: Identifying a client's file
+
+extension ClientSession {
+    /// Over the daemon the client is another process, perhaps a sandboxed one, and Wharf reads
+    /// as the user: a file is identified only as the client could read it, through a grant
+    /// covering it, or opened by its bridge with its own rights (as a document's `path` is
+    /// read). Otherwise the daemon told any app the type of any file of the user's, reading
+    /// its first bytes (a PDF in a folder of mode 0700, say). A granted folder is identified by
+    /// its kind and name. Symbolic links are followed as the grant's checks allow; with
+    /// `followSymlinks` false, a path the grant reaches that is itself a link is `public.symlink`.
+    func identifyForAnotherProcess(_ raw: String, _ path: FilePath, sniff: Bool, followSymlinks: Bool) -> Result<Identification, IdentifyFailure> {
+        let item: AccessStore.GrantedItem
+        do {
+            item = try server.access.openGranted(client: accessClient, url: raw)
+        } catch {
+            // The grant covers it, and the file system failed: that is about the client's file.
+            if case .io(let failure) = error {
+                return .failure(.identification(IdentifyError(path: path, reason: .inaccessible(failure))))
+            }
+            guard let opener = origin.opener else {
+                return .failure(.accessDenied("\(error.response.message); over the daemon a file is identified only "
+                    + "through a grant covering it (its name alone: contentTypes/fromFilenameExtension)"))
+            }
+            // The bridge opens it as the client would: its failure is the client's own (a
+            // missing file is missing, as over standard I/O).
+            do {
+                let opened = try opener.openForReading(path)
+                item = AccessStore.GrantedItem(path: path, status: try opened.status(), file: opened)
+            } catch {
+                return .failure(.identification(IdentifyError(path: path, reason: .inaccessible(error))))
+            }
+        }
+        var status = item.status
+        // The grant allowed `path`; whether that name is itself a link is all this adds.
+        if !followSymlinks, let own = try? FileStatus.ofLink(path), own.kind == .symlink { status = own }
+        let file = FileToIdentify(name: path.lastComponent, status: status, path: path) { buffer throws(SystemError) in
+            guard let opened = item.file else { return 0 }
+            let head = try opened.read(at: 0, length: buffer.count)
+            buffer.copyBytes(from: head)
+            return head.count
+        }
+        return contentTypes.identify(file, sniff: sniff).forClient
     }
 }
