@@ -375,7 +375,8 @@ function Picker:filter_name()
   -- A server that does not say allowsAllFiles is taken at its globs.
   if #globs == 0 and #mimes == 0 then
     if filters.directories then
-      return 'Folders'
+      -- `public.item` (`wharf pick` with no type): files and folders.
+      return filters.allowsAllFiles == true and 'All files and folders' or 'Folders'
     end
     if filters.allowsAllFiles ~= false then
       return 'All files'
@@ -414,10 +415,17 @@ function Picker:title()
   local text = ' ' .. printable(table.concat(parts, ' · ')) .. ' '
   local width = (self.win and vim.api.nvim_win_is_valid(self.win)) and vim.api.nvim_win_get_width(self.win)
     or self:window_geometry().width
-  if vim.fn.strdisplaywidth(text) > width - 2 then
-    text = ' …' .. vim.fn.strcharpart(text, vim.fn.strchars(text) - (width - 5))
+  -- Another app's dialog (drawn for the desktop, `:WharfServeDesktop`) names that app first,
+  -- and keeps it when the rest is cut: it is who the person answers.
+  local asker = self.dialog.asker and (' ' .. printable(self.dialog.asker) .. ':') or ''
+  local room = width - 2 - vim.fn.strdisplaywidth(asker)
+  if room < 12 then
+    asker, room = '', width - 2
   end
-  return text
+  if vim.fn.strdisplaywidth(text) > room then
+    text = ' …' .. vim.fn.strcharpart(text, vim.fn.strchars(text) - (room - 3))
+  end
+  return asker .. text
 end
 
 --- Whether <Tab> marks entries: in an importer of several, or of a folder.
