@@ -29,6 +29,7 @@ public struct ServerCapabilities: ProtocolValue {
         _ = try reader.bool("contentTypes")
         _ = try reader.bool("importer")
         _ = try reader.bool("exporter")
+        _ = try reader.optionalBool("mover")
         maxTransferBytes = try reader.object("access") { reader throws(ProtocolError) in
             _ = try reader.bool("bookmarks")
             _ = try reader.bool("fileIO")
@@ -47,6 +48,7 @@ public struct ServerCapabilities: ProtocolValue {
             "contentTypes": true,
             "importer": true,
             "exporter": true,
+            "mover": true,
             "access": ["bookmarks": true, "fileIO": true, "maxTransferBytes": .int(maxTransferBytes)],
             "presenters": .array(presenters.map(JSON.string)),
             "presenter": nullable(presenter),

@@ -1,25 +1,38 @@
 import WharfJSON
 
-/// `dialog/choose` (presenter): the human's choice. An importer's files (`urls`), or an
-/// exporter's destination (`url`, with a type and whether replacing was agreed).
+/// `dialog/choose` (presenter): the human's choice. An importer's files (`urls`), an
+/// exporter's destination (`url`, with a type and whether replacing was agreed), or a mover's
+/// folder (`url`, or `urls` holding just it), with how the human settled names already taken
+/// there (`conflictResolution`).
 public struct ChooseRequest: RequestMessage {
     public static let method = "dialog/choose"
     public typealias Result = Empty
     public var dialogId: String
     public var choice: Choice
+    /// A mover's answer to names already taken in the folder: `replace` or `keepBoth`; absent
+    /// when the human was not asked (the choice is then refused `nameConflict` if any is).
+    public var conflictResolution: String?
+
+    /// The values `conflictResolution` takes.
+    public static let conflictResolutions = ["replace", "keepBoth"]
 
     public enum Choice: Sendable, Equatable {
         case files([String])
         case destination(url: String, contentType: String?, overwrite: Bool)
     }
 
-    public init(dialogId: String, choice: Choice) {
+    public init(dialogId: String, choice: Choice, conflictResolution: String? = nil) {
         self.dialogId = dialogId
         self.choice = choice
+        self.conflictResolution = conflictResolution
     }
 
     public init(reading reader: inout FieldReader) throws(ProtocolError) {
         dialogId = try reader.string("dialogId")
+        conflictResolution = try reader.optionalString("conflictResolution")
+        if let resolution = conflictResolution, !Self.conflictResolutions.contains(resolution) {
+            throw ProtocolError("conflictResolution: expected replace or keepBoth, got \(resolution)")
+        }
         if reader.has("urls") && reader.has("url") {
             throw ProtocolError("dialog/choose takes urls (an importer's picks) or url (an exporter's destination), not both")
         }
@@ -44,6 +57,7 @@ public struct ChooseRequest: RequestMessage {
             object.set("contentType", contentType)
             object["overwrite"] = .bool(overwrite)
         }
+        object.set("conflictResolution", conflictResolution)
         return .object(object)
     }
 

@@ -18,6 +18,8 @@ public struct PresenterShowNotification: NotificationMessage {
     public var browserOptions: [String]
     /// Exporters only (nil for importers).
     public var exporter: Exporter?
+    /// Movers only: the files to be moved, for the human to see what the folder is chosen for.
+    public var mover: Mover?
     /// Whose dialog it is: sent to a presenter connection (`role: presenter`), which shows
     /// other clients' dialogs; absent for a client's own.
     public var client: ClientIdentityInfo?
@@ -42,9 +44,21 @@ public struct PresenterShowNotification: NotificationMessage {
         }
     }
 
+    /// What a mover's `presenter/show` adds: `mover: {urls}`.
+    public struct Mover: ProtocolValue {
+        /// The files to be moved, in the order the app gave them (`file:` URLs).
+        public var urls: [String]
+
+        public init(urls: [String]) { self.urls = urls }
+        public init(reading reader: inout FieldReader) throws(ProtocolError) { urls = try reader.strings("urls") }
+        public var json: JSON { ["urls": .array(urls.map(JSON.string))] }
+        public static var example: Mover { Mover(urls: ["file:///home/me/Downloads/report.pdf"]) }
+    }
+
     public init(dialogId: String, kind: String, title: String?, message: String?, confirmationLabel: String?,
                 allowedContentTypes: [String], allowsMultipleSelection: Bool, filters: DialogFiltersInfo,
-                directory: String, browserOptions: [String], exporter: Exporter?, client: ClientIdentityInfo? = nil) {
+                directory: String, browserOptions: [String], exporter: Exporter?, mover: Mover? = nil,
+                client: ClientIdentityInfo? = nil) {
         self.dialogId = dialogId
         self.kind = kind
         self.title = title
@@ -56,6 +70,7 @@ public struct PresenterShowNotification: NotificationMessage {
         self.directory = directory
         self.browserOptions = browserOptions
         self.exporter = exporter
+        self.mover = mover
         self.client = client
     }
 
@@ -82,6 +97,7 @@ public struct PresenterShowNotification: NotificationMessage {
                                     try ContentTypeChoiceInfo(reading: &reader)
                                 } ?? [])
         }
+        mover = try reader.optionalObject("mover") { reader throws(ProtocolError) in try Mover(reading: &reader) }
         client = try reader.optionalObject("client") { reader throws(ProtocolError) in try ClientIdentityInfo(reading: &reader) }
     }
 
@@ -102,6 +118,7 @@ public struct PresenterShowNotification: NotificationMessage {
             object["documentCount"] = .int(exporter.documentCount)
             object["contentTypeChoices"] = .array(exporter.contentTypeChoices.map(\.json))
         }
+        object.set("mover", mover)
         object.set("client", client)
         return .object(object)
     }
