@@ -93,6 +93,7 @@ let package = Package(
 
         // MARK: Test tools
         .executableTarget(name: "wharf-write-probe", dependencies: ["WharfFileWriting"], path: "Tests/Tools/WriteProbe"),
+        .executableTarget(name: "wharf-move-probe", dependencies: ["WharfFileWriting"], path: "Tests/Tools/MoveProbe"),
         .executableTarget(name: "wharf-access-stress", dependencies: ["WharfAccess"], path: "Tests/Tools/AccessStress"),
 
         // MARK: Fuzzing

@@ -21,6 +21,8 @@ public enum Command: Sendable, Equatable {
     case pick(PickCommand)
     /// `wharf save …`: ask a person where to save, write the file there.
     case save(SaveCommand)
+    /// `wharf move …`: move files into a folder a person chooses (or `--to` names).
+    case move(MoveCommand)
 }
 
 public enum TypesCommand: Sendable, Equatable {
@@ -56,6 +58,7 @@ public enum CommandLineParser {
         case "access": return try parseAccess(Array(arguments.dropFirst()))
         case "pick": return .pick(try parsePick(Array(arguments.dropFirst())))
         case "save": return .save(try parseSave(Array(arguments.dropFirst())))
+        case "move": return .move(try parseMove(Array(arguments.dropFirst())))
         default: break
         }
         var options = ServerOptions()

@@ -23,6 +23,8 @@ do {
         ProcessControl.exit(DialogCommands.run(command))
     case .save(let command):
         ProcessControl.exit(DialogCommands.run(command))
+    case .move(let command):
+        ProcessControl.exit(DialogCommands.run(command))
     }
 } catch {
     ProcessControl.writeToStandardError("wharf: \(error)\nTry 'wharf --help'.\n")

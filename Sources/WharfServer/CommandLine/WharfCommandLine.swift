@@ -42,6 +42,12 @@ extension CommandLineReference {
                 "Ask a person where to save FILE (standard input when it is missing or `-`) with the desktop's own dialog, write it there atomically, and print its path. Exit with 0 when it was written, 1 when the person cancelled, 2 when no dialog could be shown or writing failed (with a message)."
             ),
             Subcommand(
+                ["move"], options: [moveTo, title, nulSeparated, presenter, stateDirectory],
+                operands: [Operand("FILE", .file, repeats: true)],
+                "Move the FILEs into a folder a person chooses with the desktop's own folder dialog (or the folder `--to` names, asking nobody), all of them or none, and print where each now is, one per line (exact bytes), in the order given. Exit with 0 when they were moved, 1 when the person cancelled, 2 when no dialog could be shown or the move failed (with a message; every file is then where it was).",
+                details: "A name already taken in the folder moves nothing and exits with 2 naming it: the desktop's folder dialogs cannot ask whether to replace it, and `--to` does not guess. Within one file system a move is a rename; across file systems each file is copied, synced and renamed into place before the original is removed. Bookmarks apps hold of the files follow them."
+            ),
+            Subcommand(
                 ["access", "list"], options: [stateDirectory, json],
                 "List every grant and bookmark every app holds, with the ID to revoke it by: one tab-separated row each. App names and paths are printed escaped, so that no name can forge a row or send the terminal a command: `\\\\` for a backslash, `\\t`, `\\n` and `\\r`, `\\xHH` for any other control character and for each byte that is not UTF-8, `\\u{202E}` for the characters that reorder text. Only reads the state store, and creates none where there is none."
             ),
@@ -52,8 +58,8 @@ extension CommandLineReference {
         ],
         exitStatuses: [
             Entry("0", "The client sent `shutdown` and then `exit`, or its input ended or SIGTERM or SIGINT arrived after `shutdown`; or a command succeeded; or the daemon (`--listen`) ended on SIGTERM or SIGINT, or after `--idle-timeout`. With `--connect`, the status of the session the daemon served."),
-            Entry("1", "The input ended, SIGTERM or SIGINT arrived, or the process named in `initialize` died, without `shutdown` first; or the input ended inside a message (LSP framing, even after `shutdown`); or the server's state directory could not be used; or `types` or `access` failed; or `pick` or `save` was cancelled by the person; or `--connect` found no daemon and could not start one."),
-            Entry("2", "The command line could not be understood (including a `--presenter` script that cannot be read, or a `--log-file` that cannot be opened), or the daemon could not take its socket; or `pick` or `save` could show no dialog (a state directory that cannot be used, no presenter), or it failed."),
+            Entry("1", "The input ended, SIGTERM or SIGINT arrived, or the process named in `initialize` died, without `shutdown` first; or the input ended inside a message (LSP framing, even after `shutdown`); or the server's state directory could not be used; or `types` or `access` failed; or `pick`, `save` or `move` was cancelled by the person; or `--connect` found no daemon and could not start one."),
+            Entry("2", "The command line could not be understood (including a `--presenter` script that cannot be read, or a `--log-file` that cannot be opened), or the daemon could not take its socket; or `pick`, `save` or `move` could show no dialog (a state directory that cannot be used, no presenter), or it failed (a move then moved nothing)."),
         ],
         environment: [
             Entry("XDG_STATE_HOME", "Where the state directory is when `--state-dir` is not given: `$XDG_STATE_HOME/wharf`. Unset, empty or relative, it is `~/.local/state`."),
@@ -177,7 +183,7 @@ extension CommandLineReference {
             ValueChoice("script", fileArgument: "FILE", "answer dialogs from FILE, a JSON array of steps, for demos, tests and harnesses"),
         ]), default: "auto"),
         "Who shows dialogs to clients that do not draw their own.",
-        details: "A script's steps are `{\"choose\": [PATH...]}`, `{\"save\": {\"path\": ..., \"contentType\": ..., \"overwrite\": ...}}`, `{\"dismiss\": true}`, `{\"delayMs\": N}` and `{\"expect\": {...}}`; wharf-protocol(7) describes them."
+        details: "A script's steps are `{\"choose\": [PATH...]}` (for a mover, one folder, with `\"conflictResolution\"` beside it to answer for taken names), `{\"save\": {\"path\": ..., \"contentType\": ..., \"overwrite\": ...}}`, `{\"dismiss\": true}`, `{\"delayMs\": N}` and `{\"expect\": {...}}`; wharf-protocol(7) describes them."
     )
 
     static let stateDirectory = CommandLineOption(
@@ -197,7 +203,7 @@ extension CommandLineReference {
 
     static let noSniff = CommandLineOption(["--no-sniff"], "Decide by the name alone, without reading the file's first bytes.")
 
-    // MARK: `pick` and `save`
+    // MARK: `pick`, `save` and `move`
 
     static let pickType = CommandLineOption(
         ["--type"], OptionValue("IDENTIFIER", .contentType),
@@ -215,4 +221,9 @@ extension CommandLineReference {
         ["--type"], OptionValue("IDENTIFIER", .contentType),
         "The content type the file is saved as (by default, the one NAME's extension says)."
     )
+    static let moveTo = CommandLineOption(
+        ["--to"], OptionValue("DIR", .directory),
+        "Move into DIR without showing a dialog: naming it is the choice."
+    )
+
 }

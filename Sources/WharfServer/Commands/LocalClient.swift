@@ -63,6 +63,36 @@ final class LocalClient: Sendable {
         }
     }
 
+    /// Waits for the server's notification `method` about `dialogId`; nil if the server went
+    /// away first.
+    func notification(_ method: String, about dialogId: String) -> Notification? {
+        arrived.withLock {
+            while true {
+                if let found = notifications.withValue({ $0 }).first(where: {
+                    $0.method == method && $0.params?["dialogId"]?.stringValue == dialogId
+                }) {
+                    return found
+                }
+                if served.withValue({ $0 }) != nil { return nil }
+                arrived.wait()
+            }
+        }
+    }
+
+    /// Grants `files` to this client, as a pick would: the person named them on the command
+    /// line, which is the same consent. Read-write, each as it is now (a link as the link).
+    func grant(_ files: [FilePath]) throws(SystemError) {
+        guard let session = server.liveSessions.first else { return }
+        for path in files {
+            let status = try FileStatus.ofLink(path)
+            let identity = try FileIdentity.of(path, followSymlinks: false)
+            let born = FileBirth.of(path, followSymlinks: false)
+            server.access.grant(app: session.appIdentity, client: session.accessClient, path: path, identity: identity,
+                                birth: born?.inode == identity.inode ? born?.birth : nil,
+                                isDirectory: status.kind == .directory, readOnly: false, isSymlink: status.kind == .symlink)
+        }
+    }
+
     /// How a dialog ended.
     enum Ending {
         case completed(DialogCompletedNotification)

@@ -32,6 +32,17 @@ extension MethodTable {
                 }
             }
         }
+        // Each URL must be one the client holds a grant for, checked on the dialog queue (it
+        // reads the disk) before anything is presented: a file it was never given is
+        // `accessDenied`, and no presenter hears of the request.
+        answeredLater(PresentMoverRequest.self) { session, message, answer in
+            session.present(answer, prepare: {
+                try MoverRequest(message) { url, field throws(ResponseError) in try session.grantedFile(url, field: field) }
+            }, validate: DialogEngine.validate) { engine, presenter, request, types, announce in
+                _ = try engine.present(client: session.dialogClient, app: session.appIdentity, request: request,
+                                       presenter: presenter, types: types, isLive: { session.isRunning }, announce: announce)
+            }
+        }
         onReadLoop(CancelDialogRequest.self) { session, request in
             CancelDialogResult(cancelled: try session.server.engine.cancel(client: session.dialogClient, id: DialogID(rawValue: request.dialogId)))
         }
@@ -107,6 +118,23 @@ extension ClientSession {
             throw ResponseError(WharfErrorCode.noPresenter, choice.whyNone)
         }
         return presenter
+    }
+
+    /// The file `url` names, as a mover takes it: one this client holds a grant for, else
+    /// `accessDenied` naming the field.
+    func grantedFile(_ url: String, field: String) throws(ResponseError) -> MoverFile {
+        do {
+            let file = try server.access.grantedFile(client: accessClient, url: url)
+            return MoverFile(path: file.path, identity: file.identity, birth: file.birth, isDirectory: file.isDirectory,
+                             isSymlink: file.isSymlink, readOnly: file.readOnly)
+        } catch {
+            var response = error.response
+            if case .accessDenied = error {
+                response = ResponseError(WharfErrorCode.accessDenied, "\(field): \(error.description); a mover moves only files "
+                    + "the client was given (a pick, an export, a resolved bookmark)")
+            }
+            throw response
+        }
     }
 
     /// The engine's view of this client's content types, snapshotted for one dialog.

@@ -1,3 +1,4 @@
+import WharfAccess
 import WharfDialogs
 import WharfFileWriting
 import WharfJSON
@@ -20,6 +21,10 @@ extension ClientSession {
             // Grants first: a client may resolve access the moment it reads the completion.
             let app = appIdentity
             for file in files {
+                if let source = file.movedFrom {
+                    moveAccess(of: source, to: file)
+                    continue
+                }
                 server.access.grant(app: app, client: accessClient, path: file.path, identity: file.identity,
                                     birth: file.birth, isDirectory: file.isDirectory,
                                     readOnly: !file.forWriting, isSymlink: file.isSymlink)
@@ -35,6 +40,22 @@ extension ClientSession {
             send(DialogProgressNotification(dialogId: id.rawValue, bytesWritten: written, totalBytes: total))
         case .snapshotNeeded(let id, let index, let contentType):
             requestSnapshot(ExporterSnapshotRequest(dialogId: id.rawValue, documentIndex: Int64(index), contentType: contentType))
+        }
+    }
+
+    /// A mover moved `source` to `file`: the client's rights go with it, and the bookmarks of
+    /// it follow it (``AccessStore/moved(app:client:source:to:identity:birth:)``). The file is
+    /// moved whatever happens here: a store that cannot record the bookmarks' new place is
+    /// logged (they are then found again only if the file went to a folder beside its old one).
+    private func moveAccess(of source: MoverFile, to file: ChosenFile) {
+        let granted = AccessStore.GrantedFile(path: source.path, identity: source.identity, birth: source.birth,
+                                              isDirectory: source.isDirectory, isSymlink: source.isSymlink,
+                                              readOnly: source.readOnly)
+        do {
+            try server.access.moved(app: appIdentity, client: accessClient, source: granted, to: file.path,
+                                    identity: file.identity, birth: file.birth)
+        } catch {
+            logger.error("\(source.path) was moved to \(file.path), but its bookmarks could not follow it: \(error)")
         }
     }
 
