@@ -962,6 +962,38 @@ ANSWERS follow the picker's `dest/' and `./'.  Return (RESULT QUESTIONS PROMPTS)
       (should (cl-some (lambda (m) (string-prefix-p "(:status completed" m)) messages))
       (should (equal (wharf-test--read-bytes saved) "<p>Hello</p>\n")))))
 
+(ert-deftest wharf-readme-move-example-runs ()
+  ;; The README's wharf-move example, as written, after a pick of the file it moves.
+  (wharf-test--with-wharf nil
+    (let* ((readme (with-temp-buffer
+                     (insert-file-contents (expand-file-name "../README.md" wharf-test-directory))
+                     (buffer-string)))
+           (start (string-match "```elisp\n(wharf-move " readme))
+           (code (substring readme (+ start (length "```elisp\n")) (string-match "^```$" readme (1+ start))))
+           (picture (wharf-test--write "Pictures/sky.png" "not really a picture"))
+           (archive (concat wharf-test--root "Archive/"))
+           (wharf-presenter 'desktop)
+           (process-environment (cons (concat "HOME=" wharf-test--root) process-environment))
+           (wharf-arguments (append wharf-arguments
+                                    (wharf-test--script `[(:choose [,picture])
+                                                          (:expect (:kind "mover" :title "Archive"))
+                                                          (:choose [,archive])])))
+           (messages nil))
+      (should start)
+      (wharf-test--make-dir "Archive")
+      (wharf-test--run (lambda (done) (wharf-import nil :callback done)))
+      (cl-letf* ((real-message (symbol-function 'message))
+                 ((symbol-function 'message)
+                  (lambda (format-string &rest args)
+                    (when format-string (push (apply #'format format-string args) messages))
+                    (apply real-message format-string args))))
+        (with-temp-buffer
+          (insert code)
+          (eval (car (read-from-string (buffer-string))) t))
+        (wharf-test--wait (lambda () (cl-some (lambda (m) (string-prefix-p "now at" m)) messages))))
+      (should (member (format "now at %S" (list (concat archive "sky.png"))) messages))
+      (should-not (file-exists-p picture)))))
+
 ;;;; Paths
 
 (ert-deftest wharf-urls-are-bytes ()
