@@ -125,7 +125,7 @@ $(VENV)/.installed: Tests/python/requirements.txt
 ## the two sanitizer suites beside the fuzzer's build and its 60 seconds of fuzzing (libFuzzer
 ## stops after 60 seconds of the clock however much CPU it got). Suites never run side by side
 ## at the same priority: each one's timeouts and timings would become the other's.
-TEST_SUITES := test-swift test-soak test-python test-clients test-interop test-nvim test-demo test-ship test-desktop test-emacs
+TEST_SUITES := test-swift test-soak test-python test-clients test-interop test-nvim test-demo test-ship test-desktop test-emacs test-vim
 
 .PHONY: test-suites test-sanitizer-builds test-sanitizer-suites test-fuzz-beside
 
@@ -322,3 +322,21 @@ test-emacs: build
 	WHARF=$(CURDIR)/$(WHARF) emacs --batch -Q -L clients/emacs -l clients/emacs/test/wharf-test.el \
 		-l clients/emacs/test/wharf-conformance.el -f ert-run-tests-batch-and-exit
 	WHARF=$(CURDIR)/$(WHARF) clients/emacs/test/tmux-test.sh
+
+# MARK: The Vim client (clients/vim)
+
+.PHONY: test-vim vim-bench
+
+## The Vim client's suite: `vim -N -u NONE -Es` scripts against the built wharf (the popup picker
+## driven with feedkeys(), the shared conformance transcripts through Vim's lsp channel), then an
+## interactive Vim in tmux driven with real keys. Debian 12's vim (9.0) is the oldest supported.
+test-vim: build
+	$(call apt-ensure,vim tmux python3)
+	@vim --version | head -1
+	WHARF=$(CURDIR)/$(WHARF) clients/vim/tests/run.sh
+
+## Bench rows for the Vim client (not part of `make test`): :WharfOpen to the popup drawn, and a
+## keystroke's redraw over a 10,000-entry folder, beside Vim's own :e with 'wildmenu'.
+vim-bench: build
+	$(call apt-ensure,vim tmux)
+	WHARF=$(CURDIR)/$(WHARF) bench/vim-picker/run.sh
