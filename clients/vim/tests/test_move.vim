@@ -235,3 +235,27 @@ def g:Test_WharfMove_in_a_buffer_without_a_file()
   assert_match('this buffer has no file to move', execute('messages'))
   assert_equal([], popup_list())
 enddef
+
+def g:Test_WharfMove_replacing_a_file_open_in_another_buffer_keeps_the_names()
+  var root = t.Fixture()
+  writefile(['older'], root .. '/docs/sub/a.txt')
+  t.Use(root, 'vim')
+  OpenA(root)
+  var buf = bufnr()
+  execute 'badd ' .. fnameescape(root .. '/docs/sub/a.txt')
+  var other = bufnr(root .. '/docs/sub/a.txt')
+  messages clear
+  WharfMove
+  var p = t.Picker()
+  t.CursorTo(p, 'sub')
+  t.Keys(p, "\<CR>")
+  t.WaitFor(() => p.dir =~ '/sub$', 'sub listed')
+  t.Keys(p, "g\<CR>")
+  t.Keys(p, 'r')
+  t.WaitFor(() => execute('messages') =~ 'it is also open in buffer ' .. other, 'the warning')
+  assert_equal(['alpha'], readfile(root .. '/docs/sub/a.txt'), 'moved, replacing')
+  assert_equal(buf, bufnr())
+  assert_equal(root .. '/docs/a.txt', expand('%:p'), 'the buffer keeps its name, as :saveas would')
+  execute 'bwipeout! ' .. other
+  bwipeout!
+enddef
