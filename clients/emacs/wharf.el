@@ -894,14 +894,21 @@ one opened with \[wharf-find-file] or saved with \[wharf-write-file]."
   "Make BUFFER follow its FILE to where RESULT put it, or report why it did not."
   (pcase (plist-get result :status)
     ('completed
-     (let ((new (car (plist-get result :paths))))
-       (when (and (buffer-live-p buffer)
-                  (equal (buffer-local-value 'buffer-file-name buffer) file))
-         (with-current-buffer buffer
-           ;; ALONG-WITH-FILE: the file was renamed, so the buffer is no more modified
-           ;; than it was, and keeps the time it last saw the file change (moving keeps it).
-           (set-visited-file-name new t t)))
-       (wharf--say (format "Moved to %s" (abbreviate-file-name new)))))
+     (let* ((new (car (plist-get result :paths)))
+            (other (find-buffer-visiting new)))
+       (cond
+        ((and other (not (eq other buffer)))
+         ;; As `write-file' would ask: a file another buffer visits is not taken over.
+         (wharf--say (format "Moved to %s; buffer %s visits that file, so this one keeps its name"
+                             (abbreviate-file-name new) (buffer-name other))))
+        (t
+         (when (and (buffer-live-p buffer)
+                    (equal (buffer-local-value 'buffer-file-name buffer) file))
+           (with-current-buffer buffer
+             ;; ALONG-WITH-FILE: the file was renamed, so the buffer is no more modified
+             ;; than it was, and keeps the time it last saw the file change (moving keeps it).
+             (set-visited-file-name new t t)))
+         (wharf--say (format "Moved to %s" (abbreviate-file-name new)))))))
     ((and 'failed (guard (eql (plist-get (plist-get result :error) :code) -32020)))
      (wharf--say (format "wharf: %s was not given to Emacs through Wharf, and Wharf moves only \
 files it gave: open it with M-x wharf-find-file (or save it with M-x wharf-write-file), \
