@@ -15,6 +15,8 @@
 ;; loading this file.  The picker is a `completing-read' over the folder's entries as
 ;; `dialog/list' gives them, so whatever completion UI is in use draws it; each answer goes
 ;; back with `dialog/choose', `dialog/dismiss' or, when this code fails, `dialog/fail'.
+;; A mover is a folder picker whose prompt names the files it moves; a name taken in the
+;; folder chosen is asked about (Replace, Keep both, Cancel) and chosen again with the answer.
 
 ;;; Code:
 
@@ -147,7 +149,8 @@ A quit gives the symbol `quit'."
     (unless (wharf--dialog-done dialog)
       (let* ((show (wharf--dialog-show dialog))
              (exporter (equal (plist-get show :kind) "exporter"))
-             (folder-picker (eq (plist-get (plist-get show :filters) :directories) t))
+             (mover (equal (plist-get show :kind) "mover"))
+             (folder-picker (or mover (eq (plist-get (plist-get show :filters) :directories) t)))
              (multiple (and (not exporter) (eq (plist-get show :allowsMultipleSelection) t)))
              (dir-url (plist-get listing :directory))
              (dir (wharf-url-to-file dir-url))
@@ -163,6 +166,7 @@ A quit gives the symbol `quit'."
           (puthash wharf--here
                    (cond (exporter (if (> (or (plist-get show :documentCount) 1) 1)
                                        " save here" " this folder"))
+                         ((and mover (eq (plist-get listing :directoryEnabled) t)) " move here")
                          ((eq (plist-get listing :directoryEnabled) t) " choose this folder")
                          (t (propertize (format " %s" (or (plist-get listing :directoryDisabledReason) ""))
                                         'face 'wharf-reason)))
@@ -187,15 +191,31 @@ A quit gives the symbol `quit'."
 
 (defun wharf--picker-title (show default dir)
   "The prompt for SHOW: its title, else DEFAULT, and DIR.
+A mover's prompt always ends with the files it moves (`Move a.txt to').
 The notice of `wharf--picker-notice', if any, on a line of its own first."
   (let ((title (plist-get show :title))
         (msg (plist-get show :message))
+        (moving (wharf--picker-moving show))
         (notice (prog1 wharf--picker-notice (setq wharf--picker-notice nil))))
-    (format "%s%s%s (%s): "
+    (format "%s%s%s%s (%s): "
             (if notice (concat (propertize notice 'face 'error) "\n") "")
-            (if (stringp title) title default)
+            (if (stringp title) title (or moving default))
             (if (stringp msg) (concat " — " msg) "")
+            (if (and moving (stringp title)) (concat " — " moving) "")
             (abbreviate-file-name (file-name-as-directory dir)))))
+
+(defconst wharf--picker-names-shown 3
+  "How many of a mover's files its prompt names; the rest are counted.")
+
+(defun wharf--picker-moving (show)
+  "The heading of a mover's SHOW, naming its files: `Move a.txt, b.txt to'.
+Nil for other dialogs."
+  (when-let ((urls (append (plist-get (plist-get show :mover) :urls) nil)))
+    (let ((names (mapcar #'wharf--url-name
+                          (cl-subseq urls 0 (min (length urls) wharf--picker-names-shown))))
+          (more (- (length urls) wharf--picker-names-shown)))
+      (format "Move %s%s to" (string-join names ", ")
+              (if (> more 0) (format " and %d more" more) "")))))
 
 (defun wharf--picker-import (dialog show listing dir dir-url candidates by-candidate annotations
                                     multiple folder-picker)
@@ -212,10 +232,12 @@ ANNOTATIONS their annotations; MULTIPLE and FOLDER-PICKER say what it takes."
      ((equal answer (list wharf--up))
       (wharf--picker-list dialog (plist-get listing :parent) nil))
      ((equal answer (list wharf--here))
-      (if (eq (plist-get listing :directoryEnabled) t)
-          (wharf--picker-choose dialog (list dir-url) dir-url)
+      (cond
+       ((not (eq (plist-get listing :directoryEnabled) t))
         (wharf--picker-list dialog dir-url (or (plist-get listing :directoryDisabledReason)
-                                               "This folder cannot be chosen"))))
+                                               "This folder cannot be chosen")))
+       ((equal (plist-get show :kind) "mover") (wharf--picker-move dialog dir-url nil))
+       (t (wharf--picker-choose dialog (list dir-url) dir-url))))
      ((and (= (length answer) 1)
            (eq (plist-get (gethash (car answer) by-candidate) :isDirectory) t)
            (not (and folder-picker multiple)))
@@ -243,6 +265,55 @@ ANNOTATIONS their annotations; MULTIPLE and FOLDER-PICKER say what it takes."
    (lambda (error _result)
      (when (and error (not (wharf--dialog-done dialog)))
        (wharf--later #'wharf--picker-list dialog dir-url (plist-get error :message))))))
+
+(defconst wharf--name-conflict -32031
+  "Wharf's nameConflict: a mover's folder holds a name of a file to move.")
+
+(defun wharf--picker-move (dialog dir-url resolution)
+  "Move DIALOG's files into DIR-URL; RESOLUTION answers a name taken there.
+RESOLUTION is nil (none asked yet), \"replace\" or \"keepBoth\".  A name
+taken is asked about; any other refusal is shown, and asked again in DIR-URL."
+  (wharf--dialog-request
+   dialog "dialog/choose"
+   (append (list :dialogId (wharf--dialog-id dialog) :url dir-url)
+           (when resolution (list :conflictResolution resolution)))
+   (lambda (error _result)
+     (when (and error (not (wharf--dialog-done dialog)))
+       (if (and (eql (plist-get error :code) wharf--name-conflict) (not resolution))
+           (wharf--later #'wharf--picker-conflict dialog dir-url error)
+         (wharf--later #'wharf--picker-list dialog dir-url (plist-get error :message)))))))
+
+(defun wharf--conflict-question (dir-url error)
+  "The question for ERROR, the nameConflict of choosing DIR-URL."
+  (let* ((data (plist-get error :data))
+         (names (or (mapcar #'wharf--url-name (append (plist-get data :urls) nil))
+                    (append (plist-get data :names) nil)))
+         (folder (abbreviate-file-name (file-name-as-directory (wharf-url-to-file dir-url)))))
+    (if (= (length names) 1)
+        (format "%s is already in %s." (car names) folder)
+      (format "%d names are already in %s (%s)." (length names) folder
+              (string-join names ", ")))))
+
+(defun wharf--picker-conflict (dialog dir-url error)
+  "Ask what to do about ERROR, names taken in DIR-URL, for DIALOG, and do it.
+Replace and Keep both choose DIR-URL again with the answer; Cancel goes
+back to choosing a folder, nothing moved; \[keyboard-quit] dismisses DIALOG."
+  (wharf--picker-guard dialog
+    (unless (wharf--dialog-done dialog)
+      (let ((answer (let ((inhibit-quit nil))
+                      (condition-case nil
+                          (car (read-multiple-choice
+                                (wharf--conflict-question dir-url error)
+                                '((?r "replace" "Replace what is there with the file moved")
+                                  (?k "keep both" "Move the file under a free name, such as `name 2.txt'")
+                                  (?c "cancel" "Move nothing, and choose another folder"))))
+                        (quit 'quit)))))
+        (cond
+         ((wharf--dialog-done dialog) nil)
+         ((eq answer 'quit) (wharf--picker-dismiss dialog))
+         ((eq answer ?r) (wharf--picker-move dialog dir-url "replace"))
+         ((eq answer ?k) (wharf--picker-move dialog dir-url "keepBoth"))
+         (t (wharf--picker-list dialog dir-url "Nothing was moved: choose another folder")))))))
 
 (defun wharf--picker-type (dialog show)
   "The content type for DIALOG to save as, asked if SHOW has several."

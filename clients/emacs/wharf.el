@@ -14,8 +14,9 @@
 
 ;;; Commentary:
 
-;; Wharf serves the "Open" and "Save As" dialogs of SwiftUI's fileImporter
-;; and fileExporter as a JSON-RPC server over standard I/O.  This package is
+;; Wharf serves the "Open", "Save As" and "Move To" dialogs of SwiftUI's
+;; fileImporter, fileExporter and fileMover as a JSON-RPC server over
+;; standard I/O.  This package is
 ;; its Emacs client: one `wharf' process per Emacs, started on first use and
 ;; ended with Emacs.
 ;;
@@ -24,13 +25,13 @@
 ;; completion you use (the default, vertico, ivy, helm, ido) draws it.
 ;;
 ;; Commands: `wharf-find-file', `wharf-insert-file', `wharf-write-file',
-;; `wharf-access-list', `wharf-doctor', `wharf-stop' and the global minor
-;; mode `wharf-read-file-name-mode'.
+;; `wharf-move-file', `wharf-access-list', `wharf-doctor', `wharf-stop' and
+;; the global minor mode `wharf-read-file-name-mode'.
 ;;
-;; Other packages call `wharf-import' and `wharf-export'; their `:callback'
-;; is called exactly once, later, with (:status completed :urls ... :paths
-;; ...), (:status cancelled :reason ...) or (:status failed :error ...).
-;; Nothing waits while a person chooses.
+;; Other packages call `wharf-import', `wharf-export' and `wharf-move';
+;; their `:callback' is called exactly once, later, with (:status completed
+;; :urls ... :paths ...), (:status cancelled :reason ...) or (:status failed
+;; :error ...).  Nothing waits while a person chooses.
 
 ;;; Code:
 
@@ -40,7 +41,7 @@
 (require 'tabulated-list)
 
 (defgroup wharf nil
-  "Open and Save As dialogs through Wharf."
+  "Open, Save As and Move To dialogs through Wharf."
   :group 'files
   :prefix "wharf-")
 
@@ -170,10 +171,10 @@ Every byte but unreserved ASCII and `/' is percent-encoded."
   "Messages for a dialog id that arrived before the answer naming it.")
 
 (defvar wharf--presenting 0
-  "How many `presentImporter' and `presentExporter' requests wait for answers.")
+  "How many `presentImporter', `presentExporter' and `presentMover' requests wait.")
 
 (cl-defstruct (wharf--dialog (:constructor wharf--dialog-create))
-  "One importer or exporter, and the one call of its callback."
+  "One importer, exporter or mover, and the one call of its callback."
   kind id callback documents done connection show cancel-requested)
 
 (defun wharf--log (format-string &rest args)
@@ -579,11 +580,18 @@ for anything else."
               :presentation-id :multiple :folders :content-type :content-types :default-filename)
   "The keywords `wharf-import' and `wharf-export' take.")
 
-(defun wharf--check-options (options)
-  "Signal an error naming the first key of OPTIONS that is not an option."
+(defconst wharf--mover-option-keys
+  '(:callback :title :message :confirmation-label :customization-id :timeout-ms :directory
+              :browser-options :show-hidden :presentation-id)
+  "The keywords `wharf-move' takes: a mover has no types, names or predicate.")
+
+(defun wharf--check-options (options &optional keys)
+  "Signal an error naming the first key of OPTIONS that is not among KEYS.
+KEYS defaults to `wharf--option-keys'."
   (cl-loop for (key _value) on options by #'cddr
-           unless (memq key wharf--option-keys)
-           do (error "Wharf: %S is not an option" key)))
+           unless (memq key (or keys wharf--option-keys))
+           do (error "Wharf: %S is not an option%s" key
+                     (if keys " of wharf-move" ""))))
 
 (defun wharf--present (method params dialog)
   "Send METHOD with PARAMS for DIALOG, and register it once answered."
@@ -682,9 +690,48 @@ OPTIONS are keywords:
       (setq params (plist-put params :options dialog-options)))
     (wharf--present "presentExporter" params dialog)))
 
+(defun wharf--move-url (file)
+  "The `file:' URL for FILE, a file name or a `file:' URL, in `wharf-move'."
+  (cond
+   ((not (and (stringp file) (> (length file) 0)))
+    (error "Wharf: a file to move is a file name or a file: URL, not %S" file))
+   ((string-prefix-p "file:" file) file)
+   (t (wharf-file-to-url (directory-file-name (expand-file-name file))))))
+
+(defun wharf-move (files &rest options)
+  "Ask the person for a folder and move FILES into it; return a handle.
+The handle is for `wharf-cancel'.  FILES is a list of file names or
+`file:' URLs (1 to 256), each one Wharf gave this session: picked with
+`wharf-import', saved with `wharf-export', or inside a folder picked so.
+Any other is refused, and nothing is shown: the callback gets failed with
+code -32020 (accessDenied).  The folder chosen is the consent to move
+them; if any file cannot be moved, none is.
+OPTIONS are keywords:
+  :callback FN         called once, later, with the ending (a plist), as in
+                       `wharf-import': completed's :urls and :paths are
+                       the files' new places, in the order of FILES.
+  :directory DIR       where the dialog opens.
+  :title :message :confirmation-label :customization-id :timeout-ms
+  :browser-options :show-hidden :presentation-id
+                       as Wharf's presentMover options.
+Wharf then grants this session the new places, as it did the old, and
+the old ones no longer."
+  (wharf--check-options options wharf--mover-option-keys)
+  (unless (and (listp files) files)
+    (error "Wharf: wharf-move needs a non-empty list of files, not %S" files))
+  (let* ((callback (or (plist-get options :callback) #'ignore))
+         (params (list :urls (vconcat (mapcar #'wharf--move-url files))))
+         (dialog-options (wharf--options options 'mover))
+         (dialog (wharf--dialog-create :kind "mover" :callback callback)))
+    (when dialog-options
+      (setq params (plist-put params :options dialog-options)))
+    (when-let ((id (plist-get options :presentation-id)))
+      (setq params (plist-put params :presentationId id)))
+    (wharf--present "presentMover" params dialog)))
+
 (defun wharf-cancel (dialog)
-  "End DIALOG, a handle from `wharf-import' or `wharf-export', from the app's side.
-Its callback is told (:status cancelled :reason client)."
+  "End DIALOG, a handle from `wharf-import', `wharf-export' or `wharf-move'.
+The app ends it: its callback is told (:status cancelled :reason client)."
   (cond
    ((wharf--dialog-done dialog) nil)
    ((not (wharf--dialog-id dialog)) (setf (wharf--dialog-cancel-requested dialog) t))
@@ -824,6 +871,49 @@ Like `write-file': the buffer's bytes are encoded as saving would."
                     (set-buffer-modified-p nil))
                   (set-visited-file-modtime)))
               (message "Wrote %s" file)))))))))
+
+;;;###autoload
+(defun wharf-move-file ()
+  "Move the current buffer's file into a folder chosen in a Wharf dialog.
+The buffer follows the file: it visits it in its new place, as modified
+or unmodified as it was.  Wharf moves only files it gave this session:
+one opened with \[wharf-find-file] or saved with \[wharf-write-file]."
+  (interactive)
+  (let ((buffer (current-buffer))
+        (file buffer-file-name))
+    (unless file
+      (user-error "This buffer visits no file to move"))
+    (unless (file-exists-p file)
+      (user-error "%s is not on disk yet: save it first" (abbreviate-file-name file)))
+    (wharf-move (list file)
+                :directory (file-name-directory file)
+                :customization-id "wharf-move-file"
+                :callback (lambda (result) (wharf--moved buffer file result)))))
+
+(defun wharf--moved (buffer file result)
+  "Make BUFFER follow its FILE to where RESULT put it, or report why it did not."
+  (pcase (plist-get result :status)
+    ('completed
+     (let* ((new (car (plist-get result :paths)))
+            (other (find-buffer-visiting new)))
+       (cond
+        ((and other (not (eq other buffer)))
+         ;; As `write-file' would ask: a file another buffer visits is not taken over.
+         (wharf--say (format "Moved to %s; buffer %s visits that file, so this one keeps its name"
+                             (abbreviate-file-name new) (buffer-name other))))
+        (t
+         (when (and (buffer-live-p buffer)
+                    (equal (buffer-local-value 'buffer-file-name buffer) file))
+           (with-current-buffer buffer
+             ;; ALONG-WITH-FILE: the file was renamed, so the buffer is no more modified
+             ;; than it was, and keeps the time it last saw the file change (moving keeps it).
+             (set-visited-file-name new t t)))
+         (wharf--say (format "Moved to %s" (abbreviate-file-name new)))))))
+    ((and 'failed (guard (eql (plist-get (plist-get result :error) :code) -32020)))
+     (wharf--say (format "wharf: %s was not given to Emacs through Wharf, and Wharf moves only \
+files it gave: open it with M-x wharf-find-file (or save it with M-x wharf-write-file), \
+then move it" (abbreviate-file-name file))))
+    (_ (wharf--report result))))
 
 ;;;; The access list
 

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # An interactive `emacs -nw -Q` with wharf.el, driven with real keys in tmux against the real
 # wharf: M-x wharf-find-file (a pick, a refused pick with its reason shown, going into a
-# folder), C-x C-f served by wharf-read-file-name-mode, M-x wharf-write-file, and C-x C-c
-# ending wharf with Emacs.
+# folder), C-x C-f served by wharf-read-file-name-mode, M-x wharf-write-file, M-x
+# wharf-move-file into a folder holding the name (Keep both), and C-x C-c ending wharf with
+# Emacs.
 #
 # Usage: WHARF=.build/debug/wharf clients/emacs/test/tmux-test.sh
 # WHARF_TMUX_SOCKET names the tmux server's socket (default: emacs).
@@ -20,7 +21,8 @@ cleanup() {
 }
 trap cleanup EXIT
 
-mkdir -p "$work/docs/sub" "$work/out"
+mkdir -p "$work/docs/sub" "$work/out" "$work/archive"
+echo "older saved" > "$work/archive/saved.txt"
 echo "alpha content" > "$work/docs/alpha.txt"
 echo "beta content" > "$work/docs/beta.md"
 printf '\x89PNG\r\n\x1a\n\0\0\0\rIHDR' > "$work/docs/pic.png"
@@ -147,6 +149,30 @@ keys C-a C-k saved.txt Enter
 wait_for 'saved\.txt +All'
 [ "$(cat "$work/out/saved.txt")" = "draft text" ] || fail "saved.txt holds: $(cat "$work/out/saved.txt" 2>&1)"
 step "M-x wharf-write-file saves the buffer and visits the file"
+
+# M-x wharf-move-file: the file saved above (Wharf gave it) into archive/, which holds its name:
+# asked, Keep both; the buffer follows the file to its new name.
+keys M-x
+wait_for '^M-x'
+keys wharf-move-file Enter
+wait_for '^Move saved\.txt to \(.*/out/\):'
+keys ../ Enter
+wait_for '^Move saved\.txt to \(.*/wharf-el-tmux-[^/]*/\):'
+keys archive/ Enter
+wait_for '^Move saved\.txt to \(.*/archive/\):'
+keys ./ Enter
+wait_for 'saved\.txt is already in .*/archive/\..*keep both'
+keys k
+wait_for 'saved 2\.txt +All'
+wait_for 'Moved to .*/archive/saved 2\.txt'
+[ "$(cat "$work/archive/saved 2.txt")" = "draft text" ] || fail "saved 2.txt holds: $(cat "$work/archive/saved 2.txt" 2>&1)"
+[ "$(cat "$work/archive/saved.txt")" = "older saved" ] || fail "the older saved.txt was changed"
+[ ! -e "$work/out/saved.txt" ] || fail "out/saved.txt is still there"
+keys " more"
+keys C-x C-s
+wait_for 'Wrote .*/archive/saved 2\.txt'
+[ "$(cat "$work/archive/saved 2.txt")" = "draft text more" ] || fail "C-x C-s wrote: $(cat "$work/archive/saved 2.txt" 2>&1)"
+step "M-x wharf-move-file asks about a name taken, keeps both, and the buffer follows the file"
 
 # C-x C-c: Emacs ends, and its wharf with it.
 pgrep -f -- "wharf --state-dir $work/state" >/dev/null || fail "no wharf running before C-x C-c"

@@ -136,6 +136,8 @@ INITIAL is recorded."
 
 (defvar wharf-test--y-or-n nil "What `y-or-n-p' answers, in order.")
 (defvar wharf-test--y-or-n-prompts nil "The `y-or-n-p' questions asked.")
+(defvar wharf-test--choices nil "The keys `read-multiple-choice' answers, in order, or `quit'.")
+(defvar wharf-test--choice-prompts nil "The `read-multiple-choice' questions asked, newest first.")
 
 (defmacro wharf-test--with-picker (answers &rest body)
   "Run BODY with the Emacs picker answering ANSWERS (see `wharf-test--answers')."
@@ -143,13 +145,20 @@ INITIAL is recorded."
   `(let ((wharf-test--answers ,answers)
          (wharf-test--prompts nil)
          (wharf-test--y-or-n-prompts nil)
+         (wharf-test--choice-prompts nil)
          (wharf-presenter 'emacs)
          (completing-read-function #'wharf-test--completing-read))
      (cl-letf (((symbol-function 'completing-read-multiple) #'wharf-test--completing-read-multiple)
                ((symbol-function 'y-or-n-p)
                 (lambda (prompt)
                   (push prompt wharf-test--y-or-n-prompts)
-                  (pop wharf-test--y-or-n))))
+                  (pop wharf-test--y-or-n)))
+               ((symbol-function 'read-multiple-choice)
+                (lambda (prompt choices &rest _)
+                  (push (cons prompt (mapcar #'cadr choices)) wharf-test--choice-prompts)
+                  (let ((key (pop wharf-test--choices)))
+                    (when (eq key 'quit) (signal 'quit nil))
+                    (or (assq key choices) (error "No simulated choice left for %S" prompt))))))
        ,@body)))
 
 (defun wharf-test--annotation (prompt-record candidate)
@@ -422,6 +431,312 @@ INITIAL is recorded."
       (should (= (plist-get (plist-get result :error) :code) -32041))
       (should-not (file-exists-p (concat wharf-test--root "out/x.txt"))))))
 
+;;;; Move
+
+(defun wharf-test--grant (&rest relatives)
+  "Pick RELATIVES (files of one folder) in the Emacs picker: Wharf grants them to the session.
+Return their file names."
+  (let* ((files (mapcar (lambda (relative) (concat wharf-test--root relative)) relatives))
+         (dir (file-name-directory (car files))))
+    (wharf-test--with-picker (list (mapcar #'file-name-nondirectory files))
+      (should (equal (plist-get (wharf-test--run
+                                 (lambda (done) (wharf-import nil :multiple t :directory dir :callback done)))
+                                :paths)
+                     files)))
+    files))
+
+(defun wharf-test--move (files &rest options)
+  "Move FILES with OPTIONS, opened in the scratch folder's docs/; return the ending."
+  (wharf-test--run (lambda (done)
+                     (apply #'wharf-move files :directory (concat wharf-test--root "docs")
+                            :callback done options))))
+
+(ert-deftest wharf-move-in-the-emacs-picker-into-a-folder ()
+  (wharf-test--with-wharf nil
+    (wharf-test--write "docs/a.txt" "alpha\n")
+    (wharf-test--write "docs/b.txt" "beta\n")
+    (wharf-test--make-dir "docs/dest")
+    (let* ((old (wharf-test--grant "docs/a.txt" "docs/b.txt"))
+           (new (list (concat wharf-test--root "docs/dest/a.txt") (concat wharf-test--root "docs/dest/b.txt"))))
+      (wharf-test--with-picker '("dest/" "./")
+        (let ((result (wharf-test--move old)))
+          (should (eq (plist-get result :status) 'completed))
+          (should (eq (plist-get result :kind) 'mover))
+          (should (equal (plist-get result :paths) new))
+          (should (equal (plist-get result :urls) (mapcar #'wharf-file-to-url new)))
+          (should (equal (mapcar #'wharf-test--read-bytes new) '("alpha\n" "beta\n")))
+          (should-not (cl-some #'file-exists-p old))
+          ;; The prompt names what is moved; files are there to see, not to choose.
+          (let ((first (car (last wharf-test--prompts)))
+                (second (car wharf-test--prompts)))
+            (should (string-prefix-p "Move a.txt, b.txt to (" (nth 0 first)))
+            (should (equal (nth 1 first) '("../" "./" "dest/" "a.txt" "b.txt")))
+            (should (string-match-p "folder" (wharf-test--annotation first "a.txt")))
+            (should (string-match-p "/docs/dest/): \\'" (nth 0 second)))
+            (should (equal (wharf-test--annotation second "./") " move here")))))
+      ;; The session now holds the new places, and no longer the old.
+      (let ((denied (wharf-test--run (lambda (done) (wharf-move (list (car old)) :callback done)))))
+        (should (eq (plist-get denied :status) 'failed))
+        (should (= (plist-get (plist-get denied :error) :code) -32020)))
+      (wharf-test--with-picker '("../" "./")
+        (should (equal (plist-get (wharf-test--run
+                                   (lambda (done) (wharf-move (list (car new)) :directory (concat wharf-test--root "docs/dest")
+                                                              :callback done)))
+                                  :paths)
+                       (list (car old))))
+        (should (equal (wharf-test--read-bytes (car old)) "alpha\n"))))))
+
+(ert-deftest wharf-move-a-prompt-names-a-few-files-and-counts-the-rest ()
+  (wharf-test--with-wharf nil
+    (dolist (name '("a" "b" "c" "d" "e")) (wharf-test--write (format "docs/%s.txt" name) name))
+    (let ((files (wharf-test--grant "docs/a.txt" "docs/b.txt" "docs/c.txt" "docs/d.txt" "docs/e.txt")))
+      (wharf-test--with-picker '(quit)
+        (should (eq (plist-get (wharf-test--move files :title "Archive") :status) 'cancelled))
+        (should (string-prefix-p "Archive — Move a.txt, b.txt, c.txt and 2 more to ("
+                                 (nth 0 (car wharf-test--prompts))))))))
+
+(defun wharf-test--conflict (choices answers)
+  "Move docs/a.txt into docs/dest, which holds an a.txt, answering CHOICES and ANSWERS.
+ANSWERS follow the picker's `dest/' and `./'.  Return (RESULT QUESTIONS PROMPTS)."
+  (wharf-test--write "docs/a.txt" "alpha\n")
+  (wharf-test--write "docs/dest/a.txt" "older\n")
+  (let ((old (wharf-test--grant "docs/a.txt")))
+    (wharf-test--with-picker (append '("dest/" "./") answers)
+      (let ((wharf-test--choices choices))
+        (let ((result (wharf-test--move old)))
+          (list result wharf-test--choice-prompts wharf-test--prompts))))))
+
+(ert-deftest wharf-move-a-name-taken-replaced ()
+  (wharf-test--with-wharf nil
+    (pcase-let ((`(,result ,questions) (wharf-test--conflict '(?r) nil)))
+      (should (eq (plist-get result :status) 'completed))
+      (should (equal (plist-get result :paths) (list (concat wharf-test--root "docs/dest/a.txt"))))
+      (should (equal (wharf-test--read-bytes (concat wharf-test--root "docs/dest/a.txt")) "alpha\n"))
+      (should-not (file-exists-p (concat wharf-test--root "docs/a.txt")))
+      (should (= (length questions) 1))
+      (should (string-match-p "\\`a\\.txt is already in .*/docs/dest/\\.\\'" (car (car questions))))
+      (should (equal (cdr (car questions)) '("replace" "keep both" "cancel"))))))
+
+(ert-deftest wharf-move-a-name-taken-kept-both ()
+  (wharf-test--with-wharf nil
+    (pcase-let ((`(,result ,questions) (wharf-test--conflict '(?k) nil)))
+      (should (eq (plist-get result :status) 'completed))
+      (should (equal (plist-get result :paths) (list (concat wharf-test--root "docs/dest/a 2.txt"))))
+      (should (equal (wharf-test--read-bytes (concat wharf-test--root "docs/dest/a 2.txt")) "alpha\n"))
+      (should (equal (wharf-test--read-bytes (concat wharf-test--root "docs/dest/a.txt")) "older\n"))
+      (should-not (file-exists-p (concat wharf-test--root "docs/a.txt")))
+      (should (= (length questions) 1)))))
+
+(ert-deftest wharf-move-a-name-taken-cancel-chooses-again ()
+  ;; Cancel moves nothing and asks for a folder again, in the same one; C-g there dismisses.
+  (wharf-test--with-wharf nil
+    (pcase-let ((`(,result ,questions ,prompts) (wharf-test--conflict '(?c) '(quit))))
+      (should (eq (plist-get result :status) 'cancelled))
+      (should (eq (plist-get result :reason) 'user))
+      (should (= (length questions) 1))
+      (should (= (length prompts) 3))
+      (should (string-match-p "\\`Nothing was moved: choose another folder\n.*/docs/dest/): \\'"
+                              (nth 0 (car prompts))))
+      (should (equal (wharf-test--read-bytes (concat wharf-test--root "docs/a.txt")) "alpha\n"))
+      (should (equal (wharf-test--read-bytes (concat wharf-test--root "docs/dest/a.txt")) "older\n"))
+      (should (equal (directory-files (concat wharf-test--root "docs/dest") nil "\\`[^.]")
+                     '("a.txt"))))))
+
+(ert-deftest wharf-move-a-name-taken-quit-at-the-question-dismisses ()
+  (wharf-test--with-wharf nil
+    (pcase-let ((`(,result ,questions) (wharf-test--conflict '(quit) nil)))
+      (should (eq (plist-get result :status) 'cancelled))
+      (should (eq (plist-get result :reason) 'user))
+      (should (= (length questions) 1))
+      (should (equal (wharf-test--read-bytes (concat wharf-test--root "docs/a.txt")) "alpha\n"))
+      (should (equal (wharf-test--read-bytes (concat wharf-test--root "docs/dest/a.txt")) "older\n")))))
+
+(ert-deftest wharf-move-a-file-never-granted-is-access-denied-and-nothing-shown ()
+  (wharf-test--with-wharf nil
+    (let ((file (wharf-test--write "docs/private.txt" "mine\n")))
+      (wharf-test--make-dir "docs/dest")
+      (wharf-test--with-picker nil
+        (let ((result (wharf-test--move (list file))))
+          (should (eq (plist-get result :status) 'failed))
+          (should (= (plist-get (plist-get result :error) :code) -32020))
+          (should (string-match-p "urls\\[0\\]" (plist-get (plist-get result :error) :message)))
+          (should (null wharf-test--prompts))
+          (should (equal (wharf-test--read-bytes file) "mine\n")))))))
+
+(ert-deftest wharf-move-through-the-script-presenter ()
+  (wharf-test--with-wharf nil
+    (let* ((file (wharf-test--write "docs/a.txt" "alpha\n"))
+           (dest (file-name-as-directory (concat wharf-test--root "dest")))
+           (wharf-presenter 'desktop)
+           (wharf-arguments (append wharf-arguments
+                                    (wharf-test--script `[(:choose [,file])
+                                                          (:expect (:kind "mover" :title "Archive"))
+                                                          (:choose [,dest])]))))
+      (wharf-test--make-dir "dest")
+      (should (eq (plist-get (wharf-test--run (lambda (done) (wharf-import nil :callback done))) :status)
+                  'completed))
+      ;; A `file:' URL is taken as it is.
+      (let ((result (wharf-test--run (lambda (done)
+                                       (wharf-move (list (wharf-file-to-url file)) :title "Archive"
+                                                   :callback done)))))
+        (should (eq (plist-get result :status) 'completed))
+        (should (equal (plist-get result :paths) (list (concat dest "a.txt"))))
+        (should (equal (wharf-test--read-bytes (concat dest "a.txt")) "alpha\n"))))))
+
+(ert-deftest wharf-move-cancelled-by-the-app-moves-nothing ()
+  (wharf-test--with-wharf nil
+    (let* ((file (wharf-test--write "docs/a.txt" "alpha\n"))
+           (wharf-presenter 'desktop)
+           (wharf-arguments (append wharf-arguments
+                                    (wharf-test--script `[(:choose [,file]) (:delayMs 60000)]))))
+      (wharf-test--run (lambda (done) (wharf-import nil :callback done)))
+      (let ((result (wharf-test--run (lambda (done) (wharf-cancel (wharf-move (list file) :callback done))))))
+        (should (eq (plist-get result :status) 'cancelled))
+        (should (eq (plist-get result :reason) 'client))
+        (should (eq (plist-get result :kind) 'mover))
+        (should (equal (wharf-test--read-bytes file) "alpha\n"))))))
+
+(ert-deftest wharf-move-a-name-that-is-not-utf-8 ()
+  (wharf-test--with-wharf nil
+    (let* ((root (encode-coding-string wharf-test--root 'utf-8))
+           (file (wharf--bytes-file (concat root "docs/x\377y.txt"))))
+      (wharf-test--make-dir "docs/dest")
+      (let ((coding-system-for-write 'no-conversion))
+        (write-region "odd\n" nil file nil 'silent))
+      (wharf-test--with-picker (list (lambda (_prompt collection) (list (car (all-completions "x" collection)))))
+        (should (equal (plist-get (wharf-test--run
+                                   (lambda (done) (wharf-import nil :multiple t :directory (concat wharf-test--root "docs")
+                                                                :callback done)))
+                                  :paths)
+                       (list file))))
+      (wharf-test--with-picker '("dest/" "./")
+        (let* ((result (wharf-test--move (list file)))
+               (path (car (plist-get result :paths))))
+          (should (string-suffix-p "/docs/dest/x%FFy.txt" (car (plist-get result :urls))))
+          (should (equal (encode-coding-string path (wharf--coding)) (concat root "docs/dest/x\377y.txt")))
+          (should (equal (wharf-test--read-bytes path) "odd\n"))
+          (should-not (file-exists-p file)))))))
+
+(ert-deftest wharf-move-bad-arguments-are-errors-at-the-call ()
+  (let ((called nil)
+        (callback (lambda (_) (setq called t))))
+    (should (string-match-p ":url-enabled is not an option of wharf-move"
+                            (cadr (should-error (wharf-move '("/tmp/a") :url-enabled '(:isHidden :json-false)
+                                                            :callback callback)))))
+    (should-error (wharf-move '("/tmp/a") :multiple t :callback callback))
+    (should-error (wharf-move nil :callback callback))
+    (should-error (wharf-move '(42) :callback callback))
+    (accept-process-output nil 0.1)
+    (should-not called)
+    (should-not wharf--connection)))
+
+(ert-deftest wharf-move-file-moves-and-the-buffer-follows ()
+  (wharf-test--with-wharf nil
+    (let ((file (wharf-test--write "docs/notes.txt" "Buy rope.\n"))
+          (new (concat wharf-test--root "docs/projects/notes.txt"))
+          (default-directory (concat wharf-test--root "docs/")))
+      (wharf-test--make-dir "docs/projects")
+      (wharf-test--with-picker '(("notes.txt") "projects/" "./")
+        (wharf-find-file)
+        (wharf-test--wait (lambda () (get-file-buffer file)))
+        (with-current-buffer (get-file-buffer file)
+          (unwind-protect
+              (progn
+                (wharf-move-file)
+                (wharf-test--wait (lambda () (equal buffer-file-name new)))
+                (should (string-prefix-p "Move notes.txt to (" (nth 0 (nth 1 wharf-test--prompts))))
+                (should (equal (wharf-test--read-bytes new) "Buy rope.\n"))
+                (should-not (file-exists-p file))
+                (should-not (buffer-modified-p))
+                (should (equal (buffer-name) "notes.txt"))
+                (should (equal default-directory (file-name-directory new)))
+                (should (verify-visited-file-modtime))
+                ;; Saved where it now is, without a "changed on disk" question.
+                (goto-char (point-max))
+                (insert "More rope.\n")
+                (cl-letf (((symbol-function 'yes-or-no-p)
+                           (lambda (prompt) (error "Asked: %s" prompt))))
+                  (save-buffer))
+                (should (equal (wharf-test--read-bytes new) "Buy rope.\nMore rope.\n"))
+                (should-not (file-exists-p file)))
+            (set-buffer-modified-p nil)
+            (kill-buffer)))))))
+
+(ert-deftest wharf-move-file-keeps-unsaved-changes-unsaved ()
+  (wharf-test--with-wharf nil
+    (let ((file (wharf-test--write "docs/notes.txt" "Buy rope.\n"))
+          (new (concat wharf-test--root "docs/projects/notes.txt"))
+          (default-directory (concat wharf-test--root "docs/")))
+      (wharf-test--make-dir "docs/projects")
+      (wharf-test--with-picker '(("notes.txt") "projects/" "./")
+        (wharf-find-file)
+        (wharf-test--wait (lambda () (get-file-buffer file)))
+        (with-current-buffer (get-file-buffer file)
+          (unwind-protect
+              (progn
+                (goto-char (point-max))
+                (insert "Unsaved.\n")
+                (wharf-move-file)
+                (wharf-test--wait (lambda () (equal buffer-file-name new)))
+                (should (buffer-modified-p))
+                (should (equal (wharf-test--read-bytes new) "Buy rope.\n")))
+            (set-buffer-modified-p nil)
+            (kill-buffer)))))))
+
+(ert-deftest wharf-move-file-replacing-a-file-another-buffer-visits-keeps-names ()
+  (wharf-test--with-wharf nil
+    (let* ((file (wharf-test--write "docs/notes.txt" "Buy rope.\n"))
+           (taken (wharf-test--write "docs/projects/notes.txt" "older\n"))
+           (other (find-file-noselect taken))
+           (default-directory (concat wharf-test--root "docs/"))
+           (messages nil))
+      (unwind-protect
+          (wharf-test--with-picker '(("notes.txt") "projects/" "./")
+            (wharf-find-file)
+            (wharf-test--wait (lambda () (get-file-buffer file)))
+            (with-current-buffer (get-file-buffer file)
+              (unwind-protect
+                  (cl-letf* ((real-message (symbol-function 'message))
+                             ((symbol-function 'message)
+                              (lambda (format-string &rest args)
+                                (when format-string (push (apply #'format format-string args) messages))
+                                (apply real-message format-string args))))
+                    (let ((wharf-test--choices '(?r)))
+                      (wharf-move-file)
+                      (wharf-test--wait (lambda () (cl-some (lambda (m) (string-match-p "so this one keeps its name" m))
+                                                            messages))))
+                    (should (equal (wharf-test--read-bytes taken) "Buy rope.\n"))
+                    (should (equal buffer-file-name file))
+                    (should (equal (buffer-local-value 'buffer-file-name other) taken)))
+                (kill-buffer))))
+        (kill-buffer other)))))
+
+(ert-deftest wharf-move-file-of-a-file-wharf-did-not-give-says-why ()
+  (wharf-test--with-wharf nil
+    (let ((file (wharf-test--write "docs/todo.md" "# Todo\n"))
+          (messages nil))
+      (wharf-test--make-dir "docs/dest")
+      (with-current-buffer (find-file-noselect file)
+        (unwind-protect
+            (wharf-test--with-picker nil
+              (cl-letf* ((real-message (symbol-function 'message))
+                         ((symbol-function 'message)
+                          (lambda (format-string &rest args)
+                            (when format-string (push (apply #'format format-string args) messages))
+                            (apply real-message format-string args))))
+                (wharf-move-file)
+                (wharf-test--wait (lambda () (cl-some (lambda (m) (string-match-p "not given to Emacs through Wharf" m))
+                                                      messages)))
+                (should (cl-some (lambda (m) (string-match-p "open it with M-x wharf-find-file" m)) messages))
+                (should (null wharf-test--prompts))
+                (should (equal buffer-file-name file))
+                (should (equal (wharf-test--read-bytes file) "# Todo\n"))))
+          (kill-buffer))))))
+
+(ert-deftest wharf-move-file-in-a-buffer-without-a-file-is-a-user-error ()
+  (with-temp-buffer
+    (should (string-match-p "visits no file" (cadr (should-error (wharf-move-file) :type 'user-error))))))
+
 ;;;; Failures
 
 (ert-deftest wharf-the-server-dying-mid-dialog-is-reported-as-failed ()
@@ -674,6 +989,38 @@ INITIAL is recorded."
       (should (member (format "picked %S" (list picture)) messages))
       (should (cl-some (lambda (m) (string-prefix-p "(:status completed" m)) messages))
       (should (equal (wharf-test--read-bytes saved) "<p>Hello</p>\n")))))
+
+(ert-deftest wharf-readme-move-example-runs ()
+  ;; The README's wharf-move example, as written, after a pick of the file it moves.
+  (wharf-test--with-wharf nil
+    (let* ((readme (with-temp-buffer
+                     (insert-file-contents (expand-file-name "../README.md" wharf-test-directory))
+                     (buffer-string)))
+           (start (string-match "```elisp\n(wharf-move " readme))
+           (code (substring readme (+ start (length "```elisp\n")) (string-match "^```$" readme (1+ start))))
+           (picture (wharf-test--write "Pictures/sky.png" "not really a picture"))
+           (archive (concat wharf-test--root "Archive/"))
+           (wharf-presenter 'desktop)
+           (process-environment (cons (concat "HOME=" wharf-test--root) process-environment))
+           (wharf-arguments (append wharf-arguments
+                                    (wharf-test--script `[(:choose [,picture])
+                                                          (:expect (:kind "mover" :title "Archive"))
+                                                          (:choose [,archive])])))
+           (messages nil))
+      (should start)
+      (wharf-test--make-dir "Archive")
+      (wharf-test--run (lambda (done) (wharf-import nil :callback done)))
+      (cl-letf* ((real-message (symbol-function 'message))
+                 ((symbol-function 'message)
+                  (lambda (format-string &rest args)
+                    (when format-string (push (apply #'format format-string args) messages))
+                    (apply real-message format-string args))))
+        (with-temp-buffer
+          (insert code)
+          (eval (car (read-from-string (buffer-string))) t))
+        (wharf-test--wait (lambda () (cl-some (lambda (m) (string-prefix-p "now at" m)) messages))))
+      (should (member (format "now at %S" (list (concat archive "sky.png"))) messages))
+      (should-not (file-exists-p picture)))))
 
 ;;;; Paths
 

@@ -18,6 +18,13 @@ def wharf#export(documents: any, options: dict<any>, Callback: func): number
   return wharf#dialog#Export(documents, options, Callback)
 enddef
 
+" Presents a mover: asks for a folder and moves `paths` (file names or `file:` URLs, each one
+" Wharf gave this session: picked, saved, or inside a folder picked) into it, all or none.
+" `Callback` as for wharf#import(); a completed move's `paths` are the new places, in order.
+def wharf#move(paths: any, options: dict<any>, Callback: func): number
+  return wharf#dialog#Move(paths, options, Callback)
+enddef
+
 " Ends a dialog from the app's side: its callback gets {status: 'cancelled', reason: 'client'}.
 def wharf#cancel(handle: number): bool
   return wharf#dialog#Cancel(handle)
@@ -55,6 +62,10 @@ enddef
 
 def wharf#save_as()
   wharf#commands#SaveAs()
+enddef
+
+def wharf#move_file()
+  wharf#commands#Move()
 enddef
 
 def wharf#access()

@@ -1,4 +1,4 @@
-" Wharf's "Open…" and "Save As…" dialogs for Vim. Commands only: everything else is in
+" Wharf's "Open…", "Save As…" and "Move To…" dialogs for Vim. Commands only: everything else is in
 " autoload/, loaded on first use, and no wharf starts until a dialog needs it. Plain Vim script
 " here, so that a Vim older than 9.0 (or one without channels and popups) skips the plugin
 " quietly instead of failing on `vim9script`.
@@ -10,6 +10,7 @@ let g:loaded_wharf = 1
 
 command! -nargs=* WharfOpen call wharf#open([<f-args>])
 command! -bar WharfSaveAs call wharf#save_as()
+command! -bar WharfMove call wharf#move_file()
 command! -bar WharfAccess call wharf#access()
 command! -bar WharfStop call wharf#stop()
 command! -bar WharfStatus call wharf#status_report()

@@ -1,5 +1,5 @@
 #!/bin/sh
-# An interactive Vim in tmux, driven with real keys: :WharfOpen and :WharfSaveAs in the popup
+# An interactive Vim in tmux, driven with real keys: :WharfOpen, :WharfSaveAs and :WharfMove in the popup
 # picker (g:wharf_presenter 'auto' with no desktop: Vim draws the dialog). Prints "ok …" or
 # "not ok …" per check, as tests/run.sh counts them. WHARF_SCREEN=FILE keeps the picker's screen.
 set -u
@@ -15,6 +15,7 @@ printf 'beta\n' > "$root/project/b.txt"
 printf '# Plan\n' > "$root/project/plan.md"
 printf '\211PNG\r\n\032\n' > "$root/project/logo.png"
 printf 'x\n' > "$root/project/notes/todo.txt"
+printf 'older copy\n' > "$root/project/notes/copy.md"
 cat > "$root/vimrc" <<VIMRC
 set nocompatible encoding=utf-8 laststatus=2 shortmess+=I
 set runtimepath^=$here/..
@@ -86,6 +87,25 @@ check 'Replace? for an existing file' 'a.txt already exists. Replace\? \(y/n\)'
 keys n
 keys q
 check 'q cancels the dialog' 'copy.md'
+# :WharfMove of copy.md (saved through Wharf above) into notes/, which holds a copy.md: asked,
+# k keeps both, and the buffer follows the file to notes/copy 2.md.
+keys ':WharfMove' Enter
+check ':WharfMove draws the picker with what it moves' '╭ Move copy\.md to · Folders · .*project ─'
+check 'the » line moves here' '│ » Move here'
+keys Enter
+check 'a folder is entered' 'Move copy\.md to · Folders · .*/notes ─'
+keys g Enter
+check 'a name taken is asked about' 'copy\.md is already in .*/project/notes\. r repl'
+keys k
+check 'kept both, and the buffer follows the file' 'wharf: moved to .*/notes/copy 2\.md'
+keys ':w' Enter
+check ':w writes the file where it now is' '"/.*/notes/copy 2\.md" .*written'
+if [ "$(cat "$root/project/notes/copy.md")" = "older copy" ] && [ ! -e "$root/project/copy.md" ] \
+  && cmp -s "$root/project/plan.md" "$root/project/notes/copy 2.md"; then
+  echo "ok tmux: moved under a free name, the other file kept"
+else
+  echo "not ok tmux: moved under a free name, the other file kept"
+fi
 keys ':echo "pid=" .. wharf#status().pid' Enter
 wait_for 'pid=[0-9]+' || screen
 pid=$(screen | sed -n 's/.*pid=\([0-9][0-9]*\).*/\1/p' | tail -1)

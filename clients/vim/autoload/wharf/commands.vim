@@ -1,5 +1,5 @@
 vim9script
-# What :WharfOpen and :WharfSaveAs do, through the same API other plugins call.
+# What :WharfOpen, :WharfSaveAs and :WharfMove do, through the same API other plugins call.
 
 import autoload 'wharf/rpc.vim'
 import autoload 'wharf/dialog.vim'
@@ -188,6 +188,85 @@ def SaveAsType(buf: number, name: string, content_type: string)
   }
   var document = {filename: name != '' ? fnamemodify(name, ':t') : 'Untitled', types: [content_type], snapshot: Snapshot}
   dialog.Export([document], {default_directory: dir}, Done)
+enddef
+
+# MARK: :WharfMove
+
+const ACCESS_DENIED = -32020
+
+# Moves the buffer's file into a folder the person chooses (presentMover), and the buffer
+# follows it. Wharf moves only files it gave this session (:WharfOpen, :WharfSaveAs).
+export def Move()
+  var buf = bufnr()
+  if bufname(buf) == '' || &buftype != ''
+    Notify('this buffer has no file to move', 'warning')
+    return
+  endif
+  var name = fnamemodify(bufname(buf), ':p')
+  if getftype(name) == ''
+    Notify(strtrans(fnamemodify(name, ':~')) .. ' is not on disk yet: :write it first', 'warning')
+    return
+  endif
+  dialog.Move([name], {default_directory: fnamemodify(name, ':h'), customization_id: 'vim.move'},
+    (result) => Moved(buf, name, result))
+enddef
+
+def Moved(buf: number, name: string, result: dict<any>)
+  if result.status == 'failed' && get(result.error, 'code', 0) == ACCESS_DENIED
+    Notify(printf('%s was not given to Vim through Wharf, which moves only such files: open it with '
+      .. ':WharfOpen (or save it with :WharfSaveAs) first, then :WharfMove it', strtrans(fnamemodify(name, ':~'))), 'warning')
+    return
+  elseif result.status != 'completed'
+    Report(result)
+    return
+  endif
+  var path = result.paths[0]
+  var other = bufnr('^' .. escape(path, '^$.*[]~\/') .. '$')
+  if other > 0 && other != buf && fnamemodify(bufname(other), ':p') == path
+    # Like :saveas (E139): a name another buffer has is not taken over.
+    Notify(printf('moved to %s; it is also open in buffer %d, so this buffer keeps its name',
+      strtrans(fnamemodify(path, ':~')), other), 'warning')
+    return
+  endif
+  if bufexists(buf) && fnamemodify(bufname(buf), ':p') == name
+    Follow(buf, path)
+  endif
+  Notify('moved to ' .. strtrans(fnamemodify(path, ':~')))
+enddef
+
+# Renames the buffer to where its file now is, with :file, and reads it back from there (the same
+# bytes) so that Vim knows it as edited there and a later :write needs no !. Unsaved changes
+# survive: the reading back is undone at once (it is kept for undo), leaving them as they were.
+var follow_path = ''
+
+def Follow(buf: number, path: string)
+  var winid = bufwinid(buf)
+  if winid < 0
+    Notify(printf('the buffer is in no window, so it keeps its name; :file %s renames it',
+      strtrans(fnamemodify(path, ':~'))), 'warning')
+    return
+  endif
+  follow_path = path
+  win_execute(winid, 'call wharf#commands#Reread()')
+enddef
+
+# In the window of the buffer that follows its file to `follow_path`.
+export def Reread()
+  var view = winsaveview()
+  var modified = &modified
+  var lines = getline(1, '$')
+  execute 'keepalt file ' .. fnameescape(follow_path)
+  var undoreload = &undoreload
+  &undoreload = max([undoreload, line('$') + 1])
+  try
+    silent keepalt keepjumps edit!
+  finally
+    &undoreload = undoreload
+  endtry
+  if modified && getline(1, '$') != lines
+    silent undo
+  endif
+  winrestview(view)
 enddef
 
 export def StatusReport()

@@ -1,6 +1,6 @@
 vim9script
-# Importers and exporters: their params from Vim-style options, their events, and the one call
-# of each dialog's callback with {status: 'completed' | 'cancelled' | 'failed', ...}.
+# Importers, exporters and movers: their params from Vim-style options, their events, and the
+# one call of each dialog's callback with {status: 'completed' | 'cancelled' | 'failed', ...}.
 
 import autoload 'wharf/rpc.vim'
 import autoload 'wharf/url.vim'
@@ -222,6 +222,37 @@ export def ExporterParams(documents: any, opts: dict<any>): dict<any>
   return params
 enddef
 
+# presentMover params: `paths`, file names or `file:` URLs, each one Wharf gave this session.
+# A mover has no types, names or predicate: its options are the shared ones but those two.
+export def MoverParams(paths: any, opts: dict<any>): dict<any>
+  CheckKeys(opts, [])
+  for key in ['url_enabled', 'imports_unresolved_aliases']
+    if has_key(opts, key)
+      throw 'wharf-options: ' .. key .. ': a mover takes no ' .. key
+    endif
+  endfor
+  var files = StringList(paths, 'paths')
+  if empty(files)
+    throw 'wharf-options: paths: a non-empty list of files to move is needed'
+  endif
+  var urls: list<string> = []
+  for i in range(len(files))
+    if files[i] == ''
+      throw printf('wharf-options: paths[%d]: an empty name', i)
+    endif
+    urls->add(files[i] =~ '^file:' ? files[i] : url.FromPath(Absolute(files[i])))
+  endfor
+  var params: dict<any> = {urls: urls}
+  if has_key(opts, 'presentation_id')
+    params.presentationId = Expect(opts.presentation_id, v:t_string, 'presentation_id')
+  endif
+  var options = DialogOptions(opts, 'mover')
+  if !empty(options)
+    params.options = options
+  endif
+  return params
+enddef
+
 # MARK: Dialogs
 
 # Presents an importer; Callback(result) is called exactly once, later. Returns a handle for
@@ -245,6 +276,18 @@ export def Export(documents: any, opts: dict<any>, Callback: func): number
     Present(d, 'presentExporter', params)
   catch /^wharf-\(options\|snapshot\): /
     FinishLater(d, {status: 'failed', error: {code: INVALID_PARAMS, message: substitute(v:exception, '^wharf-\a*: ', '', '')}})
+  endtry
+  return d.handle
+enddef
+
+# Presents a mover of `paths`; Callback(result) is called exactly once, later: a completed
+# move's paths are the files' new places, in the order given.
+export def Move(paths: any, opts: dict<any>, Callback: func): number
+  var d = NewDialog('mover', Callback, opts)
+  try
+    Present(d, 'presentMover', MoverParams(paths, opts))
+  catch /^wharf-options: /
+    FinishLater(d, {status: 'failed', error: {code: INVALID_PARAMS, message: substitute(v:exception, '^wharf-options: ', '', '')}})
   endtry
   return d.handle
 enddef

@@ -8,6 +8,10 @@ vim9script
 # Every entry point (keys, answers from Wharf) runs guarded: an error anywhere in here closes
 # the popup and gives the dialog up with `dialog/fail`, so no dialog is left open behind a
 # broken popup. Nothing here waits: names are typed into the status line, not `input()`.
+#
+# A mover is a folder picker titled with the files it moves, whose » line moves them into the
+# folder shown; a name taken there is asked about on the status line (r Replace, k Keep both,
+# c Cancel) and the folder chosen again with the answer.
 
 import autoload 'wharf/rpc.vim'
 import autoload 'wharf/url.vim'
@@ -16,6 +20,7 @@ const CHOICE_REJECTED = -32015
 const FILE_EXISTS = -32016
 const DIALOG_NOT_FOUND = -32013
 const DIALOG_ENDED = -32014
+const NAME_CONFLICT = -32031
 
 const HIGHLIGHTS = {
   WharfDirectory: 'Directory',
@@ -143,7 +148,7 @@ export def Open(d: dict<any>, show: dict<any>): dict<any>
   var p: dict<any> = {
     d: d, show: show, kind: kind,
     multiple: get(show, 'allowsMultipleSelection', false) == true,
-    folder_picker: kind == 'importer' && type(filters) == v:t_dict && get(filters, 'directories', false) == true,
+    folder_picker: kind == 'mover' || kind == 'importer' && type(filters) == v:t_dict && get(filters, 'directories', false) == true,
     document_count: get(show, 'documentCount', 1),
     content_types: get(show, 'contentTypes', []),
     type_info: {}, marks: {}, mark_order: [], visible_for: '', lid: NewLists(),
@@ -357,10 +362,24 @@ def FilterName(p: dict<any>): string
   return join(names, ', ')
 enddef
 
+# A mover's heading: what it moves (`Move a.txt to`, `Move a.txt, b.txt and 3 more to`).
+def MoverHeading(p: dict<any>): string
+  var mover = get(p.show, 'mover', {})
+  var urls = type(mover) == v:t_dict && type(get(mover, 'urls', v:null)) == v:t_list ? mover.urls : []
+  var names = urls[: 2]->mapnew((_, u) => url.Basename(u))
+  var more = len(urls) - len(names)
+  return 'Move ' .. join(names, ', ') .. (more > 0 ? printf(' and %d more', more) : '') .. ' to'
+enddef
+
 def Title(p: dict<any>): string
   var title = get(p.show, 'title', v:null)
-  var head = [type(title) == v:t_string && title != '' ? title
+  var given = type(title) == v:t_string && title != ''
+  var head = [given ? title
+    : p.kind == 'mover' ? MoverHeading(p)
     : DefaultVerb(p) .. (p.kind == 'importer' && p.folder_picker ? ' Folder' : '')]
+  if given && p.kind == 'mover'
+    head->add(MoverHeading(p))
+  endif
   var filter = FilterName(p)
   if filter != ''
     head->add(filter)
@@ -431,6 +450,9 @@ def ActionText(p: dict<any>): string
       return printf('» %s %d documents here', label != '' ? label : 'Save', p.document_count)
     endif
     return printf('» %s here as %s…', label != '' ? label : 'Save', strtrans(SuggestedName(p)))
+  endif
+  if p.kind == 'mover'
+    return '» ' .. (label != '' ? label : 'Move') .. ' here'
   endif
   if p.folder_picker && marked == 0
     return '» ' .. (label != '' ? label : 'Choose') .. ' this folder'
@@ -587,6 +609,11 @@ def UpdateStatus(p: dict<any>)
     var choices = range(len(p.content_types))->mapnew((i, _) => (i + 1) .. ' ' .. TypeLabel(p, p.content_types[i]))
     text = 'Save as type: ' .. join(choices, ' · ') .. '  (<Esc> back)'
     prop = 'wharf_prompt'
+  elseif p.mode == 'conflict'
+    var names = p.conflict_names
+    text = (len(names) == 1 ? strtrans(names[0]) .. ' is' : printf('%d names are', len(names)))
+      .. ' already in ' .. DisplayPath(p.target) .. '. r replace · k keep both · c cancel'
+    prop = 'wharf_warning'
   elseif p.mode == 'replace'
     text = (p.document_count > 1 ? 'Some of these files already exist.' : strtrans(url.Basename(p.target)) .. ' already exists.') .. ' Replace? (y/n)'
     prop = 'wharf_warning'
@@ -781,6 +808,8 @@ def HandleKey(p: dict<any>, key: string)
     TypeKey(p, key)
   elseif p.mode == 'replace'
     ReplaceKey(p, key)
+  elseif p.mode == 'conflict'
+    ConflictKey(p, key)
   else
     BrowseKey(p, key)
   endif
@@ -914,6 +943,21 @@ def ReplaceKey(p: dict<any>, key: string)
   endif
 enddef
 
+# The name question of a mover: r and k choose the folder again with the answer; c (or <Esc>)
+# moves nothing and goes back to the folder, to choose another or cancel.
+def ConflictKey(p: dict<any>, key: string)
+  if key ==? 'r'
+    p.mode = 'browse'
+    MoveInto(p, p.target, 'replace')
+  elseif key ==? 'k'
+    p.mode = 'browse'
+    MoveInto(p, p.target, 'keepBoth')
+  elseif key ==? 'c' || key == "\<Esc>" || key == "\<C-C>" || key == 'q'
+    p.mode = 'browse'
+    Say(p, 'nothing was moved: choose another folder, or q to cancel')
+  endif
+enddef
+
 def GoParent(p: dict<any>)
   if p.dir == ''
     return
@@ -971,6 +1015,8 @@ def Activate(p: dict<any>)
       Choose(p, copy(p.mark_order))
     elseif FolderRefused(p)
       Say(p, url.Basename(p.dir) .. ' cannot be chosen' .. (type(p.dir_disabled_reason) == v:t_string ? ': ' .. p.dir_disabled_reason : ' in this dialog'))
+    elseif p.kind == 'mover'
+      MoveInto(p, p.dir, '')
     elseif p.folder_picker
       Choose(p, [p.dir])
     else
@@ -1022,6 +1068,39 @@ def Choose(p: dict<any>, urls: list<string>)
       Rejected(p, err)
     else
       Close(p)
+    endif
+  }))
+enddef
+
+# Mover: moves the files into `folder`, with `resolution` ('replace', 'keepBoth') for names
+# taken there once the person has answered; without one, a name taken is asked about.
+def MoveInto(p: dict<any>, folder: string, resolution: string)
+  if p.choosing
+    return
+  endif
+  p.choosing = true
+  p.target = folder
+  var params: dict<any> = {dialogId: p.d.id, url: folder}
+  if resolution != ''
+    params.conflictResolution = resolution
+  endif
+  rpc.Request('dialog/choose', params, (err, _) => Guard(p, () => {
+    p.choosing = false
+    if err == null
+      Close(p)
+    elseif err.code == NAME_CONFLICT && resolution == ''
+      var data = type(get(err, 'data', v:null)) == v:t_dict ? err.data : {}
+      var taken: list<any> = []
+      if type(get(data, 'urls', v:null)) == v:t_list
+        taken = data.urls->mapnew((_, u) => url.Basename(u))
+      elseif type(get(data, 'names', v:null)) == v:t_list
+        taken = data.names
+      endif
+      p.conflict_names = empty(taken) ? ['a name'] : taken
+      p.mode = 'conflict'
+      UpdateStatus(p)
+    else
+      Rejected(p, err)
     endif
   }))
 enddef
