@@ -1,15 +1,5 @@
 import WharfJSON
 
-/// Params or a result that is not what the protocol says, naming the field: always answered
-/// with -32602 (`options.timeoutMs: expected an integer, got a string`).
-public struct ProtocolError: Error, Sendable, Equatable, CustomStringConvertible {
-    public var message: String
-
-    public init(_ message: String) { self.message = message }
-
-    public var description: String { message }
-}
-
 /// Reads the members of one JSON object into typed fields, every mismatch a ``ProtocolError``
 /// naming the field by its path (`options.timeoutMs`, `documents[1].contents`).
 ///
@@ -27,6 +17,9 @@ public struct FieldReader {
     private var known: [String] = []
     /// Unknown fields found so far, at this level and in nested readers.
     private var unknown: [UnknownField] = []
+    /// When set, every field asked for is noted in it with its kind (nested readers share it):
+    /// how the test suite compares each message's fields with the schema's, field by field.
+    public var log: FieldLog?
 
     /// Params as sent: absent, `null` and `[]` read as an empty object (by-position params
     /// with no positions are no params); anything else must be an object.
@@ -69,11 +62,24 @@ public struct FieldReader {
 
     /// Whether the member is there and not `null`.
     public mutating func has(_ key: String) -> Bool {
-        raw(key) != nil
+        look(key, .presence) != nil
     }
 
     /// The member as JSON, nil when absent or `null`.
     public mutating func raw(_ key: String) -> JSON? {
+        look(key, .any)
+    }
+
+    /// The member as JSON, whatever its type; absent or `null` is an error.
+    public mutating func value(_ key: String) throws(ProtocolError) -> JSON {
+        let value = look(key, .any)
+        log?.require(path: path, key: key)
+        guard let value else { throw missing(key) }
+        return value
+    }
+
+    private mutating func look(_ key: String, _ kind: FieldKind, range: ClosedRange<Int64>? = nil) -> JSON? {
+        log?.note(path: path, key: key, kind: kind, range: range)
         // Room for a message's fields at once, rather than growing four times.
         if known.isEmpty { known.reserveCapacity(16) }
         known.append(key)
@@ -90,12 +96,18 @@ public struct FieldReader {
     // MARK: Scalars
 
     public mutating func string(_ key: String) throws(ProtocolError) -> String {
-        guard let value = try optionalString(key) else { throw missing(key) }
+        let value = try optionalString(key)
+        log?.require(path: path, key: key)
+        guard let value else { throw missing(key) }
         return value
     }
 
     public mutating func optionalString(_ key: String) throws(ProtocolError) -> String? {
-        guard let value = raw(key) else { return nil }
+        try optionalString(key, kind: .string)
+    }
+
+    private mutating func optionalString(_ key: String, kind: FieldKind) throws(ProtocolError) -> String? {
+        guard let value = look(key, kind) else { return nil }
         guard case .string(let string) = value else { throw mismatch(key, "a string", value) }
         return string
     }
@@ -104,13 +116,38 @@ public struct FieldReader {
     /// one containing U+0000, which the spec makes invalid in every identifier (and which a C
     /// string, SQLite's text among them, would cut short, merging two names into one).
     public mutating func identifier(_ key: String) throws(ProtocolError) -> String {
-        guard let value = try optionalIdentifier(key) else { throw missing(key) }
+        let value = try optionalIdentifier(key)
+        log?.require(path: path, key: key)
+        guard let value else { throw missing(key) }
         return value
     }
 
     public mutating func optionalIdentifier(_ key: String) throws(ProtocolError) -> String? {
-        guard let value = try optionalString(key) else { return nil }
+        guard let value = try optionalString(key, kind: .identifier) else { return nil }
         guard !value.utf8.contains(0) else { throw ProtocolError("\(name(key)): must not contain U+0000") }
+        return value
+    }
+
+    /// A member that must be there but may be `null` (`"parent": null`): nil for `null`.
+    public mutating func nullableString(_ key: String) throws(ProtocolError) -> String? {
+        let value = try optionalString(key)
+        log?.require(path: path, key: key)
+        guard value != nil || object[key] != nil else { throw missing(key) }
+        return value
+    }
+
+    /// A member that must be there but may be `null`: nil for `null`.
+    public mutating func nullableInt(_ key: String) throws(ProtocolError) -> Int64? {
+        let value = try optionalInt(key)
+        log?.require(path: path, key: key)
+        guard value != nil || object[key] != nil else { throw missing(key) }
+        return value
+    }
+
+    public mutating func bool(_ key: String) throws(ProtocolError) -> Bool {
+        let value = try optionalBool(key)
+        log?.require(path: path, key: key)
+        guard let value else { throw missing(key) }
         return value
     }
 
@@ -119,19 +156,21 @@ public struct FieldReader {
     }
 
     public mutating func optionalBool(_ key: String) throws(ProtocolError) -> Bool? {
-        guard let value = raw(key) else { return nil }
+        guard let value = look(key, .bool) else { return nil }
         guard case .bool(let bool) = value else { throw mismatch(key, "a boolean", value) }
         return bool
     }
 
     public mutating func int(_ key: String, in range: ClosedRange<Int64>? = nil) throws(ProtocolError) -> Int64 {
-        guard let value = try optionalInt(key, in: range) else { throw missing(key) }
+        let value = try optionalInt(key, in: range)
+        log?.require(path: path, key: key)
+        guard let value else { throw missing(key) }
         return value
     }
 
     /// An integer; a number with a zero fraction (`5.0`) counts, as JSON does not tell them apart.
     public mutating func optionalInt(_ key: String, in range: ClosedRange<Int64>? = nil) throws(ProtocolError) -> Int64? {
-        guard let value = raw(key) else { return nil }
+        guard let value = look(key, .integer, range: range) else { return nil }
         let number: Int64
         switch value {
         case .int(let int): number = int
@@ -147,12 +186,14 @@ public struct FieldReader {
     // MARK: Arrays and objects
 
     public mutating func strings(_ key: String) throws(ProtocolError) -> [String] {
-        guard let values = try optionalStrings(key) else { throw missing(key) }
+        let values = try optionalStrings(key)
+        log?.require(path: path, key: key)
+        guard let values else { throw missing(key) }
         return values
     }
 
     public mutating func optionalStrings(_ key: String) throws(ProtocolError) -> [String]? {
-        guard let value = raw(key) else { return nil }
+        guard let value = look(key, .strings) else { return nil }
         guard case .array(let array) = value else { throw mismatch(key, "an array of strings", value) }
         var strings: [String] = []
         strings.reserveCapacity(array.count)
@@ -165,12 +206,27 @@ public struct FieldReader {
         return strings
     }
 
+    /// An object of strings by any name (`{"portal": "no session bus"}`).
+    public mutating func optionalStringMap(_ key: String) throws(ProtocolError) -> [String: String]? {
+        guard let value = look(key, .stringMap) else { return nil }
+        guard case .object(let members) = value else { throw mismatch(key, "an object of strings", value) }
+        var result: [String: String] = [:]
+        for member in members {
+            guard case .string(let string) = member.value else {
+                throw ProtocolError("\(name(key)).\(member.key): expected a string, got \(member.value.typeName)")
+            }
+            result[member.key] = string
+        }
+        return result
+    }
+
     /// A nested object read by `body`; its unknown fields join this reader's.
     public mutating func optionalObject<T>(
         _ key: String, _ body: (inout FieldReader) throws(ProtocolError) -> T
     ) throws(ProtocolError) -> T? {
-        guard let value = raw(key) else { return nil }
+        guard let value = look(key, .object) else { return nil }
         var nested = try FieldReader(value, path: name(key))
+        nested.log = log
         let result = try body(&nested)
         unknown += nested.unknownFields
         return result
@@ -179,7 +235,9 @@ public struct FieldReader {
     public mutating func object<T>(
         _ key: String, _ body: (inout FieldReader) throws(ProtocolError) -> T
     ) throws(ProtocolError) -> T {
-        guard let value = try optionalObject(key, body) else { throw missing(key) }
+        let value = try optionalObject(key, body)
+        log?.require(path: path, key: key)
+        guard let value else { throw missing(key) }
         return value
     }
 
@@ -187,11 +245,12 @@ public struct FieldReader {
     public mutating func optionalObjects<T>(
         _ key: String, _ body: (inout FieldReader) throws(ProtocolError) -> T
     ) throws(ProtocolError) -> [T]? {
-        guard let value = raw(key) else { return nil }
+        guard let value = look(key, .objects) else { return nil }
         guard case .array(let array) = value else { throw mismatch(key, "an array of objects", value) }
         var result: [T] = []
         for (index, element) in array.enumerated() {
             var nested = try FieldReader(element, path: "\(name(key))[\(index)]")
+            nested.log = log
             result.append(try body(&nested))
             unknown += nested.unknownFields
         }
@@ -201,7 +260,9 @@ public struct FieldReader {
     public mutating func objects<T>(
         _ key: String, _ body: (inout FieldReader) throws(ProtocolError) -> T
     ) throws(ProtocolError) -> [T] {
-        guard let value = try optionalObjects(key, body) else { throw missing(key) }
+        let value = try optionalObjects(key, body)
+        log?.require(path: path, key: key)
+        guard let value else { throw missing(key) }
         return value
     }
 
@@ -213,53 +274,5 @@ public struct FieldReader {
             throw ProtocolError("\(path.isEmpty ? what : "\(path): \(what)") takes exactly one of \(list)")
         }
         return present[0]
-    }
-}
-
-/// A field a message carried that the server does not know.
-public struct UnknownField: Sendable, Equatable, CustomStringConvertible {
-    /// Its path in the message (`options.defaultDir`).
-    public var path: String
-    /// The known field it most likely meant (`options.defaultDirectory`), if one is close.
-    public var suggestion: String?
-
-    public var description: String {
-        if let suggestion { return "unknown field \(path) (did you mean \(suggestion)?) was ignored" }
-        return "unknown field \(path) was ignored"
-    }
-
-    /// The known name closest to `name`: the same but for case; else one it abbreviates or
-    /// that it extends (`defaultDir` for `defaultDirectory`, `timeoutMsec` for `timeoutMs`;
-    /// four letters at least, the nearest in length); else one within a few edits (a third of
-    /// the name's length, at least two).
-    static func closest(to name: String, among known: Set<String>) -> String? {
-        let lower = name.lowercased()
-        if let sameLetters = known.first(where: { $0.lowercased() == lower }) { return sameLetters }
-        let extensions = known.filter { candidate in
-            let other = candidate.lowercased()
-            return min(other.count, lower.count) >= 4 && (other.hasPrefix(lower) || lower.hasPrefix(other))
-        }
-        if let nearest = extensions.min(by: { (abs($0.count - name.count), $0) < (abs($1.count - name.count), $1) }) {
-            return nearest
-        }
-        let limit = max(2, name.count / 3)
-        let scored = known.map { ($0, editDistance(lower, $0.lowercased())) }.filter { $0.1 <= limit }
-        return scored.min { ($0.1, $0.0) < ($1.1, $1.0) }?.0
-    }
-
-    /// Levenshtein distance, over characters.
-    static func editDistance(_ a: String, _ b: String) -> Int {
-        let a = Array(a), b = Array(b)
-        if a.isEmpty { return b.count }
-        var previous = Array(0...b.count)
-        var current = [Int](repeating: 0, count: b.count + 1)
-        for i in 1...a.count {
-            current[0] = i
-            for j in stride(from: 1, through: b.count, by: 1) {
-                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
-            }
-            swap(&previous, &current)
-        }
-        return previous[b.count]
     }
 }

@@ -62,25 +62,6 @@ extension ProtocolValue {
     }
 }
 
-/// `{}`: the result of methods that answer only "done", and params of methods that take none.
-public struct Empty: ProtocolValue {
-    public init() {}
-    public init(reading reader: inout FieldReader) throws(ProtocolError) {}
-    public var json: JSON { .object(JSONObject()) }
-    public static var example: Empty { Empty() }
-}
-
-/// `null`: `shutdown`'s result.
-public struct Null: ProtocolValue {
-    public init() {}
-    public init(reading reader: inout FieldReader) throws(ProtocolError) {}
-    public init(json: JSON, path: String) throws(ProtocolError) {
-        guard json == .null else { throw ProtocolError("\(path): expected null, got \(json.typeName)") }
-    }
-    public var json: JSON { .null }
-    public static var example: Null { Null() }
-}
-
 /// Building objects member by member, leaving out absent optionals.
 extension JSONObject {
     mutating func set(_ key: String, _ value: String?) {

@@ -1,26 +1,5 @@
 import WharfJSON
 
-/// `cancel`: the app's side of ending a dialog (its `isPresented = false`).
-public struct CancelDialogRequest: RequestMessage {
-    public static let method = "cancel"
-    public typealias Result = CancelDialogResult
-    public var dialogId: String
-
-    public init(dialogId: String) { self.dialogId = dialogId }
-    public init(reading reader: inout FieldReader) throws(ProtocolError) { dialogId = try reader.string("dialogId") }
-    public var json: JSON { ["dialogId": .string(dialogId)] }
-    public static var example: CancelDialogRequest { CancelDialogRequest(dialogId: "dlg-1") }
-}
-
-public struct CancelDialogResult: ProtocolValue {
-    /// False when the dialog had already ended.
-    public var cancelled: Bool
-    public init(cancelled: Bool) { self.cancelled = cancelled }
-    public init(reading reader: inout FieldReader) throws(ProtocolError) { cancelled = try reader.bool("cancelled", default: false) }
-    public var json: JSON { ["cancelled": .bool(cancelled)] }
-    public static var example: CancelDialogResult { CancelDialogResult(cancelled: true) }
-}
-
 /// `exporter/snapshot` (server → client): a lazy document's bytes, now that the human has
 /// chosen where and as what. The answer is the bytes, in one of the three contents forms.
 public struct ExporterSnapshotRequest: RequestMessage {
