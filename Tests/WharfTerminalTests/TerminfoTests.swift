@@ -1,0 +1,6 @@
+import Testing
+@testable import WharfTerminal
+
+@Suite struct TerminfoTests {
+    @Test func placeholder() {}
+}
