@@ -85,8 +85,13 @@ public struct KeyDecoder: Sendable {
         case 0x7F, 0x08: return (.backspace, 1)
         case 0x00...0x1F: return (.control(first), 1)
         case 0x80...0xFF:
-            let length = first >= 0xF0 ? 4 : first >= 0xE0 ? 3 : first >= 0xC0 ? 2 : 1
-            if length == 1 { return (.unknown([first]), 1) }
+            let length: Int
+            switch first {
+            case 0xC2...0xDF: length = 2
+            case 0xE0...0xEF: length = 3
+            case 0xF0...0xF4: length = 4
+            default: return (.unknown([first]), 1)   // not a UTF-8 lead byte
+            }
             if bytes.count < length { return final ? (.unknown(bytes), bytes.count) : nil }
             let sequence = Array(bytes[..<length])
             guard String(validating: sequence, as: UTF8.self) != nil else { return (.unknown([first]), 1) }

@@ -47,7 +47,7 @@ public enum HelpText {
             lines.append("")
             if commands.count > 1 { lines.append(command.words.joined(separator: " ") + ":") }
             lines += wrap(plain(command.summary), width: width)
-            if let details = command.details { lines += wrap(plain(details), width: width) }
+            if let details = command.details { lines += [""] + wrap(plain(details), width: width) }
             if !command.options.isEmpty {
                 lines += ["", "Options:"]
                 lines += table(command.options.map { ($0.term, optionText($0)) })

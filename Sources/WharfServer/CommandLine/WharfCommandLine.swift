@@ -19,6 +19,7 @@ extension CommandLineReference {
             CommandLineOption(["-h", "--help"], "Show this help and exit."),
             CommandLineOption(["--version"], "Show the version of wharf and of its protocol, and exit."),
         ],
+        // Every command answers `--help` with its own help (HelpText.render(_:command:)).
         commands: [
             Subcommand(
                 ["types", "identify"], options: [noSniff], operands: [Operand("FILE", .file, repeats: true)],
@@ -50,7 +51,11 @@ extension CommandLineReference {
                 ["access", "revoke"], options: [stateDirectory], operands: [Operand("ID", .text(example: "g1"))],
                 "Remove one grant or bookmark, by the ID `wharf access list` shows."
             ),
-        ],
+        ].map { command in
+            var command = command
+            command.options.append(commandHelp)
+            return command
+        },
         exitStatuses: [
             Entry("0", "The client sent `shutdown` and then `exit`, or its input ended or SIGTERM or SIGINT arrived after `shutdown`; or a command succeeded; or the daemon (`--listen`) ended on SIGTERM or SIGINT, or after `--idle-timeout`. With `--connect`, the status of the session the daemon served."),
             Entry("1", "The input ended, SIGTERM or SIGINT arrived, or the process named in `initialize` died, without `shutdown` first; or the input ended inside a message (LSP framing, even after `shutdown`); or the server's state directory could not be used; or `types` or `access` failed; or `pick` or `save` was cancelled by the person; or `--connect` found no daemon and could not start one."),
@@ -182,6 +187,8 @@ extension CommandLineReference {
         "Who shows dialogs to clients that do not draw their own.",
         details: "A script's steps are `{\"choose\": [PATH...]}`, `{\"save\": {\"path\": ..., \"contentType\": ..., \"overwrite\": ...}}`, `{\"dismiss\": true}`, `{\"delayMs\": N}` and `{\"expect\": {...}}`; wharf-protocol(7) describes them."
     )
+
+    static let commandHelp = CommandLineOption(["-h", "--help"], "Show this command's help and exit.")
 
     /// `--presenter` of `pick` and `save`, whose `auto` falls back to the terminal.
     static let dialogPresenter = CommandLineOption(
