@@ -309,3 +309,13 @@ test-desktop: deps $(NVIM_VENV)/.installed
 ## WharfDesktopDialogs opens them under the rig.
 screenshots: deps
 	SWIFT=$(SWIFT) Tests/desktop/rig.sh screenshots
+
+# MARK: The terminal presenter (issue 37): `wharf pick` and `wharf save` in tmux
+# A person at a terminal played by tmux (send-keys, capture-pane), on a socket of its own: picks,
+# saves, the filter, resizes, every way out with `stty -g` compared before and after.
+.PHONY: test-terminal
+TEST_SUITES += test-terminal
+
+test-terminal: build $(VENV)/.installed
+	$(call apt-ensure,tmux)
+	WHARF=$(CURDIR)/$(WHARF) $(VENV)/bin/python -m pytest -q Tests/terminal

@@ -106,7 +106,7 @@ extension TerminalPicker {
             return ("\(what) Replace? (y/n)", .bold, nil)
         case .filtering:
             let text = "/" + TerminalText.escape(bytes: filter)
-            return (text, [], DisplayWidth.columns(text))
+            return (text + "   (" + count + ")", [], DisplayWidth.columns(text))
         default:
             break
         }
@@ -118,8 +118,12 @@ extension TerminalPicker {
         if let entry = entryUnderCursor, !entry.enabled, !entry.isDirectory {
             return (entry.disabledReason ?? "This cannot be chosen here", [], nil)
         }
-        let count = visible.count == entries.count ? "\(entries.count) entries" : "\(visible.count) of \(entries.count) entries"
         return (count + (showHidden ? ", hidden files shown" : ""), .dim, nil)
+    }
+
+    /// How many entries show, of how many listed.
+    private var count: String {
+        visible.count == entries.count ? "\(entries.count) entries" : "\(visible.count) of \(entries.count) entries"
     }
 
     private var keysLine: String {

@@ -156,13 +156,15 @@ extension TerminalPicker {
             return
         }
         if isFolderPicker && !entry.isDirectory { return }
+        let rowsBefore = actionRows
         if let index = marks.firstIndex(of: entry.path) {
             marks.remove(at: index)
         } else {
             if !allowsMultiple { marks.removeAll() }
             marks.append(entry.path)
         }
-        cursor = min(cursor + 1, rowCount - 1)
+        // The » row comes and goes with the marks: the cursor stays on its entry, then moves on.
+        cursor = min(cursor + (actionRows - rowsBefore) + 1, rowCount - 1)
     }
 
     /// Enter: the `»` row does what it says; a folder opens; a file is chosen (with the marked

@@ -69,12 +69,16 @@ final class TerminalPicker: @unchecked Sendable {
         self.environment = environment
         directory = dialog.directory
         showHidden = dialog.browserOptions.contains(.includeHiddenFiles)
+        let allowed = dialog.importer?.allowedContentTypes ?? []
+        isFolderPicker = !allowed.isEmpty && allowed.allSatisfy { types?.conforms($0, to: "public.directory") ?? false }
         if let exporter = dialog.exporter {
             name = Array((exporter.filename ?? exporter.filenames.first ?? "Untitled").utf8)
         }
     }
 
-    var isFolderPicker: Bool { dialog.importer != nil && dialog.filters.directories }
+    /// An importer of folders only (as the desktop presenters judge it): `public.item` lets
+    /// folders be chosen too, but is a file picker.
+    let isFolderPicker: Bool
     var allowsMultiple: Bool { dialog.importer?.allowsMultipleSelection ?? false }
     var canMark: Bool { dialog.importer != nil && (allowsMultiple || isFolderPicker) }
 
@@ -159,9 +163,9 @@ final class TerminalPicker: @unchecked Sendable {
             marks.removeAll { _ in !allowsMultiple && !isFolderPicker }
             filter = []
             if mode == .filtering { mode = .browse }
+            refilter()
             cursor = 0
             top = 0
-            refilter()
         } catch {
             switch error {
             case .cannotList, .rejectedChoice, .invalidArgument:
@@ -200,7 +204,8 @@ final class TerminalPicker: @unchecked Sendable {
         if let current, let row = visible.firstIndex(where: { entries[$0].path == current }) {
             cursor = row + actionRows
         } else {
-            cursor = min(cursor, max(rowCount - 1, 0))
+            // The entry under the cursor went: the first that matches.
+            cursor = visible.isEmpty ? 0 : actionRows
         }
     }
 
@@ -226,7 +231,7 @@ final class TerminalPicker: @unchecked Sendable {
             return "» \(label ?? "Save") here as \(TerminalText.escape(bytes: name))…"
         }
         if isFolderPicker && marks.isEmpty { return "» \(label ?? "Choose") this folder" }
-        if allowsMultiple || !marks.isEmpty { return "» \(label ?? (isFolderPicker ? "Choose" : "Open")) \(marks.count) marked" }
+        if !marks.isEmpty { return "» \(label ?? (isFolderPicker ? "Choose" : "Open")) \(marks.count) marked" }
         return nil
     }
 
