@@ -340,8 +340,16 @@ print("initialize", json.dumps(receive()["result"]["capabilities"]["presenter"])
 options = {"defaultDirectory": directory}
 if mode == "timeout":
     options["timeoutMs"] = 1500
-send({"jsonrpc": "2.0", "id": 2, "method": "presentImporter",
-      "params": {"allowedContentTypes": ["public.item"], "options": options}})
+if mode == "export2":
+    send({"jsonrpc": "2.0", "id": 2, "method": "presentExporter", "params": {"options": options, "documents": [
+        {"filename": "one.txt", "writableContentTypes": ["public.plain-text"], "contents": {"text": "first\n"}},
+        {"filename": "two.txt", "writableContentTypes": ["public.plain-text"], "contents": {"text": "second\n"}}]}})
+elif mode == "export-types":
+    send({"jsonrpc": "2.0", "id": 2, "method": "presentExporter", "params": {"options": options, "documents": [
+        {"filename": "notes", "writableContentTypes": ["public.plain-text", "public.html"], "contents": {"text": "<p>hi</p>\n"}}]}})
+else:
+    send({"jsonrpc": "2.0", "id": 2, "method": "presentImporter",
+          "params": {"allowedContentTypes": ["public.item"], "options": options}})
 dialog = receive()["result"]["dialogId"]
 time.sleep(1.0)
 if mode == "cancel":
@@ -352,6 +360,7 @@ while True:
     message = receive()
     if message.get("method") in ("dialog/cancelled", "dialog/completed", "dialog/failed"):
         print("ended", message["method"], json.dumps(message["params"].get("reason")), flush=True)
+        print("result", json.dumps(message["params"]), flush=True)
         time.sleep(2)   # the server still runs: its picker must be gone already
         break
 send({"jsonrpc": "2.0", "id": 9, "method": "shutdown"}); receive()
@@ -427,3 +436,90 @@ def test_every_command_answers_help():
         assert run.stdout.startswith(b"Usage: wharf " + " ".join(words).encode()), run.stdout[:80]
     run = subprocess.run([WHARF, "pick", "--help"], capture_output=True, timeout=30)
     assert b"terminal" in run.stdout and b"--presenter KIND" in run.stdout
+
+
+def run_client(pane: Pane, tmp_path: Path, folder: Path, mode: str):
+    client = tmp_path / "client.py"
+    client.write_text(CLIENT)
+    pane.start([sys.executable, str(client), WHARF, mode, str(folder)], cwd=folder)
+
+
+def client_result(pane: Pane) -> dict:
+    assert pane.wait_exit() == 0, pane.errors.read_text()
+    assert pane.terminal_given_back()
+    line = next(line for line in pane.output.read_text().split("\n") if line.startswith("result "))
+    return json.loads(line[len("result "):])
+
+
+def test_several_documents_are_saved_into_the_folder_chosen(pane: Pane, folder: Path, tmp_path: Path):
+    (folder / "sub" / "two.txt").write_text("old\n")
+    run_client(pane, tmp_path, folder, "export2")
+    pane.wait_text("» Save 2 documents here")
+    pane.keys("Down")
+    pane.keys("Enter")          # into sub
+    pane.wait_text("inner.txt")
+    pane.keys("Home")
+    pane.keys("Enter")
+    pane.wait_text("“two.txt” already exists here. Replace? (y/n)")
+    pane.keys("n")
+    pane.wait_gone("Replace?")
+    assert (folder / "sub" / "two.txt").read_text() == "old\n"
+    pane.keys("Enter")
+    pane.wait_text("Replace? (y/n)")
+    pane.keys("y")
+    result = client_result(pane)
+    assert (folder / "sub" / "one.txt").read_text() == "first\n"
+    assert (folder / "sub" / "two.txt").read_text() == "second\n"
+    assert len(result["urls"]) == 2
+
+
+def test_the_type_menu_switches_an_exporters_type_and_its_extension(pane: Pane, folder: Path, tmp_path: Path):
+    run_client(pane, tmp_path, folder, "export-types")
+    pane.wait_text("» Save here as notes.txt")
+    pane.keys("t")
+    pane.wait_text("Type:")
+    pane.keys("Down")
+    pane.keys("Enter")
+    screen = pane.wait_text("» Save here as notes.html")
+    assert "HTML" in screen.split("\n")[0]
+    pane.keys("Enter")
+    pane.wait_text("Name: notes.html")
+    pane.keys("Enter")
+    result = client_result(pane)
+    assert (folder / "notes.html").read_text() == "<p>hi</p>\n"
+    assert result["contentTypes"] == ["public.html"] or result.get("contentType") == "public.html", result
+
+
+def test_the_type_menu_narrows_an_importer_to_one_of_its_types(pane: Pane, folder: Path):
+    pane.start(pick("--type", "public.plain-text", "--type", "public.png"), cwd=folder)
+    screen = pane.wait_text("picture.png")
+    assert "alpha.txt" in screen
+    pane.keys("t")
+    pane.wait_text("Type:")
+    pane.keys("Down", "Down")
+    pane.keys("Enter")
+    screen = pane.wait_gone("alpha.txt")
+    assert "picture.png" in screen and "sub/" in screen
+    pane.keys("Enter")         # sub/
+    pane.keys("-")
+    pane.wait_text("picture.png")
+    pane.keys("/")
+    pane.type("pic")
+    pane.keys("Enter", "Enter")
+    finish(pane, 0)
+    assert printed(pane) == [os.fsencode(folder / "picture.png")]
+
+
+def test_pick_uses_the_terminal_when_no_desktop_dialog_is_usable(pane: Pane, folder: Path):
+    pane.start(["env", "-u", "DISPLAY", "-u", "WAYLAND_DISPLAY", "DBUS_SESSION_BUS_ADDRESS=unix:path=/nonexistent",
+                "PATH=/nonexistent:/usr/bin:/bin", WHARF, "pick", "--state-dir", ":memory:"], cwd=folder)
+    pane.wait_text("alpha.txt")
+    pane.keys("Escape")
+    finish(pane, 1)
+
+
+def test_a_crash_gives_the_terminal_back(pane: Pane, folder: Path):
+    pane.start(pick(), cwd=folder, environment={"SWIFT_BACKTRACE": "enable=no"})
+    pane.wait_text("alpha.txt")
+    os.kill(pane.process_id(), signal.SIGSEGV)
+    finish(pane, 128 + signal.SIGSEGV)
