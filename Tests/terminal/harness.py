@@ -19,7 +19,8 @@ class Pane:
 
     def __init__(self, work: Path, columns: int = 100, rows: int = 30):
         self.work = work
-        self.socket = f"wharf-terminal-test-{os.getpid()}-{id(self)}"
+        self.socket = ""
+        self.started = 0
         self.columns, self.rows = columns, rows
         self.status = work / "status"
         self.before = work / "stty.before"
@@ -35,6 +36,9 @@ class Pane:
 
     def start(self, command: list[str], cwd: Path, stdin: str | None = None, environment: dict[str, str] | None = None):
         """Runs `command` in the pane, in `cwd`, its output to files; `stdin` a file to read."""
+        # A tmux server of its own each time: one being killed may still hold the last socket.
+        self.started += 1
+        self.socket = f"wharf-terminal-test-{os.getpid()}-{id(self)}-{self.started}"
         for path in (self.status, self.before, self.after, self.output, self.errors, self.pid):
             path.unlink(missing_ok=True)
         exports = "".join(f"export {name}={shlex.quote(value)}; " for name, value in (environment or {}).items())
@@ -52,7 +56,8 @@ class Pane:
                   "env", "TERM=screen", "LANG=C.UTF-8", "sh", "-c", script)
 
     def kill(self):
-        self.tmux("kill-server", check=False)
+        if self.socket:
+            self.tmux("kill-server", check=False)
 
     def keys(self, *keys: str, literal: bool = False):
         self.tmux("send-keys", "-t", "main", *(["-l"] if literal else []), *keys)

@@ -498,8 +498,10 @@ def test_the_type_menu_narrows_an_importer_to_one_of_its_types(pane: Pane, folde
     pane.wait_text("Type:")
     pane.keys("Down", "Down")
     pane.keys("Enter")
+    pane.wait_gone("Type:")
     screen = pane.wait_gone("alpha.txt")
     assert "picture.png" in screen and "sub/" in screen
+    assert screen.split("\n")[0].startswith(" Open · PNG image · ")
     pane.keys("Enter")         # sub/
     pane.keys("-")
     pane.wait_text("picture.png")
