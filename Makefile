@@ -319,3 +319,9 @@ TEST_SUITES += test-terminal
 test-terminal: build $(VENV)/.installed
 	$(call apt-ensure,tmux)
 	WHARF=$(CURDIR)/$(WHARF) $(VENV)/bin/python -m pytest -q Tests/terminal
+
+## Retakes docs/screenshots/terminal-*: text captures of the picker and the save dialog, and the
+## picker in xterm under Xvfb (display :81, or DISPLAY_NUMBER); not part of `make test`.
+.PHONY: terminal-screenshots
+terminal-screenshots: build
+	WHARF=$(CURDIR)/$(WHARF) Tests/terminal/screenshots.sh

@@ -34,11 +34,21 @@ extension TerminalPicker {
         let verb = dialog.exporter != nil ? "Save" : (isFolderPicker ? "Choose a Folder" : "Open")
         var parts = [dialog.title.map(TerminalText.escape) ?? verb]
         if !isFolderPicker, let type = typeItems.indices.contains(typeIndex) ? typeItems[typeIndex] : nil, !type.isEmpty { parts.append(type) }
-        parts.append(TerminalText.escape(bytes: directory.bytes))
+        parts.append(shownDirectory)
         if !filter.isEmpty { parts.append("/" + TerminalText.escape(bytes: filter)) }
         var line = parts.joined(separator: " · ")
         if nextCursor != nil { line += " (\(entries.count) listed…)" }
         return line
+    }
+
+    /// The folder shown, home written `~`.
+    private var shownDirectory: String {
+        let bytes = directory.bytes
+        if let home = environment["HOME"].map({ Array($0.utf8) }), home.count > 1, home.last != 0x2F {
+            if bytes == home { return "~" }
+            if bytes.starts(with: home + [0x2F]) { return "~" + TerminalText.escape(bytes: Array(bytes[home.count...])) }
+        }
+        return TerminalText.escape(bytes: bytes)
     }
 
     private func drawEntries(into frame: inout Frame, from first: Int) {

@@ -30,7 +30,13 @@ extension TerminalPicker {
         case .character(let bytes):
             switch bytes {
             case Array("q".utf8): return cancel()
-            case Array("/".utf8): mode = .filtering
+            case Array("/".utf8):
+                // A new filter each time, as in the Neovim picker.
+                mode = .filtering
+                if !filter.isEmpty {
+                    filter = []
+                    refilter()
+                }
             case Array("-".utf8): if let parent { list(parent, showHidden: showHidden) }
             case Array("~".utf8):
                 if let home = environment["HOME"].flatMap(FilePath.init), home.isAbsolute { list(home, showHidden: showHidden) }
