@@ -72,7 +72,7 @@ extension TerminalPicker {
             if underCursor { style.insert(.reverse) }
             frame.set(first + line, [Frame.Span(text + " ", style)])
         }
-        if rowCount == 0 {
+        if rowCount == 0 && !isListing {
             frame.set(first, [Frame.Span(filter.isEmpty ? "  (empty folder)" : "  (nothing matches)", .dim)])
         }
     }
@@ -120,6 +120,7 @@ extension TerminalPicker {
         default:
             break
         }
+        if isListing { return ("Listing…", .dim, nil) }
         if let notice { return (notice, .bold, nil) }
         if let listingProblem { return (listingProblem, .bold, nil) }
         if actionRows == 1 && cursor == 0, dialog.importer != nil, marks.isEmpty, let reason = folderChoice?.reason {

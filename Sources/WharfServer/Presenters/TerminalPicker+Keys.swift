@@ -98,7 +98,7 @@ extension TerminalPicker {
             refilter()
         case .character(let bytes):
             filter += bytes
-            refilter()
+            refilter(narrowing: true)
         default: session.bell()
         }
         return .open

@@ -31,6 +31,8 @@ final class TerminalPicker: @unchecked Sendable {
     var nextCursor: String?
     var showHidden: Bool
     var listingProblem: String?
+    /// The first page is being read (the first frame says so).
+    var isListing = false
 
     // MARK: What the person sees and does
     enum Mode: Equatable {
@@ -95,6 +97,10 @@ final class TerminalPicker: @unchecked Sendable {
 
     /// Shows the dialog until it ends: answered through the responder, or stopped by the app.
     func run() {
+        // Something on screen at once, while the engine reads the folder.
+        isListing = true
+        draw()
+        isListing = false
         list(directory, showHidden: showHidden)
         while !isStopped {
             draw()
@@ -196,11 +202,17 @@ final class TerminalPicker: @unchecked Sendable {
     }
 
     /// Recomputes what the filter and the type menu let through, keeping the cursor on the
-    /// same entry when it still shows.
-    func refilter() {
+    /// same entry when it still shows. `narrowing`: the filter only grew longer (a substring
+    /// typed on), so only what showed can still show.
+    func refilter(narrowing: Bool = false) {
         let current = entryUnderCursor.map(\.path)
-        visible = []
-        appendVisible(from: 0)
+        if narrowing && !filter.contains(UInt8(ascii: "*")) && !filter.contains(UInt8(ascii: "?")) {
+            let pattern = NameFilter(filter)
+            visible.removeAll { !pattern.matches(entries[$0].name) }
+        } else {
+            visible = []
+            appendVisible(from: 0)
+        }
         if let current, let row = visible.firstIndex(where: { entries[$0].path == current }) {
             cursor = row + actionRows
         } else {
