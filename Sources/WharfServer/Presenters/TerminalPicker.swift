@@ -205,15 +205,16 @@ final class TerminalPicker: @unchecked Sendable {
     /// same entry when it still shows. `narrowing`: the filter only grew longer (a substring
     /// typed on), so only what showed can still show.
     func refilter(narrowing: Bool = false) {
-        let current = entryUnderCursor.map(\.path)
+        let row = cursor - actionRows
+        let current = visible.indices.contains(row) ? visible[row] : nil
         if narrowing && !filter.contains(UInt8(ascii: "*")) && !filter.contains(UInt8(ascii: "?")) {
             let pattern = NameFilter(filter)
-            visible.removeAll { !pattern.matches(entries[$0].name) }
+            entries.withUnsafeBufferPointer { all in visible.removeAll { !pattern.matches(all[$0].name) } }
         } else {
             visible = []
             appendVisible(from: 0)
         }
-        if let current, let row = visible.firstIndex(where: { entries[$0].path == current }) {
+        if let current, let row = Self.position(of: current, in: visible) {
             cursor = row + actionRows
         } else {
             // The entry under the cursor went: the first that matches.
@@ -221,16 +222,30 @@ final class TerminalPicker: @unchecked Sendable {
         }
     }
 
+    /// Adds the entries from `start` on that pass the filter and the type. Reads the entries in
+    /// place: copying each (its name, path and type strings) cost more than matching it.
     private func appendVisible(from start: Int) {
         let pattern = NameFilter(filter)
         let narrowed = narrowingType
         visible.reserveCapacity(visible.count + entries.count - start)
-        for index in start..<entries.count {
-            let entry = entries[index]
-            if !pattern.matches(entry.name) { continue }
-            if let narrowed, !entry.isDirectory, !(types?.conforms(entry.contentType, to: narrowed) ?? true) { continue }
-            visible.append(index)
+        entries.withUnsafeBufferPointer { all in
+            for index in start..<all.count {
+                if !pattern.matches(all[index].name) { continue }
+                if let narrowed, !all[index].isDirectory, !(types?.conforms(all[index].contentType, to: narrowed) ?? true) { continue }
+                visible.append(index)
+            }
         }
+    }
+
+    /// Where `index` is in `visible`, which holds indices in ascending order.
+    static func position(of index: Int, in visible: [Int]) -> Int? {
+        var low = 0
+        var high = visible.count
+        while low < high {
+            let middle = (low + high) / 2
+            if visible[middle] < index { low = middle + 1 } else { high = middle }
+        }
+        return low < visible.count && visible[low] == index ? low : nil
     }
 
     // MARK: Rows
