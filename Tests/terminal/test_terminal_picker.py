@@ -347,6 +347,20 @@ if mode == "export2":
 elif mode == "export-types":
     send({"jsonrpc": "2.0", "id": 2, "method": "presentExporter", "params": {"options": options, "documents": [
         {"filename": "notes", "writableContentTypes": ["public.plain-text", "public.html"], "contents": {"text": "<p>hi</p>\n"}}]}})
+elif mode == "two":
+    send({"jsonrpc": "2.0", "id": 2, "method": "presentImporter",
+          "params": {"allowedContentTypes": ["public.item"], "options": dict(options, title="First")}})
+    send({"jsonrpc": "2.0", "id": 3, "method": "presentImporter",
+          "params": {"allowedContentTypes": ["public.item"], "options": dict(options, title="Second")}})
+    ended = []
+    while len(ended) < 2:
+        message = receive()
+        if message.get("method") in ("dialog/cancelled", "dialog/completed"):
+            ended.append(message["params"]["dialogId"])
+    print("result", json.dumps({"ended": ended}), flush=True)
+    send({"jsonrpc": "2.0", "id": 9, "method": "shutdown"}); receive()
+    send({"jsonrpc": "2.0", "method": "exit"}); server.wait()
+    sys.exit(0)
 else:
     send({"jsonrpc": "2.0", "id": 2, "method": "presentImporter",
           "params": {"allowedContentTypes": ["public.item"], "options": options}})
@@ -525,3 +539,16 @@ def test_a_crash_gives_the_terminal_back(pane: Pane, folder: Path):
     pane.wait_text("alpha.txt")
     os.kill(pane.process_id(), signal.SIGSEGV)
     finish(pane, 128 + signal.SIGSEGV)
+
+
+def test_dialogs_take_the_terminal_in_turn(pane: Pane, folder: Path, tmp_path: Path):
+    run_client(pane, tmp_path, folder, "two")
+    pane.wait_text(" First · ")
+    assert " Second · " not in pane.screen()
+    pane.keys("Escape")
+    pane.wait_text(" Second · ")
+    pane.keys("/")
+    pane.type("alpha")
+    pane.keys("Enter", "Enter")
+    result = client_result(pane)
+    assert len(result["ended"]) == 2

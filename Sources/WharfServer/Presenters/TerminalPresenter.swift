@@ -7,7 +7,8 @@ import WharfTerminal
 /// `wharf save` where no desktop dialog is usable): a ``TerminalPicker`` on the alternate
 /// screen, on a thread of its own, answering through the dialog's responder.
 ///
-/// One terminal shows one dialog at a time: others wait their turn, in order. The terminal is
+/// One terminal shows one dialog at a time: others wait their turn, in order, whichever client
+/// they are from (each client has a presenter of its own; the queue is the process's). The terminal is
 /// given back as it was found however the dialog ends: a choice or a cancel (before the app
 /// hears of it), the app ending it (``hide(_:)``), the terminal hanging up, a signal or a crash
 /// (``TerminalGuard``).
@@ -16,14 +17,18 @@ final class TerminalPresenter: DialogPresenter {
     private let environment: [String: String]
 
     private struct State {
-        var waiting: [PresentedDialog] = []
+        /// Dialogs waiting, each with the presenter of its client (ids are unique only within
+        /// a client).
+        var waiting: [(dialog: PresentedDialog, presenter: TerminalPresenter)] = []
         var running = false
-        var current: DialogID?
+        var current: (id: DialogID, presenter: TerminalPresenter)?
         var currentPicker: TerminalPicker?
         /// The app ended the current dialog before its picker was made.
         var currentHidden = false
     }
-    private let state = Locked(State())
+    /// The process has one controlling terminal: one queue for every client's dialogs.
+    private static let state = Locked(State())
+    private var state: Locked<State> { Self.state }
 
     init(environment: [String: String], types: @escaping @Sendable () -> ContentTypeScope?) {
         self.environment = environment
@@ -34,18 +39,18 @@ final class TerminalPresenter: DialogPresenter {
 
     func show(_ dialog: PresentedDialog) {
         let start = state.withValue { state -> Bool in
-            state.waiting.append(dialog)
+            state.waiting.append((dialog, self))
             if state.running { return false }
             state.running = true
             return true
         }
-        if start { startThread { [self] in showWaiting() } }
+        if start { startThread { Self.showWaiting() } }
     }
 
     func hide(_ id: DialogID) {
         let picker = state.withValue { state -> TerminalPicker? in
-            state.waiting.removeAll { $0.id == id }
-            guard state.current == id else { return nil }
+            state.waiting.removeAll { $0.dialog.id == id && $0.presenter === self }
+            guard let current = state.current, current.id == id, current.presenter === self else { return nil }
             state.currentHidden = true
             return state.currentPicker
         }
@@ -55,17 +60,18 @@ final class TerminalPresenter: DialogPresenter {
     }
 
     /// Shows the waiting dialogs one after the other, then lets the thread end.
-    private func showWaiting() {
-        while let dialog = state.withValue({ state -> PresentedDialog? in
+    private static func showWaiting() {
+        while let (dialog, presenter) = state.withValue({ state -> (PresentedDialog, TerminalPresenter)? in
             guard !state.waiting.isEmpty else {
                 state.running = false
                 return nil
             }
-            state.current = state.waiting.first?.id
+            let next = state.waiting.removeFirst()
+            state.current = (next.dialog.id, next.presenter)
             state.currentHidden = false
-            return state.waiting.removeFirst()
+            return next
         }) {
-            present(dialog)
+            presenter.present(dialog)
             state.withValue { state in
                 state.current = nil
                 state.currentPicker = nil
