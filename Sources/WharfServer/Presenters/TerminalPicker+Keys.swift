@@ -243,9 +243,12 @@ extension TerminalPicker {
 
     /// `bytes` without its last UTF-8 character (or last byte, when that is not UTF-8).
     static func droppingLastCharacter(_ bytes: [UInt8]) -> [UInt8] {
-        guard var end = bytes.indices.last else { return bytes }
-        while end > 0, bytes[end] & 0xC0 == 0x80, bytes.count - end < 4 { end -= 1 }
-        if bytes[end] & 0xC0 != 0xC0 && bytes[end] >= 0x80 { return Array(bytes.dropLast()) }
-        return Array(bytes[..<end])
+        guard !bytes.isEmpty else { return bytes }
+        // The start of the last character: back over up to three continuation bytes.
+        var start = bytes.count - 1
+        while start > 0, bytes.count - start < 4, bytes[start] & 0xC0 == 0x80 { start -= 1 }
+        let lead = bytes[start]
+        let length = lead < 0x80 ? 1 : lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 0
+        return length == bytes.count - start ? Array(bytes[..<start]) : Array(bytes.dropLast())
     }
 }
