@@ -254,10 +254,15 @@ def test_a_resized_window_is_drawn_again(pane: Pane, folder: Path):
     pane.wait_text("q cancel")
     assert pane.lines()[29].startswith(" Enter open/choose")
     pane.tmux("resize-window", "-t", "main", "-x", "50", "-y", "12")
-    pane.wait_for(lambda screen: screen.split("\n")[11].startswith(" Enter open/choose"), "the keys on the new last row")
-    lines = pane.lines()
-    assert len(lines[11]) <= 50 and lines[11].rstrip().endswith("…")
-    assert lines[10].strip() == "7 entries"
+
+    def redrawn(screen: str) -> bool:
+        lines = screen.split("\n")
+        return (len(lines) >= 12 and lines[11].startswith(" Enter open/choose") and lines[11].rstrip().endswith("…")
+                and lines[10].strip() == "7 entries")
+
+    # The frame arrives in pieces: wait for all of it (the keys cut to 50 columns, the status above).
+    pane.wait_for(redrawn, "the frame redrawn for 50 × 12")
+    assert all(len(line) <= 50 for line in pane.lines())
     pane.keys("Escape")
     finish(pane, 1)
 
