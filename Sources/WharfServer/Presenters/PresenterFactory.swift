@@ -41,8 +41,8 @@ struct PresenterChoice: Sendable {
         let reasons = considered.compactMap { name in unavailable[name].map { "\(name): \($0)" } }
         if forShellUser {
             return """
-                no dialog can be shown here. Tried: \(reasons.joined(separator: "; ")). Run it from a terminal (over ssh \
-                too: `ssh -t` gives the command one), or in a desktop session with xdg-desktop-portal, zenity or kdialog \
+                no dialog can be shown here. Tried: \(reasons.joined(separator: "; ")). Run it from a terminal whose TERM \
+                names it (not dumb; over ssh, `ssh -t` gives the command one), or in a desktop session with xdg-desktop-portal, zenity or kdialog \
                 installed (apt install zenity); or pass --presenter script:FILE to answer from a script
                 """
         }
