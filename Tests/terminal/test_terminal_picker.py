@@ -345,6 +345,8 @@ print("initialize", json.dumps(receive()["result"]["capabilities"]["presenter"])
 options = {"defaultDirectory": directory}
 if mode == "timeout":
     options["timeoutMs"] = 1500
+if mode == "cancel":
+    options.update(title="Pick a Log", message="The newest is best", confirmationLabel="Import")
 if mode == "export2":
     send({"jsonrpc": "2.0", "id": 2, "method": "presentExporter", "params": {"options": options, "documents": [
         {"filename": "one.txt", "writableContentTypes": ["public.plain-text"], "contents": {"text": "first\n"}},
@@ -393,6 +395,10 @@ def test_the_app_ending_the_dialog_gives_the_terminal_back(pane: Pane, folder: P
     client.write_text(CLIENT)
     pane.start([sys.executable, str(client), WHARF, mode, str(folder)], cwd=folder)
     pane.wait_text("alpha.txt")
+    if mode == "cancel":
+        lines = pane.lines()
+        assert lines[0].startswith(" Pick a Log · All files · ") and lines[1] == " The newest is best"
+        assert lines[-2].startswith(" Enter open/Import · ")
     if mode != "disconnect":
         deadline = time.monotonic() + 10
         while "ended" not in pane.output.read_text() and time.monotonic() < deadline:

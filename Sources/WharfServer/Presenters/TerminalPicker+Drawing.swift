@@ -145,7 +145,9 @@ extension TerminalPicker {
         case .typeMenu: return "Up/Down move · Enter pick · Esc back"
         case .help: return "any key closes the help"
         case .browse:
-            let enter = dialog.exporter != nil ? "Enter open/name" : "Enter open/choose"
+            // The app's confirmation label names what Enter does to a file.
+            let verb = dialog.confirmationLabel.map(TerminalText.escape) ?? (dialog.exporter != nil ? "name" : "choose")
+            let enter = "Enter open/\(verb)"
             let mark = canMark ? " · Tab mark" : ""
             let type = typeItems.count > 1 ? " · t type" : ""
             return "\(enter)\(mark) · / filter · . hidden · - up · ~ home\(type) · ? keys · q cancel"
