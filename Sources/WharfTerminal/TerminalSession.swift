@@ -82,11 +82,17 @@ public final class TerminalSession: @unchecked Sendable {
     }
 
     /// What gives the screen back: the keypad, attributes and cursor as they were, then the
-    /// normal screen.
-    private var restoreBytes: [UInt8] {
+    /// normal screen; a terminal without an alternate screen (a VT100) is cleared instead, so
+    /// no dialog is left on it.
+    static func restoreBytes(for terminfo: Terminfo) -> [UInt8] {
         (terminfo[.keypadLocal] ?? []) + (terminfo[.exitAttributes] ?? []) + (terminfo[.cursorNormal] ?? [])
-            + (terminfo[.exitAlternateScreen] ?? [])
+            + (terminfo[.exitAlternateScreen] ?? terminfo[.clearScreen] ?? [])
     }
+
+    private var restoreBytes: [UInt8] { Self.restoreBytes(for: terminfo) }
+
+    /// Whether the terminal can dim text; without it, what cannot be chosen is shown otherwise.
+    public var canDim: Bool { terminfo[.enterDim] != nil }
 
     /// Takes the terminal over: raw mode, the alternate screen, the keypad sending the keys
     /// terminfo names, the cursor hidden. The guard is armed before anything changes.

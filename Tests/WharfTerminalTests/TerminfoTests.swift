@@ -71,6 +71,20 @@ import WharfTestSupport
         #expect(listed == ["/h/.terminfo", "/a", "/etc/terminfo", "/lib/terminfo", "/usr/share/terminfo", "/b"])
     }
 
+    @Test func theScreenIsGivenBackWithTheTerminalsOwnStrings() throws {
+        let xterm = try Terminfo.load(term: "xterm", environment: [:])
+        let restore = String(decoding: TerminalSession.restoreBytes(for: xterm), as: UTF8.self)
+        #expect(restore.hasSuffix(String(decoding: xterm[.exitAlternateScreen]!, as: UTF8.self)))   // rmcup, last
+        #expect(restore.contains("\(Self.escape)[?1049l"))
+        #expect(restore.contains("\(Self.escape)[?25h"))      // cnorm
+        #expect(restore.contains("\(Self.escape)[?1l"))       // rmkx
+        // A VT100 has no alternate screen: it is cleared instead.
+        let vt100 = try Terminfo.load(term: "vt100", environment: [:])
+        #expect(vt100[.exitAlternateScreen] == nil)
+        let cleared = TerminalSession.restoreBytes(for: vt100)
+        #expect(cleared.suffix(vt100[.clearScreen]!.count).elementsEqual(vt100[.clearScreen]!))
+    }
+
     @Test func malformedEntriesAreRefused() {
         #expect(throws: TerminfoError.self) { try Terminfo(compiled: [1, 2, 3, 4]) }
         var truncated = Self.compiled(names: "x", numbers: [80], strings: [10: "abc"])

@@ -563,3 +563,12 @@ def test_dialogs_take_the_terminal_in_turn(pane: Pane, folder: Path, tmp_path: P
     pane.keys("Enter", "Enter")
     result = client_result(pane)
     assert len(result["ended"]) == 2
+
+
+def test_a_terminal_that_cannot_dim_or_switch_screens_still_shows_what_cannot_be_chosen(pane: Pane, folder: Path):
+    pane.start(["env", "TERM=vt100", *pick("--type", "public.plain-text")], cwd=folder)
+    screen = pane.wait_text("(picture.png)")
+    assert "  alpha.txt" in screen and "(alpha.txt)" not in screen
+    pane.keys("Escape")
+    finish(pane, 1)
+    assert "alpha.txt" not in pane.screen()   # no alternate screen: cleared on the way out

@@ -66,9 +66,12 @@ extension TerminalPicker {
             }
             let entry = entries[visible[row - actionRows]]
             let mark = marks.contains(entry.path) ? "* " : "  "
-            var text = mark + TerminalText.escape(bytes: entry.name)
-            if entry.isDirectory { text += "/" } else if entry.isSymlink { text += "@" }
-            var style: Frame.Style = entry.enabled || entry.isDirectory ? [] : .dim
+            let chosable = entry.enabled || entry.isDirectory
+            var name = TerminalText.escape(bytes: entry.name)
+            if entry.isDirectory { name += "/" } else if entry.isSymlink { name += "@" }
+            // A terminal that cannot dim (a VT100) shows what cannot be chosen in parentheses.
+            let text = mark + (chosable || session.canDim ? name : "(" + name + ")")
+            var style: Frame.Style = chosable ? [] : .dim
             if underCursor { style.insert(.reverse) }
             frame.set(first + line, [Frame.Span(text + " ", style)])
         }
