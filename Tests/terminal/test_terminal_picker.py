@@ -572,3 +572,14 @@ def test_a_terminal_that_cannot_dim_or_switch_screens_still_shows_what_cannot_be
     pane.keys("Escape")
     finish(pane, 1)
     assert "alpha.txt" not in pane.screen()   # no alternate screen: cleared on the way out
+
+
+@pytest.mark.parametrize("term, reason", [("xterm", "no controlling terminal (/dev/tty: "), ("dumb", "TERM=dumb")])
+def test_initialize_says_why_the_terminal_presenter_cannot_serve(term: str, reason: str):
+    initialize = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"clientInfo": {"name": "t"}}}) + "\n"
+    # A new session: no controlling terminal.
+    run = subprocess.run(["setsid", "-w", WHARF, "--presenter", "terminal", "--state-dir", ":memory:"], input=initialize.encode(),
+                         capture_output=True, env={"PATH": "/usr/bin:/bin", "TERM": term}, timeout=30)
+    capabilities = json.loads(run.stdout.split(b"\n")[0])["result"]["capabilities"]
+    assert capabilities["presenter"] is None
+    assert capabilities["unavailablePresenters"]["terminal"].startswith(reason), capabilities
