@@ -345,3 +345,19 @@ test-portal: build
 test-clients: test-node-declarations
 test-node-declarations: $(NODE_TYPES)/.unpacked
 	tsc -p clients/node/test/types/tsconfig.checkjs.json
+
+# MARK: The terminal presenter (issue 37): `wharf pick` and `wharf save` in tmux
+# A person at a terminal played by tmux (send-keys, capture-pane), on a socket of its own: picks,
+# saves, the filter, resizes, every way out with `stty -g` compared before and after.
+.PHONY: test-terminal
+TEST_SUITES += test-terminal
+
+test-terminal: build $(VENV)/.installed
+	$(call apt-ensure,tmux)
+	WHARF=$(CURDIR)/$(WHARF) $(VENV)/bin/python -m pytest -q Tests/terminal
+
+## Retakes docs/screenshots/terminal-*: text captures of the picker and the save dialog, and the
+## picker in xterm under Xvfb (display :81, or DISPLAY_NUMBER); not part of `make test`.
+.PHONY: terminal-screenshots
+terminal-screenshots: build
+	WHARF=$(CURDIR)/$(WHARF) Tests/terminal/screenshots.sh

@@ -11,7 +11,8 @@ public struct PickCommand: Sendable, Equatable {
     public var title: String?
     /// Print the paths separated by NUL instead of newlines (`-0`), for `xargs -0`.
     public var nulSeparated = false
-    public var presenter = PresenterSetting.auto
+    /// `auto`: the desktop's dialog when one is usable, else the terminal.
+    public var presenter = PresenterSetting.desktopOrTerminal
     public var stateDirectory: FilePath?
 
     public init() {}
@@ -26,7 +27,8 @@ public struct SaveCommand: Sendable, Equatable {
     public var title: String?
     /// The file to save; standard input when nil.
     public var file: FilePath?
-    public var presenter = PresenterSetting.auto
+    /// `auto`: the desktop's dialog when one is usable, else the terminal.
+    public var presenter = PresenterSetting.desktopOrTerminal
     public var stateDirectory: FilePath?
 
     public init() {}
@@ -43,9 +45,9 @@ extension CommandLineParser {
             case "--directory": command.directory = true
             case "--title": command.title = try words.value(for: word)
             case "-0": command.nulSeparated = true
-            case "--presenter": command.presenter = try presenterSetting(try words.value(for: word))
+            case "--presenter": command.presenter = try dialogPresenterSetting(try words.value(for: word))
             case "--state-dir": command.stateDirectory = try path(try words.value(for: word), for: word)
-            default: throw UsageError(message: "pick: unknown argument \(word)")
+            default: throw UsageError(message: "pick: unknown argument \(word) (see wharf pick --help)")
             }
         }
         if command.directory && !command.types.isEmpty {
@@ -63,12 +65,12 @@ extension CommandLineParser {
             case "--name": command.name = try words.value(for: word)
             case "--type": command.type = try words.value(for: word)
             case "--title": command.title = try words.value(for: word)
-            case "--presenter": command.presenter = try presenterSetting(try words.value(for: word))
+            case "--presenter": command.presenter = try dialogPresenterSetting(try words.value(for: word))
             case "--state-dir": command.stateDirectory = try path(try words.value(for: word), for: word)
             case let operand where !operand.hasPrefix("-") || operand == "-":
                 guard file == nil else { throw UsageError(message: "save: expected one FILE at most, got \(file!) and \(operand)") }
                 file = operand
-            default: throw UsageError(message: "save: unknown argument \(word)")
+            default: throw UsageError(message: "save: unknown argument \(word) (see wharf save --help)")
             }
         }
         if let name = command.name {
@@ -78,12 +80,20 @@ extension CommandLineParser {
         return command
     }
 
-    /// `--presenter`'s value: `auto`, `portal`, `zenity`, `kdialog` or `script:FILE`.
+    /// `--presenter`'s value: `auto`, `portal`, `zenity`, `kdialog`, `terminal` or `script:FILE`.
     static func presenterSetting(_ raw: String) throws(UsageError) -> PresenterSetting {
         if let kind = DesktopPresenterKind(rawValue: raw) { return .desktop(kind) }
         if raw == "auto" { return .auto }
+        if raw == "terminal" { return .terminal }
         if raw.hasPrefix("script:"), raw.count > 7 { return .script(try path(String(raw.dropFirst(7)), for: "--presenter")) }
-        throw UsageError(message: "--presenter: expected auto, portal, zenity, kdialog or script:FILE, got \(raw)")
+        throw UsageError(message: "--presenter: expected auto, portal, zenity, kdialog, terminal or script:FILE, got \(raw)")
+    }
+
+    /// `wharf pick --presenter` and `wharf save --presenter`: as for the server, except that
+    /// `auto` falls back to the terminal when no desktop dialog is usable.
+    static func dialogPresenterSetting(_ raw: String) throws(UsageError) -> PresenterSetting {
+        let setting = try presenterSetting(raw)
+        return setting == .auto ? .desktopOrTerminal : setting
     }
 }
 
