@@ -133,3 +133,15 @@ package.targets += [
         dependencies: ["WharfDesktopDialogs", "WharfDBus", "WharfSystem", "WharfDesktopTestSupport", "WharfServerTestSupport", "WharfTestSupport", "CSystemBus"],
         path: "Tests/desktop/RigTool"),
 ]
+
+// MARK: Terminal file managers (issue 37): fzf, lf, nnn, ranger, vifm and yazi as presenters
+// WharfFileManagers runs a file manager people already use on the controlling terminal in its
+// chooser mode and reads back what was chosen, as bytes: a domain module (WharfSystem below it,
+// no JSON, no dialogs); WharfServer's FileManagerPresenter checks each pick as dialog/choose does.
+package.targets += [
+    .target(name: "WharfFileManagers", dependencies: ["WharfSystem"]),
+    .testTarget(name: "WharfFileManagersTests", dependencies: ["WharfFileManagers", "WharfSystem", "WharfTestSupport"]),
+]
+if let server = package.targets.first(where: { $0.name == "WharfServer" }) {
+    server.dependencies.append("WharfFileManagers")
+}

@@ -1,4 +1,5 @@
 import WharfDesktopDialogs
+import WharfFileManagers
 import WharfSystem
 
 /// `wharf pick`: which files to ask for.
@@ -78,12 +79,14 @@ extension CommandLineParser {
         return command
     }
 
-    /// `--presenter`'s value: `auto`, `portal`, `zenity`, `kdialog` or `script:FILE`.
+    /// `--presenter`'s value: `auto`, `portal`, `zenity`, `kdialog`, a terminal file manager
+    /// (`fzf`, `lf`, `nnn`, `ranger`, `vifm`, `yazi`) or `script:FILE`.
     static func presenterSetting(_ raw: String) throws(UsageError) -> PresenterSetting {
         if let kind = DesktopPresenterKind(rawValue: raw) { return .desktop(kind) }
+        if let kind = FileManagerKind(rawValue: raw) { return .fileManager(kind) }
         if raw == "auto" { return .auto }
         if raw.hasPrefix("script:"), raw.count > 7 { return .script(try path(String(raw.dropFirst(7)), for: "--presenter")) }
-        throw UsageError(message: "--presenter: expected auto, portal, zenity, kdialog or script:FILE, got \(raw)")
+        throw UsageError(message: "--presenter: expected auto, portal, zenity, kdialog, fzf, lf, nnn, ranger, vifm, yazi or script:FILE, got \(raw)")
     }
 }
 

@@ -1,5 +1,6 @@
 import WharfDesktopDialogs
 import WharfDialogs
+import WharfFileManagers
 import WharfProtocol
 import WharfSystem
 
@@ -11,6 +12,8 @@ public enum PresenterSetting: Sendable, Equatable {
     case desktop(DesktopPresenterKind)
     /// Answer every dialog from a script of steps (each client gets its own copy).
     case script(FilePath)
+    /// A terminal file manager (fzf, lf, nnn, ranger, vifm, yazi) on the controlling terminal.
+    case fileManager(FileManagerKind)
 }
 
 /// The presenter one client's dialogs get, chosen at `initialize`, and what `initialize`
@@ -53,8 +56,9 @@ struct PresenterChoice: Sendable {
 /// 1. a client that draws its own dialogs gets them (`frontend`), unless it prefers the
 ///    desktop's and one is usable;
 /// 2. with `--presenter script:FILE`, the script;
-/// 3. otherwise the desktop's dialog that `--presenter` names, or with `auto` the first usable
-///    of the portal, zenity and kdialog;
+/// 3. otherwise the desktop's dialog or the terminal file manager that `--presenter` names, or
+///    with `auto` the first usable of the portal, zenity and kdialog (never a terminal tool: an
+///    editor that started the server owns its terminal);
 /// 4. nobody: `present…` answers `noPresenter`, naming why each presenter cannot serve.
 final class PresenterFactory: Sendable {
     let setting: PresenterSetting
@@ -67,7 +71,7 @@ final class PresenterFactory: Sendable {
         switch setting {
         case .auto: desktop = DesktopPresenters(kinds: DesktopPresenterKind.allCases)
         case .desktop(let kind): desktop = DesktopPresenters(kinds: [kind])
-        case .script: desktop = DesktopPresenters(kinds: [])
+        case .script, .fileManager: desktop = DesktopPresenters(kinds: [])
         }
         if case .script(let file) = setting {
             self.script = try ScriptFile.load(file)
@@ -96,6 +100,12 @@ final class PresenterFactory: Sendable {
             usable.append(presenter.name)
             candidates.append(presenter)
         }
+        if case .fileManager(let kind) = setting {
+            // Usable as far as anyone can tell before a dialog: whether the tool is installed and
+            // there is a terminal is found out when one is shown, and a dialog fails saying which.
+            usable.append(kind.rawValue)
+            candidates.append(FileManagerPresenter(kind: kind, types: { [weak session] in session?.contentTypes }))
+        }
         for (kind, availability) in desktop.availability() {
             switch availability {
             case .success(let presenter):
@@ -122,7 +132,7 @@ final class PresenterFactory: Sendable {
                 chosen = ConnectionPresenter(hub: session.server.hub, fallback: fallback, client: session.identityInfo,
                                              queue: session.dialogWork, budget: session.origin.presenterBudget)
             }
-        } else if let frontend, !candidates.contains(where: { $0 is DesktopDialogPresenter }) {
+        } else if let frontend, !candidates.contains(where: { $0 is DesktopDialogPresenter || $0 is FileManagerPresenter }) {
             // It prefers the desktop's dialogs, but none is usable here (`--presenter script:`
             // allows none): its own, as rule 1 says, not the script.
             chosen = frontend
