@@ -156,9 +156,13 @@ public final class TerminalChooser: Sendable {
 
     // MARK: Asking on the terminal
 
-    /// A key the person pressed, or nil when the dialog was cancelled or the terminal is gone.
+    /// A key the person pressed (shown after `text` when it is printable), or nil when the
+    /// dialog was cancelled or the terminal is gone.
     public func readKey(after text: String) -> UInt8? {
-        interact(text) { byte, _ in .done(byte) }
+        interact(text) { byte, echo in
+            echo((32..<127).contains(byte) ? [byte, 13, 10] : [13, 10])
+            return .done(byte)
+        }
     }
 
     /// A line the person typed after `prompt`, starting as `initial` (which Enter alone takes),
