@@ -276,3 +276,52 @@ def test_the_app_cancelling_ends_the_tool_and_gives_the_terminal_back(home, tmp_
     assert result["notification"]["method"] == "dialog/cancelled"
     assert result["notification"]["params"]["reason"] == "client"
     assert (result["lf_running_before"], result["lf_running"]) == (True, False)
+
+
+# MARK: Folders and several files
+
+
+def test_fzf_opens_folders_and_chooses_the_one_shown_with_dot_slash(save_home, run_in_pane):
+    pane = run_in_pane(save_home, "pick", "--presenter", "fzf", "--directory")
+    pane.tool = "fzf"
+    screen = pane.wait_for("sub/")
+    assert "./" in screen and "note.txt" not in screen, screen
+    pane.text("sub/")
+    pane.keys("Enter")
+    pane.wait_for(str(save_home / "sub"))
+    pane.text("./")
+    pane.keys("Enter")
+    status, out, err = pane.finish()
+    assert (status, out) == (0, bytes(save_home / "sub") + b"\n"), err
+
+
+@pytest.mark.parametrize("tool", ["nnn", "vifm"])
+def test_a_folder_is_chosen_in_the_tools_directory_mode(tool, save_home, run_in_pane):
+    pane = run_in_pane(save_home, "pick", "--presenter", tool, "--directory")
+    pane.wait_for("sub")
+    if tool == "nnn":
+        pane.keys("Space")   # marks sub, the first entry
+        pane.keys("q")
+        expected = save_home / "sub"
+    else:
+        pane.text(":q")     # the folder shown
+        pane.keys("Enter")
+        expected = save_home
+    status, out, err = pane.finish()
+    assert (status, out) == (0, bytes(expected) + b"\n"), err
+
+
+def test_fzf_marks_several_with_tab_where_several_may_be_chosen(home, run_in_pane):
+    pane = start(run_in_pane, "fzf", home, *TEXT, "--multiple")
+    wait_tool(pane, home)
+    pane.text("a.txt")
+    time.sleep(0.3)
+    pane.keys("Tab")
+    pane.keys("C-u")
+    pane.text("e.txt")
+    time.sleep(0.3)
+    pane.keys("Tab")
+    pane.keys("Enter")
+    status, out, err = pane.finish()
+    assert status == 0, err
+    assert sorted(out.split(b"\n")[:-1]) == [bytes(home / "a.txt"), bytes(home / "e.txt")]
