@@ -32,14 +32,25 @@ def home(tmp_path) -> pathlib.Path:
 def find(pane, name: str) -> None:
     """Puts the tool's cursor on `name` (its own search, then out of it)."""
     tool = pane.tool
-    if tool in ("nnn", "ranger"):
-        # They list a.txt, b.png, e.txt, z?z.txt with the cursor on the first.
-        steps = {"a.txt": 0, "b.png": 1, "e.txt": 2, "z\nz.txt": 3}[name]
-        for _ in range(steps):
+    if tool == "nnn":
+        # nnn lists a.txt, b.png, e.txt, z?z.txt with the cursor on the first.
+        for _ in range({"a.txt": 0, "b.png": 1, "e.txt": 2, "z\nz.txt": 3}[name]):
             pane.keys("j")
-        if tool == "ranger":
-            time.sleep(0.3)   # ranger reads keys slowly after its first draw
         return
+    if tool == "ranger":
+        # ranger names the file under the cursor on its first line; it may drop keys typed
+        # while it is still setting the terminal up, so each move is watched.
+        wanted = "home/" + name.split("\n")[0]
+        for _ in range(12):
+            first = pane.screen().split("\n")[0]
+            if wanted in first:
+                time.sleep(0.2)
+                return
+            pane.keys("j")
+            deadline = time.monotonic() + 2
+            while pane.screen().split("\n")[0] == first and time.monotonic() < deadline:
+                time.sleep(0.05)
+        raise AssertionError(f"ranger never reached {name!r}:\n{pane.screen()}")
     if tool == "fzf":
         pane.text(name)
         return
