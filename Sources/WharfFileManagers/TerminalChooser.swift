@@ -17,6 +17,8 @@ public final class TerminalChooser: Sendable {
     private let state = Locked<State>(State())
     private let wakeup: WakeupPipe
     private let killGraceMilliseconds: Int
+    /// The ``ExitActions`` entry that gives the terminal back if the process exits first.
+    private let exitAction = Locked<Int?>(nil)
 
     private struct State {
         var cancelled = false
@@ -30,6 +32,37 @@ public final class TerminalChooser: Sendable {
         foundForeground = terminal.foregroundGroup
         wakeup = try WakeupPipe()
         self.killGraceMilliseconds = killGraceMilliseconds
+        let token = ExitActions.add { [self] in giveBackAtExit() }
+        exitAction.withValue { $0 = token }
+    }
+
+    /// Gives the terminal back for the last time: call it when the dialog is done with it.
+    public func close() {
+        finish()
+        if let token = exitAction.withValue({ state -> Int? in
+            defer { state = nil }
+            return state
+        }) {
+            ExitActions.remove(token)
+        }
+    }
+
+    /// The process is exiting with the terminal lent (a stdio server told to end by `SIGTERM`,
+    /// or by its editor going away): end the tool, giving it a moment to put the screen back
+    /// itself, then give the terminal back, so that whoever gets it next (the editor, a shell)
+    /// finds it as it was.
+    private func giveBackAtExit() {
+        let child = state.withValue { state -> Subprocess? in
+            state.cancelled = true
+            return state.child
+        }
+        if let child {
+            child.signal(SIGTERM)
+            child.signal(SIGCONT)
+            if child.wait(until: Deadline(secondsFromNow: 1)) == nil { child.signal(SIGKILL) }
+        }
+        LentTerminal.blockJobControlSignals()
+        finish()
     }
 
     public var isCancelled: Bool { state.withValue { $0.cancelled } }

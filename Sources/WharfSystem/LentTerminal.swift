@@ -122,3 +122,35 @@ extension Subprocess {
         return info._sifields._sigchld.si_pid != 0
     }
 }
+
+/// What must still happen if the process exits (`exit`, however it is reached: the end of a
+/// session, a signal the host turns into an exit) while it happens to hold something it
+/// promised to give back, such as a lent terminal. Run by `atexit`, most recent first.
+public enum ExitActions {
+    private static let actions = Locked<(next: Int, registered: Bool, pending: [(Int, @Sendable () -> Void)])>((0, false, []))
+
+    /// Adds `action`; returns what ``remove(_:)`` takes.
+    public static func add(_ action: @escaping @Sendable () -> Void) -> Int {
+        let (token, register) = actions.withValue { state -> (Int, Bool) in
+            state.next += 1
+            state.pending.append((state.next, action))
+            defer { state.registered = true }
+            return (state.next, !state.registered)
+        }
+        if register { atexit { ExitActions.runAll() } }
+        return token
+    }
+
+    /// Removes the action `add` returned `token` for; nothing if it has run or is gone.
+    public static func remove(_ token: Int) {
+        actions.withValue { $0.pending.removeAll { $0.0 == token } }
+    }
+
+    private static func runAll() {
+        let pending = actions.withValue { state -> [(Int, @Sendable () -> Void)] in
+            defer { state.pending = [] }
+            return state.pending
+        }
+        for (_, action) in pending.reversed() { action() }
+    }
+}

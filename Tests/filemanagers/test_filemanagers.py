@@ -272,21 +272,24 @@ def test_ranger_folder_picker_cancels_at_wharfs_question(save_home, run_in_pane)
 # MARK: The app ends the dialog
 
 
-def test_the_app_cancelling_ends_the_tool_and_gives_the_terminal_back(home, tmp_path, run_in_pane, wharf_path):
+@pytest.mark.parametrize("how", ["cancel", "term"])
+def test_the_app_ending_the_dialog_ends_the_tool_and_gives_the_terminal_back(how, home, tmp_path, run_in_pane, wharf_path):
     """A client of `wharf --presenter lf` (the stdio server, started in the pane) presents an
-    importer, then cancels it while lf is on the terminal."""
+    importer, then, while lf is on the terminal, cancels it (`cancel`) or ends wharf (SIGTERM,
+    as when the editor quits)."""
     go = tmp_path / "go"
     report = tmp_path / "report.json"
     client = pathlib.Path(__file__).with_name("cancelling_client.py")
     pane = run_in_pane(home, command=[sys.executable, str(client), wharf_path, str(go), str(report)])
     pane.wait_for("e.txt")
-    go.write_text("cancel")
+    go.write_text(how)
     status, out, err = pane.finish()
     assert status == 0, err
     result = json.loads(report.read_text())
-    assert result["notification"]["method"] == "dialog/cancelled"
-    assert result["notification"]["params"]["reason"] == "client"
-    assert (result["lf_running_before"], result["lf_running"]) == (True, False)
+    if how == "cancel":
+        assert result["notification"]["method"] == "dialog/cancelled"
+        assert result["notification"]["params"]["reason"] == "client"
+    assert (result["lf_running_before"], result["lf_running"], result["foreground_back"]) == (True, False, True), result
 
 
 # MARK: Folders and several files

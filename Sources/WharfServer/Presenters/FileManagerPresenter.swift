@@ -93,7 +93,7 @@ final class FileManagerPresenter: DialogPresenter {
         }
         defer {
             choosers.withValue { _ = $0.removeValue(forKey: dialog.id) }
-            chooser.finish()
+            chooser.close()
             scratch.remove()
         }
         if wasHidden { return }
