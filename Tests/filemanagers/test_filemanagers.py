@@ -181,6 +181,19 @@ def test_a_missing_tool_fails_the_dialog_saying_so(tool, tmp_path, wharf_path):
     assert f"wharf: {tool} is not installed (no {tool} on PATH; the Debian package is {tool})" in result.stderr.decode()
 
 
+def test_without_a_terminal_the_dialog_fails_saying_so(tmp_path, wharf_path):
+    """cron, a pipe, a daemon: no controlling terminal (a new session), or TERM=dumb."""
+    base = {**os.environ, "HOME": str(tmp_path), "TERM": "xterm-256color"}
+    result = subprocess.run([wharf_path, "pick", "--presenter", "fzf", "--state-dir", ":memory:"], capture_output=True,
+                            env=base, stdin=subprocess.DEVNULL, start_new_session=True, timeout=30)
+    assert result.returncode == 2
+    assert result.stderr.decode() == ("wharf: --presenter fzf runs on the controlling terminal, and there is none to use "
+                                      "(open /dev/tty: No such device or address)\n")
+    result = subprocess.run([wharf_path, "pick", "--presenter", "lf", "--state-dir", ":memory:"], capture_output=True,
+                            env={**base, "TERM": "dumb"}, stdin=subprocess.DEVNULL, start_new_session=True, timeout=30)
+    assert (result.returncode, result.stderr.decode()) == (2, "wharf: --presenter lf needs a terminal it can draw on, but TERM is dumb\n")
+
+
 def test_a_tool_that_fails_fails_the_dialog_with_the_end_of_what_it_said(home, tmp_path, run_in_pane):
     bin_dir = tmp_path / "fake"
     bin_dir.mkdir()

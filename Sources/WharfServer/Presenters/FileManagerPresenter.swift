@@ -164,7 +164,7 @@ private final class DialogRun {
             } catch {
                 return refuse([directory.bytes], because: "\(error)", reopenIn: dialog.directory)
             }
-            header = [dialog.title, dialog.message].compactMap { $0 } + [TerminalText.escape(bytes: directory.bytes), kind.hint(for: mode)]
+            header = [dialog.title, dialog.message].compactMap { $0.map(TerminalText.escape) } + [TerminalText.escape(bytes: directory.bytes), kind.hint(for: mode)]
         }
         scratch.removeFile(Self.outputName)
         let arguments = FileManagerArguments.build(kind, mode: mode, directory: directory, output: scratch.file(Self.outputName), header: header)
@@ -215,7 +215,7 @@ private final class DialogRun {
         if let first = picked.first { directory = kind == .fzf ? directory : FilePath(unchecked: first).directory }
         if kind.writesFolderOnEveryQuit(mode), let folder = picked.first {
             directory = FilePath(unchecked: folder)
-            let question = "\r\n\(dialog.title ?? "Choose a folder"): \(TerminalText.escape(bytes: folder))?\r\n"
+            let question = "\r\n\(TerminalText.escape(dialog.title ?? "Choose a folder")): \(TerminalText.escape(bytes: folder))?\r\n"
                 + "[Enter] choose it   [n] back to \(kind.rawValue)   [q] cancel "
             switch chooser.readKey(after: question) {
             case nil: return .ended
@@ -253,7 +253,7 @@ private final class DialogRun {
         }
         var suggested = Array((exporter.filename ?? exporter.filenames.first ?? "Untitled").utf8)
         while true {
-            let prompt = "\r\n\(exporter.filenameLabel ?? "Save as") (in \(TerminalText.escape(bytes: folder.bytes)); Enter keeps the name, Esc cancels): "
+            let prompt = "\r\n\(TerminalText.escape(exporter.filenameLabel ?? "Save as")) (in \(TerminalText.escape(bytes: folder.bytes)); Enter keeps the name, Esc cancels): "
             guard let typed = chooser.readLine(prompt: prompt, initial: suggested) else { return chooser.isCancelled ? .ended : cancel() }
             guard !typed.isEmpty, !typed.contains(UInt8(ascii: "/")), typed != [46], typed != [46, 46] else {
                 chooser.terminal.write(Array("A file name is needed, without /.\r\n".utf8))
