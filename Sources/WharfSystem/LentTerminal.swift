@@ -102,14 +102,6 @@ public final class LentTerminal: Sendable {
             }
             return Modes(value: value)
         }
-
-        /// Whether the two are the same modes, field by field.
-        public func isSame(as other: Modes) -> Bool {
-            let left = value, right = other.value
-            return left.c_iflag == right.c_iflag && left.c_oflag == right.c_oflag && left.c_cflag == right.c_cflag
-                && left.c_lflag == right.c_lflag && cfgetispeed([left]) == cfgetispeed([right]) && cfgetospeed([left]) == cfgetospeed([right])
-                && withUnsafeBytes(of: left.c_cc) { a in withUnsafeBytes(of: right.c_cc) { b in a.elementsEqual(b) } }
-        }
     }
 }
 

@@ -177,8 +177,10 @@ private final class DialogRun {
             break
         case .exited(1) where kind == .fzf:
             return refuse([], because: "nothing matched what was typed", reopenIn: directory)
-        case .exited(130) where kind == .fzf, .exited(1) where kind == .vifm, .killed(signal: 2):
+        case .exited(130) where kind == .fzf, .killed(signal: 2):
             return cancel()
+        case .exited(1) where kind == .vifm && Self.lastLines(of: run.errors).isEmpty:
+            return cancel()   // :cq; vifm says why when it fails
         case .exited(let code), .killed(let code):
             let how = run.ending == .exited(code) ? "exited with status \(code)" : "was killed by signal \(code)"
             let said = Self.lastLines(of: run.errors)
