@@ -85,10 +85,14 @@ public final class TerminalChooser: Sendable {
         }
     }
 
-    /// Gives the terminal back as found. Called after every run and question; call it once
-    /// more when the dialog is done.
+    /// Gives the terminal back as found (and resumes the group that had it, when that is not
+    /// this process's: it may have been stopped reading the terminal meanwhile). Called after
+    /// every run and question; call it once more when the dialog is done.
     public func finish() {
-        if let foundForeground, terminal.foregroundGroup != foundForeground { terminal.giveForeground(to: foundForeground) }
+        if let foundForeground, terminal.foregroundGroup != foundForeground {
+            terminal.giveForeground(to: foundForeground)
+            if foundForeground != LentTerminal.ownProcessGroup { LentTerminal.resume(group: foundForeground) }
+        }
         try? terminal.setModes(found)
     }
 

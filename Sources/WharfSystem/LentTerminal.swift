@@ -58,6 +58,13 @@ public final class LentTerminal: Sendable {
         return true
     }
 
+    /// Sends `SIGCONT` to `group`: a program that read the terminal while another group had it
+    /// (an editor waiting for its dialog) was stopped by `SIGTTIN`, and nobody else will
+    /// resume it. A group that runs takes no notice.
+    public static func resume(group: Int32) {
+        _ = kill(-group, SIGCONT)
+    }
+
     /// Writes `bytes` to the terminal; a terminal that is gone is not an error worth stopping for.
     public func write(_ bytes: [UInt8]) {
         try? descriptor.write(all: bytes)

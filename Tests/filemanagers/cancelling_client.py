@@ -115,4 +115,5 @@ def main():
                    "foreground_back": foreground, "status": process.returncode}, file)
 
 
-main()
+if __name__ == "__main__":
+    main()

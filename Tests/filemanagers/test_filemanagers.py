@@ -305,6 +305,21 @@ def test_the_app_ending_the_dialog_ends_the_tool_and_gives_the_terminal_back(how
     assert (result["lf_running_before"], result["lf_running"], result["foreground_back"]) == (True, False, True), result
 
 
+def test_an_app_stopped_reading_the_terminal_while_the_tool_had_it_is_given_it_back_and_resumed(home, tmp_path, run_in_pane, wharf_path):
+    report = tmp_path / "report.json"
+    client = pathlib.Path(__file__).with_name("reading_client.py")
+    pane = run_in_pane(home, command=[sys.executable, str(client), wharf_path, str(report)])
+    pane.wait_for("e.txt")
+    pane.keys("q")   # to lf: nothing chosen
+    wait_gone(pane, "e.txt")
+    time.sleep(0.3)
+    pane.keys("x", "Enter")   # to the app, reading again (the terminal is as found: by lines)
+    status, out, err = pane.finish()
+    assert status == 0, err
+    result = json.loads(report.read_text())
+    assert (result["notification"]["params"]["reason"], result["key"]) == ("user", "x"), result
+
+
 # MARK: Folders and several files
 
 
