@@ -15,11 +15,16 @@ import WharfSystem
 /// - vifm: `--choose-files` with `--delimiter ''` (an empty delimiter is NUL: any name can be
 ///   carried) / `--choose-dir`; the folder given for both panes.
 /// - yazi: `--chooser-file` / `--cwd-file`.
+///
+/// `select`, a file in `directory`, is where lf and nnn open with the cursor (given a file,
+/// they open its folder on it): the file just refused, so the person sees what was refused.
 public enum FileManagerArguments {
     public static func build(
-        _ kind: FileManagerKind, mode: FileManagerMode, directory: FilePath, output: FilePath, header: [String] = []
+        _ kind: FileManagerKind, mode: FileManagerMode, directory: FilePath, output: FilePath, header: [String] = [],
+        select: FilePath? = nil
     ) -> [[UInt8]] {
         let folder = directory.bytes
+        let start = (select.map { $0.directory == directory } ?? false) ? select!.bytes : folder
         let out = output.bytes
         func text(_ words: String...) -> [[UInt8]] { words.map { Array($0.utf8) } }
         switch (kind, mode) {
@@ -28,9 +33,9 @@ public enum FileManagerArguments {
             if case .files(true) = mode { arguments += text("--multi") } else { arguments += text("--no-multi") }
             if !header.isEmpty { arguments += [Array(("--header=" + header.joined(separator: "\n")).utf8)] }
             return arguments
-        case (.lf, .files): return text("-single", "-selection-path") + [out, folder]
+        case (.lf, .files): return text("-single", "-selection-path") + [out, start]
         case (.lf, .folder): return text("-single", "-last-dir-path") + [out, folder]
-        case (.nnn, _): return text("-p") + [out, folder]
+        case (.nnn, _): return text("-p") + [out, start]
         case (.ranger, .files): return [Array("--choosefiles=".utf8) + out, folder]
         case (.ranger, .folder): return [Array("--choosedir=".utf8) + out, folder]
         case (.vifm, .files): return text("--choose-files") + [out] + text("--delimiter", "") + [folder, folder]

@@ -37,6 +37,18 @@ private func words(_ arguments: [[UInt8]]) -> [String] { arguments.map { String(
         #expect(build(.yazi, .folder) == ["--cwd-file=" + output.description, folder.description])
     }
 
+    @Test func lfAndNnnReopenOnTheFileJustRefused() {
+        let refused = folder.appending("b.png")
+        func start(_ kind: FileManagerKind, _ select: FilePath?) -> String? {
+            words(FileManagerArguments.build(kind, mode: .files(multiple: false), directory: folder, output: output, select: select)).last
+        }
+        #expect(start(.lf, refused) == refused.description)
+        #expect(start(.nnn, refused) == refused.description)
+        #expect(start(.lf, "/elsewhere/b.png") == folder.description, "only a file in the folder it opens")
+        #expect(start(.lf, nil) == folder.description)
+        #expect(start(.vifm, refused) == folder.description)
+    }
+
     @Test func aFolderThatIsNotUTF8IsPassedAsItsBytes() {
         let folder = FilePath(unchecked: Array("/home/caf".utf8) + [0xE9])
         let arguments = FileManagerArguments.build(.nnn, mode: .folder, directory: folder, output: output)

@@ -107,7 +107,7 @@ def run_in_pane(tmp_path, wharf_path, request):
             "XDG_DATA_HOME": str(tmp_path / "data"),
             "XDG_STATE_HOME": str(tmp_path / "state"),
             "XDG_CACHE_HOME": str(tmp_path / "cache"),
-            "TERM": "xterm-256color",
+            "TERM": "screen-256color",   # what tmux draws for: its keys (Home) read as sent
             "LANG": "C.UTF-8",
             "PATH": path or os.environ.get("PATH", "/usr/bin:/bin"),
             "FZF_DEFAULT_OPTS": "",

@@ -33,7 +33,8 @@ def find(pane, name: str) -> None:
     """Puts the tool's cursor on `name` (its own search, then out of it)."""
     tool = pane.tool
     if tool == "nnn":
-        # nnn lists a.txt, b.png, e.txt, z?z.txt with the cursor on the first.
+        # nnn lists a.txt, b.png, e.txt, z?z.txt; Home goes to the first.
+        pane.keys("Home")
         for _ in range({"a.txt": 0, "b.png": 1, "e.txt": 2, "z\nz.txt": 3}[name]):
             pane.keys("j")
         return
@@ -119,6 +120,23 @@ def test_an_image_in_a_text_picker_is_refused_saying_why_and_the_tool_reopens(to
     choose(pane)
     status, out, err = pane.finish()
     assert (status, out) == (0, bytes(home / "a.txt") + b"\n"), err
+
+
+@pytest.mark.parametrize("tool", ["lf", "nnn"])
+def test_the_tool_reopens_on_the_file_it_refused(tool, home, run_in_pane):
+    pane = start(run_in_pane, tool, home, *TEXT)
+    wait_tool(pane, home)
+    find(pane, "b.png")
+    choose(pane)
+    pane.wait_for("cannot be chosen")
+    pane.keys("Enter")
+    wait_gone(pane, "cannot be chosen")
+    wait_tool(pane, home)
+    choose(pane)   # without moving: the cursor is on b.png again
+    assert "b.png cannot be chosen" in pane.wait_for("cannot be chosen")
+    pane.keys("q")
+    status, out, err = pane.finish()
+    assert (status, out) == (1, b""), err
 
 
 def test_fzf_is_fed_only_what_may_be_chosen_and_a_file_gone_meanwhile_is_refused(home, run_in_pane):

@@ -17,6 +17,8 @@ final class FileManagerDialog {
     var directory: FilePath
     /// The last refused pick and how many times in a row it came.
     var refused: (pick: [[UInt8]], times: Int)?
+    /// The one file just refused: where the tool's cursor starts next time (lf, nnn).
+    var reselect: FilePath?
 
     init(dialog: PresentedDialog, kind: FileManagerKind, program: FilePath, chooser: TerminalChooser,
          scratch: PrivateTemporaryDirectory, mode: FileManagerMode) {
@@ -56,7 +58,9 @@ final class FileManagerDialog {
             header = [dialog.title, dialog.message].compactMap { $0.map(TerminalText.escape) } + [TerminalText.escape(bytes: directory.bytes), kind.hint(for: mode)]
         }
         scratch.removeFile(Self.outputName)
-        let arguments = FileManagerArguments.build(kind, mode: mode, directory: directory, output: scratch.file(Self.outputName), header: header)
+        let arguments = FileManagerArguments.build(kind, mode: mode, directory: directory, output: scratch.file(Self.outputName),
+                                                   header: header, select: reselect)
+        reselect = nil
         let run = chooser.run(program, arguments: arguments, directory: directory, input: input,
                               readsStandardOutput: kind == .fzf, keepsStandardError: kind.keepsStandardError)
         if run.cancelled { return .ended }   // the app ended the dialog
@@ -185,6 +189,7 @@ final class FileManagerDialog {
     }
 
     private func refused(_ pick: [[UInt8]], _ error: DialogError) -> Next {
+        if pick.count == 1, case .importer = dialog.details { reselect = FilePath(unchecked: pick[0]) }
         switch error {
         case .rejectedChoice(let url, let reason):
             let shown = FileURL.path(from: url).map { TerminalText.escape(bytes: $0.bytes) } ?? url
