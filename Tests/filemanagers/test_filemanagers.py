@@ -139,6 +139,24 @@ def test_the_tool_reopens_on_the_file_it_refused(tool, home, run_in_pane):
     assert (status, out) == (1, b""), err
 
 
+def test_the_same_pick_refused_five_times_in_a_row_fails_the_dialog(home, run_in_pane):
+    """A tool that keeps answering the same refused pick cannot reopen for ever."""
+    pane = start(run_in_pane, "lf", home, *TEXT)
+    wait_tool(pane, home)
+    find(pane, "b.png")
+    for attempt in range(4):
+        choose(pane)   # lf reopens on b.png each time
+        pane.wait_for("cannot be chosen")
+        pane.keys("Enter")
+        wait_gone(pane, "cannot be chosen")
+        wait_tool(pane, home)
+    choose(pane)
+    status, out, err = pane.finish()
+    assert (status, out) == (2, b"")
+    assert err.decode().startswith("wharf: lf returned the same refused choice 5 times in a row: ")
+    assert "b.png cannot be chosen" in err.decode()
+
+
 def test_fzf_is_fed_only_what_may_be_chosen_and_a_file_gone_meanwhile_is_refused(home, run_in_pane):
     pane = start(run_in_pane, "fzf", home, *TEXT)
     screen = wait_tool(pane, home)
