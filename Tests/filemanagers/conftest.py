@@ -29,6 +29,9 @@ def wharf_path() -> str:
 def tmux_server():
     yield
     subprocess.run(["tmux", "-L", SOCKET, "kill-server"], capture_output=True)
+    # The server leaves its socket behind when its last session is killed first.
+    socket = pathlib.Path(os.environ.get("TMUX_TMPDIR", "/tmp")) / f"tmux-{os.getuid()}" / SOCKET
+    socket.unlink(missing_ok=True)
 
 
 class Pane:
