@@ -361,3 +361,13 @@ test-terminal: build $(VENV)/.installed
 .PHONY: terminal-screenshots
 terminal-screenshots: build
 	WHARF=$(CURDIR)/$(WHARF) Tests/terminal/screenshots.sh
+
+# MARK: Terminal file managers (issue 37): --presenter fzf, lf, nnn, ranger, vifm
+# Each tool from Debian, driven by Tests/filemanagers in panes of a private tmux server (about a
+# minute and a half: ranger takes seconds to start). yazi is not in Debian and is not tested.
+.PHONY: test-filemanagers
+TEST_SUITES += test-filemanagers
+
+test-filemanagers: build $(VENV)/.installed
+	$(call apt-ensure,fzf lf nnn ranger vifm tmux)
+	WHARF=$(CURDIR)/$(WHARF) $(VENV)/bin/python -m pytest -q Tests/filemanagers

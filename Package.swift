@@ -81,6 +81,11 @@ let package = Package(
         // there), keys decoded, display widths, names escaped, frames composed.
         .target(name: "WharfTerminal", dependencies: ["WharfSystem"]),
         .testTarget(name: "WharfTerminalTests", dependencies: ["WharfTerminal", "WharfSystem", "WharfTestSupport"]),
+        // Terminal file managers people already use (fzf, lf, nnn, ranger, vifm, yazi) run on the
+        // controlling terminal in their chooser modes, what they chose read back as bytes; the
+        // server's FileManagerPresenter checks each pick as dialog/choose does.
+        .target(name: "WharfFileManagers", dependencies: ["WharfSystem"]),
+        .testTarget(name: "WharfFileManagersTests", dependencies: ["WharfFileManagers", "WharfSystem", "WharfTestSupport"]),
 
         // MARK: Server and executable
         .target(
@@ -88,6 +93,7 @@ let package = Package(
             dependencies: [
                 "WharfJSON", "WharfJSONRPC", "WharfProtocol", "WharfSystem",
                 "WharfContentTypes", "WharfFileWriting", "WharfAccess", "WharfDialogs", "WharfDBus", "WharfDesktopDialogs", "WharfTerminal",
+                "WharfFileManagers",
             ]
         ),
         .testTarget(

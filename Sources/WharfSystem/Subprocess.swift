@@ -93,11 +93,13 @@ public final class Subprocess: Sendable {
     /// first) and exactly `environment` (`NAME=value` entries; by default this process's, see
     /// ``ProcessControl/environmentEntries(adding:removing:)`` for changes). With `searchPath`,
     /// a `program` without a slash is looked up on this process's `PATH` (`posix_spawnp`).
+    /// With `workingDirectory`, the child starts there (a folder that cannot be entered makes
+    /// the spawn fail, as a missing program does).
     public static func spawn(
         _ program: [UInt8], arguments: [[UInt8]], environment: [[UInt8]] = ProcessControl.environmentEntries(),
         searchPath: Bool = false, newProcessGroup: Bool = false, newSession: Bool = false,
         standardInput: Stream = .inherited, standardOutput: Stream = .inherited, standardError: Stream = .inherited,
-        passing passed: [Int32: FileDescriptor] = [:]
+        passing passed: [Int32: FileDescriptor] = [:], workingDirectory: FilePath? = nil
     ) throws(SystemError) -> Subprocess {
         // The copies are made one by one: none may land on a descriptor still to be copied.
         precondition(passed.allSatisfy { number, descriptor in
@@ -127,6 +129,9 @@ public final class Subprocess: Sendable {
             posix_spawn_file_actions_adddup2(&actions, descriptor.raw, number)
         }
         wharf_spawn_close_from(&actions, (passed.keys.max() ?? 2) + 1)
+        if let workingDirectory {
+            _ = workingDirectory.withCString { wharf_spawn_change_directory(&actions, $0) }
+        }
 
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)

@@ -1,4 +1,5 @@
 import WharfDesktopDialogs
+import WharfFileManagers
 import WharfSystem
 
 /// `wharf pick`: which files to ask for.
@@ -80,13 +81,15 @@ extension CommandLineParser {
         return command
     }
 
-    /// `--presenter`'s value: `auto`, `portal`, `zenity`, `kdialog`, `terminal` or `script:FILE`.
+    /// `--presenter`'s value: `auto`, `portal`, `zenity`, `kdialog`, `terminal`, a terminal file
+    /// manager (`fzf`, `lf`, `nnn`, `ranger`, `vifm`, `yazi`) or `script:FILE`.
     static func presenterSetting(_ raw: String) throws(UsageError) -> PresenterSetting {
         if let kind = DesktopPresenterKind(rawValue: raw) { return .desktop(kind) }
+        if let kind = FileManagerKind(rawValue: raw) { return .fileManager(kind) }
         if raw == "auto" { return .auto }
         if raw == "terminal" { return .terminal }
         if raw.hasPrefix("script:"), raw.count > 7 { return .script(try path(String(raw.dropFirst(7)), for: "--presenter")) }
-        throw UsageError(message: "--presenter: expected auto, portal, zenity, kdialog, terminal or script:FILE, got \(raw)")
+        throw UsageError(message: "--presenter: expected auto, portal, zenity, kdialog, terminal, fzf, lf, nnn, ranger, vifm, yazi or script:FILE, got \(raw)")
     }
 
     /// `wharf pick --presenter` and `wharf save --presenter`: as for the server, except that

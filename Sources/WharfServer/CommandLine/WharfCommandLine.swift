@@ -83,7 +83,7 @@ extension CommandLineReference {
         notes: [
             Entry("Standard streams", "Standard output carries only protocol messages. Logs go to standard error, or to the file `--log-file` names."),
             Entry("The daemon", "`wharf --listen` serves each connection as `wharf` serves its standard I/O: the same framing, detected per connection, and the same lifecycle (`exit` ends the connection, not the daemon). A peer of another user is refused. The app that owns a client's grants and bookmarks is established from the peer process: its Flatpak app id, else its Snap, else its executable, with `clientInfo.name` a name within it; a `--connect` bridge stands for the program that started it. A connection that says `\"role\": \"presenter\"` in `initialize` shows the dialogs of every client that does not show its own; it must not be sandboxed, and only one presents at a time; when it goes away, the dialogs it showed fail with `presenterFailed`. Without one, dialogs go to the presenter `--presenter` chooses. On SIGTERM every open dialog is cancelled (`disconnected`), every connection gets what it is owed, and the daemon exits 0. wharf-protocol(7) describes it all."),
-            Entry("Presenters", "A dialog is shown to a human by the client itself, when it says `capabilities.presentsDialogs` in `initialize`; otherwise by the desktop's own file dialog (`--presenter auto`: the portal, else zenity, else kdialog, whichever works; a portal that does not answer within a second counts as not working), drawn on the controlling terminal (`--presenter terminal`, never unless named), or answered by a script given with `--presenter script:FILE`. `wharf pick` and `wharf save` use the desktop's dialog when one is usable, else the terminal. On the terminal, wharf uses the alternate screen and gives the terminal back exactly as it found it however the dialog ends (a choice, a cancel, the client's `cancel` or timeout, a disconnect, SIGTERM, SIGHUP, a crash); `TERM` must name a terminal with a terminfo entry (not `dumb`). `initialize` tells the client which one it gets. When none can, presenting a dialog fails with `noPresenter`, whose message says why each could not."),
+            Entry("Presenters", "A dialog is shown to a human by the client itself, when it says `capabilities.presentsDialogs` in `initialize`; otherwise by the desktop's own file dialog (`--presenter auto`: the portal, else zenity, else kdialog, whichever works; a portal that does not answer within a second counts as not working), drawn on the controlling terminal (`--presenter terminal`, never unless named), by a terminal file manager named with `--presenter fzf`, `lf`, `nnn`, `ranger`, `vifm` or `yazi` (only when named: `auto` never draws on a terminal), or answered by a script given with `--presenter script:FILE`. `wharf pick` and `wharf save` use the desktop's dialog when one is usable, else the terminal. On the terminal, wharf uses the alternate screen and gives the terminal back exactly as it found it however the dialog ends (a choice, a cancel, the client's `cancel` or timeout, a disconnect, SIGTERM, SIGHUP, a crash); `TERM` must name a terminal with a terminfo entry (not `dumb`). `initialize` tells the client which one it gets. When none can, presenting a dialog fails with `noPresenter`, whose message says why each could not."),
         ],
         seeAlso: ["wharf-protocol(7)", "shared-mime-info(5)"]
     )
@@ -187,11 +187,22 @@ extension CommandLineReference {
             ValueChoice("zenity", "only zenity"),
             ValueChoice("kdialog", "only kdialog"),
             ValueChoice("terminal", "draw dialogs on the controlling terminal (`/dev/tty`), never on the protocol's streams; only when named, since an editor that started wharf owns its terminal"),
+        ] + fileManagerChoices + [
             ValueChoice("script", fileArgument: "FILE", "answer dialogs from FILE, a JSON array of steps, for demos, tests and harnesses"),
         ]), default: "auto"),
         "Who shows dialogs to clients that do not draw their own.",
-        details: "A script's steps are `{\"choose\": [PATH...]}`, `{\"save\": {\"path\": ..., \"contentType\": ..., \"overwrite\": ...}}`, `{\"dismiss\": true}`, `{\"delayMs\": N}` and `{\"expect\": {...}}`; wharf-protocol(7) describes them."
+        details: "A terminal file manager runs on the controlling terminal (`/dev/tty`, never the JSON-RPC streams) in the dialog's folder; each pick is checked as `dialog/choose` checks it, and a refused one is explained there and the tool opens again; quitting it without a choice cancels. To save, the tool chooses the folder and Wharf asks for the name on the terminal. A tool that is missing or fails fails the dialog, quoting it. The terminal is given back as it was found. A script's steps are `{\"choose\": [PATH...]}`, `{\"save\": {\"path\": ..., \"contentType\": ..., \"overwrite\": ...}}`, `{\"dismiss\": true}`, `{\"delayMs\": N}` and `{\"expect\": {...}}`; wharf-protocol(7) describes them."
     )
+
+    /// The terminal file managers `--presenter` can name, for the server and for `pick` and `save`.
+    static let fileManagerChoices = [
+        ValueChoice("fzf", "fzf on the controlling terminal, fed the entries the dialog allows, one folder at a time"),
+        ValueChoice("lf", "lf on the controlling terminal, in its chooser mode (-selection-path)"),
+        ValueChoice("nnn", "nnn on the controlling terminal, in its picker mode (-p)"),
+        ValueChoice("ranger", "ranger on the controlling terminal (--choosefiles, --choosedir)"),
+        ValueChoice("vifm", "vifm on the controlling terminal (--choose-files, --choose-dir)"),
+        ValueChoice("yazi", "yazi on the controlling terminal (--chooser-file, --cwd-file), where it is installed"),
+    ]
 
     static let commandHelp = CommandLineOption(["-h", "--help"], "Show this command's help and exit.")
 
@@ -203,6 +214,7 @@ extension CommandLineReference {
             ValueChoice("zenity", "only zenity"),
             ValueChoice("kdialog", "only kdialog"),
             ValueChoice("terminal", "only the terminal: the dialog is drawn on `/dev/tty`, so standard input and output stay free for pipes"),
+        ] + fileManagerChoices + [
             ValueChoice("script", fileArgument: "FILE", "answer from FILE, a JSON array of steps"),
         ]), default: "auto"),
         "Who shows the dialog."

@@ -1,5 +1,6 @@
 import WharfDesktopDialogs
 import WharfDialogs
+import WharfFileManagers
 import WharfProtocol
 import WharfSystem
 import WharfTerminal
@@ -21,6 +22,8 @@ public enum PresenterSetting: Sendable, Equatable {
     /// `wharf pick` and `wharf save`: the desktop's dialog when one is usable, else the
     /// controlling terminal.
     case desktopOrTerminal
+    /// A terminal file manager (fzf, lf, nnn, ranger, vifm, yazi) on the controlling terminal.
+    case fileManager(FileManagerKind)
 }
 
 /// The presenter one client's dialogs get, chosen at `initialize`, and what `initialize`
@@ -73,9 +76,10 @@ struct PresenterChoice: Sendable {
 /// 1. a client that draws its own dialogs gets them (`frontend`), unless it prefers the
 ///    desktop's and one is usable;
 /// 2. with `--presenter script:FILE`, the script;
-/// 3. otherwise the desktop's dialog that `--presenter` names, or with `auto` the first usable
-///    of the portal, zenity and kdialog; with `terminal`, the controlling terminal, and for
-///    `wharf pick` and `wharf save` the desktop's first, else the terminal;
+/// 3. otherwise the desktop's dialog or the terminal file manager that `--presenter` names, or
+///    with `auto` the first usable of the portal, zenity and kdialog (never a terminal: an
+///    editor that started the server owns its terminal); with `terminal`, the controlling
+///    terminal, and for `wharf pick` and `wharf save` the desktop's first, else the terminal;
 /// 4. nobody: `present…` answers `noPresenter`, naming why each presenter cannot serve.
 final class PresenterFactory: Sendable {
     let setting: PresenterSetting
@@ -94,7 +98,7 @@ final class PresenterFactory: Sendable {
         case .desktop(let kind): desktop = DesktopPresenters(kinds: [kind])
         case .firstUsable(let kinds): desktop = DesktopPresenters(kinds: kinds)
         case .script: desktop = DesktopPresenters(kinds: [])
-        case .terminal: desktop = DesktopPresenters(kinds: [])
+        case .terminal, .fileManager: desktop = DesktopPresenters(kinds: [])
         case .desktopOrTerminal: desktop = DesktopPresenters(kinds: DesktopPresenterKind.allCases)
         }
         if case .script(let file) = setting {
@@ -123,6 +127,12 @@ final class PresenterFactory: Sendable {
             let presenter = ScriptPresenter(steps: script)
             usable.append(presenter.name)
             candidates.append(presenter)
+        }
+        if case .fileManager(let kind) = setting {
+            // Usable as far as anyone can tell before a dialog: whether the tool is installed and
+            // there is a terminal is found out when one is shown, and a dialog fails saying which.
+            usable.append(kind.rawValue)
+            candidates.append(FileManagerPresenter(kind: kind, types: { [weak session] in session?.contentTypes }))
         }
         for (kind, availability) in desktop.availability() {
             switch availability {
@@ -162,7 +172,7 @@ final class PresenterFactory: Sendable {
                 chosen = ConnectionPresenter(hub: session.server.hub, fallback: fallback, client: session.identityInfo,
                                              queue: session.dialogWork, budget: session.origin.presenterBudget)
             }
-        } else if let frontend, !candidates.contains(where: { $0 is DesktopDialogPresenter || $0 is TerminalPresenter }) {
+        } else if let frontend, !candidates.contains(where: { $0 is DesktopDialogPresenter || $0 is TerminalPresenter || $0 is FileManagerPresenter }) {
             // It prefers the desktop's dialogs, but none is usable here (`--presenter script:`
             // allows none): its own, as rule 1 says, not the script.
             chosen = frontend
