@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include <wchar.h>
 
@@ -21,14 +23,40 @@ static struct termios guard_mode;
 static uint8_t guard_bytes[restore_capacity];
 static size_t guard_length;
 static atomic_int resize_fd = -1;
+static int guard_foreground = -1;
+static atomic_int lent_group;
 
 static const int ending_signals[] = { SIGTERM, SIGHUP, SIGINT, SIGQUIT, SIGSEGV, SIGBUS, SIGILL, SIGTRAP, SIGABRT, SIGFPE };
 enum { ending_count = sizeof ending_signals / sizeof ending_signals[0] };
 static struct sigaction previous[ending_count];
 static struct sigaction previous_winch;
 
+/* Ends the group the terminal is lent to, giving it up to a second to put its screen back. */
+static void end_lent_group(void) {
+    pid_t group = atomic_exchange(&lent_group, 0);
+    if (group <= 0) return;
+    kill(-group, SIGTERM);
+    kill(-group, SIGCONT);  /* a stopped group takes SIGTERM only once it runs */
+    struct timespec pause = { 0, 10 * 1000 * 1000 };
+    for (int tries = 0; tries < 100; tries++) {
+        siginfo_t info;
+        memset(&info, 0, sizeof info);
+        /* Not reaped (WNOWAIT): whoever spawned it still waits for it. */
+        if (waitid(P_PID, (id_t)group, &info, WEXITED | WNOHANG | WNOWAIT) != 0 || info.si_pid != 0) break;
+        nanosleep(&pause, NULL);
+    }
+    kill(-group, SIGKILL);
+}
+
 static void give_back(void) {
     if (atomic_exchange(&armed, 0) != 1) return;
+    /* Setting the mode or the foreground from a background group would stop this process. */
+    sigset_t job_control, before;
+    sigemptyset(&job_control);
+    sigaddset(&job_control, SIGTTOU);
+    sigaddset(&job_control, SIGTTIN);
+    pthread_sigmask(SIG_BLOCK, &job_control, &before);
+    end_lent_group();
     size_t written = 0;
     while (written < guard_length) {
         ssize_t count = write(guard_fd, guard_bytes + written, guard_length - written);
@@ -37,7 +65,15 @@ static void give_back(void) {
         written += (size_t)count;
     }
     while (tcsetattr(guard_fd, TCSADRAIN, &guard_mode) != 0 && errno == EINTR) {}
+    if (guard_foreground > 0 && tcgetpgrp(guard_fd) != guard_foreground) {
+        while (tcsetpgrp(guard_fd, guard_foreground) != 0 && errno == EINTR) {}
+        /* It may have been stopped reading the terminal meanwhile; nobody else resumes it. */
+        if (guard_foreground != getpgrp()) kill(-guard_foreground, SIGCONT);
+    }
+    pthread_sigmask(SIG_SETMASK, &before, NULL);
 }
+
+void wharf_terminal_guard_lend(int group) { atomic_store(&lent_group, group > 0 ? group : 0); }
 
 static void on_ending_signal(int number) {
     int saved_errno = errno;
@@ -61,11 +97,13 @@ static void on_resize(int number) {
 
 static void at_exit(void) { give_back(); }
 
-int wharf_terminal_guard_arm(int fd, const struct termios *saved, const uint8_t *restore, size_t length, int resize) {
+int wharf_terminal_guard_arm(int fd, const struct termios *saved, const uint8_t *restore, size_t length, int resize, int foreground) {
     if (atomic_load(&armed) || length > restore_capacity) return -1;
     guard_fd = fd;
+    guard_foreground = foreground;
+    atomic_store(&lent_group, 0);
     guard_mode = *saved;
-    memcpy(guard_bytes, restore, length);
+    if (length > 0) memcpy(guard_bytes, restore, length);
     guard_length = length;
     atomic_store(&resize_fd, resize);
     struct sigaction action;

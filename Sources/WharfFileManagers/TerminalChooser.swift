@@ -11,58 +11,35 @@ import WharfSystem
 /// (`SIGTERM`, then `SIGKILL` after a grace period) or the question being asked, and the
 /// dialog's thread then restores the terminal and returns.
 public final class TerminalChooser: Sendable {
-    public let terminal: LentTerminal
-    private let found: LentTerminal.Modes
+    public let terminal: TerminalDevice
+    private let found: TerminalMode
     private let foundForeground: Int32?
     private let state = Locked<State>(State())
     private let wakeup: WakeupPipe
     private let killGraceMilliseconds: Int
-    /// The ``ExitActions`` entry that gives the terminal back if the process exits first.
-    private let exitAction = Locked<Int?>(nil)
 
     private struct State {
         var cancelled = false
         var child: Subprocess?
     }
 
-    /// Takes the terminal as it is now: what it will be given back as.
-    public init(terminal: LentTerminal, killGraceMilliseconds: Int = 2000) throws(SystemError) {
+    /// Takes the terminal as it is now: what it will be given back as, by ``close()``, or by
+    /// ``TerminalGuard`` if the process exits or is ended by a signal first (the tool ended,
+    /// then the mode and the foreground given back).
+    public init(terminal: TerminalDevice, killGraceMilliseconds: Int = 2000) throws(SystemError) {
         self.terminal = terminal
-        found = try terminal.modes()
+        found = try terminal.mode()
         foundForeground = terminal.foregroundGroup
         wakeup = try WakeupPipe()
         self.killGraceMilliseconds = killGraceMilliseconds
-        let token = ExitActions.add { [self] in giveBackAtExit() }
-        exitAction.withValue { $0 = token }
+        try TerminalGuard.arm(terminal, saved: found, foreground: foundForeground)
     }
 
     /// Gives the terminal back for the last time: call it when the dialog is done with it.
     public func close() {
+        TerminalDevice.blockJobControlSignals()
         finish()
-        if let token = exitAction.withValue({ state -> Int? in
-            defer { state = nil }
-            return state
-        }) {
-            ExitActions.remove(token)
-        }
-    }
-
-    /// The process is exiting with the terminal lent (a stdio server told to end by `SIGTERM`,
-    /// or by its editor going away): end the tool, giving it a moment to put the screen back
-    /// itself, then give the terminal back, so that whoever gets it next (the editor, a shell)
-    /// finds it as it was.
-    private func giveBackAtExit() {
-        let child = state.withValue { state -> Subprocess? in
-            state.cancelled = true
-            return state.child
-        }
-        if let child {
-            child.signal(SIGTERM)
-            child.signal(SIGCONT)
-            if child.wait(until: Deadline(secondsFromNow: 1)) == nil { child.signal(SIGKILL) }
-        }
-        LentTerminal.blockJobControlSignals()
-        finish()
+        TerminalGuard.restore()
     }
 
     public var isCancelled: Bool { state.withValue { $0.cancelled } }
@@ -91,9 +68,9 @@ public final class TerminalChooser: Sendable {
     public func finish() {
         if let foundForeground, terminal.foregroundGroup != foundForeground {
             terminal.giveForeground(to: foundForeground)
-            if foundForeground != LentTerminal.ownProcessGroup { LentTerminal.resume(group: foundForeground) }
+            if foundForeground != TerminalDevice.ownProcessGroup { TerminalDevice.resume(group: foundForeground) }
         }
-        try? terminal.setModes(found)
+        try? terminal.setMode(found)
     }
 
     // MARK: Running the tool
@@ -121,7 +98,7 @@ public final class TerminalChooser: Sendable {
         _ program: FilePath, arguments: [[UInt8]], directory: FilePath, input: [UInt8]? = nil,
         readsStandardOutput: Bool = false, keepsStandardError: Bool = false, environment: [[UInt8]] = ProcessControl.environmentEntries()
     ) -> Run {
-        LentTerminal.blockJobControlSignals()
+        TerminalDevice.blockJobControlSignals()
         defer { finish() }
         if isCancelled { return Run(cancelled: true) }
         let tty = Subprocess.Stream.file(terminal.descriptor)
@@ -135,6 +112,7 @@ public final class TerminalChooser: Sendable {
             return Run(startFailure: error)
         }
         terminal.giveForeground(to: child.pid)
+        TerminalGuard.lend(to: child.pid)
         let cancelledMeanwhile = state.withValue { state -> Bool in
             state.child = child
             return state.cancelled
@@ -147,6 +125,7 @@ public final class TerminalChooser: Sendable {
         }
         var run = watch(child)
         child.signal(SIGKILL)   // what it left running in its group (not yet reaped: still ours)
+        TerminalGuard.lend(to: nil)   // before it is reaped and its id may be another's
         run.ending = child.wait()
         run.cancelled = state.withValue { state -> Bool in
             state.child = nil
@@ -242,17 +221,17 @@ public final class TerminalChooser: Sendable {
     /// in key-by-key mode; the modes are restored after. Escape sequences (arrow keys and the
     /// like) are swallowed whole, so that only a lone Escape reaches `handle`.
     private func interact<T>(_ text: String, handle: (UInt8, ([UInt8]) -> Void) -> Step<T>) -> T? {
-        LentTerminal.blockJobControlSignals()
+        TerminalDevice.blockJobControlSignals()
         defer { finish() }
         if isCancelled { return nil }
-        if let foundForeground, foundForeground != LentTerminal.ownProcessGroup {
+        if let foundForeground, foundForeground != TerminalDevice.ownProcessGroup {
             // Asking from the background would read nothing; take the foreground for the question.
-            terminal.giveForeground(to: LentTerminal.ownProcessGroup)
+            terminal.giveForeground(to: TerminalDevice.ownProcessGroup)
         }
-        try? terminal.setModes(found.keyByKey)
+        try? terminal.setMode(found.keyByKey)
         terminal.discardTypeahead()
-        terminal.write(Array(text.utf8))
-        let echo: ([UInt8]) -> Void = { [terminal] bytes in terminal.write(bytes) }
+        try? terminal.write(Array(text.utf8))
+        let echo: ([UInt8]) -> Void = { [terminal] bytes in try? terminal.write(bytes) }
         while true {
             guard let byte = nextByte(waitMilliseconds: nil) else { return nil }
             if byte == 27, let next = nextByte(waitMilliseconds: 30) {

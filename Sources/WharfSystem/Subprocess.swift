@@ -202,6 +202,14 @@ public final class Subprocess: Sendable {
         return !ProcessIdentity(pid: pid, startTime: 0).isRunning
     }
 
+    /// Whether the child is stopped now (Ctrl-Z, or it touched a terminal from the background),
+    /// without waiting and without reaping it; nil once it has been reaped.
+    public func stoppedNow() -> Bool? {
+        var info = siginfo_t()
+        guard waitid(P_PID, id_t(pid), &info, WSTOPPED | WNOHANG | WNOWAIT) == 0 else { return nil }
+        return info._sifields._sigchld.si_pid != 0
+    }
+
     /// Waits until the child exits, reaps it and says how it ended. Any number of threads may
     /// wait; each gets the same ending.
     @discardableResult

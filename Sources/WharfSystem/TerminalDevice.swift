@@ -1,10 +1,16 @@
 import CTerminal
 import Glibc
 
-/// A terminal this process draws on: the controlling terminal (`/dev/tty`), opened for
-/// itself, so that standard input and output (a JSON-RPC stream, a pipe) are never touched.
+/// The controlling terminal (`/dev/tty`), opened for itself, so that standard input and output
+/// (a JSON-RPC stream, a pipe) are never touched: the one way to the terminal for whatever shows
+/// a dialog there, whether Wharf draws it (the terminal picker) or lends the terminal to a
+/// program that does (a file manager).
 ///
-/// Holds the terminal's mode as it found it; ``TerminalGuard`` gives it back on every way out.
+/// What "as found" means is its mode (``TerminalMode``, what `stty -g` shows) and which process
+/// group owns the foreground; ``TerminalGuard`` gives both back on every way out. Changing the
+/// mode or the foreground from a process group that is not in the foreground stops the caller
+/// with `SIGTTOU` unless the signal is blocked: call ``blockJobControlSignals()`` first, on the
+/// thread that does it.
 public final class TerminalDevice: Sendable {
     public let descriptor: FileDescriptor
 
@@ -31,6 +37,50 @@ public final class TerminalDevice: Sendable {
     public func setMode(_ mode: TerminalMode) throws(SystemError) {
         var settings = mode.settings
         _ = try Syscalls.retrying("tcsetattr", path: descriptor.path) { tcsetattr(descriptor.raw, TCSADRAIN, &settings) }
+    }
+
+    /// The terminal's foreground process group, or nil when it cannot be told.
+    public var foregroundGroup: Int32? {
+        let group = tcgetpgrp(descriptor.raw)
+        return group > 0 ? group : nil
+    }
+
+    /// Makes `group` the terminal's foreground process group (`tcsetpgrp`). A group that is
+    /// gone, or of another session, is refused and nothing changes.
+    @discardableResult
+    public func giveForeground(to group: Int32) -> Bool {
+        while tcsetpgrp(descriptor.raw, group) != 0 {
+            guard errno == EINTR else { return false }
+        }
+        return true
+    }
+
+    /// Sends `SIGCONT` to `group`: a program that read the terminal while another group had it
+    /// (an editor waiting for its dialog) was stopped by `SIGTTIN`, and nobody else will
+    /// resume it. A group that runs takes no notice.
+    public static func resume(group: Int32) {
+        _ = kill(-group, SIGCONT)
+    }
+
+    /// Discards what was typed but not read yet (`tcflush`, `TCIFLUSH`): keys meant for a
+    /// program that has ended must not answer the next question.
+    public func discardTypeahead() {
+        _ = tcflush(descriptor.raw, TCIFLUSH)
+    }
+
+    /// This process's process group.
+    public static var ownProcessGroup: Int32 { getpgrp() }
+
+    /// Blocks, in the calling thread only, the signals that using a terminal from the
+    /// background or lending it can raise: `SIGTTOU` and `SIGTTIN` (changing the mode or the
+    /// foreground, or reading, from the background: the call then just proceeds or fails), and
+    /// `SIGPIPE` (writing to a program's input after it has quit: the write then fails with
+    /// `EPIPE`).
+    public static func blockJobControlSignals() {
+        var set = sigset_t()
+        sigemptyset(&set)
+        for signal in [SIGTTOU, SIGTTIN, SIGPIPE] { sigaddset(&set, signal) }
+        pthread_sigmask(SIG_BLOCK, &set, nil)
     }
 
     /// The window's size in character cells; nil when the terminal does not know it (0 × 0).
@@ -80,6 +130,22 @@ public struct TerminalMode: @unchecked Sendable {
         return TerminalMode(settings: mode)
     }
 
+    /// For reading a key at a time below a line of text: no line editing, no echo, no signals
+    /// from keys (Ctrl-C arrives as byte 3), input CR read as NL; output processing kept, so
+    /// `\n` still starts a new line.
+    public var keyByKey: TerminalMode {
+        var mode = settings
+        mode.c_lflag &= ~tcflag_t(ICANON | ECHO | ECHONL | ISIG | IEXTEN)
+        mode.c_iflag &= ~tcflag_t(IXON | INLCR | IGNCR)
+        mode.c_iflag |= tcflag_t(ICRNL)
+        mode.c_oflag |= tcflag_t(OPOST | ONLCR)
+        withUnsafeMutableBytes(of: &mode.c_cc) { cc in
+            cc[Int(VMIN)] = 1
+            cc[Int(VTIME)] = 0
+        }
+        return TerminalMode(settings: mode)
+    }
+
     /// Whether two modes set the terminal alike (every flag, every control character, the speeds).
     public func sameSettings(as other: TerminalMode) -> Bool {
         var left = settings
@@ -88,23 +154,34 @@ public struct TerminalMode: @unchecked Sendable {
     }
 }
 
-/// Gives a terminal back as it was found on every way out of a program drawing on it: its
+/// Gives a terminal back as it was found on every way out of a dialog shown on it: its
 /// ordinary end (``restore()``), `exit`, a signal that ends the process (SIGTERM, SIGHUP,
-/// SIGINT, SIGQUIT) and a crash (SIGSEGV, SIGBUS, SIGILL, SIGTRAP, SIGABRT, SIGFPE): the
-/// handlers write `restoreBytes` (leave the alternate screen, show the cursor) and set the
-/// saved mode, then let the signal do what it did before. Also reports window resizes
-/// (SIGWINCH) on a pipe a poller can watch.
+/// SIGINT, SIGQUIT) and a crash (SIGSEGV, SIGBUS, SIGILL, SIGTRAP, SIGABRT, SIGFPE). The
+/// handlers are C and call only async-signal-safe functions: they end the program the terminal
+/// is lent to (``lend(to:)``), write `restoreBytes` (leave the alternate screen, show the
+/// cursor), set the saved mode and give the foreground back to the group that had it (resuming
+/// it), then let the signal do what it did before. Also reports window resizes (SIGWINCH) on a
+/// pipe a poller can watch.
 ///
 /// One terminal is guarded at a time in a process; arm, then restore, on one thread.
 public enum TerminalGuard {
-    /// Arms the guard for `device`, whose mode before the program changed it is `saved`.
-    /// `resizes`, when given, is written a byte at each SIGWINCH.
-    public static func arm(_ device: TerminalDevice, saved: TerminalMode, restoreBytes: [UInt8], resizes: ResizeSignal?) throws(SystemError) {
+    /// Arms the guard for `device`, whose mode before the dialog changed it is `saved` and whose
+    /// foreground then was `foreground` (nil: leave the foreground alone). `resizes`, when
+    /// given, is written a byte at each SIGWINCH.
+    public static func arm(
+        _ device: TerminalDevice, saved: TerminalMode, restoreBytes: [UInt8] = [], resizes: ResizeSignal? = nil, foreground: Int32? = nil
+    ) throws(SystemError) {
         var settings = saved.settings
         let result = restoreBytes.withUnsafeBufferPointer { bytes in
-            wharf_terminal_guard_arm(device.descriptor.raw, &settings, bytes.baseAddress, bytes.count, resizes?.writeDescriptor ?? -1)
+            wharf_terminal_guard_arm(device.descriptor.raw, &settings, bytes.baseAddress, bytes.count, resizes?.writeDescriptor ?? -1, foreground ?? -1)
         }
         guard result == 0 else { throw SystemError(code: EBUSY, operation: "arming the terminal guard") }
+    }
+
+    /// The process group the terminal is lent to now (nil: none): ended first if the terminal
+    /// must be given back meanwhile (`SIGTERM`, a second to put its screen back, `SIGKILL`).
+    public static func lend(to group: Int32?) {
+        wharf_terminal_guard_lend(group ?? 0)
     }
 
     /// Writes the restoring bytes and sets the saved mode, if armed; puts the signal handlers

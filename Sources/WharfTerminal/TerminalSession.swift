@@ -94,13 +94,20 @@ public final class TerminalSession: @unchecked Sendable {
     /// Whether the terminal can dim text; without it, what cannot be chosen is shown otherwise.
     public var canDim: Bool { terminfo[.enterDim] != nil }
 
-    /// Takes the terminal over: raw mode, the alternate screen, the keypad sending the keys
-    /// terminfo names, the cursor hidden. The guard is armed before anything changes.
+    /// Takes the terminal over: the foreground (when this process was started in the
+    /// background: keys would never reach it), raw mode, the alternate screen, the keypad
+    /// sending the keys terminfo names, the cursor hidden. The guard is armed before anything
+    /// changes, with the foreground group to give back (and resume) as well as the mode.
     public func enter() throws(SystemError) {
         try state.withValue { phase throws(SystemError) in
             guard phase == .idle else { return }
-            try TerminalGuard.arm(device, saved: saved, restoreBytes: restoreBytes, resizes: resizes)
+            TerminalDevice.blockJobControlSignals()
+            let foreground = device.foregroundGroup
+            try TerminalGuard.arm(device, saved: saved, restoreBytes: restoreBytes, resizes: resizes, foreground: foreground)
             phase = .entered
+            if let foreground, foreground != TerminalDevice.ownProcessGroup {
+                device.giveForeground(to: TerminalDevice.ownProcessGroup)
+            }
             do throws(SystemError) {
                 try device.setMode(saved.raw)
                 try device.write((terminfo[.enterAlternateScreen] ?? []) + (terminfo[.keypadTransmit] ?? [])

@@ -8,13 +8,18 @@
 #include <stdint.h>
 #include <termios.h>
 
-/* Arms the guard: until wharf_terminal_guard_restore (or _disarm), a signal that ends the
- * process (SIGTERM, SIGHUP, SIGINT, SIGQUIT; the crash signals SIGSEGV, SIGBUS,
- * SIGILL, SIGTRAP, SIGABRT, SIGFPE) or exit() first writes `restore` (length bytes, copied) to
- * `fd` and sets `saved` on it, then lets the signal do what it did before. `resize_fd` (-1 for
- * none) gets one byte written on each SIGWINCH. Returns 0, or -1 when already armed or
- * `length` is too long. */
-int wharf_terminal_guard_arm(int fd, const struct termios *saved, const uint8_t *restore, size_t length, int resize_fd);
+/* Arms the guard: until wharf_terminal_guard_restore, a signal that ends the process (SIGTERM,
+ * SIGHUP, SIGINT, SIGQUIT; the crash signals SIGSEGV, SIGBUS, SIGILL, SIGTRAP, SIGABRT, SIGFPE)
+ * or exit() first ends the process group the terminal is lent to (wharf_terminal_guard_lend),
+ * writes `restore` (length bytes, copied) to `fd`, sets `saved` on it and, when `foreground` is
+ * a process group (else -1), gives that group the foreground back and resumes it, then lets the
+ * signal do what it did before. `resize_fd` (-1 for none) gets one byte written on each
+ * SIGWINCH. Returns 0, or -1 when already armed or `length` is too long. */
+int wharf_terminal_guard_arm(int fd, const struct termios *saved, const uint8_t *restore, size_t length, int resize_fd, int foreground);
+/* The process group running on the guarded terminal now (a file manager), or 0 for none: if
+ * the terminal must be given back meanwhile, that group is ended first (SIGTERM, a second to
+ * put its screen back, then SIGKILL). */
+void wharf_terminal_guard_lend(int group);
 /* Gives the terminal back now, if armed (once: later calls, and the handlers, do nothing), and
  * puts the signal handlers back. Returns 1 if it restored, 0 if it was not armed. */
 int wharf_terminal_guard_restore(void);

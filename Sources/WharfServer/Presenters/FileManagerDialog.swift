@@ -152,7 +152,7 @@ final class FileManagerDialog {
             let prompt = "\r\n\(TerminalText.escape(exporter.filenameLabel ?? "Save as")) (in \(TerminalText.escape(bytes: folder.bytes)); Enter keeps the name, Esc cancels): "
             guard let typed = chooser.readLine(prompt: prompt, initial: suggested) else { return chooser.isCancelled ? .ended : cancel() }
             guard !typed.isEmpty, !typed.contains(UInt8(ascii: "/")), typed != [46], typed != [46, 46] else {
-                chooser.terminal.write(Array("A file name is needed, without /.\r\n".utf8))
+                try? chooser.terminal.write(Array("A file name is needed, without /.\r\n".utf8))
                 continue
             }
             suggested = typed
@@ -164,7 +164,7 @@ final class FileManagerDialog {
                 case nil: return .ended
                 case UInt8(ascii: "y"), UInt8(ascii: "Y"): overwrite = true
                 default:
-                    chooser.terminal.write([13, 10])
+                    try? chooser.terminal.write([13, 10])
                     continue
                 }
             }

@@ -24,9 +24,6 @@ final class FileManagerPresenter: DialogPresenter {
     /// Dialogs the app ended before they reached the terminal.
     private let hidden = Locked<Set<DialogID>>([])
     static let refusalLimit = 5
-    /// One dialog at a time on the terminal, whichever client and presenter it is for.
-    private static let terminalTurn = ConditionLock()
-    nonisolated(unsafe) private static var terminalBusy = false
 
     init(kind: FileManagerKind, types: @escaping @Sendable () -> ContentTypeScope?,
          environment: [String: String] = ProcessControl.environmentVariables()) {
@@ -39,18 +36,11 @@ final class FileManagerPresenter: DialogPresenter {
 
     func show(_ dialog: PresentedDialog) {
         startThread { [self] in
-            Self.terminalTurn.withLock {
-                while Self.terminalBusy { Self.terminalTurn.wait() }
-                Self.terminalBusy = true
+            // One dialog at a time on the terminal, whichever client and presenter it is for.
+            TerminalTurn.run {
+                guard !hidden.withValue({ $0.remove(dialog.id) != nil }) else { return }
+                present(dialog)
             }
-            defer {
-                Self.terminalTurn.withLock {
-                    Self.terminalBusy = false
-                    Self.terminalTurn.broadcast()
-                }
-            }
-            guard !hidden.withValue({ $0.remove(dialog.id) != nil }) else { return }
-            present(dialog)
         }
     }
 
@@ -80,7 +70,7 @@ final class FileManagerPresenter: DialogPresenter {
         let chooser: TerminalChooser
         let scratch: PrivateTemporaryDirectory
         do {
-            chooser = try TerminalChooser(terminal: try LentTerminal.openControlling())
+            chooser = try TerminalChooser(terminal: try TerminalDevice.openControlling())
             scratch = try PrivateTemporaryDirectory()
         } catch {
             try? responder.fail("--presenter \(kind.rawValue) runs on the controlling terminal, and there is none to use (\(error))")

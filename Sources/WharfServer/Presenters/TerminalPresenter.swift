@@ -8,7 +8,8 @@ import WharfTerminal
 /// screen, on a thread of its own, answering through the dialog's responder.
 ///
 /// One terminal shows one dialog at a time: others wait their turn, in order, whichever client
-/// they are from (each client has a presenter of its own; the queue is the process's). The terminal is
+/// they are from (each client has a presenter of its own; the queue is the process's), and
+/// whichever presenter shows them (``TerminalTurn``: a file manager's dialog too). The terminal is
 /// given back as it was found however the dialog ends: a choice or a cancel (before the app
 /// hears of it), the app ending it (``hide(_:)``), the terminal hanging up, a signal or a crash
 /// (``TerminalGuard``).
@@ -71,7 +72,7 @@ final class TerminalPresenter: DialogPresenter {
             state.currentHidden = false
             return next
         }) {
-            presenter.present(dialog)
+            TerminalTurn.run { presenter.present(dialog) }
             state.withValue { state in
                 state.current = nil
                 state.currentPicker = nil
@@ -80,6 +81,8 @@ final class TerminalPresenter: DialogPresenter {
     }
 
     private func present(_ dialog: PresentedDialog) {
+        // Ended by the app while it waited for the terminal: never drawn.
+        if state.withValue({ $0.currentHidden }) { return }
         let session: TerminalSession
         do {
             session = try TerminalSession(environment: environment)
