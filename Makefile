@@ -125,7 +125,7 @@ $(VENV)/.installed: Tests/python/requirements.txt
 ## the two sanitizer suites beside the fuzzer's build and its 60 seconds of fuzzing (libFuzzer
 ## stops after 60 seconds of the clock however much CPU it got). Suites never run side by side
 ## at the same priority: each one's timeouts and timings would become the other's.
-TEST_SUITES := test-swift test-soak test-python test-clients test-interop test-nvim test-demo test-ship test-desktop test-emacs
+TEST_SUITES := test-swift test-soak test-python test-clients test-interop test-nvim test-demo test-ship test-desktop test-emacs test-vim
 
 .PHONY: test-suites test-sanitizer-builds test-sanitizer-suites test-fuzz-beside
 
@@ -371,3 +371,40 @@ TEST_SUITES += test-filemanagers
 test-filemanagers: build $(VENV)/.installed
 	$(call apt-ensure,fzf lf nnn ranger vifm tmux)
 	WHARF=$(CURDIR)/$(WHARF) $(VENV)/bin/python -m pytest -q Tests/filemanagers
+# MARK: The Vim client (clients/vim)
+
+.PHONY: test-vim vim-bench
+
+## The Vim client's suite: `vim -N -u NONE -Es` scripts against the built wharf (the popup picker
+## driven with feedkeys(), the shared conformance transcripts through Vim's lsp channel), then an
+## interactive Vim in tmux driven with real keys. Debian 12's vim (9.0) is the oldest supported.
+test-vim: build
+	$(call apt-ensure,vim tmux python3)
+	@vim --version | head -1
+	WHARF=$(CURDIR)/$(WHARF) clients/vim/tests/run.sh
+
+## Bench rows for the Vim client (not part of `make test`): :WharfOpen to the popup drawn, and a
+## keystroke's redraw over a 10,000-entry folder, beside Vim's own :e with 'wildmenu'.
+vim-bench: build
+	$(call apt-ensure,vim tmux)
+	WHARF=$(CURDIR)/$(WHARF) bench/vim-picker/run.sh
+
+# MARK: Neovim drawing every app's dialogs (issue 38): `:WharfServeDesktop` through the portal
+# The portal rig (Tests/portal/run.sh) with a headless Neovim registered as the daemon's
+# presenter connection: an app's OpenFile through the real frontend is answered with its keys.
+# The plugin's own tests of :WharfServeDesktop are in test-nvim (clients/nvim/tests/test_serve.lua).
+
+.PHONY: test-portal-nvim nvim-serve-screenshot
+
+TEST_SUITES += test-portal-nvim
+
+## About ten seconds: Tests/portal/test_nvim_presenter.py.
+test-portal-nvim: build $(NVIM_VENV)/.installed
+	$(call apt-ensure,$(PORTAL_APT_PACKAGES))
+	WHARF=$(CURDIR)/$(WHARF) NVIM=$(CURDIR)/$(NVIM) PORTAL_TESTS=test_nvim_presenter.py Tests/portal/run.sh
+
+## Retakes clients/nvim/docs/serve-desktop.png (a portal OpenFile drawn by Neovim in tmux, shown
+## by xterm under Xvfb); not part of `make test`.
+nvim-serve-screenshot: build $(NVIM_VENV)/.installed
+	$(call apt-ensure,$(PORTAL_APT_PACKAGES) tmux imagemagick fonts-dejavu-core)
+	WHARF=$(CURDIR)/$(WHARF) NVIM=$(CURDIR)/$(NVIM) clients/nvim/docs/serve-screenshot.sh

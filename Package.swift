@@ -98,7 +98,7 @@ let package = Package(
         ),
         .testTarget(
             name: "WharfServerTests",
-            dependencies: ["WharfServer", "WharfDocs", "WharfJSON", "WharfJSONRPC", "WharfSystem", "WharfServerTestSupport", "WharfTestSupport"]),
+            dependencies: ["WharfServer", "WharfDesktopDialogs", "WharfDialogs", "WharfDocs", "WharfJSON", "WharfJSONRPC", "WharfSystem", "WharfServerTestSupport", "WharfTestSupport"]),
         .executableTarget(name: "wharf", dependencies: ["WharfServer", "WharfSystem"]),
         // What `make install` ships beside the binary (the manual pages, the shell completions),
         // rendered from the command-line reference `--help` comes from; see packaging/README.md.
@@ -149,6 +149,7 @@ let package = Package(
 
         // MARK: Test tools
         .executableTarget(name: "wharf-write-probe", dependencies: ["WharfFileWriting", "WharfSystem"], path: "Tests/Tools/WriteProbe"),
+        .executableTarget(name: "wharf-move-probe", dependencies: ["WharfFileWriting", "WharfSystem"], path: "Tests/Tools/MoveProbe"),
         .executableTarget(name: "wharf-access-stress", dependencies: ["WharfAccess", "WharfSystem"], path: "Tests/Tools/AccessStress"),
         // Holds an SQLite database's lock from another process, for DatabaseLock.
         .executableTarget(name: "wharf-sqlite-lock", dependencies: ["CSQLite"], path: "Tests/Tools/SQLiteLock"),

@@ -142,7 +142,7 @@ extension DialogEngine {
     /// the dialog ends when the writer returns.
     func startWriting(_ record: DialogRecord, _ job: ExportJob) {
         let cancellation = ExportCancellation()
-        record.phase = .writing(job, cancellation, stop: nil)
+        record.phase = .writing(.export(job), cancellation, stop: nil)
         let (client, id, items, writer) = (record.client, record.id, job.items, self.writer)
         // The record exists: the dialog being written is one of the client's open dialogs.
         let exports = state.clients[client]?.exports ?? SerialQueue(pool: .blocking)
@@ -207,8 +207,8 @@ extension DialogEngine {
         }
     }
 
-    /// Forwards the writer's progress for exports over 1 MiB, at most ten events a second,
-    /// and never once the app asked the export to stop or the dialog ended.
+    /// Forwards the writer's (or the mover's) progress for exports and moves over 1 MiB, at
+    /// most ten events a second, and never once the app asked it to stop or the dialog ended.
     func forward(_ progress: ExportProgress, client: ClientID, id: DialogID) {
         guard progress.totalBytes > Self.progressThreshold else { return }
         changing(client) {

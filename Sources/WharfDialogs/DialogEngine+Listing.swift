@@ -65,14 +65,19 @@ extension DialogEngine {
             }
         }
 
-        let (source, rules, types) = try withRecord(client: client, id: id, kind: nil) { record in
+        let (source, rules, types, mover) = try withRecord(client: client, id: id, kind: nil) { record in
             let shown = showHidden ?? record.rules.browserOptions.contains(.includeHiddenFiles)
-            return (relist ?? ListingSource(directory: requested ?? record.directory, showsHidden: shown), record.rules, record.types)
+            return (relist ?? ListingSource(directory: requested ?? record.directory, showsHidden: shown), record.rules, record.types,
+                    record.mover)
         }
         let target = source.directory
         try Self.checkBrowsable(target, rules: rules, types: types)
         let (entries, order) = try DirectoryLister.read(source, rules: rules, types: types)
-        let folderChoice = DirectoryLister.folderChoice(target, rules: rules, types: types)
+        var folderChoice = DirectoryLister.folderChoice(target, rules: rules, types: types)
+        // A mover's folder is refused, too, inside a folder it moves: said as `move` says it.
+        if let mover, case .enabled? = folderChoice, let inside = MoveJob.movedFolder(containing: target, plan: mover) {
+            folderChoice = .disabled(reason: MoveJob.insideReason(inside))
+        }
 
         let snapshot = try lock.withLock { () throws(DialogError) -> ListingSnapshot in
             let record = try lookup(client: client, id: id)

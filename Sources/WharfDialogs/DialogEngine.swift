@@ -26,6 +26,7 @@ public final class DialogEngine: @unchecked Sendable {
     public let listingCache: ListingCacheLimits
     let memory: (any DirectoryMemory)?
     let writer: any ExportWriting
+    let mover: any FileMoving
     let scheduler: any DialogScheduler
     let homeDirectory: FilePath
     /// Receives every event, in order per client, outside the engine's lock.
@@ -42,6 +43,7 @@ public final class DialogEngine: @unchecked Sendable {
     /// - Parameters:
     ///   - memory: where `customizationId` directories are remembered; nil remembers nothing.
     ///   - writer: writes exported files (``AtomicExportWriter`` unless a test injects one).
+    ///   - mover: moves a mover's files (``SystemFileMover`` unless a test injects one).
     ///   - scheduler: time for timeouts and the progress rate.
     ///   - homeDirectory: where dialogs open when nothing better is known.
     ///   - notice: hears of requests honoured otherwise than asked (see ``notice``).
@@ -51,6 +53,7 @@ public final class DialogEngine: @unchecked Sendable {
         listingCache: ListingCacheLimits = ListingCacheLimits(),
         memory: (any DirectoryMemory)? = nil,
         writer: any ExportWriting = AtomicExportWriter(),
+        mover: any FileMoving = SystemFileMover(),
         scheduler: any DialogScheduler = TimerScheduler(),
         homeDirectory: FilePath = FilePath.home(),
         notice: @escaping @Sendable (String) -> Void = { _ in },
@@ -60,6 +63,7 @@ public final class DialogEngine: @unchecked Sendable {
         self.listingCache = listingCache
         self.memory = memory
         self.writer = writer
+        self.mover = mover
         self.scheduler = scheduler
         self.homeDirectory = homeDirectory
         self.notice = notice
@@ -122,6 +126,11 @@ public final class DialogEngine: @unchecked Sendable {
         lock.withLock {
             if state.clients[client] == nil { state.outboxes[client] = nil }
         }
+    }
+
+    /// The kind of `client`'s open dialog `id`.
+    public func kind(client: ClientID, id: DialogID) throws(DialogError) -> DialogKind {
+        try lock.withLock { () throws(DialogError) -> DialogKind in try lookup(client: client, id: id).kind }
     }
 
     /// How many dialogs `client` has open.
@@ -214,7 +223,7 @@ public final class DialogEngine: @unchecked Sendable {
     func register(
         client: ClientID, app: String, kind: DialogKind, presentationId: String?, options: DialogOptions,
         directory: FilePath, presenter: any DialogPresenter, types: any ContentTypeOracle,
-        rules: SelectionRules, exporter: ExporterPlan?, allowsMultipleSelection: Bool,
+        rules: SelectionRules, exporter: ExporterPlan?, mover: MoverPlan? = nil, allowsMultipleSelection: Bool,
         isLive: () -> Bool,
         announcer: any DialogAnnouncer,
         presented: (DialogID, DialogResponder) -> PresentedDialog
@@ -243,6 +252,7 @@ public final class DialogEngine: @unchecked Sendable {
                 customizationId: options.customizationId, presenter: presenter, types: types, rules: rules,
                 allowsMultipleSelection: allowsMultipleSelection,
                 importsUnresolvedAliases: options.importsUnresolvedAliases, exporter: exporter, directory: directory)
+            record.mover = mover
             state.dialogs[id] = record
             clientRecord.open.append(id)
             if let presentationId { clientRecord.presentations[presentationId] = id }
@@ -284,8 +294,8 @@ public final class DialogEngine: @unchecked Sendable {
     }
 
     /// The dialog's `timeoutMs` ran out. It ends if it is still waiting for the human or for the
-    /// client's snapshots; an export already being written is left to finish (the disk, not a
-    /// person, is what it waits for then).
+    /// client's snapshots; an export already being written, or a move under way, is left to
+    /// finish (the disk, not a person, is what it waits for then).
     func expire(client: ClientID, id: DialogID) {
         changing(client) {
             guard let record = state.dialogs[id], record.client == client else { return }
@@ -467,8 +477,15 @@ final class DialogRecord {
         case choosing
         /// Exporter: destination chosen, waiting for the client's snapshots of lazy documents.
         case awaitingSnapshots(ExportJob)
-        /// Exporter: the writer is running; `stop` is set once the app asked it to stop.
-        case writing(ExportJob, ExportCancellation, stop: CancellationReason?)
+        /// Exporter: the writer is running; mover: the files are being moved. `stop` is set
+        /// once the app asked it to stop.
+        case writing(Work, ExportCancellation, stop: CancellationReason?)
+    }
+
+    /// What is being written: an exporter's documents, or a mover's files.
+    enum Work {
+        case export(ExportJob)
+        case move(MoveJob)
     }
 
     let id: DialogID
@@ -483,6 +500,8 @@ final class DialogRecord {
     let allowsMultipleSelection: Bool
     let importsUnresolvedAliases: Bool
     let exporter: ExporterPlan?
+    /// A mover's files.
+    var mover: MoverPlan?
 
     var phase: Phase = .choosing
     /// The presenter is still showing the dialog (no answer from the human yet), so an

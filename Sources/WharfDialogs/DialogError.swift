@@ -53,6 +53,9 @@ public enum DialogError: Error, Sendable, Equatable, CustomStringConvertible {
     case notAwaitingSnapshot(DialogID, documentIndex: Int)
     /// The client's session ended while its `present…` was on its way: nothing is presented.
     case clientEnded
+    /// A mover's chosen folder already holds these names (bytes) of the files to move, and the
+    /// human was not asked whether to replace them or keep both; the dialog stays open.
+    case nameConflict(folder: FilePath, names: [[UInt8]])
 
     /// A stable key for the server's error table.
     public var name: String {
@@ -76,6 +79,7 @@ public enum DialogError: Error, Sendable, Equatable, CustomStringConvertible {
         case .invalidCursor: return "invalidCursor"
         case .notAwaitingSnapshot: return "notAwaitingSnapshot"
         case .clientEnded: return "clientEnded"
+        case .nameConflict: return "nameConflict"
         }
     }
 
@@ -85,6 +89,15 @@ public enum DialogError: Error, Sendable, Equatable, CustomStringConvertible {
         case .invalidArgument, .unknownContentTypes, .emptyDocuments, .invalidPredicate: return true
         default: return false
         }
+    }
+
+    /// "a.txt and b.txt are already in /home/me/Documents", names shown as text (lossily:
+    /// the URLs beside it keep the bytes).
+    static func conflictSentence(folder: FilePath, names: [[UInt8]]) -> String {
+        let shown = names.map { "\u{201C}" + String(decoding: $0, as: UTF8.self) + "\u{201D}" }
+        let list = shown.count <= 1 ? shown.joined()
+            : shown.dropLast().joined(separator: ", ") + " and " + shown[shown.count - 1]
+        return list + (names.count == 1 ? " is" : " are") + " already in \(folder)"
     }
 
     public var description: String {
@@ -128,6 +141,9 @@ public enum DialogError: Error, Sendable, Equatable, CustomStringConvertible {
             return "dialog \(id) is not waiting for a snapshot of document \(index)"
         case .clientEnded:
             return "the session ended before the dialog was presented; nothing was presented"
+        case .nameConflict(let folder, let names):
+            return Self.conflictSentence(folder: folder, names: names)
+                + ": choose again with conflictResolution replace or keepBoth, or choose another folder"
         }
     }
 }

@@ -10,7 +10,8 @@ import WharfSystem
 public enum DialogEvent: Sendable, Equatable {
     /// The dialog is no longer presented. Always immediately followed by its ending.
     case presentationChanged(DialogID, isPresented: Bool)
-    /// Success: the chosen files (importer) or the written files (exporter). For exporters,
+    /// Success: the chosen files (importer), the written files (exporter) or the moved files at
+    /// their new places (mover, in the order the app gave them). For exporters,
     /// `contentTypes` holds the resolved type of each file, in the same order; importers report nil.
     case completed(DialogID, DialogKind, files: [ChosenFile], contentTypes: [String]?)
     /// The operation failed: SwiftUI's `Result` failure (a presenter error, a failed write, a
@@ -60,18 +61,22 @@ public struct ChosenFile: Sendable, Equatable {
     /// The file is a symbolic link returned as itself (`importsUnresolvedAliases`); `identity`
     /// is the link's.
     public var isSymlink: Bool
+    /// A mover's file: where it was, as the app gave it. The client's rights (``forWriting``
+    /// says which it had) and the bookmarks move with it from there.
+    public var movedFrom: MoverFile?
     /// Where a destination-only exporter would save (``ExporterRequest/destinationOnly``):
     /// nothing was written there, `identity` means nothing, and nothing is granted.
     public var isDestinationOnly = false
 
     public init(path: FilePath, identity: FileIdentity, birth: Int64?, isDirectory: Bool,
-                forWriting: Bool, isSymlink: Bool = false) {
+                forWriting: Bool, isSymlink: Bool = false, movedFrom: MoverFile? = nil) {
         self.path = path
         self.identity = identity
         self.birth = birth
         self.isDirectory = isDirectory
         self.forWriting = forWriting
         self.isSymlink = isSymlink
+        self.movedFrom = movedFrom
     }
 
     /// The file at `path` itself, a symbolic link not followed, as it is now: what an exporter
@@ -140,6 +145,12 @@ public struct DialogFailure: Sendable, Equatable, CustomStringConvertible {
         public static let fileExists = Code(rawValue: "fileExists")
         /// The client could not produce a lazily written document; nothing was written.
         public static let snapshotFailed = Code(rawValue: "snapshotFailed")
+        /// A mover's folder holds a name of a file to move, and nobody could be asked what to do
+        /// (or it appeared after the human chose); nothing was moved.
+        public static let nameConflict = Code(rawValue: "nameConflict")
+        /// A move failed (a source changed or vanished, a file that cannot be moved, the disk);
+        /// everything is back where it was.
+        public static let moveFailed = Code(rawValue: "moveFailed")
     }
 
     public var code: Code

@@ -1,3 +1,4 @@
+import WharfFileWriting
 import WharfSystem
 
 /// Who shows a dialog to a human: the client's own UI (the server's frontend presenter), a
@@ -67,6 +68,19 @@ public final class PresentedDialog: Sendable {
     public enum Details: Sendable {
         case importer(Importer)
         case exporter(Exporter)
+        case mover(Mover)
+    }
+
+    /// What a mover moves: shown to the human, whose choice of a folder is the consent to move
+    /// these files there.
+    public struct Mover: Sendable, Equatable {
+        /// The files, in the order the app gave them (where they are now).
+        public var files: [FilePath]
+
+        /// The files as `file:` URLs.
+        public var urls: [String] { files.map(\.url) }
+
+        public init(files: [FilePath]) { self.files = files }
     }
 
     /// What an importer asks for.
@@ -131,6 +145,7 @@ public final class PresentedDialog: Sendable {
         switch details {
         case .importer: .importer
         case .exporter: .exporter
+        case .mover: .mover
         }
     }
 
@@ -141,6 +156,11 @@ public final class PresentedDialog: Sendable {
 
     public var exporter: Exporter? {
         if case .exporter(let exporter) = details { return exporter }
+        return nil
+    }
+
+    public var mover: Mover? {
+        if case .mover(let mover) = details { return mover }
         return nil
     }
 }
@@ -162,6 +182,17 @@ public struct DialogResponder: Sendable {
     /// See ``DialogEngine/save(client:id:url:contentType:overwrite:accepted:)``.
     public func save(url: String?, contentType: String?, overwrite: Bool, accepted: (@Sendable () -> Void)? = nil) throws(DialogError) {
         try engine.save(client: client, id: id, url: url, contentType: contentType, overwrite: overwrite, accepted: accepted)
+    }
+
+    /// See ``DialogEngine/move(client:id:folder:resolution:canAsk:accepted:)``.
+    public func move(folder: String, resolution: MoveConflictResolution?, canAsk: Bool,
+                     accepted: (@Sendable () -> Void)? = nil) throws(DialogError) {
+        try engine.move(client: client, id: id, folder: folder, resolution: resolution, canAsk: canAsk, accepted: accepted)
+    }
+
+    /// Which kind of dialog this is, while it is open.
+    public func kind() throws(DialogError) -> DialogKind {
+        try engine.kind(client: client, id: id)
     }
 
     /// See ``DialogEngine/dismiss(client:id:accepted:)``.

@@ -137,11 +137,11 @@ enum DirectoryLister {
         return (listed, sortedOrder(listed))
     }
 
-    /// Whether an importer may choose `directory` itself: the rules `choose` applies to it
-    /// (in a file importer a folder is never a document; in a folder picker the folder must
-    /// pass the browser options and `urlEnabled`). Nil for an exporter.
+    /// Whether an importer (or a mover) may choose `directory` itself: the rules `choose`
+    /// applies to it (in a file importer a folder is never a document; in a folder picker, and
+    /// a mover's, the folder must pass the browser options and `urlEnabled`). Nil for an exporter.
     static func folderChoice(_ directory: FilePath, rules: SelectionRules, types: any ContentTypeOracle) -> FolderChoice? {
-        guard rules.kind == .importer else { return nil }
+        guard rules.kind != .exporter else { return nil }
         do {
             let (facts, _) = try EntryFacts.chosen(directory, browserOptions: rules.browserOptions, types: types)
             return rules.reason(rejecting: facts, types: types).map { .disabled(reason: $0) } ?? .enabled

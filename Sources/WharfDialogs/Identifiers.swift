@@ -22,12 +22,14 @@ public struct DialogID: Hashable, Sendable, CustomStringConvertible {
     public var description: String { rawValue }
 }
 
-/// Which of SwiftUI's two dialogs this is.
+/// Which of SwiftUI's file dialogs this is.
 public enum DialogKind: String, Sendable, Hashable, CustomStringConvertible {
     /// `fileImporter`: the user picks existing files.
     case importer
     /// `fileExporter`: the user picks where documents are saved.
     case exporter
+    /// `fileMover`: the user picks the folder the app's files are moved into.
+    case mover
 
     public var description: String { rawValue }
 }

@@ -24,6 +24,12 @@ extension DialogEngine {
         try RequestValidation.validate(request, types: types)
         return CheckedRequest(request)
     }
+
+    /// The mover's twin of ``check(_:types:)-(ImporterRequest,_)``.
+    public static func check(_ request: MoverRequest, types: any ContentTypeOracle) throws(DialogError) -> CheckedRequest<MoverRequest> {
+        try RequestValidation.validate(request, types: types)
+        return CheckedRequest(request)
+    }
 }
 
 /// Checks a request completely before anything is presented, so a refused request leaves no
@@ -71,6 +77,29 @@ enum RequestValidation {
             }
         }
         if let name = request.defaultFilename { try validate(filename: name, field: "defaultFilename") }
+        try validate(presentationId: request.presentationId)
+        try validate(request.options, types: types)
+    }
+
+    /// A mover's files were each found granted by the server; what is left is what a move into
+    /// one folder needs: each file once, no two of one name (one folder cannot hold both), and
+    /// never the root folder. Options as for the others.
+    static func validate(_ request: MoverRequest, types: any ContentTypeOracle) throws(DialogError) {
+        if request.files.isEmpty { throw .invalidArgument(field: "urls", reason: "must not be empty: name the files to move") }
+        var byPath: [FilePath: Int] = [:]
+        var byName: [[UInt8]: Int] = [:]
+        for (index, file) in request.files.enumerated() {
+            let field = "urls[\(index)]"
+            if file.path == .root { throw .invalidArgument(field: field, reason: "is the root folder, which cannot be moved") }
+            if let earlier = byPath[file.path] {
+                throw .invalidArgument(field: field, reason: "names the same file as urls[\(earlier)] (\(file.path.url))")
+            }
+            if let earlier = byName[file.path.lastComponent] {
+                throw .invalidArgument(field: field, reason: "has the same name as urls[\(earlier)]: one folder cannot hold both (\(file.path.url))")
+            }
+            byPath[file.path] = index
+            byName[file.path.lastComponent] = index
+        }
         try validate(presentationId: request.presentationId)
         try validate(request.options, types: types)
     }

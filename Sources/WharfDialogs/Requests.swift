@@ -139,3 +139,42 @@ public struct ExporterRequest: Sendable, Equatable {
         self.destinationOnly = destinationOnly
     }
 }
+
+/// One file a mover moves, as the server found it granted to the client: where it is, who it
+/// is (so that another file put in its place is never moved instead), and the rights the
+/// client has to it, which follow it.
+public struct MoverFile: Sendable, Equatable {
+    /// Absolute and normalised; a granted link's own path (it is moved as a link).
+    public var path: FilePath
+    /// The entry itself (`lstat`: a link's own identity).
+    public var identity: FileIdentity
+    public var birth: Int64?
+    public var isDirectory: Bool
+    public var isSymlink: Bool
+    /// The client may only read it (an importer's pick): so it may after the move.
+    public var readOnly: Bool
+
+    public init(path: FilePath, identity: FileIdentity, birth: Int64?, isDirectory: Bool, isSymlink: Bool, readOnly: Bool) {
+        self.path = path
+        self.identity = identity
+        self.birth = birth
+        self.isDirectory = isDirectory
+        self.isSymlink = isSymlink
+        self.readOnly = readOnly
+    }
+}
+
+/// `fileMover(isPresented:files:onCompletion:onCancellation:)`: the human chooses a folder
+/// and the app's files are moved into it.
+public struct MoverRequest: Sendable, Equatable {
+    /// Non-empty, each granted to the client (the server checks that before it asks).
+    public var files: [MoverFile]
+    public var presentationId: String?
+    public var options: DialogOptions
+
+    public init(files: [MoverFile], presentationId: String? = nil, options: DialogOptions = DialogOptions()) {
+        self.files = files
+        self.presentationId = presentationId
+        self.options = options
+    }
+}

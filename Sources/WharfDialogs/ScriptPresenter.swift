@@ -125,9 +125,10 @@ public final class ScriptPresenter: DialogPresenter {
                     return .expect(expectation)
                 case .delay(let milliseconds):
                     return .delay(milliseconds)
-                case .choose where active.kind != .importer, .save where active.kind != .exporter:
+                case .choose where active.kind == .exporter, .save where active.kind != .exporter:
                     state.answered = true
-                    return .fail("step \(number) of the presenter script answers an \(active.kind == .importer ? "exporter" : "importer"), but dialog \(active.id) is an \(active.kind)")
+                    let answers = if case .save = step { "an exporter" } else { "an importer or a mover" }
+                    return .fail("step \(number) of the presenter script answers \(answers), but dialog \(active.id) is \(active.kind == .importer ? "an" : "a") \(active.kind)")
                 case .choose, .dismiss, .save:
                     state.answered = true
                     return .answer(step)
@@ -161,7 +162,14 @@ public final class ScriptPresenter: DialogPresenter {
     private func answer(_ dialog: PresentedDialog, with step: ScriptStep) -> String? {
         do throws(DialogError) {
             switch step {
-            case .choose(let paths):
+            case .choose(let paths, let resolution) where dialog.kind == .mover:
+                guard paths.count == 1 else {
+                    return "the presenter script's answer names \(paths.count) paths, and a mover takes one folder"
+                }
+                // A script cannot be asked about names taken in the folder: what it answered
+                // beforehand (conflictResolution), or the dialog fails naming them.
+                try dialog.responder.move(folder: Self.absolute(paths[0], in: dialog.directory), resolution: resolution, canAsk: false)
+            case .choose(let paths, _):
                 try dialog.responder.choose(urls: paths.map { Self.absolute($0, in: dialog.directory) })
             case .dismiss:
                 try dialog.responder.dismiss()

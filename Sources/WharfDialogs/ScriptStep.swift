@@ -1,10 +1,13 @@
+import WharfFileWriting
 import WharfSystem
 
 /// One step of a presenter script (`wharf --presenter script:FILE`); the server parses the
 /// file's JSON into these.
 public enum ScriptStep: Sendable, Equatable {
     /// Importer: pick these files (absolute paths, or relative to the dialog's directory).
-    case choose([String])
+    /// Mover: the one folder to move the files into, and what the human answers when names
+    /// there are taken (nil: the script cannot be asked, and a taken name fails the dialog).
+    case choose([String], conflictResolution: MoveConflictResolution? = nil)
     /// Dismiss the dialog, as a human pressing Cancel.
     case dismiss
     /// Wait this long before the next step, without blocking any thread.

@@ -6,7 +6,10 @@ extension AtomicWriter {
     ///
     /// Only names of exactly the form `.wharf-tmp-<pid>-<16 hex digits>` are considered, and of
     /// those only regular files and symlinks (a replaced symlink is kept under such a name until
-    /// an export ends). A file is left alone while its owner may still be using it:
+    /// an export ends); and folders of exactly the form `.wharf-tmp-dir-<pid>-<16 hex digits>`
+    /// (a folder a move was copying across file systems, or a moved folder's original set aside
+    /// once its copy was in place), removed with everything in them. A file is left alone
+    /// while its owner may still be using it:
     /// - its pid is another live process (`kill(pid, 0)` succeeds or is refused), which covers
     ///   everything a live export holds, backups of replaced files included; a recycled pid
     ///   only delays the cleanup until that process ends;
@@ -22,7 +25,8 @@ extension AtomicWriter {
         else { return [] }
         var removed: [FilePath] = []
         for name in names {
-            guard let owner = TemporaryName.owner(of: name) else { continue }
+            let isFolder = TemporaryName.directoryOwner(of: name) != nil
+            guard let owner = TemporaryName.owner(of: name) ?? TemporaryName.directoryOwner(of: name) else { continue }
             if owner == ProcessControl.processID {
                 if LiveTemporaries.contains(String(decoding: name, as: UTF8.self)) { continue }
             } else if processIsAlive(owner) {
@@ -32,10 +36,15 @@ extension AtomicWriter {
             let component = FilePath(unchecked: name)
             guard let status = try? Syscalls.statusIfPresent(in: handle, component, reportedAs: path) else { continue }
             switch status.kind {
-            case .symlink:
+            case .symlink where !isFolder:
                 break
-            case .regular:
+            case .regular where !isFolder:
                 guard isUnlocked(component, in: handle, status: status) else { continue }
+            case .directory where isFolder:
+                guard isUnlocked(component, in: handle, status: status) else { continue }
+                FolderTree.remove(component, in: handle, reportedAs: path)
+                if (try? Syscalls.statusIfPresent(in: handle, component, reportedAs: path)) == nil { removed.append(path) }
+                continue
             default:
                 continue
             }
@@ -51,7 +60,7 @@ extension AtomicWriter {
     private static func isUnlocked(_ name: FilePath, in directory: FileDescriptor, status: FileStatus) -> Bool {
         let file: FileDescriptor
         do {
-            file = try directory.open(name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK)
+            file = try directory.open(name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | (status.kind == .directory ? O_DIRECTORY : 0))
         } catch {
             return error.code == EACCES || error.code == EPERM
         }

@@ -2,17 +2,6 @@ import Glibc
 import WharfSystem
 
 extension ExportTransaction {
-    /// The ways bytes can move from a source file to a temporary file, fastest first.
-    private enum CopyMethod {
-        /// `copy_file_range(2)`: in the kernel, and a reflink on file systems that can.
-        case copyFileRange
-        /// `sendfile(2)`: in the kernel, through the page cache.
-        case sendFile
-        /// `read`/`write` through a bounded buffer: works on anything, and names the side
-        /// that failed.
-        case readWrite
-    }
-
     /// Fills the temporary file, in chunks, looking at the cancellation flag between them.
     func copyContents(of entry: ExportEntry, into target: FileDescriptor) throws(ExportError) {
         entry.directory.changed = true
@@ -66,65 +55,17 @@ extension ExportTransaction {
         if let failure { throw failure }
     }
 
-    /// Copies `source` to its end. A kernel copy that fails for any reason hands over to the
-    /// read/write loop from where it stopped (both calls advance the file offsets): either the
-    /// file system merely lacked support, or the loop meets the same error and can say whether
-    /// reading the source or writing the destination failed.
     private func copyFile(
         _ source: FileDescriptor, path: FilePath, into target: FileDescriptor, kernelCopy: Bool, waits: Bool,
         for destination: FilePath
     ) throws(ExportError) {
-        var method = kernelCopy ? CopyMethod.copyFileRange : .readWrite
-        var writeback = WritebackPacer(descriptor: target, enabled: configuration.earlyWriteback, step: configuration.chunkSize)
-        var buffer: UnsafeMutableRawBufferPointer?
-        defer { buffer?.deallocate() }
-        while true {
-            try checkCancelled()
-            switch method {
-            case .copyFileRange, .sendFile:
-                let result = method == .copyFileRange
-                    ? Syscalls.copyFileRange(from: source, to: target, count: configuration.chunkSize)
-                    : Syscalls.sendFile(from: source, to: target, count: configuration.chunkSize)
-                switch result {
-                case .copied(let count) where count > 0:
-                    progress.add(count)
-                    writeback.wrote(count)
-                case .copied:
-                    // The kernel saw the end; let a plain read confirm it (a file whose size
-                    // changed, or a file system that under-reports, is then still copied whole).
-                    method = .readWrite
-                case .failed(let code) where method == .copyFileRange && [ENOSYS, EXDEV, EINVAL, EOPNOTSUPP].contains(code):
-                    method = .sendFile
-                case .failed:
-                    method = .readWrite
-                }
-            case .readWrite:
-                let chunk: UnsafeMutableRawBufferPointer
-                if let buffer { chunk = buffer } else {
-                    chunk = .allocate(byteCount: configuration.bufferSize, alignment: 4096)
-                    buffer = chunk
-                }
-                let count: Int
-                do throws(SystemError) {
-                    if waits {
-                        // A writer may take its time, or never come: wait a slice, then look
-                        // at the cancellation flag again (a cancel, or the client's session
-                        // ending, must end the export).
-                        guard try Poller.wait([Poller.Watch(source)], timeoutMilliseconds: 100) != [[]],
-                              let available = try source.readAvailable(into: chunk)
-                        else { continue }
-                        count = available
-                    } else {
-                        count = try source.read(into: chunk)
-                    }
-                } catch {
-                    throw .failed(path: destination, cause: error)
-                }
-                if count == 0 { return }
-                do { try target.write(all: UnsafeRawBufferPointer(rebasing: chunk[..<count])) }
-                catch { throw .failed(path: destination, cause: error) }
-                progress.add(count)
-                writeback.wrote(count)
+        let copier = ContentCopier(configuration: configuration, cancellation: cancellation)
+        do throws(ContentCopier.Failure) {
+            try copier.copy(source, into: target, kernelCopy: kernelCopy, waits: waits, progress: &progress)
+        } catch {
+            switch error {
+            case .cancelled: throw .cancelled
+            case .failed(let cause): throw .failed(path: destination, cause: cause)
             }
         }
     }

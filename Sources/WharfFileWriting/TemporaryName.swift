@@ -33,8 +33,24 @@ enum TemporaryName {
         make(prefix: prefix + "aside-")
     }
 
+    /// The prefix of a folder being built by a move across file systems, or of a moved
+    /// folder's original set aside to be removed: `.wharf-tmp-dir-<pid>-<16 hex digits>`.
+    /// Distinct from the files' prefix, because an orphan sweep removes such a folder with
+    /// everything in it, which it must never do to a folder that merely has a file's name.
+    static let directoryPrefix = prefix + "dir-"
+
     /// The pid embedded in `name`, or nil when `name` is not exactly a Wharf temporary name.
     static func owner(of name: [UInt8]) -> pid_t? {
+        owner(of: name, prefix: prefix)
+    }
+
+    /// The pid embedded in `name`, or nil when `name` is not exactly a Wharf temporary
+    /// folder's name (``directoryPrefix``).
+    static func directoryOwner(of name: [UInt8]) -> pid_t? {
+        owner(of: name, prefix: directoryPrefix)
+    }
+
+    private static func owner(of name: [UInt8], prefix: String) -> pid_t? {
         guard name.starts(with: prefix.utf8) else { return nil }
         let rest = name.dropFirst(prefix.utf8.count)
         guard let dash = rest.firstIndex(of: UInt8(ascii: "-")) else { return nil }
@@ -64,10 +80,10 @@ enum TemporaryName {
 enum LiveTemporaries {
     private static let names = Locked(Set<String>())
 
-    /// A fresh temporary name, claimed.
-    static func claimNew() -> String {
+    /// A fresh temporary name (for a folder: ``TemporaryName/directoryPrefix``), claimed.
+    static func claimNew(prefix: String = TemporaryName.prefix) -> String {
         while true {
-            let name = TemporaryName.make()
+            let name = TemporaryName.make(prefix: prefix)
             if names.withValue({ $0.insert(name).inserted }) { return name }
         }
     }

@@ -5,7 +5,7 @@ public enum ProtocolCatalog {
         InitializeRequest.self, ShutdownRequest.self, PingRequest.self,
         DescribeTypesRequest.self, IdentifyRequest.self, ConformsRequest.self, TypeForExtensionRequest.self,
         TypeForMIMETypeRequest.self, DeclareTypesRequest.self, FiltersRequest.self,
-        PresentImporterRequest.self, PresentExporterRequest.self, CancelDialogRequest.self, ExporterSnapshotRequest.self,
+        PresentImporterRequest.self, PresentExporterRequest.self, PresentMoverRequest.self, CancelDialogRequest.self, ExporterSnapshotRequest.self,
         ListDirectoryRequest.self, ChooseRequest.self, DismissRequest.self, FailDialogRequest.self,
         ResolveAccessRequest.self, ReleaseAccessRequest.self, CreateBookmarkRequest.self, ListAccessRequest.self,
         RevokeAccessRequest.self, ReadFileRequest.self, WriteFileRequest.self,

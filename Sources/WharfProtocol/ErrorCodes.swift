@@ -45,6 +45,10 @@ public enum WharfErrorCode: Int64, Sendable, CaseIterable {
     case accessNotFound = -32022
     /// A file operation failed; the message names the file and the cause.
     case fileOperationFailed = -32030
+    /// A mover's folder already holds a name of a file to be moved, and the human was not asked
+    /// (`dialog/choose` without `conflictResolution`: refused, the dialog stays open; a presenter
+    /// that cannot ask: the dialog ends with it, and nothing was moved).
+    case nameConflict = -32031
     /// The presenter could not show or finish the dialog (a `dialog/completed` error).
     case presenterFailed = -32040
     /// The client's `exporter/snapshot` answer was an error or unusable (a `dialog/completed` error).

@@ -1,5 +1,6 @@
 import Glibc
 import WharfDialogs
+import WharfFileWriting
 import WharfJSON
 import WharfSystem
 
@@ -60,8 +61,23 @@ enum ScriptFile {
 
     private static func parseStep(_ step: JSON, index: Int, base: FilePath) throws(ScriptError) -> ScriptStep {
         let where_ = "step \(index)"
+        // A mover's choose may say what the human answers when names in the folder are taken.
+        if case .object(let object) = step, object.count == 2, let folders = object["choose"],
+           let resolution = object["conflictResolution"] {
+            guard let paths = folders.arrayValue?.compactMap(\.stringValue), paths.count == 1, folders.arrayValue?.count == 1 else {
+                throw ScriptError(message: "\(where_): choose with conflictResolution takes one folder")
+            }
+            let parsed: MoveConflictResolution
+            switch resolution.stringValue {
+            case "replace": parsed = .replace
+            case "keepBoth": parsed = .keepBoth
+            default: throw ScriptError(message: "\(where_): conflictResolution is replace or keepBoth")
+            }
+            return .choose([resolve(paths[0], base)], conflictResolution: parsed)
+        }
         guard case .object(let object) = step, object.count == 1, let (key, value) = object.members.first.map({ ($0.key, $0.value) }) else {
-            throw ScriptError(message: "\(where_): expected an object with exactly one of choose, dismiss, delayMs, expect, save")
+            throw ScriptError(message: "\(where_): expected an object with exactly one of choose, dismiss, delayMs, expect, save "
+                + "(a mover's choose may add conflictResolution)")
         }
         switch key {
         case "choose":
@@ -104,7 +120,7 @@ enum ScriptFile {
         func strings(_ key: String) -> [String]? { value[key]?.arrayValue?.compactMap(\.stringValue) }
         var kind: DialogKind?
         if let raw = value["kind"]?.stringValue {
-            guard let parsed = DialogKind(rawValue: raw) else { throw ScriptError(message: "\(where_): expect.kind must be importer or exporter") }
+            guard let parsed = DialogKind(rawValue: raw) else { throw ScriptError(message: "\(where_): expect.kind must be importer, exporter or mover") }
             kind = parsed
         }
         var browserOptions: BrowserOptions?

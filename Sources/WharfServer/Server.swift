@@ -48,6 +48,7 @@ public final class Server: Sendable {
             maxDialogsPerClient: options.maxDialogsPerClient,
             memory: StoreDirectoryMemory(store: access, logger: logger),
             writer: RecordingExportWriter(store: access, logger: logger),
+            mover: RecordingFileMover(store: access, logger: logger),
             notice: { logger.warning($0) },
             sink: sessions
         )

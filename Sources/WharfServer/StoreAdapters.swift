@@ -44,3 +44,29 @@ struct RecordingExportWriter: ExportWriting {
         try AtomicWriter.write(items, progress: progress, cancellation: cancellation)
     }
 }
+
+/// Moves a mover's files, after noting the destination folder and each source's folder in the
+/// state store: a move across file systems leaves temporaries in both when a crash stops it,
+/// and the next start removes them as it removes an export's.
+struct RecordingFileMover: FileMoving {
+    let store: AccessStore
+    let logger: Logger
+
+    func conflicts(_ items: [MoveItem], in folder: FilePath) throws(MoveError) -> [[UInt8]] {
+        try FileMover.conflicts(items, in: folder)
+    }
+
+    func move(
+        _ items: [MoveItem], into folder: FilePath, resolution: MoveConflictResolution,
+        progress: (@Sendable (ExportProgress) -> Void)?, cancellation: ExportCancellation?
+    ) throws(MoveError) -> [FilePath] {
+        for directory in Set([folder] + items.map(\.source.directory)) {
+            do {
+                try store.recordWrittenDirectory(directory)
+            } catch {
+                logger.warning("could not record \(directory) for orphan cleanup: \(error)")
+            }
+        }
+        return try FileMover.move(items, into: folder, resolution: resolution, progress: progress, cancellation: cancellation)
+    }
+}

@@ -54,6 +54,11 @@ public enum Syscalls {
 
     private static let extensions = Extensions()
 
+    /// For the two-directory `renameat2` in MovingSyscalls.swift.
+    static var renameat2Function: (@convention(c) (Int32, UnsafePointer<CChar>, Int32, UnsafePointer<CChar>, UInt32) -> Int32)? {
+        extensions.renameat2
+    }
+
     /// `renameat2(2)`; `ENOSYS` when the C library lacks it.
     public static func renameat2(
         in directory: FileDescriptor, _ from: FilePath, _ to: FilePath, flags: UInt32, reportedAs path: FilePath

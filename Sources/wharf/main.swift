@@ -25,6 +25,8 @@ do {
         ProcessControl.exit(DialogCommands.run(command))
     case .save(let command):
         ProcessControl.exit(DialogCommands.run(command))
+    case .move(let command):
+        ProcessControl.exit(DialogCommands.run(command))
     case .portal(let command):
         PortalHost.run(command)
     }

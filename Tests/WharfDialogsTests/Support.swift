@@ -285,11 +285,11 @@ final class Harness: @unchecked Sendable {
     let engine: DialogEngine
     let client: ClientID = 1
 
-    init(writer: any ExportWriting = TestWriter(), maxDialogsPerClient: Int = 64,
+    init(writer: any ExportWriting = TestWriter(), mover: any FileMoving = SystemFileMover(), maxDialogsPerClient: Int = 64,
          listingCache: ListingCacheLimits = ListingCacheLimits()) {
         engine = DialogEngine(
             maxDialogsPerClient: maxDialogsPerClient, listingCache: listingCache, memory: memory, writer: writer,
-            scheduler: scheduler, homeDirectory: dir.path, sink: events)
+            mover: mover, scheduler: scheduler, homeDirectory: dir.path, sink: events)
     }
 
     func importer(

@@ -133,6 +133,15 @@ extension DialogEngine {
         try present(client: client, app: app, request: Self.check(request, types: types), presenter: presenter, types: types,
                     isLive: isLive, announcer: AnnouncedBy(announce))
     }
+
+    /// The mover's twin of the importer's `present` above.
+    func present(
+        client: ClientID, app: String, request: MoverRequest, presenter: any DialogPresenter, types: any ContentTypeOracle,
+        isLive: () -> Bool = { true }, announce: @escaping @Sendable (PresentedDialog) -> Bool = { _ in true }
+    ) throws(DialogError) -> DialogID {
+        try present(client: client, app: app, request: Self.check(request, types: types), presenter: presenter, types: types,
+                    isLive: isLive, announcer: AnnouncedBy(announce))
+    }
 }
 
 /// An announcer that answers what a test's closure says.

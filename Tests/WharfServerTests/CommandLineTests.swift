@@ -113,3 +113,25 @@ import WharfSystem
         #expect(try CommandLineParser.parse(["save", text]) == .save(save))
     }
 }
+
+/// `wharf move`'s command line.
+@Suite struct MoveCommandLine {
+    @Test func filesAndAFolderAreRead() throws {
+        var expected = MoveCommand()
+        expected.files = [FilePath("/a/b.txt"), FilePath("c d.txt")]
+        expected.folder = FilePath("/dst")
+        #expect(try CommandLineParser.parse(["move", "/a/b.txt", "--to=/dst", "--", "c d.txt"]) == .move(expected))
+    }
+
+    @Test func whatMeansNothingIsRefused() {
+        let cases: [([String], String)] = [
+            (["move"], "name at least one FILE"),
+            (["move", "a", "--to", "/d", "--title", "T"], "takes no --presenter or --title"),
+            (["move", "a", "--replace"], "unknown argument --replace"),
+        ]
+        for (arguments, message) in cases {
+            let error = #expect(throws: UsageError.self) { try CommandLineParser.parse(arguments) }
+            #expect(error?.message.contains(message) == true, "\(arguments): \(error?.message ?? "")")
+        }
+    }
+}

@@ -47,6 +47,25 @@ import WharfTestSupport
         #expect(client.shutdownAndExit() == 0)
     }
 
+    @Test func aMoverMovesAGrantedFileInProcess() throws {
+        let scratch = ScratchDirectory()
+        scratch.write("a.txt", "a")
+        scratch.makeDirectory("dst")
+        let client = WireClient.inProcess(options())
+        client.initialize(["capabilities": ["presentsDialogs": true]])
+        let picked = try #require(client.call("presentImporter", ["allowedContentTypes": ["public.plain-text"]])?["dialogId"])
+        #expect(client.call("dialog/choose", ["dialogId": picked, "urls": [.string(scratch.url("a.txt"))]]) == [:])
+        #expect(client.notification("dialog/completed")?["params"]?["urls"] == [.string(scratch.url("a.txt"))])
+        let mover = try #require(client.call("presentMover", ["urls": [.string(scratch.url("a.txt"))]])?["dialogId"])
+        #expect(client.notification("presenter/show", where: { $0["params"]?["dialogId"] == mover })?["params"]?["kind"] == "mover")
+        #expect(client.call("dialog/choose", ["dialogId": mover, "url": .string(scratch.url("dst"))]) == [:])
+        let completed = client.notification("dialog/completed", where: { $0["params"]?["dialogId"] == mover })
+        #expect(completed?["params"]?["urls"] == [.string(scratch.url("dst/a.txt"))])
+        #expect(client.call("resolveAccess", ["url": .string(scratch.url("dst/a.txt"))])?["readOnly"] == true)
+        #expect(client.request("resolveAccess", ["url": .string(scratch.url("a.txt"))])?["error"]?["code"] == -32020)
+        #expect(client.shutdownAndExit() == 0)
+    }
+
     /// `exit` inside a batch ends the session while the batch is being read: the requests before
     /// it were answered, and those answers are owed, as the batch's one array, before the end.
     @Test func aBatchThatEndsWithExitIsStillAnswered() {

@@ -403,3 +403,22 @@ def test_fzf_marks_several_with_tab_where_several_may_be_chosen(home, run_in_pan
     status, out, err = pane.finish()
     assert status == 0, err
     assert sorted(out.split(b"\n")[:-1]) == [bytes(home / "a.txt"), bytes(home / "e.txt")]
+
+
+def test_nnn_moves_into_a_marked_folder_asking_about_a_taken_name(save_home, run_in_pane):
+    moving = save_home.parent / "moving"
+    moving.mkdir()
+    (moving / "note.txt").write_text("moved\n")
+    pane = run_in_pane(save_home, "move", "--presenter", "nnn", str(moving / "note.txt"))
+    pane.tool = "nnn"
+    pane.wait_for("sub")
+    pane.keys("Space")   # marks sub, the first entry
+    pane.keys("q")
+    pane.wait_for("[r] replace   [k] keep both")
+    assert (moving / "note.txt").read_text() == "moved\n"
+    time.sleep(0.3)
+    pane.keys("r")
+    status, out, err = pane.finish()
+    assert (status, out) == (0, bytes(save_home / "sub" / "note.txt") + b"\n"), err
+    assert (save_home / "sub" / "note.txt").read_text() == "moved\n"
+    assert not (moving / "note.txt").exists()

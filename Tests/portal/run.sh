@@ -5,7 +5,7 @@
 # XDG_DESKTOP_PORTAL_DIR pointing at packaging/wharf.portal and XDG_CURRENT_DESKTOP matching
 # its UseIn=, and `wharf portal` answering with the script presenter (Tests/portal/test_portal.py).
 #
-#   WHARF=.build/debug/wharf Tests/portal/run.sh [unittest arguments]
+#   WHARF=.build/debug/wharf [PORTAL_TESTS=FILE] Tests/portal/run.sh [unittest arguments]
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 WHARF=${WHARF:-$ROOT/.build/debug/wharf}
@@ -50,4 +50,5 @@ export PORTAL_ACTIVATION_SCRIPT=$RIG/activation.json
 echo '[]' > "$PORTAL_ACTIVATION_SCRIPT"
 
 export WHARF PORTAL_FILE=$ROOT/packaging/portal/wharf.portal PORTAL_RIG=$RIG
-dbus-run-session -- /usr/bin/python3 "$ROOT/Tests/portal/test_portal.py" "$@"
+# PORTAL_TESTS: another file of tests for the same rig (test_nvim_presenter.py: make test-portal-nvim).
+dbus-run-session -- /usr/bin/python3 "$ROOT/Tests/portal/${PORTAL_TESTS:-test_portal.py}" "$@"

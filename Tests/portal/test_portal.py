@@ -215,6 +215,13 @@ class PortalTests(PortalCase):
         self.assertEqual(response, 0, self.backend.text())
         self.assertEqual(results["uris"], [uri(self.path("a.txt")), uri(self.path("b.txt"))])
 
+    def test_open_file_takes_files_not_folders(self):
+        self.start([{"choose": [self.path("folder")]}])
+        response, results = Call("OpenFile", {}).wait()
+        self.assertEqual(response, 2, self.backend.text())
+        self.assertEqual(results["uris"], [])
+        self.assertIn("public.data", self.backend.text())
+
     def test_open_folder(self):
         self.start([{"expect": {"allowedContentTypes": ["public.folder"]}}, {"choose": [self.path("folder")]}])
         response, results = Call("OpenFile", {"directory": GLib.Variant("b", True)}).wait()

@@ -583,3 +583,36 @@ def test_initialize_says_why_the_terminal_presenter_cannot_serve(term: str, reas
     capabilities = json.loads(run.stdout.split(b"\n")[0])["result"]["capabilities"]
     assert capabilities["presenter"] is None
     assert capabilities["unavailablePresenters"]["terminal"].startswith(reason), capabilities
+
+
+def move(*arguments: str) -> list[str]:
+    return [WHARF, "move", "--presenter", "terminal", "--state-dir", ":memory:", *arguments]
+
+
+def test_a_mover_moves_into_the_folder_shown_asking_about_a_taken_name(pane: Pane, folder: Path):
+    (folder / "sub" / "alpha.txt").write_text("already here\n")
+    pane.start(move(str(folder / "alpha.txt"), str(folder / "beta.txt")), cwd=folder,
+               environment={"HOME": str(folder)})
+    pane.wait_text("» Move here")
+    pane.keys("Down")
+    pane.keys("Enter")     # opens sub
+    pane.wait_text(str(folder / "sub"))
+    pane.keys("Home")
+    pane.keys("Enter")     # moves into the folder shown: alpha.txt is taken there
+    pane.wait_text("Replace, Keep both or Cancel")
+    pane.keys("c")         # back to the list; nothing moved
+    pane.wait_gone("Replace, Keep both or Cancel")
+    assert (folder / "alpha.txt").exists() and (folder / "beta.txt").exists()
+    pane.keys("Home")
+    pane.keys("Enter")
+    pane.wait_text("Replace, Keep both or Cancel")
+    pane.keys("k")         # keep both: the moved file takes a free name
+    finish(pane, 0)
+    assert not (folder / "alpha.txt").exists() and not (folder / "beta.txt").exists()
+    assert (folder / "sub" / "alpha.txt").read_text() == "already here\n"
+    assert (folder / "sub" / "beta.txt").read_text() == "beta\n"
+    moved = printed(pane)
+    assert len(moved) == 2 and moved[1] == os.fsencode(folder / "sub" / "beta.txt")
+    assert moved[0] != os.fsencode(folder / "sub" / "alpha.txt")
+    assert Path(os.fsdecode(moved[0])).parent == folder / "sub"
+    assert Path(os.fsdecode(moved[0])).read_text() == "alpha\n"

@@ -58,7 +58,9 @@ export type ContentTypeIdentifier = string;
 export type FileURL = string;
 /** An absolute path or a `file:` URL. */
 export type PathOrFileURL = string;
-export type DialogKind = 'importer' | 'exporter';
+export type DialogKind = 'importer' | 'exporter' | 'mover';
+/** What a mover does with names already taken in the folder (`dialog/choose`'s `conflictResolution`). */
+export type ConflictResolution = 'replace' | 'keepBoth';
 export type CancellationReason = 'user' | 'client' | 'timeout' | 'disconnected';
 export type BrowserOption = 'enumeratePackages' | 'includeHiddenFiles' | 'displayFileExtensions';
 
@@ -108,6 +110,8 @@ export interface ServerCapabilities {
   contentTypes: boolean;
   importer: boolean;
   exporter: boolean;
+  /** presentMover is served (absent from a server older than it). */
+  mover?: boolean;
   access: { bookmarks: boolean; fileIO: boolean; maxTransferBytes: number };
   /** Every presenter that could show this client's dialogs. */
   presenters: PresenterKind[];
@@ -309,6 +313,8 @@ export interface PresenterShowParams {
   documentCount?: number;
   /** Exporters: one for each of `contentTypes`, in order. */
   contentTypeChoices?: ContentTypeChoice[];
+  /** Movers: the files to be moved, in the order the app gave them. */
+  mover?: { urls: FileURL[] };
   /** To the daemon's presenter connection: whose dialog it is. */
   client?: ClientIdentity;
 }
@@ -342,9 +348,10 @@ export interface RequestMap {
   'contentTypes/filters': { params: { identifiers: ContentTypeIdentifier[] }; result: FiltersResult };
   presentImporter: { params: { allowedContentTypes: ContentTypeIdentifier[]; allowsMultipleSelection?: boolean; presentationId?: string; options?: DialogOptions }; result: DialogRef };
   presentExporter: { params: { documents: DocumentJSON[]; contentType?: ContentTypeIdentifier; contentTypes?: ContentTypeIdentifier[]; defaultFilename?: string; presentationId?: string; options?: DialogOptions }; result: DialogRef };
+  presentMover: { params: { urls: PathOrFileURL[]; presentationId?: string; options?: DialogOptions }; result: DialogRef };
   cancel: { params: DialogRef; result: { cancelled: boolean } };
   'dialog/list': { params: DialogRef & { directory?: PathOrFileURL; cursor?: string; limit?: number; showHidden?: boolean }; result: DirectoryListing };
-  'dialog/choose': { params: DialogRef & ({ urls: PathOrFileURL[] } | { url: PathOrFileURL; contentType?: ContentTypeIdentifier; overwrite?: boolean }); result: Empty };
+  'dialog/choose': { params: DialogRef & ({ urls: PathOrFileURL[] } | { url: PathOrFileURL; contentType?: ContentTypeIdentifier; overwrite?: boolean; conflictResolution?: ConflictResolution }); result: Empty };
   'dialog/dismiss': { params: DialogRef; result: Empty };
   'dialog/fail': { params: DialogRef & { message: string }; result: Empty };
   resolveAccess: { params: { url: PathOrFileURL } | { bookmark: string }; result: Lease };
@@ -452,12 +459,20 @@ export declare class Presentation extends EventEmitter {
   readonly documentCount: number;
   /** Exporters: one for each of `contentTypes`, in order ([] for an importer or an older server). */
   readonly contentTypeChoices: ContentTypeChoice[];
+  /** Movers: the files to be moved, in the order the app gave them ([] for the others). */
+  readonly moverUrls: FileURL[];
   readonly hidden: boolean;
   /** `showHidden`: list hidden files (names starting with "."), or not; default: as the dialog's `includeHiddenFiles`. */
   list(options?: { directory?: PathOrFileURL; cursor?: string; limit?: number; showHidden?: boolean }): Promise<DirectoryListing>;
   entries(options?: { directory?: PathOrFileURL; pageSize?: number; showHidden?: boolean }): AsyncIterable<DirectoryEntry>;
   choose(urls: PathOrFileURL[]): Promise<void>;
   save(url: PathOrFileURL, options?: { contentType?: ContentTypeIdentifier; overwrite?: boolean }): Promise<void>;
+  /**
+   * A mover: the human chose `folder`. Names taken there without `conflictResolution` reject
+   * with RequestError `nameConflict` (`data.urls`, `data.names`) and the dialog stays open: ask
+   * the human, then move again with `'replace'` or `'keepBoth'`.
+   */
+  move(folder: PathOrFileURL, options?: { conflictResolution?: ConflictResolution }): Promise<void>;
   dismiss(): Promise<void>;
   fail(message: string): Promise<void>;
   on(event: 'hide', listener: () => void): this;
@@ -554,6 +569,13 @@ export declare class WharfClient extends EventEmitter {
     contentTypes?: ContentTypeIdentifier[];
     defaultFilename?: string;
   }): Promise<Dialog>;
+  /**
+   * Presents a mover (fileMover): the human chooses a folder and `urls`, each one this client
+   * was given, are moved there. The dialog's result is their new URLs in the order given, which
+   * the client holds the same rights to. A URL not granted rejects with RequestError
+   * `accessDenied` and nothing is presented.
+   */
+  presentMover(urls: PathOrFileURL[], options?: PresentOptions): Promise<Dialog>;
   /** Takes the frontend role (initialize with `presentsDialogs: true`). */
   onPresent(handler: (presentation: Presentation) => void | Promise<void>): void;
 

@@ -227,6 +227,7 @@ public struct ServerCapabilities: ProtocolValue {
         _ = try reader.optionalBool("contentTypes")
         _ = try reader.optionalBool("importer")
         _ = try reader.optionalBool("exporter")
+        _ = try reader.optionalBool("mover")
         maxTransferBytes = try reader.object("access") { reader throws(ProtocolError) in
             _ = try reader.optionalBool("bookmarks")
             _ = try reader.optionalBool("fileIO")
@@ -249,6 +250,7 @@ public struct ServerCapabilities: ProtocolValue {
             "contentTypes": true,
             "importer": true,
             "exporter": true,
+            "mover": true,
             "access": ["bookmarks": true, "fileIO": true, "maxTransferBytes": .int(maxTransferBytes)],
             "presenters": .array(presenters.map(JSON.string)),
             "presenter": nullable(presenter),

@@ -18,6 +18,8 @@ public struct PresenterShowNotification: NotificationMessage {
     public var browserOptions: [String]
     /// Exporters only (nil for importers).
     public var exporter: Exporter?
+    /// Movers only: the files to be moved, for the human to see what the folder is chosen for.
+    public var mover: Mover?
     /// Whose dialog it is: sent to a presenter connection (`role: presenter`), which shows
     /// other clients' dialogs; absent for a client's own.
     public var client: ClientIdentityInfo?
@@ -42,9 +44,21 @@ public struct PresenterShowNotification: NotificationMessage {
         }
     }
 
+    /// What a mover's `presenter/show` adds: `mover: {urls}`.
+    public struct Mover: ProtocolValue {
+        /// The files to be moved, in the order the app gave them (`file:` URLs).
+        public var urls: [String]
+
+        public init(urls: [String]) { self.urls = urls }
+        public init(reading reader: inout FieldReader) throws(ProtocolError) { urls = try reader.strings("urls") }
+        public var json: JSON { ["urls": .array(urls.map(JSON.string))] }
+        public static var example: Mover { Mover(urls: ["file:///home/me/Downloads/report.pdf"]) }
+    }
+
     public init(dialogId: String, kind: String, title: String?, message: String?, confirmationLabel: String?,
                 allowedContentTypes: [String], allowsMultipleSelection: Bool, filters: DialogFiltersInfo,
-                directory: String, browserOptions: [String], exporter: Exporter?, client: ClientIdentityInfo? = nil) {
+                directory: String, browserOptions: [String], exporter: Exporter?, mover: Mover? = nil,
+                client: ClientIdentityInfo? = nil) {
         self.dialogId = dialogId
         self.kind = kind
         self.title = title
@@ -56,6 +70,7 @@ public struct PresenterShowNotification: NotificationMessage {
         self.directory = directory
         self.browserOptions = browserOptions
         self.exporter = exporter
+        self.mover = mover
         self.client = client
     }
 
@@ -81,6 +96,7 @@ public struct PresenterShowNotification: NotificationMessage {
                                     }
                                     : [])
         }
+        mover = try reader.optionalObject("mover") { reader throws(ProtocolError) in try Mover(reading: &reader) }
         client = try reader.optionalObject("client") { reader throws(ProtocolError) in try ClientIdentityInfo(reading: &reader) }
     }
 
@@ -101,6 +117,7 @@ public struct PresenterShowNotification: NotificationMessage {
             object["documentCount"] = .int(exporter.documentCount)
             object["contentTypeChoices"] = .array(exporter.contentTypeChoices.map(\.json))
         }
+        object.set("mover", mover)
         object.set("client", client)
         return .object(object)
     }
@@ -344,26 +361,39 @@ public struct DirectoryEntryInfo: ProtocolValue {
     }
 }
 
-/// `dialog/choose` (presenter): the human's choice. An importer's files (`urls`), or an
-/// exporter's destination (`url`, with a type and whether replacing was agreed).
+/// `dialog/choose` (presenter): the human's choice. An importer's files (`urls`), an
+/// exporter's destination (`url`, with a type and whether replacing was agreed), or a mover's
+/// folder (`url`, or `urls` holding just it), with how the human settled names already taken
+/// there (`conflictResolution`).
 public struct ChooseRequest: RequestMessage {
     public static let method = "dialog/choose"
     public typealias Result = Empty
     public var dialogId: String
     public var choice: Choice
+    /// A mover's answer to names already taken in the folder: `replace` or `keepBoth`; absent
+    /// when the human was not asked (the choice is then refused `nameConflict` if any is).
+    public var conflictResolution: String?
+
+    /// The values `conflictResolution` takes.
+    public static let conflictResolutions = ["replace", "keepBoth"]
 
     public enum Choice: Sendable, Equatable {
         case files([String])
         case destination(url: String, contentType: String?, overwrite: Bool)
     }
 
-    public init(dialogId: String, choice: Choice) {
+    public init(dialogId: String, choice: Choice, conflictResolution: String? = nil) {
         self.dialogId = dialogId
         self.choice = choice
+        self.conflictResolution = conflictResolution
     }
 
     public init(reading reader: inout FieldReader) throws(ProtocolError) {
         dialogId = try reader.string("dialogId")
+        conflictResolution = try reader.optionalString("conflictResolution")
+        if let resolution = conflictResolution, !Self.conflictResolutions.contains(resolution) {
+            throw ProtocolError("conflictResolution: expected replace or keepBoth, got \(resolution)")
+        }
         if reader.has("urls") && reader.has("url") {
             throw ProtocolError("dialog/choose takes urls (an importer's picks) or url (an exporter's destination), not both")
         }
@@ -388,6 +418,7 @@ public struct ChooseRequest: RequestMessage {
             object.set("contentType", contentType)
             object["overwrite"] = .bool(overwrite)
         }
+        object.set("conflictResolution", conflictResolution)
         return .object(object)
     }
 

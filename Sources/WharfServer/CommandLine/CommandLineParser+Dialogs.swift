@@ -35,7 +35,48 @@ public struct SaveCommand: Sendable, Equatable {
     public init() {}
 }
 
+/// `wharf move`: which files, and where to (a folder a person chooses, or `--to`).
+public struct MoveCommand: Sendable, Equatable {
+    /// The files (or folders) to move, as given: relative ones from the current folder.
+    public var files: [FilePath] = []
+    /// The folder to move them into without asking anyone; nil shows a folder dialog.
+    public var folder: FilePath?
+    public var title: String?
+    public var nulSeparated = false
+    public var presenter = PresenterSetting.auto
+    public var stateDirectory: FilePath?
+
+    public init() {}
+}
+
 extension CommandLineParser {
+    static func parseMove(_ arguments: [String]) throws(UsageError) -> MoveCommand {
+        var command = MoveCommand()
+        var words = CommandWords(arguments, command: "move")
+        var operands: [String] = []
+        var presenterGiven = false
+        while let word = words.next() {
+            switch word {
+            case "--to": command.folder = try path(try words.value(for: word), for: word)
+            case "--title": command.title = try words.value(for: word)
+            case "-0": command.nulSeparated = true
+            case "--presenter":
+                command.presenter = try presenterSetting(try words.value(for: word))
+                presenterGiven = true
+            case "--state-dir": command.stateDirectory = try path(try words.value(for: word), for: word)
+            case "--": while let operand = words.next() { operands.append(operand) }
+            case let operand where !operand.hasPrefix("-"): operands.append(operand)
+            default: throw UsageError(message: "move: unknown argument \(word)")
+            }
+        }
+        guard !operands.isEmpty else { throw UsageError(message: "move: name at least one FILE to move") }
+        for operand in operands { command.files.append(try path(operand, for: "move")) }
+        if command.folder != nil && (presenterGiven || command.title != nil) {
+            throw UsageError(message: "move: --to moves without a dialog; it takes no --presenter or --title")
+        }
+        return command
+    }
+
     static func parsePick(_ arguments: [String]) throws(UsageError) -> PickCommand {
         var command = PickCommand()
         var words = CommandWords(arguments, command: "pick")

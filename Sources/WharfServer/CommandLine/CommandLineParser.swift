@@ -24,6 +24,8 @@ public enum Command: Sendable, Equatable {
     case pick(PickCommand)
     /// `wharf save …`: ask a person where to save, write the file there.
     case save(SaveCommand)
+    /// `wharf move …`: move files into a folder a person chooses (or `--to` names).
+    case move(MoveCommand)
     /// `wharf portal …`: xdg-desktop-portal's FileChooser backend (or `--check`).
     case portal(PortalCommand)
 }
@@ -71,6 +73,7 @@ public enum CommandLineParser {
         case "access": return try parseAccess(Array(arguments.dropFirst()))
         case "pick": return .pick(try parsePick(Array(arguments.dropFirst())))
         case "save": return .save(try parseSave(Array(arguments.dropFirst())))
+        case "move": return .move(try parseMove(Array(arguments.dropFirst())))
         case "portal": return .portal(try parsePortal(Array(arguments.dropFirst())))
         default: break
         }

@@ -8,7 +8,7 @@ extension CommandLineReference {
         tagline: "SwiftUI-style file import and export dialogs for editors, over JSON-RPC",
         synopsis: ["[--stdio] [OPTION]...", "--listen[=PATH] [OPTION]...", "--connect[=PATH] [OPTION]...", "--help | --version"],
         description: [
-            "Wharf serves SwiftUI-style file import and export dialogs to editors and tools as a JSON-RPC 2.0 server over standard input and output, like a language server. An editor spawns `wharf`, asks for an importer or an exporter, and is told exactly once how the dialog ended: the files picked or written, a failure, or a cancellation. What the human picked is all the editor may reach.",
+            "Wharf serves SwiftUI-style file import, export and move dialogs to editors and tools as a JSON-RPC 2.0 server over standard input and output, like a language server. An editor spawns `wharf`, asks for an importer, an exporter or a mover, and is told exactly once how the dialog ended: the files picked, written or moved, a failure, or a cancellation. What the human picked is all the editor may reach.",
             "With `--listen`, wharf is instead one daemon for the user's session: every app connects to its Unix socket and gets a session of its own, its identity established from the connecting process (its Flatpak app id, its Snap, else its executable), not from what it declares; one connection may present the dialogs of all the others. `--connect` bridges an editor that can only spawn a process to that daemon. systemd user units start it on demand (`wharf.socket`).",
             "The protocol is described in wharf-protocol(7).",
         ],
@@ -44,6 +44,12 @@ extension CommandLineReference {
                 "Ask a person where to save FILE (standard input when it is missing or `-`) with the desktop's own dialog, or on the terminal where there is none, write it there atomically, and print its path. Exit with 0 when it was written, 1 when the person cancelled, 2 when no dialog could be shown or writing failed (with a message)."
             ),
             Subcommand(
+                ["move"], options: [moveTo, title, nulSeparated, presenter, stateDirectory],
+                operands: [Operand("FILE", .file, repeats: true)],
+                "Move the FILEs into a folder a person chooses with the desktop's own folder dialog (or the folder `--to` names, asking nobody), all of them or none, and print where each now is, one per line (exact bytes), in the order given. Exit with 0 when they were moved, 1 when the person cancelled, 2 when no dialog could be shown or the move failed (with a message; every file is then where it was).",
+                details: "A name already taken in the folder moves nothing and exits with 2 naming it: the desktop's folder dialogs cannot ask whether to replace it, and `--to` does not guess. Within one file system a move is a rename; across file systems each file is copied, synced and renamed into place before the original is removed. Bookmarks apps hold of the files follow them."
+            ),
+            Subcommand(
                 ["portal"], options: [portalPresenter, terminal, stateDirectory, logLevel, portalCheck, runDialog, answer],
                 "Serve xdg-desktop-portal's file chooser backend (`org.freedesktop.impl.portal.FileChooser`, as `org.freedesktop.impl.portal.desktop.wharf` on the session bus), so that apps asking the portal for files (Flatpak apps, Firefox and Chromium with portals on, GTK with `GTK_USE_PORTAL=1`, Qt with `QT_QPA_PLATFORMTHEME=xdgdesktopportal`) get a Wharf dialog: filters enforced, a save's destination checked and never written (the app writes it), several dialogs at once. D-Bus activation and the systemd user unit `wharf-portal.service` start it; the portal uses it where `wharf.portal` is chosen (see README.md). Runs until SIGTERM or SIGINT, ending its open dialogs first.",
                 details: "With `--check`, print whether the running portal would route FileChooser calls to Wharf and, if not, why and what to change; exit with 0 when it would, 1 when not."
@@ -63,8 +69,8 @@ extension CommandLineReference {
         },
         exitStatuses: [
             Entry("0", "The client sent `shutdown` and then `exit`, or its input ended or SIGTERM or SIGINT arrived after `shutdown`; or a command succeeded; or the daemon (`--listen`) ended on SIGTERM or SIGINT, or after `--idle-timeout`. With `--connect`, the status of the session the daemon served."),
-            Entry("1", "The input ended, SIGTERM or SIGINT arrived, or the process named in `initialize` died, without `shutdown` first; or the input ended inside a message (LSP framing, even after `shutdown`); or the server's state directory could not be used; or `types` or `access` failed; or `pick` or `save` was cancelled by the person; or `--connect` found no daemon and could not start one; or `portal` found no session bus or another owner of its name, or `portal --check` found that the portal would not use Wharf."),
-            Entry("2", "The command line could not be understood (including a `--presenter` script that cannot be read, or a `--log-file` that cannot be opened), or the daemon could not take its socket; or `pick` or `save` could show no dialog (a state directory that cannot be used, no presenter), or it failed."),
+            Entry("1", "The input ended, SIGTERM or SIGINT arrived, or the process named in `initialize` died, without `shutdown` first; or the input ended inside a message (LSP framing, even after `shutdown`); or the server's state directory could not be used; or `types` or `access` failed; or `pick`, `save` or `move` was cancelled by the person; or `--connect` found no daemon and could not start one; or `portal` found no session bus or another owner of its name, or `portal --check` found that the portal would not use Wharf."),
+            Entry("2", "The command line could not be understood (including a `--presenter` script that cannot be read, or a `--log-file` that cannot be opened), or the daemon could not take its socket; or `pick`, `save` or `move` could show no dialog (a state directory that cannot be used, no presenter), or it failed (a move then moved nothing)."),
         ],
         environment: [
             Entry("XDG_STATE_HOME", "Where the state directory is when `--state-dir` is not given: `$XDG_STATE_HOME/wharf`. Unset, empty or relative, it is `~/.local/state`."),
@@ -191,7 +197,7 @@ extension CommandLineReference {
             ValueChoice("script", fileArgument: "FILE", "answer dialogs from FILE, a JSON array of steps, for demos, tests and harnesses"),
         ]), default: "auto"),
         "Who shows dialogs to clients that do not draw their own.",
-        details: "A terminal file manager runs on the controlling terminal (`/dev/tty`, never the JSON-RPC streams) in the dialog's folder; each pick is checked as `dialog/choose` checks it, and a refused one is explained there and the tool opens again; quitting it without a choice cancels. To save, the tool chooses the folder and Wharf asks for the name on the terminal. A tool that is missing or fails fails the dialog, quoting it. The terminal is given back as it was found. A script's steps are `{\"choose\": [PATH...]}`, `{\"save\": {\"path\": ..., \"contentType\": ..., \"overwrite\": ...}}`, `{\"dismiss\": true}`, `{\"delayMs\": N}` and `{\"expect\": {...}}`; wharf-protocol(7) describes them."
+        details: "A terminal file manager runs on the controlling terminal (`/dev/tty`, never the JSON-RPC streams) in the dialog's folder; each pick is checked as `dialog/choose` checks it, and a refused one is explained there and the tool opens again; quitting it without a choice cancels. To save, the tool chooses the folder and Wharf asks for the name on the terminal. A tool that is missing or fails fails the dialog, quoting it. The terminal is given back as it was found. A script's steps are `{\"choose\": [PATH...]}` (for a mover, one folder, with `\"conflictResolution\"` beside it to answer for taken names), `{\"save\": {\"path\": ..., \"contentType\": ..., \"overwrite\": ...}}`, `{\"dismiss\": true}`, `{\"delayMs\": N}` and `{\"expect\": {...}}`; wharf-protocol(7) describes them."
     )
 
     /// The terminal file managers `--presenter` can name, for the server and for `pick` and `save`.
@@ -265,7 +271,7 @@ extension CommandLineReference {
         ["--check"], "Say whether the running portal would route FileChooser calls to Wharf, and if not, why and what to change."
     )
 
-    // MARK: `pick` and `save`
+    // MARK: `pick`, `save` and `move`
 
     static let pickType = CommandLineOption(
         ["--type"], OptionValue("IDENTIFIER", .contentType),
@@ -283,4 +289,9 @@ extension CommandLineReference {
         ["--type"], OptionValue("IDENTIFIER", .contentType),
         "The content type the file is saved as (by default, the one NAME's extension says)."
     )
+    static let moveTo = CommandLineOption(
+        ["--to"], OptionValue("DIR", .directory),
+        "Move into DIR without showing a dialog: naming it is the choice."
+    )
+
 }

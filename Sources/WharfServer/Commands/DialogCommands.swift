@@ -2,7 +2,7 @@ import WharfJSONRPC
 import WharfProtocol
 import WharfSystem
 
-/// `wharf pick` and `wharf save`: the shell's way to ask a person for a file through the
+/// `wharf pick`, `wharf save` and `wharf move`: the shell's way to ask a person for a file through the
 /// desktop's own dialog. Each runs a server in this process and is its client, so what the
 /// person picks goes through the same checks, and what is saved is written as atomically, as
 /// for an editor.
@@ -53,8 +53,53 @@ public enum DialogCommands {
     /// Where the dialog opens when it remembers no folder of its own: where the command was run.
     private static var currentDirectory: String { FileURL.from(path: FilePath.current()) }
 
-    /// Runs `body` as the client of a fresh server with the given presenter.
-    private static func session(presenter: PresenterSetting, stateDirectory: FilePath?,
+    /// Moves the files through a mover, as an editor would: the files are granted to the
+    /// command's own session (the person named them), then a folder dialog asks where, or, with
+    /// `--to`, the command presents the dialog itself and chooses the folder it was given.
+    public static func run(_ command: MoveCommand) -> Int32 {
+        // Relative paths from the current folder; the folders on the way resolved, the file
+        // itself not followed (a link is moved as a link).
+        var files: [FilePath] = []
+        for file in command.files {
+            let absolute = (file.isAbsolute ? file : FilePath.current().appending(file.bytes)).normalized
+            guard absolute != .root else { return fail("move: / cannot be moved") }
+            do {
+                files.append(try absolute.directory.resolved().appending(absolute.lastComponent))
+            } catch {
+                return fail("move: \(absolute): \(error.reason)")
+            }
+        }
+        let folder = command.folder.map { ($0.isAbsolute ? $0 : FilePath.current().appending($0.bytes)).normalized }
+        return session(presenter: command.presenter, stateDirectory: command.stateDirectory,
+                       presentsDialogs: folder != nil) { client throws(ResponseError) in
+            do {
+                try client.grant(files)
+            } catch {
+                throw ResponseError(WharfErrorCode.fileOperationFailed, "move: \(error)")
+            }
+            let request = PresentMoverRequest(
+                urls: files.map(\.url), options: DialogOptionsParams(title: command.title, customizationId: "wharf move"))
+            let dialog = try client.send(request)
+            if let folder {
+                guard client.notification(PresenterShowNotification.method, about: dialog.dialogId) != nil else {
+                    return fail("the dialog ended without an answer")
+                }
+                do throws(ResponseError) {
+                    _ = try client.send(ChooseRequest(
+                        dialogId: dialog.dialogId, choice: .destination(url: folder.url, contentType: nil, overwrite: false),
+                        conflictResolution: nil))
+                } catch {
+                    _ = try? client.send(DismissRequest(dialogId: dialog.dialogId))
+                    return fail("move: \(error.message); nothing was moved")
+                }
+            }
+            return finish(client.ending(of: dialog.dialogId), separator: command.nulSeparated ? 0 : 0x0A)
+        }
+    }
+
+    /// Runs `body` as the client of a fresh server with the given presenter (or its own, with
+    /// `presentsDialogs`).
+    private static func session(presenter: PresenterSetting, stateDirectory: FilePath?, presentsDialogs: Bool = false,
                                 _ body: (LocalClient) throws(ResponseError) -> Int32) -> Int32 {
         var options = ServerOptions()
         options.presenter = presenter
@@ -70,7 +115,8 @@ public enum DialogCommands {
         }
         defer { client.close() }
         do {
-            _ = try client.send(InitializeRequest(clientInfo: ClientInfo(name: "wharf-cli")))
+            _ = try client.send(InitializeRequest(clientInfo: ClientInfo(name: "wharf-cli"),
+                                                  capabilities: ClientCapabilities(presentsDialogs: presentsDialogs)))
             return try body(client)
         } catch {
             return fail(error.message)

@@ -16,6 +16,8 @@ final class LocalClient: Sendable {
     private struct Heard {
         var notifications: [Notification] = []
         var served: Int32?
+        /// The server's session for this client, when the server runs in this process.
+        var session: ClientSession?
     }
 
     init(server: Server) throws(SystemError) {
@@ -27,7 +29,9 @@ final class LocalClient: Sendable {
                                 options: Connection.Options(framing: .lsp), logger: server.logger)
         let heard = self.heard
         startThread {
-            let code = server.serve(serverSide)
+            let code = server.serve(serverSide, events: SessionEvents(started: { session in
+                heard.change { $0.session = session }
+            }))
             heard.change { $0.served = code }
         }
         Self.start(connection, heard: heard, onEnd: {})
@@ -63,6 +67,34 @@ final class LocalClient: Sendable {
             throw error
         } catch {
             throw ResponseError.internalError("an answer to \(R.method) that does not read: \(error)")
+        }
+    }
+
+    /// Waits for the server's notification `method` about `dialogId`; nil if the server went
+    /// away first.
+    func notification(_ method: String, about dialogId: String) -> Notification? {
+        heard.wait { heard -> Notification?? in
+            if let found = heard.notifications.first(where: {
+                $0.method == method && $0.params?["dialogId"]?.stringValue == dialogId
+            }) {
+                return .some(found)
+            }
+            return heard.served != nil ? .some(nil) : nil
+        }
+    }
+
+    /// Grants `files` to this client, as a pick would: the person named them on the command
+    /// line, which is the same consent. Read-write, each as it is now (a link as the link). Only
+    /// for a server in this process (the daemon's clients are other processes).
+    func grant(_ files: [FilePath]) throws(SystemError) {
+        guard let server, let session = heard.withValue({ $0.session }) else { return }
+        for path in files {
+            let status = try FileStatus.ofLink(path)
+            let identity = try FileIdentity.of(path, followSymlinks: false)
+            let born = FileBirth.of(path, followSymlinks: false)
+            server.access.grant(app: session.appIdentity, client: session.accessClient, path: path, identity: identity,
+                                birth: born?.inode == identity.inode ? born?.birth : nil,
+                                isDirectory: status.kind == .directory, readOnly: false, isSymlink: status.kind == .symlink)
         }
     }
 

@@ -19,6 +19,18 @@ extension ImporterRequest {
     }
 }
 
+extension MoverRequest {
+    /// `grant` finds each URL among the client's grants (``ClientSession/grantedFile(_:field:)``).
+    init(_ request: PresentMoverRequest, grant: (String, _ field: String) throws(ResponseError) -> MoverFile) throws(ResponseError) {
+        var files: [MoverFile] = []
+        for (index, url) in request.urls.enumerated() {
+            files.append(try grant(url, "urls[\(index)]"))
+        }
+        self.init(files: files, presentationId: request.presentationId,
+                  options: try DialogOptions(request.options, parentWindow: request.parentWindow))
+    }
+}
+
 /// How a session turns a document's `contents` into what is exported (``ClientSession/exportSource(_:field:)``).
 typealias ContentsResolver = (DocumentContents, _ field: String) throws(ResponseError) -> ExportSource
 

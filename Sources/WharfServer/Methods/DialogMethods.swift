@@ -4,7 +4,7 @@ import WharfProtocol
 import WharfSystem
 
 extension MethodTable {
-    /// The app's side of a dialog: presenting an importer or an exporter, and cancelling it.
+    /// The app's side of a dialog: presenting an importer, an exporter or a mover, and cancelling it.
     mutating func addDialogMethods() {
         answeredLater(PresentImporterRequest.self) { session, message, answer in
             let request = try ImporterRequest(message)
@@ -17,6 +17,14 @@ extension MethodTable {
                 .exporter(try ExporterRequest(message) { contents, field throws(ResponseError) in
                     try session.exportSource(contents, field: field)
                 })
+            }
+        }
+        // Each URL must be one the client holds a grant for, checked on the dialog queue (it
+        // reads the disk) before anything is presented: a file it was never given is
+        // `accessDenied`, and no presenter hears of the request.
+        answeredLater(PresentMoverRequest.self) { session, message, answer in
+            session.present(answer) {
+                .mover(try MoverRequest(message) { url, field throws(ResponseError) in try session.grantedFile(url, field: field) })
             }
         }
         onReadLoop(CancelDialogRequest.self) { session, request in

@@ -57,6 +57,11 @@ extension DialogError {
             return ResponseError(WharfErrorCode.fileOperationFailed, description)
         case .clientEnded:
             return ResponseError(WharfErrorCode.requestCancelled, description)
+        case .nameConflict(let folder, let names):
+            return ResponseError(WharfErrorCode.nameConflict, description, data: [
+                "urls": .array(names.map { .string(folder.appending($0).url) }),
+                "names": .array(names.map { .string(String(decoding: $0, as: UTF8.self)) }),
+            ])
         default:
             return .invalidParams(description)
         }
@@ -70,6 +75,7 @@ extension DialogFailure.Code {
         case .presenterFailed: return WharfErrorCode.presenterFailed
         case .snapshotFailed: return WharfErrorCode.snapshotFailed
         case .fileExists: return WharfErrorCode.fileExists
+        case .nameConflict: return WharfErrorCode.nameConflict
         default: return WharfErrorCode.fileOperationFailed
         }
     }

@@ -1,4 +1,5 @@
 import WharfDialogs
+import WharfFileWriting
 import WharfJSONRPC
 import WharfProtocol
 import WharfSystem
@@ -26,6 +27,13 @@ extension MethodTable {
             let (responder, queue) = try session.route(for: request.dialogId)
             session.run(on: queue) {
                 do {
+                    if try responder.kind() == .mover {
+                        try Self.move(request, responder) { answer.succeed(Empty()) }
+                        return
+                    }
+                    if request.conflictResolution != nil {
+                        throw ResponseError.invalidParams("conflictResolution: only a mover's choice settles taken names")
+                    }
                     switch request.choice {
                     case .files(let urls):
                         try responder.choose(urls: urls) { answer.succeed(Empty()) }
@@ -57,6 +65,34 @@ extension MethodTable {
                 }
             }
         }
+    }
+}
+
+extension MethodTable {
+    /// A mover's `dialog/choose`: the folder (`url`, or `urls` holding only it) and, when the
+    /// human was asked about taken names, the answer. A frontend can ask: a taken name without
+    /// an answer is refused `nameConflict` and the dialog stays open.
+    static func move(_ request: ChooseRequest, _ responder: DialogResponder, accepted: @escaping @Sendable () -> Void) throws {
+        let folder: String
+        switch request.choice {
+        case .files(let urls):
+            guard urls.count == 1 else {
+                throw ResponseError.invalidParams("urls: a mover's choice is one folder (\(urls.count) given); send it as url")
+            }
+            folder = urls[0]
+        case .destination(let url, let contentType, let overwrite):
+            if contentType != nil { throw ResponseError.invalidParams("contentType: a mover moves files as they are") }
+            if overwrite {
+                throw ResponseError.invalidParams("overwrite: a mover settles taken names with conflictResolution (replace or keepBoth)")
+            }
+            folder = url
+        }
+        let resolution: MoveConflictResolution? = switch request.conflictResolution {
+        case "replace": .replace
+        case "keepBoth": .keepBoth
+        default: nil
+        }
+        try responder.move(folder: folder, resolution: resolution, canAsk: true, accepted: accepted)
     }
 }
 

@@ -197,7 +197,8 @@ final class PortalDialog: Sendable {
 
     private func importerRequest() throws(ResponseError) -> PresentImporterRequest {
         var options = options
-        var allowed = ["public.item"]
+        // A file, not a folder, unless the app asked for folders: `public.data`, not `public.item`.
+        var allowed = ["public.data"]
         if call.directory {
             allowed = ["public.folder"]
         } else if let filter = call.filterInForce {

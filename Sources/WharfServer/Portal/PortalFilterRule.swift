@@ -7,7 +7,7 @@ import WharfSystem
 /// name's bytes and case-sensitively, as the portal's documentation says of its globs.
 ///
 /// A filter of MIME types only is the dialog's allowed content types, so every presenter
-/// shows it as its filter. One with a glob allows any file (`public.item`) and enforces the
+/// shows it as its filter. One with a glob allows any file (`public.data`) and enforces the
 /// filter with `urlEnabled` (any of its globs or types): a pick outside it is refused and the
 /// dialog stays open, saying why.
 struct PortalFilterRule {
@@ -19,7 +19,7 @@ struct PortalFilterRule {
     /// The top-level MIME types Wharf has a content type for.
     static let wildcards: [String: String] = [
         "image": "public.image", "audio": "public.audio", "video": "public.movie", "text": "public.text",
-        "font": "public.font", "application": "public.data", "*": "public.item",
+        "font": "public.font", "application": "public.data", "*": "public.data",
     ]
 
     init(_ filter: PortalFilter, types: ContentTypeScope) {
@@ -50,7 +50,7 @@ struct PortalFilterRule {
             allowedContentTypes = identifiers
             urlEnabled = nil
         } else {
-            allowedContentTypes = ["public.item"]
+            allowedContentTypes = ["public.data"]
             urlEnabled = .any(globs.map(URLPredicateParams.nameMatches) + identifiers.map(URLPredicateParams.conformsTo))
         }
     }

@@ -132,6 +132,11 @@ final class DesktopDialogPresenter: DialogPresenter {
             let contentType = choice.selectedFilter.flatMap { exporter.contentTypes.indices.contains($0) ? exporter.contentTypes[$0] : nil }
             // The desktop dialog asked "Replace?" itself when it says so.
             try dialog.responder.save(url: destination, contentType: contentType, overwrite: choice.overwriteConfirmed)
+        case .mover:
+            // A folder dialog asks nothing about the names in the folder: a taken one ends the
+            // dialog failed with nameConflict, naming it, and nothing is moved.
+            guard let folder = urls.first else { throw .notAFileURL("") }
+            try dialog.responder.move(folder: folder, resolution: nil, canAsk: false)
         }
     }
 
@@ -170,8 +175,9 @@ final class DesktopDialogPresenter: DialogPresenter {
 }
 
 extension DesktopDialogRequest {
-    /// The desktop's version of `dialog`: an open dialog (of folders, for a folder picker), a save
-    /// dialog, or, for several documents, a folder to save them in; filters named for the types.
+    /// The desktop's version of `dialog`: an open dialog (of folders, for a folder picker and a
+    /// mover), a save dialog, or, for several documents, a folder to save them in; filters named
+    /// for the types.
     init(_ dialog: PresentedDialog, note: String?, types: ContentTypeScope?) {
         func describe(_ identifier: String) -> String { types?.describe(identifier)?.description ?? identifier }
         let kind: Kind
@@ -202,6 +208,13 @@ extension DesktopDialogRequest {
                     : (typeFilters?.globs ?? []).map(DesktopDialogFilter.Pattern.glob) + (typeFilters?.mimeTypes ?? []).map(DesktopDialogFilter.Pattern.mime)
                 filters.append(DesktopDialogFilter(name: describe(type), patterns: patterns))
             }
+        case .mover(let mover):
+            // The folder mode, with the confirmation label as the portal's accept label; the
+            // title says what is moved, since a folder dialog has nowhere else to list it.
+            kind = .open(multiple: false, directory: true)
+            let names = mover.files.map { String(decoding: $0.lastComponent, as: UTF8.self) }
+            let what = names.count == 1 ? "\u{201C}\(names[0])\u{201D}" : "\(names.count) items"
+            title = title ?? "Move \(what) to"
         }
         let message = [dialog.message, note].compactMap { $0 }.joined(separator: " — ")
         self.init(

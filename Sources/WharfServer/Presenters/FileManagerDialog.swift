@@ -1,5 +1,6 @@
 import WharfDialogs
 import WharfFileManagers
+import WharfFileWriting
 import WharfSystem
 import WharfTerminal
 
@@ -125,6 +126,8 @@ final class FileManagerDialog {
             return accept(picked)
         case .exporter(let exporter):
             return save(into: picked, exporter)
+        case .mover:
+            return move(into: picked, resolution: nil)
         }
     }
 
@@ -169,6 +172,29 @@ final class FileManagerDialog {
                 }
             }
             return store(FileURL.from(path: target), overwrite: overwrite, pick: [target.bytes], names: [typed], in: folder)
+        }
+    }
+
+    /// A mover: the tool chose the folder; names already taken there are asked about here
+    /// (replace, keep both, or back to the tool).
+    private func move(into picked: [[UInt8]], resolution: MoveConflictResolution?) -> Next {
+        guard picked.count == 1 else { return refuse(picked, because: "choose one folder to move the files to", reopenIn: directory) }
+        let folder = FilePath(unchecked: picked[0])
+        directory = folder
+        do throws(DialogError) {
+            try responder.move(folder: FileURL.from(path: folder), resolution: resolution, canAsk: true)
+            return .ended
+        } catch {
+            guard case .nameConflict(_, let names) = error else { return refused(picked, error) }
+            let listed = names.map { "\u{201C}" + TerminalText.escape(bytes: $0) + "\u{201D}" }.joined(separator: ", ")
+            let question = "\r\n\(listed) already exist\(names.count == 1 ? "s" : "") in \(TerminalText.escape(bytes: folder.bytes)).\r\n"
+                + "[r] replace   [k] keep both   [c] cancel: choose another folder "
+            switch chooser.readKey(after: question) {
+            case nil: return .ended
+            case UInt8(ascii: "r"), UInt8(ascii: "R"): return move(into: picked, resolution: .replace)
+            case UInt8(ascii: "k"), UInt8(ascii: "K"): return move(into: picked, resolution: .keepBoth)
+            default: return .again
+            }
         }
     }
 

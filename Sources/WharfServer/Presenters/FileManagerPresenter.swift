@@ -100,7 +100,7 @@ final class FileManagerPresenter: DialogPresenter {
                 types?.conforms($0, to: "public.directory") ?? false
             }
             return folders ? .folder : .files(multiple: importer.allowsMultipleSelection)
-        case .exporter:
+        case .exporter, .mover:
             return .folder
         }
     }

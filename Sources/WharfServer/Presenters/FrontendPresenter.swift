@@ -44,7 +44,8 @@ extension PresenterShowNotification {
                          contentTypeChoices: exporter.choices.map {
                              ContentTypeChoiceInfo(contentType: $0.contentType, description: $0.description, filenames: $0.filenames)
                          })
-            }
+            },
+            mover: dialog.mover.map { Mover(urls: $0.urls) }
         )
     }
 }

@@ -31,7 +31,7 @@ extension TerminalPicker {
     }
 
     private var titleLine: String {
-        let verb = dialog.exporter != nil ? "Save" : (isFolderPicker ? "Choose a Folder" : "Open")
+        let verb = dialog.exporter != nil ? "Save" : dialog.mover != nil ? "Move to a Folder" : (isFolderPicker ? "Choose a Folder" : "Open")
         var parts = [dialog.title.map(TerminalText.escape) ?? verb]
         if !isFolderPicker, let type = typeItems.indices.contains(typeIndex) ? typeItems[typeIndex] : nil, !type.isEmpty { parts.append(type) }
         parts.append(shownDirectory)
@@ -117,6 +117,10 @@ extension TerminalPicker {
             let quoted = names.map { "“" + TerminalText.escape(bytes: $0) + "”" }.joined(separator: ", ")
             let what = folder ? (names.count == 1 ? "\(quoted) already exists here." : "\(quoted) already exist here.") : "\(quoted) already exists."
             return ("\(what) Replace? (y/n)", .bold, nil)
+        case .resolving(let names, let folder):
+            let quoted = names.map { "“" + TerminalText.escape(bytes: $0) + "”" }.joined(separator: ", ")
+            let verb = names.count == 1 ? "exists" : "exist"
+            return ("\(quoted) already \(verb) in \(TerminalText.escape(bytes: folder.lastComponent)). Replace, Keep both or Cancel? (r/k/c)", .bold, nil)
         case .filtering:
             let text = "/" + TerminalText.escape(bytes: filter)
             return (text + "   (" + count + ")", [], DisplayWidth.columns(text))
@@ -144,6 +148,7 @@ extension TerminalPicker {
         switch mode {
         case .naming: return "Enter save · Esc back to the list · Ctrl-U clear"
         case .replacing: return "y replace · n choose another name"
+        case .resolving: return "r replace · k keep both · c cancel: choose another folder"
         case .filtering: return "type to filter · Enter keep · Esc clear · Up/Down move"
         case .typeMenu: return "Up/Down move · Enter pick · Esc back"
         case .help: return "any key closes the help"

@@ -1,4 +1,5 @@
 import WharfDialogs
+import WharfFileWriting
 import WharfSystem
 import WharfTerminal
 
@@ -11,6 +12,7 @@ extension TerminalPicker {
         case .filtering: return filtering(key)
         case .naming: return naming(key)
         case .replacing(let names, let folder): return replacing(key, names: names, folder: folder)
+        case .resolving(_, let folder): return resolving(key, folder: folder)
         case .typeMenu(let selection): typeMenu(key, selection: selection)
         case .help: mode = .browse
         }
@@ -135,6 +137,22 @@ extension TerminalPicker {
         return .open
     }
 
+    /// A mover's folder holds some of the names: `r` replaces them, `k` keeps both (the moved
+    /// files take free names), `c` or Escape goes back to choose another folder.
+    private func resolving(_ key: Key, folder: FilePath) -> Outcome {
+        switch key {
+        case .character(let bytes) where bytes == Array("r".utf8) || bytes == Array("R".utf8):
+            return move(to: folder, resolution: .replace)
+        case .character(let bytes) where bytes == Array("k".utf8) || bytes == Array("K".utf8):
+            return move(to: folder, resolution: .keepBoth)
+        case .control(0x03): return cancel()
+        case .character(let bytes) where bytes == Array("c".utf8) || bytes == Array("C".utf8): mode = .browse
+        case .escape: mode = .browse
+        default: session.bell()
+        }
+        return .open
+    }
+
     private func typeMenu(_ key: Key, selection: Int) {
         let count = typeItems.count
         switch key {
@@ -210,8 +228,25 @@ extension TerminalPicker {
     }
 
     private func choose(_ paths: [FilePath]) -> Outcome {
+        if dialog.mover != nil, let folder = paths.first { return move(to: folder, resolution: nil) }
         let urls = paths.map { FileURL.from(path: $0) }
         return end { responder, accepted throws(DialogError) in try responder.choose(urls: urls, accepted: accepted) } == nil ? .ended : .open
+    }
+
+    /// A mover: moves the files into `folder`; names taken there are asked about first.
+    private func move(to folder: FilePath, resolution: MoveConflictResolution?) -> Outcome {
+        let url = FileURL.from(path: folder)
+        let refusal = end { responder, accepted throws(DialogError) in
+            try responder.move(folder: url, resolution: resolution, canAsk: true, accepted: accepted)
+        }
+        guard let refusal else { return .ended }
+        if case .nameConflict(_, let names) = refusal {
+            notice = nil
+            mode = .resolving(names: names, folder: folder)
+        } else {
+            mode = .browse
+        }
+        return .open
     }
 
     /// Saves into the folder shown: one document under the name field's name, several under

@@ -40,6 +40,8 @@ final class TerminalPicker: @unchecked Sendable {
         case filtering
         case naming
         case replacing(names: [[UInt8]], folder: Bool)
+        /// A mover's folder already holds these names: replace them, keep both, or not there.
+        case resolving(names: [[UInt8]], folder: FilePath)
         case typeMenu(selection: Int)
         case help
     }
@@ -72,14 +74,15 @@ final class TerminalPicker: @unchecked Sendable {
         directory = dialog.directory
         showHidden = dialog.browserOptions.contains(.includeHiddenFiles)
         let allowed = dialog.importer?.allowedContentTypes ?? []
-        isFolderPicker = !allowed.isEmpty && allowed.allSatisfy { types?.conforms($0, to: "public.directory") ?? false }
+        // A mover's person chooses the folder the files go to.
+        isFolderPicker = dialog.mover != nil || (!allowed.isEmpty && allowed.allSatisfy { types?.conforms($0, to: "public.directory") ?? false })
         if let exporter = dialog.exporter {
             name = Array((exporter.filename ?? exporter.filenames.first ?? "Untitled").utf8)
         }
     }
 
-    /// An importer of folders only (as the desktop presenters judge it): `public.item` lets
-    /// folders be chosen too, but is a file picker.
+    /// A mover, or an importer of folders only (as the desktop presenters judge it):
+    /// `public.item` lets folders be chosen too, but is a file picker.
     let isFolderPicker: Bool
     var allowsMultiple: Bool { dialog.importer?.allowsMultipleSelection ?? false }
     var canMark: Bool { dialog.importer != nil && (allowsMultiple || isFolderPicker) }
@@ -141,6 +144,9 @@ final class TerminalPicker: @unchecked Sendable {
             case .rejectedChoice(let url, let reason):
                 let shown = FileURL.path(from: url).map { TerminalText.escape(bytes: $0.lastComponent) } ?? url
                 notice = "\(shown) cannot be chosen: \(reason)"
+                return error
+            case .nameConflict:
+                // Asked about by the caller (a mover's Replace / Keep both / Cancel).
                 return error
             case .fileExists, .contentTypeNotOffered, .notAFileURL, .invalidArgument, .cannotList:
                 notice = error.description
@@ -257,6 +263,7 @@ final class TerminalPicker: @unchecked Sendable {
             if exporter.documentCount > 1 { return "» \(label ?? "Save") \(exporter.documentCount) documents here" }
             return "» \(label ?? "Save") here as \(TerminalText.escape(bytes: name))…"
         }
+        if dialog.mover != nil { return "» \(label ?? "Move") here" }
         if isFolderPicker && marks.isEmpty { return "» \(label ?? "Choose") this folder" }
         if !marks.isEmpty { return "» \(label ?? (isFolderPicker ? "Choose" : "Open")) \(marks.count) marked" }
         return nil

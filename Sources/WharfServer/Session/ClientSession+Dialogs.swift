@@ -1,3 +1,4 @@
+import WharfAccess
 import WharfContentTypes
 import WharfDialogs
 import WharfFileWriting
@@ -21,6 +22,10 @@ extension ClientSession {
             // Grants first: a client may resolve access the moment it reads the completion.
             let app = appIdentity
             for file in files where !file.isDestinationOnly {
+                if let source = file.movedFrom {
+                    moveAccess(of: source, to: file)
+                    continue
+                }
                 server.access.grant(app: app, client: accessClient, path: file.path, identity: file.identity,
                                     birth: file.birth, isDirectory: file.isDirectory,
                                     readOnly: !file.forWriting, isSymlink: file.isSymlink)
@@ -36,6 +41,22 @@ extension ClientSession {
             send(DialogProgressNotification(dialogId: id.rawValue, bytesWritten: written, totalBytes: total))
         case .snapshotNeeded(let id, let index, let contentType):
             requestSnapshot(ExporterSnapshotRequest(dialogId: id.rawValue, documentIndex: Int64(index), contentType: contentType))
+        }
+    }
+
+    /// A mover moved `source` to `file`: the client's rights go with it, and the bookmarks of
+    /// it follow it (``AccessStore/moved(app:client:source:to:identity:birth:)``). The file is
+    /// moved whatever happens here: a store that cannot record the bookmarks' new place is
+    /// logged (they are then found again only if the file went to a folder beside its old one).
+    private func moveAccess(of source: MoverFile, to file: ChosenFile) {
+        let granted = AccessStore.GrantedFile(path: source.path, identity: source.identity, birth: source.birth,
+                                              isDirectory: source.isDirectory, isSymlink: source.isSymlink,
+                                              readOnly: source.readOnly)
+        do {
+            try server.access.moved(app: appIdentity, client: accessClient, source: granted, to: file.path,
+                                    identity: file.identity, birth: file.birth)
+        } catch {
+            logger.error("\(source.path) was moved to \(file.path), but its bookmarks could not follow it: \(error)")
         }
     }
 
@@ -82,6 +103,7 @@ private extension DialogEvent {
 enum DialogRequest: Sendable {
     case importer(ImporterRequest)
     case exporter(ExporterRequest)
+    case mover(MoverRequest)
 }
 
 extension ClientSession {
@@ -115,6 +137,11 @@ extension ClientSession {
                     let announcer = PresentAnnouncer(answer: answer, presenter: presenter, keeping: charge.map { (self, $0) })
                     _ = try engine.present(client: client, app: app, request: checked, presenter: presenter,
                                            types: types, isLive: isLive, announcer: announcer)
+                case .mover(let request):
+                    let checked = try DialogEngine.check(request, types: types)
+                    let announcer = PresentAnnouncer(answer: answer, presenter: try self.presenter())
+                    _ = try engine.present(client: client, app: app, request: checked, presenter: announcer.presenter,
+                                           types: types, isLive: isLive, announcer: announcer)
                 }
             } catch DialogError.unknownContentTypes(let field, let identifiers) {
                 // Say which identifier a MIME type given in its place stands for.
@@ -135,6 +162,23 @@ extension ClientSession {
             throw ResponseError(WharfErrorCode.noPresenter, choice.whyNone)
         }
         return presenter
+    }
+
+    /// The file `url` names, as a mover takes it: one this client holds a grant for, else
+    /// `accessDenied` naming the field.
+    func grantedFile(_ url: String, field: String) throws(ResponseError) -> MoverFile {
+        do {
+            let file = try server.access.grantedFile(client: accessClient, url: url)
+            return MoverFile(path: file.path, identity: file.identity, birth: file.birth, isDirectory: file.isDirectory,
+                             isSymlink: file.isSymlink, readOnly: file.readOnly)
+        } catch {
+            var response = error.response
+            if case .accessDenied = error {
+                response = ResponseError(WharfErrorCode.accessDenied, "\(field): \(error.description); a mover moves only files "
+                    + "the client was given (a pick, an export, a resolved bookmark)")
+            }
+            throw response
+        }
     }
 
     /// The engine's view of this client's content types, snapshotted for one dialog.

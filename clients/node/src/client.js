@@ -241,7 +241,7 @@ function outcomeURLs(dialogId, event) {
 
 /**
  * The frontend role: one dialog the server asks this client to draw (`presenter/show`).
- * Answer with `choose` (importer), `save` (exporter) or `dismiss`. Emits `hide` when the app
+ * Answer with `choose` (importer), `save` (exporter), `move` (mover) or `dismiss`. Emits `hide` when the app
  * side ended it (or the server went away); `hidden` is then true.
  */
 export class Presentation extends EventEmitter {
@@ -267,6 +267,7 @@ export class Presentation extends EventEmitter {
     this.filenameLabel = params.filenameLabel ?? null;
     this.documentCount = params.documentCount ?? 0;
     this.contentTypeChoices = params.contentTypeChoices ?? [];
+    this.moverUrls = params.mover?.urls ?? [];
     this.hidden = false;
   }
 
@@ -311,6 +312,20 @@ export class Presentation extends EventEmitter {
     await this.#client.request('dialog/choose', withDefined({ dialogId: this.dialogId, url, contentType, overwrite }));
   }
 
+  /**
+   * A mover: the human chose `folder`. Names taken there without `conflictResolution` reject
+   * with RequestError `nameConflict` and the dialog stays open: ask, then move again with
+   * `'replace'` or `'keepBoth'`.
+   * @param {string} folder
+   * @param {{conflictResolution?: 'replace' | 'keepBoth'}} options
+   */
+  async move(folder, { conflictResolution } = {}) {
+    if (conflictResolution !== undefined && conflictResolution !== 'replace' && conflictResolution !== 'keepBoth') {
+      throw new TypeError(`conflictResolution is 'replace' or 'keepBoth', not ${JSON.stringify(conflictResolution)}`);
+    }
+    await this.#client.request('dialog/choose', withDefined({ dialogId: this.dialogId, url: folder, conflictResolution }));
+  }
+
   /** The human closed the dialog without choosing (reason `user`). */
   async dismiss() {
     await this.#client.request('dialog/dismiss', { dialogId: this.dialogId });
@@ -325,6 +340,9 @@ export class Presentation extends EventEmitter {
 function withDefined(object) {
   return Object.fromEntries(Object.entries(object).filter(([, value]) => value !== undefined));
 }
+
+/** The requests that present a dialog: one answered after its caller gave up left a dialog open. */
+const PRESENT_METHODS = new Set(['presentImporter', 'presentExporter', 'presentMover']);
 
 const OPTION_NAMES = ['defaultDirectory', 'title', 'message', 'confirmationLabel', 'browserOptions', 'urlEnabled',
   'importsUnresolvedAliases', 'customizationId', 'timeoutMs', 'filenameLabel'];
@@ -393,7 +411,7 @@ export class WharfClient extends EventEmitter {
       notification: (method, params) => this.#route(method, params),
       request: (message) => this.#serve(message),
       expired: (id, method) => {
-        if (method === 'presentImporter' || method === 'presentExporter') this.#abandoned.set(id, method);
+        if (PRESENT_METHODS.has(method)) this.#abandoned.set(id, method);
       },
       lateAnswer: (message) => this.#answeredLate(message),
       closed: (reason) => this.#connectionEnded(reason),
@@ -738,6 +756,19 @@ export class WharfClient extends EventEmitter {
     });
     if (Object.keys(merged).length) params.options = merged;
     return this.#present('presentExporter', params, 'exporter', documents.map((document) => document.snapshot), signal);
+  }
+
+  /**
+   * Presents a mover (fileMover): the human chooses a folder and `urls`, each one this client
+   * was given, are moved there; the dialog's result is their new URLs, in the order given.
+   * @param {Iterable<string>} urls
+   * @param {{presentationId?: string, signal?: AbortSignal, [option: string]: unknown}} options
+   */
+  presentMover(urls, { presentationId, signal, ...options } = {}) {
+    const params = withDefined({ urls: [...urls], presentationId });
+    const merged = dialogOptions(options, 'presentMover', ['presentationId', 'signal']);
+    if (Object.keys(merged).length) params.options = merged;
+    return this.#present('presentMover', params, 'mover', [], signal);
   }
 
   async #present(method, params, kind, snapshots, signal) {

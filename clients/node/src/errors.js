@@ -23,6 +23,7 @@ export const ERROR_NAMES = Object.freeze({
   [-32021]: 'bookmarkInvalid',
   [-32022]: 'accessNotFound',
   [-32030]: 'fileOperationFailed',
+  [-32031]: 'nameConflict',
   [-32040]: 'presenterFailed',
   [-32041]: 'snapshotFailed',
   [-32050]: 'tooManyClients',

@@ -179,6 +179,52 @@ test('the frontend role lists, is refused, and chooses', async (t) => {
   assert.deepEqual(seen, { title: 'Pick one', names: ['a.png', 'b.png'], rejected: 'choiceRejected', shown: ['.hidden.png', 'a.png', 'b.png'] });
 });
 
+test('presentMover moves granted files, and the frontend settles a taken name', async (t) => {
+  const folder = scratch(t);
+  mkdirSync(join(folder, 'src'));
+  mkdirSync(join(folder, 'dst'));
+  writeFileSync(join(folder, 'src', 'a.txt'), 'new\n');
+  writeFileSync(join(folder, 'src', 'b.txt'), 'b\n');
+  writeFileSync(join(folder, 'dst', 'a.txt'), 'old\n');
+  const client = await spawn(t, { args: ['--state-dir', ':memory:'], presentsDialogs: true });
+  const seen = {};
+  client.onPresent(async (presentation) => {
+    if (presentation.kind === 'importer') {
+      await presentation.choose([url(join(folder, 'src', 'b.txt')), url(join(folder, 'src', 'a.txt'))]);
+      return;
+    }
+    seen.files = presentation.moverUrls;
+    await assert.rejects(presentation.move(url(join(folder, 'dst'))), (error) => {
+      seen.refused = [error.codeName, error.data.names];
+      return true;
+    });
+    await presentation.move(url(join(folder, 'dst')), { conflictResolution: 'keepBoth' });
+  });
+  const picked = await (await client.presentImporter(['public.plain-text'], { multiple: true })).result();
+  await assert.rejects(client.presentMover([url(join(folder, 'src', 'nothing-granted.txt'))]),
+    (error) => error instanceof RequestError && error.codeName === 'accessDenied');
+  const moved = await (await client.presentMover(picked, { title: 'Move to' })).result();
+  assert.deepEqual(seen, { files: picked, refused: ['nameConflict', ['a.txt']] });
+  assert.deepEqual(moved, [url(join(folder, 'dst', 'b.txt')), url(join(folder, 'dst', 'a 2.txt'))]);
+  assert.equal(readFileSync(join(folder, 'dst', 'a.txt'), 'utf8'), 'old\n');
+  assert.equal(readFileSync(join(folder, 'dst', 'a 2.txt'), 'utf8'), 'new\n');
+  await assert.rejects(client.resolveAccess({ url: picked[1] }), (error) => error.codeName === 'accessDenied');
+  const lease = await client.resolveAccess({ url: moved[1] });
+  assert.equal(lease.readOnly, true);
+});
+
+test('a mover the script cannot answer fails with nameConflict and moves nothing', async (t) => {
+  const folder = scratch(t);
+  mkdirSync(join(folder, 'dst'));
+  writeFileSync(join(folder, 'a.txt'), 'new\n');
+  writeFileSync(join(folder, 'dst', 'a.txt'), 'old\n');
+  const client = await spawn(t, { args: script(t, [{ choose: [join(folder, 'a.txt')] }, { choose: [join(folder, 'dst')] }]) });
+  const picked = await (await client.presentImporter(['public.plain-text'])).result();
+  const dialog = await client.presentMover(picked);
+  await assert.rejects(dialog.result(), (error) => error instanceof DialogFailed && error.code === -32031);
+  assert.equal(readFileSync(join(folder, 'a.txt'), 'utf8'), 'new\n');
+});
+
 test('an AbortSignal cancels the dialog and hides the presentation', async (t) => {
   const client = await spawn(t, { args: ['--state-dir', ':memory:'], presentsDialogs: true });
   const controller = new AbortController();

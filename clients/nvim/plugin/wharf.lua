@@ -39,6 +39,12 @@ vim.api.nvim_create_user_command('WharfSaveAs', function()
   end
 end, { nargs = 0, desc = 'Save the buffer where a Wharf dialog says, and edit it there' })
 
+vim.api.nvim_create_user_command('WharfMove', function()
+  if not too_old() then
+    require('wharf.commands').move(0)
+  end
+end, { nargs = 0, desc = 'Move the buffer\'s file into a folder chosen in a Wharf dialog; the buffer follows it' })
+
 vim.api.nvim_create_user_command('WharfAccess', function()
   if not too_old() then
     require('wharf.commands').access()

@@ -108,7 +108,7 @@ vim.api.nvim_create_autocmd('User', {
 })
 ]]
 
----@param opts? {setup?: table, presenter?: string, cmd_extra?: string[]}
+---@param opts? {setup?: table, presenter?: string, cmd_extra?: string[], runtime_dir?: string}
 function H.spawn(opts)
   opts = opts or {}
   local root = vim.fn.tempname() .. '-wharf-nvim'
@@ -122,7 +122,7 @@ function H.spawn(opts)
     XDG_CONFIG_HOME = root .. '/config',
     XDG_DATA_HOME = root .. '/data',
     XDG_CACHE_HOME = root .. '/cache',
-    XDG_RUNTIME_DIR = root .. '/run',
+    XDG_RUNTIME_DIR = opts.runtime_dir or (root .. '/run'),
     TMPDIR = vim.env.TMPDIR or '/tmp',
   }
   local chan = vim.fn.jobstart({

@@ -1041,3 +1041,69 @@ def test_a_listener_may_close_the_client(wharf_path, script):
         dialog.result(timeout=10)
     assert closed.wait(15)
     assert statuses == [0]
+
+
+def test_present_mover_moves_granted_files_and_the_frontend_settles_a_taken_name(wharf_path, tmp_path):
+    source, folder = tmp_path / "src", tmp_path / "dst"
+    source.mkdir()
+    folder.mkdir()
+    (source / "a.txt").write_text("new\n")
+    (source / "b.txt").write_text("b\n")
+    (folder / "a.txt").write_text("old\n")
+    with WharfClient.spawn(wharf_path, ["--state-dir", ":memory:"], presents_dialogs=True) as client:
+        seen = {}
+
+        def draw(presentation):
+            if presentation.kind == "importer":
+                presentation.choose([(source / "b.txt").as_uri(), (source / "a.txt").as_uri()])
+                return
+            seen["files"] = presentation.mover_urls
+            with pytest.raises(RequestError) as refused:
+                presentation.move(folder.as_uri())
+            seen["refused"] = (refused.value.name, refused.value.data["names"])
+            presentation.move(folder.as_uri(), conflict_resolution="keepBoth")
+
+        client.on_present(draw)
+        picked = client.present_importer(["public.plain-text"], multiple=True).result(timeout=10)
+        with pytest.raises(RequestError) as denied:
+            client.present_mover([(source / "nothing-granted.txt").as_uri()])
+        assert denied.value.name == "accessDenied"
+        moved = client.present_mover(picked, title="Move to").result(timeout=10)
+        assert seen == {"files": picked, "refused": ("nameConflict", ["a.txt"])}
+        assert moved == [(folder / "b.txt").as_uri(), (folder / "a 2.txt").as_uri()]
+        assert (folder / "a.txt").read_text() == "old\n" and (folder / "a 2.txt").read_text() == "new\n"
+        with client.access(moved[1]) as path:
+            assert open(path).read() == "new\n"
+        with pytest.raises(RequestError) as old:
+            client.resolve_access(picked[1])
+        assert old.value.name == "accessDenied"
+
+
+def test_a_mover_the_script_cannot_answer_fails_with_name_conflict(wharf_path, script, tmp_path):
+    (tmp_path / "a.txt").write_text("new\n")
+    (tmp_path / "dst").mkdir()
+    (tmp_path / "dst" / "a.txt").write_text("old\n")
+    args = script([{"choose": [str(tmp_path / "a.txt")]}, {"choose": [str(tmp_path / "dst")]}])
+    with WharfClient.spawn(wharf_path, args) as client:
+        picked = client.present_importer(["public.plain-text"]).result(timeout=10)
+        with pytest.raises(DialogFailed) as failed:
+            client.present_mover(picked).result(timeout=10)
+        assert failed.value.code == -32031
+        assert (tmp_path / "a.txt").read_text() == "new\n"
+
+
+def test_the_asyncio_client_presents_a_mover(wharf_path, tmp_path):
+    (tmp_path / "a.txt").write_text("a\n")
+    (tmp_path / "dst").mkdir()
+
+    async def main():
+        async with await AsyncWharfClient.spawn(wharf_path, ["--state-dir", ":memory:"], presents_dialogs=True) as client:
+            async def draw(presentation):
+                if presentation.kind == "importer":
+                    await presentation.choose([(tmp_path / "a.txt").as_uri()])
+                else:
+                    await presentation.move((tmp_path / "dst").as_uri())
+            client.on_present(draw)
+            picked = await (await client.present_importer(["public.plain-text"])).result()
+            return await (await client.present_mover(picked)).result()
+    assert asyncio.run(main()) == [(tmp_path / "dst" / "a.txt").as_uri()]

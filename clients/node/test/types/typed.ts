@@ -25,12 +25,19 @@ async function requests(): Promise<void> {
   const other: unknown = await client.request('x-experimental/thing', { anything: 1 });
   client.notify('$/cancelRequest', { id: 3 });
   client.notify('exit');
-  void [listing, shown, conforms, presenter, ping, declared, other];
+  const mover: { dialogId: string } = await client.request('presentMover', { urls: ['file:///tmp/a.txt'], options: { title: 'Move to' } });
+  await client.request('dialog/choose', { dialogId: mover.dialogId, url: 'file:///tmp', conflictResolution: 'keepBoth' });
+  const moving: Dialog = await client.presentMover(['file:///tmp/a.txt'], { confirmationLabel: 'Move' });
+  await presentation.move('file:///tmp', { conflictResolution: 'replace' });
+  const files: string[] = presentation.moverUrls;
+  void [listing, shown, conforms, presenter, ping, declared, other, moving, files];
 
   // @ts-expect-error: dialog/list needs dialogId
   await client.request('dialog/list', { limit: 10 });
   // @ts-expect-error: limit is a number
   await client.request('dialog/list', { dialogId: 'dlg-1', limit: '10' });
+  // @ts-expect-error: a conflict is settled by replacing or keeping both, nothing else
+  await presentation.move('file:///tmp', { conflictResolution: 'overwrite' });
   // @ts-expect-error: presentImporter's params are required
   await client.request('presentImporter');
   // @ts-expect-error: allowedContentTypes is an array of identifiers
@@ -86,7 +93,7 @@ function events(event: DialogEvent): void {
 function presentations(): void {
   const filenames: string[] = presentation.filenames;
   const count: number = presentation.documentCount;
-  const kind: 'importer' | 'exporter' = presentation.params.kind;
+  const kind: 'importer' | 'exporter' | 'mover' = presentation.params.kind;
   // @ts-expect-error: documentCount is a number
   const wrongCount: string = presentation.documentCount;
   void [filenames, count, kind, wrongCount];

@@ -1,4 +1,4 @@
---- What `:WharfOpen`, `:WharfSaveAs`, `:WharfAccess` and `:WharfStop` do.
+--- What `:WharfOpen`, `:WharfSaveAs`, `:WharfMove`, `:WharfAccess` and `:WharfStop` do.
 local client = require('wharf.client')
 local wharf = require('wharf')
 
@@ -187,7 +187,7 @@ end
 --- Points the buffer at the file it was saved as, like `:saveas`: the old name becomes the
 --- alternate file; an unchanged buffer is read back from the new file (the same bytes) so that
 --- Neovim knows it as edited there (a later `:write` needs no `!`), with undo kept.
-local function adopt(buf, path, tick)
+local function adopt(buf, path, tick, done)
   if not vim.api.nvim_buf_is_valid(buf) then
     return
   end
@@ -199,7 +199,7 @@ local function adopt(buf, path, tick)
   end
   if other then
     -- Like :saveas (E139), a file open in another buffer is not taken over.
-    notify(string.format('saved %s; it is also open in buffer %d, so this buffer keeps its name', shown(path), other),
+    notify(string.format('%s %s; it is also open in buffer %d, so this buffer keeps its name', done or 'saved', shown(path), other),
       vim.log.levels.WARN)
     return false
   end
@@ -272,6 +272,46 @@ function M.save_as(buf)
         notify('saved ' .. shown(path))
       end
     end)
+  end)
+end
+
+-- MARK: :WharfMove
+
+local ACCESS_DENIED = -32020
+
+--- Moves the buffer's file into a folder the human chooses (`presentMover`), and the buffer
+--- follows it: it is renamed to the new place, an unchanged one read back from there (the same
+--- bytes) so that Neovim knows it as edited there. Wharf moves only files it gave this session
+--- (opened with `:WharfOpen`, saved with `:WharfSaveAs`).
+---@param buf? integer default: the current buffer
+function M.move(buf)
+  buf = buf or vim.api.nvim_get_current_buf()
+  if buf == 0 then
+    buf = vim.api.nvim_get_current_buf()
+  end
+  local name = vim.api.nvim_buf_get_name(buf)
+  if name == '' or vim.bo[buf].buftype ~= '' then
+    notify('the buffer has no file to move', vim.log.levels.WARN)
+    return
+  end
+  wharf.move({ paths = { name }, default_directory = vim.fs.dirname(name), customization_id = 'nvim.move' }, function(result)
+    if result.status ~= 'completed' then
+      if result.status == 'failed' and result.error.code == ACCESS_DENIED then
+        notify(string.format('%s was not given to Neovim through Wharf, which moves only such files: open it with '
+          .. ':WharfOpen (or save it with :WharfSaveAs) first', shown(name)), vim.log.levels.WARN)
+        return
+      end
+      report_failure(result)
+      return
+    end
+    local path = result.paths[1]
+    if not path then
+      return
+    end
+    local tick = vim.api.nvim_buf_is_valid(buf) and not vim.bo[buf].modified and vim.api.nvim_buf_get_changedtick(buf) or nil
+    if adopt(buf, path, tick, 'moved to') then
+      notify('moved to ' .. shown(path))
+    end
   end)
 end
 

@@ -1,4 +1,4 @@
---- One importer or exporter: its params, its events, and the one call of `on_done`.
+--- One importer, exporter or mover: its params, its events, and the one call of `on_done`.
 local client = require('wharf.client')
 local url = require('wharf.url')
 
@@ -231,6 +231,38 @@ function M.exporter_params(opts)
   return params
 end
 
+--- presentMover params for `wharf.move` options: `paths` (or `urls`), the files to move.
+function M.mover_params(opts)
+  check_keys(opts, { paths = true, urls = true })
+  if opts.paths ~= nil and opts.urls ~= nil then
+    error({ field = 'paths', message = 'paths and urls: give one or the other' })
+  end
+  local urls = list_of_strings(opts.urls, 'urls')
+  if opts.paths ~= nil then
+    urls = {}
+    for i, path in ipairs(list_of_strings(opts.paths, 'paths')) do
+      urls[i] = url.from_path(absolute(path))
+    end
+  end
+  if not urls or #urls == 0 then
+    error({ field = 'paths', message = 'paths: a non-empty list of files to move is needed' })
+  end
+  for _, key in ipairs({ 'url_enabled', 'imports_unresolved_aliases' }) do
+    if opts[key] ~= nil then
+      error({ field = key, message = key .. ': a mover takes no ' .. key })
+    end
+  end
+  local params = { urls = urls }
+  if opts.presentation_id ~= nil then
+    params.presentationId = expect(opts.presentation_id, 'string', 'presentation_id')
+  end
+  local options = dialog_options(opts, 'mover')
+  if next(options) then
+    params.options = options
+  end
+  return params
+end
+
 -- MARK: The dialog
 
 --- Decodes every URL; a URL that is not a local file URL (Wharf sends none) gets `false`.
@@ -384,7 +416,10 @@ function Dialog:cancel()
   end)
 end
 
---- Presents a dialog: `kind` is "importer" or "exporter", `opts` the Lua options.
+local builders = { importer = 'importer_params', exporter = 'exporter_params', mover = 'mover_params' }
+local methods = { importer = 'presentImporter', exporter = 'presentExporter', mover = 'presentMover' }
+
+--- Presents a dialog: `kind` is "importer", "exporter" or "mover", `opts` the Lua options.
 --- Returns a handle with `cancel()`; `on_done` is called exactly once, always later (never
 --- before this returns).
 function M.present(kind, opts, on_done)
@@ -399,7 +434,7 @@ function M.present(kind, opts, on_done)
     dialog = dialog,
   }
   opts = opts or {}
-  local ok, params = pcall(kind == 'importer' and M.importer_params or M.exporter_params, opts)
+  local ok, params = pcall(M[builders[kind]], opts)
   if not ok then
     local message = type(params) == 'table' and params.message or tostring(params)
     vim.schedule(function()
@@ -410,7 +445,7 @@ function M.present(kind, opts, on_done)
   if kind == 'exporter' then
     dialog.documents = opts.documents
   end
-  local method = kind == 'importer' and 'presentImporter' or 'presentExporter'
+  local method = methods[kind]
   client.request(method, params, function(err, result, session)
     if err then
       dialog:finish({ status = 'failed', error = { code = err.code, message = err.message, data = err.data } })

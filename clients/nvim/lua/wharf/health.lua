@@ -40,6 +40,8 @@ function M.check()
     health.error('Neovim 0.10 or newer is needed; this is ' .. tostring(vim.version()))
   end
 
+  require('wharf.serve').check_health()
+
   health.start('wharf: the server')
   local cmd = config.command()
   health.info('command: ' .. table.concat(cmd, ' '))

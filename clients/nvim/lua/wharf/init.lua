@@ -38,6 +38,17 @@ function M.export(opts, on_done)
   return require('wharf.dialog').present('exporter', opts, on_done)
 end
 
+--- Asks the human for a folder and moves files there (Wharf's `presentMover`): `opts.paths`
+--- (or `opts.urls`) are files this session was given through Wharf (opened with an importer,
+--- saved with an exporter). `on_done` is called once, as for `import`; a completed move's
+--- `paths` are the new places, in the order given.
+---@param opts table see `:help wharf.move()`; `paths` is required
+---@param on_done fun(result: table)
+---@return table handle with `cancel()`
+function M.move(opts, on_done)
+  return require('wharf.dialog').present('mover', opts, on_done)
+end
+
 --- This session's grants and this app's bookmarks (`listAccess`):
 --- `callback(err, entries)`, each entry as Wharf gives it but `path`, which is the `url`
 --- decoded byte for byte: Wharf's own `path` is for reading (a byte that is not UTF-8 reads

@@ -1,5 +1,6 @@
 --- The dialog drawn inside Neovim (the frontend presenter): a floating window over the folder
 --- `dialog/list` returns, answered with `dialog/choose`, `dialog/dismiss` or `dialog/fail`.
+--- A mover is a folder picker whose action line moves its files into the folder shown.
 ---
 --- Every entry point (keys, answers from Wharf, prompts, autocommands) runs guarded: a Lua error
 --- anywhere in here closes the window and gives the dialog up with `dialog/fail`, so no dialog is
@@ -14,6 +15,7 @@ local ns = vim.api.nvim_create_namespace('wharf')
 
 local CHOICE_REJECTED = -32015
 local FILE_EXISTS = -32016
+local NAME_CONFLICT = -32031
 local DIALOG_NOT_FOUND = -32013
 local DIALOG_ENDED = -32014
 local METHOD_NOT_FOUND = -32601
@@ -132,7 +134,7 @@ function M.open(dialog, show)
     show = show,
     kind = show.kind,
     multiple = show.allowsMultipleSelection == true,
-    folder_picker = show.kind == 'importer' and show.filters and show.filters.directories == true or false,
+    folder_picker = show.kind == 'mover' or (show.kind == 'importer' and show.filters and show.filters.directories == true) or false,
     document_count = show.documentCount or 1,
     content_types = show.contentTypes or {},
     type_info = {},
@@ -353,6 +355,9 @@ function Picker:default_verb()
   if self.kind == 'exporter' then
     return 'Save'
   end
+  if self.kind == 'mover' then
+    return 'Move'
+  end
   return self.folder_picker and 'Choose' or 'Open'
 end
 
@@ -370,7 +375,8 @@ function Picker:filter_name()
   -- A server that does not say allowsAllFiles is taken at its globs.
   if #globs == 0 and #mimes == 0 then
     if filters.directories then
-      return 'Folders'
+      -- `public.item` (`wharf pick` with no type): files and folders.
+      return filters.allowsAllFiles == true and 'All files and folders' or 'Folders'
     end
     if filters.allowsAllFiles ~= false then
       return 'All files'
@@ -385,8 +391,19 @@ function Picker:filter_name()
   return table.concat(names, ', ')
 end
 
+--- A mover's heading: what it moves (`Move a.txt to`, `Move a.txt, b.txt to`).
+function Picker:mover_heading()
+  local names = {}
+  for _, u in ipairs((self.show.mover or {}).urls or {}) do
+    table.insert(names, basename_of(u))
+  end
+  return 'Move ' .. table.concat(names, ', ') .. ' to'
+end
+
 function Picker:title()
-  local parts = { self.show.title or (self:default_verb() .. (self.kind == 'exporter' and '' or (self.folder_picker and ' Folder' or ''))) }
+  local heading = self.kind == 'mover' and self:mover_heading()
+    or (self:default_verb() .. (self.kind == 'exporter' and '' or (self.folder_picker and ' Folder' or '')))
+  local parts = { self.show.title or heading }
   local filter = self:filter_name()
   if filter ~= '' then
     table.insert(parts, filter)
@@ -398,10 +415,17 @@ function Picker:title()
   local text = ' ' .. printable(table.concat(parts, ' · ')) .. ' '
   local width = (self.win and vim.api.nvim_win_is_valid(self.win)) and vim.api.nvim_win_get_width(self.win)
     or self:window_geometry().width
-  if vim.fn.strdisplaywidth(text) > width - 2 then
-    text = ' …' .. vim.fn.strcharpart(text, vim.fn.strchars(text) - (width - 5))
+  -- Another app's dialog (drawn for the desktop, `:WharfServeDesktop`) names that app first,
+  -- and keeps it when the rest is cut: it is who the person answers.
+  local asker = self.dialog.asker and (' ' .. printable(self.dialog.asker) .. ':') or ''
+  local room = width - 2 - vim.fn.strdisplaywidth(asker)
+  if room < 12 then
+    asker, room = '', width - 2
   end
-  return text
+  if vim.fn.strdisplaywidth(text) > room then
+    text = ' …' .. vim.fn.strcharpart(text, vim.fn.strchars(text) - (room - 3))
+  end
+  return asker .. text
 end
 
 --- Whether <Tab> marks entries: in an importer of several, or of a folder.
@@ -487,6 +511,9 @@ function Picker:action_text()
       return string.format('» %s %d documents here', label or 'Save', self.document_count)
     end
     return string.format('» %s here as %s…', label or 'Save', self:suggested_name())
+  end
+  if self.kind == 'mover' then
+    return '» ' .. (label or 'Move') .. ' here'
   end
   if self.folder_picker and marked == 0 then
     return '» ' .. (label or 'Choose') .. ' this folder'
@@ -802,6 +829,8 @@ function Picker:activate()
   if row.kind == 'action' then
     if self.kind == 'exporter' then
       self:save_flow(nil)
+    elseif self.kind == 'mover' and not self:folder_refused() then
+      self:move(self.dir, nil)
     elseif #self.mark_order > 0 then
       self:choose(vim.deepcopy(self.mark_order))
     elseif self:folder_refused() then
@@ -825,6 +854,10 @@ function Picker:activate()
   end
   if self.kind == 'exporter' then
     self:save_flow(entry)
+    return
+  end
+  if self.kind == 'mover' then
+    self:say('a mover takes a folder: <CR> on the » line moves here')
     return
   end
   local urls = vim.deepcopy(self.mark_order)
@@ -951,6 +984,39 @@ function Picker:save_flow(entry)
   else
     ask_name()
   end
+end
+
+--- Mover: moves the files into `folder`. Names taken there are asked about (Replace, Keep
+--- both, Cancel), as the desktop's file managers ask, and the move tried again with the answer.
+function Picker:move(folder, resolution)
+  if self.choosing then
+    return
+  end
+  self.choosing = true
+  local params = { dialogId = self.dialog.id, url = folder, conflictResolution = resolution }
+  self.dialog:request('dialog/choose', params, self:guard(function(err)
+    self.choosing = false
+    if not err then
+      self:close()
+      return
+    end
+    if err.code == NAME_CONFLICT and not resolution then
+      local names = type(err.data) == 'table' and err.data.names or {}
+      local what = #names == 1 and (printable(names[1]) .. ' is') or (tostring(#names) .. ' names are')
+      vim.ui.select({ 'Replace', 'Keep both', 'Cancel' }, {
+        prompt = what .. ' already in ' .. display_path(folder) .. '.',
+        kind = 'wharf.name_conflict',
+      }, self:guard(function(choice)
+        if choice == 'Replace' then
+          self:move(folder, 'replace')
+        elseif choice == 'Keep both' then
+          self:move(folder, 'keepBoth')
+        end
+      end))
+      return
+    end
+    self:rejected(err)
+  end))
 end
 
 function Picker:save(target, overwrite)

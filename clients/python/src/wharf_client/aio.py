@@ -150,6 +150,10 @@ class AsyncPresentation(PresentationFields):
                    timeout: Optional[float] = None) -> None:
         await self._client._call(calls.save(self.dialog_id, url, content_type, overwrite), timeout)
 
+    async def move(self, folder: str, conflict_resolution: Optional[str] = None,
+                   timeout: Optional[float] = None) -> None:
+        await self._client._call(calls.move(self.dialog_id, folder, conflict_resolution), timeout)
+
     async def dismiss(self, timeout: Optional[float] = None) -> None:
         await self._client._call(calls.dismiss(self.dialog_id), timeout)
 
@@ -486,6 +490,12 @@ class AsyncWharfClient:
         params = calls.exporter_params(documents, content_type, content_types, default_filename, presentation_id,
                                        options, option_fields)
         return await self._present("presentExporter", params, "exporter", [d.snapshot for d in documents], timeout)
+
+    async def present_mover(self, urls: Sequence[str], *, presentation_id: Optional[str] = None,
+                            options: Optional[DialogOptions] = None, timeout: Optional[float] = None,
+                            **option_fields: Any) -> AsyncDialog:
+        params = calls.mover_params(urls, presentation_id, options, option_fields)
+        return await self._present("presentMover", params, "mover", [], timeout)
 
     async def _present(self, method: str, params: Dict[str, JSON], kind: str, snapshots: List[Any],
                        timeout: Optional[float]) -> AsyncDialog:

@@ -144,6 +144,17 @@ def exporter_params(documents: Sequence[ExportDocument], content_type: Optional[
     return params
 
 
+def mover_params(urls: Sequence[str], presentation_id: Optional[str], options: Optional[DialogOptions],
+                 option_fields: Dict[str, JSON]) -> Dict[str, JSON]:
+    params: Dict[str, JSON] = {"urls": list(urls)}
+    if presentation_id is not None:
+        params["presentationId"] = presentation_id
+    merged = _options(options, option_fields)
+    if merged:
+        params["options"] = merged
+    return params
+
+
 def cancel(dialog_id: str) -> Call[bool]:
     return Call("cancel", {"dialogId": dialog_id}, lambda r: bool(r["cancelled"]))
 
@@ -167,6 +178,15 @@ def save(dialog_id: str, url: str, content_type: Optional[str], overwrite: bool)
         params["contentType"] = content_type
     if overwrite:
         params["overwrite"] = True
+    return Call("dialog/choose", params, _ignore)
+
+
+def move(dialog_id: str, folder: str, conflict_resolution: Optional[str]) -> Call[None]:
+    params: Dict[str, JSON] = {"dialogId": dialog_id, "url": folder}
+    if conflict_resolution is not None:
+        if conflict_resolution not in ("replace", "keepBoth"):
+            raise ValueError(f"conflict_resolution is 'replace' or 'keepBoth', not {conflict_resolution!r}")
+        params["conflictResolution"] = conflict_resolution
     return Call("dialog/choose", params, _ignore)
 
 

@@ -142,7 +142,8 @@ class Presentation(PresentationFields):
     """The frontend role: one dialog the server asks this client to draw (``presenter/show``).
 
     Browse with :meth:`list` / :meth:`entries`, then answer with :meth:`choose` (importer),
-    :meth:`save` (exporter), :meth:`dismiss`, or :meth:`fail` when drawing it failed.
+    :meth:`save` (exporter), :meth:`move` (mover), :meth:`dismiss`, or :meth:`fail` when
+    drawing it failed.
     :attr:`hidden` is set when the app side ended the dialog (``presenter/hide``) or the
     server went away.
     """
@@ -182,6 +183,13 @@ class Presentation(PresentationFields):
              timeout: Optional[float] = None) -> None:
         """The human chose where to save (an exporter); ``overwrite`` confirms replacing a file."""
         self._client._call(calls.save(self.dialog_id, url, content_type, overwrite), timeout)
+
+    def move(self, folder: str, conflict_resolution: Optional[str] = None, timeout: Optional[float] = None) -> None:
+        """The human chose the folder to move a mover's files into. When names there are taken
+        and ``conflict_resolution`` is None, raises RequestError ``nameConflict`` (its ``data``
+        has ``urls`` and ``names``) and the dialog stays open: ask the human, then call again
+        with ``"replace"`` or ``"keepBoth"``."""
+        self._client._call(calls.move(self.dialog_id, folder, conflict_resolution), timeout)
 
     def dismiss(self, timeout: Optional[float] = None) -> None:
         """The human closed the dialog without choosing (reason ``user``)."""
@@ -523,6 +531,17 @@ class WharfClient:
         params = calls.exporter_params(documents, content_type, content_types, default_filename, presentation_id,
                                        options, option_fields)
         return self._present("presentExporter", params, "exporter", [d.snapshot for d in documents], timeout)
+
+    def present_mover(self, urls: Sequence[str], *, presentation_id: Optional[str] = None,
+                      options: Optional[DialogOptions] = None, timeout: Optional[float] = None,
+                      **option_fields: Any) -> Dialog:
+        """Presents a mover (``fileMover``): the human chooses a folder and ``urls``, each one
+        this client was given (a pick, an export, a resolved bookmark), are moved there.
+        :meth:`Dialog.result` is then their new URLs, in the order given, which the client
+        holds the same rights to; the old ones are no longer granted. A URL not granted raises
+        RequestError ``accessDenied`` and nothing is presented."""
+        params = calls.mover_params(urls, presentation_id, options, option_fields)
+        return self._present("presentMover", params, "mover", [], timeout)
 
     def _present(self, method: str, params: Dict[str, JSON], kind: str, snapshots: List[Any],
                  timeout: Optional[float]) -> Dialog:

@@ -408,6 +408,9 @@ class PresentationFields:
             ContentTypeChoice.from_json(choice) for choice in params.get("contentTypeChoices", [])]
         #: … and how many documents are saved (0 for an importer).
         self.document_count: int = int(params.get("documentCount", 0))
+        #: Movers: the files to be moved, in the order the app gave them (``file:`` URLs); []
+        #: for the others.
+        self.mover_urls: List[str] = list((params.get("mover") or {}).get("urls", []))
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.dialog_id} {self.kind} {self.title!r}>"
