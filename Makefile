@@ -346,6 +346,31 @@ test-clients: test-node-declarations
 test-node-declarations: $(NODE_TYPES)/.unpacked
 	tsc -p clients/node/test/types/tsconfig.checkjs.json
 
+# MARK: The terminal presenter (issue 37): `wharf pick` and `wharf save` in tmux
+# A person at a terminal played by tmux (send-keys, capture-pane), on a socket of its own: picks,
+# saves, the filter, resizes, every way out with `stty -g` compared before and after.
+.PHONY: test-terminal
+TEST_SUITES += test-terminal
+
+test-terminal: build $(VENV)/.installed
+	$(call apt-ensure,tmux)
+	WHARF=$(CURDIR)/$(WHARF) $(VENV)/bin/python -m pytest -q Tests/terminal
+
+## Retakes docs/screenshots/terminal-*: text captures of the picker and the save dialog, and the
+## picker in xterm under Xvfb (display :81, or DISPLAY_NUMBER); not part of `make test`.
+.PHONY: terminal-screenshots
+terminal-screenshots: build
+	WHARF=$(CURDIR)/$(WHARF) Tests/terminal/screenshots.sh
+
+# MARK: Terminal file managers (issue 37): --presenter fzf, lf, nnn, ranger, vifm
+# Each tool from Debian, driven by Tests/filemanagers in panes of a private tmux server (about a
+# minute and a half: ranger takes seconds to start). yazi is not in Debian and is not tested.
+.PHONY: test-filemanagers
+TEST_SUITES += test-filemanagers
+
+test-filemanagers: build $(VENV)/.installed
+	$(call apt-ensure,fzf lf nnn ranger vifm tmux)
+	WHARF=$(CURDIR)/$(WHARF) $(VENV)/bin/python -m pytest -q Tests/filemanagers
 # MARK: The Vim client (clients/vim)
 
 .PHONY: test-vim vim-bench

@@ -7,6 +7,7 @@
 //   CJansson → WharfJSON → WharfJSONRPC (transport), WharfProtocol (the protocol's messages)
 //   WharfSystem → WharfContentTypes, WharfFileWriting, WharfAccess (CSQLite) → WharfDialogs
 //   WharfSystem → WharfDBus (CSystemBus: sd-bus, loaded on first use) → WharfDesktopDialogs
+//   WharfSystem → WharfTerminal (terminfo, keys, widths, frames: what draws on a terminal)
 //   all of the above → WharfServer (session host, method table, presenters) → wharf
 // Domain modules (content types, file writing, access, dialogs, D-Bus, desktop dialogs) never
 // see JSON; WharfProtocol never sees the domain.
@@ -32,9 +33,13 @@ let package = Package(
         // The C library's Linux and GNU calls Swift's Glibc module leaves out (pipe2, pidfd_open,
         // closing inherited descriptors in a spawned child); only WharfSystem uses it.
         .systemLibrary(name: "CProcessSpawn"),
+        // What a terminal needs from C that Swift cannot do safely: giving it back from a signal
+        // handler, its window size (a variadic ioctl), wcwidth in a UTF-8 locale of the thread's
+        // own. Only WharfSystem uses it.
+        .target(name: "CTerminal"),
 
         // MARK: Foundation layers
-        .target(name: "WharfSystem", dependencies: ["CProcessSpawn"]),
+        .target(name: "WharfSystem", dependencies: ["CProcessSpawn", "CTerminal"]),
         .testTarget(name: "WharfSystemTests", dependencies: ["WharfSystem", "WharfTestSupport"]),
         .target(name: "WharfJSON", dependencies: ["CJansson"]),
         .testTarget(name: "WharfJSONTests", dependencies: ["WharfJSON"]),
@@ -72,13 +77,23 @@ let package = Package(
         .testTarget(
             name: "WharfDesktopDialogsTests",
             dependencies: ["WharfDesktopDialogs", "WharfDBus", "WharfSystem", "WharfDesktopTestSupport", "WharfTestSupport"]),
+        // The terminal: terminfo read from its compiled database (only when a dialog is drawn
+        // there), keys decoded, display widths, names escaped, frames composed.
+        .target(name: "WharfTerminal", dependencies: ["WharfSystem"]),
+        .testTarget(name: "WharfTerminalTests", dependencies: ["WharfTerminal", "WharfSystem", "WharfTestSupport"]),
+        // Terminal file managers people already use (fzf, lf, nnn, ranger, vifm, yazi) run on the
+        // controlling terminal in their chooser modes, what they chose read back as bytes; the
+        // server's FileManagerPresenter checks each pick as dialog/choose does.
+        .target(name: "WharfFileManagers", dependencies: ["WharfSystem"]),
+        .testTarget(name: "WharfFileManagersTests", dependencies: ["WharfFileManagers", "WharfSystem", "WharfTestSupport"]),
 
         // MARK: Server and executable
         .target(
             name: "WharfServer",
             dependencies: [
                 "WharfJSON", "WharfJSONRPC", "WharfProtocol", "WharfSystem",
-                "WharfContentTypes", "WharfFileWriting", "WharfAccess", "WharfDialogs", "WharfDBus", "WharfDesktopDialogs",
+                "WharfContentTypes", "WharfFileWriting", "WharfAccess", "WharfDialogs", "WharfDBus", "WharfDesktopDialogs", "WharfTerminal",
+                "WharfFileManagers",
             ]
         ),
         .testTarget(

@@ -241,6 +241,7 @@ check "the package's version is the server's ($version)" test "$(field Version)"
 check "Depends names the C library, from dpkg-shlibdeps, and no library linked in statically" \
     bash -c 'grep -q "\blibc6\b" <<<"$1" && ! grep -E "libjansson|libsqlite3|libstdc\+\+" <<<"$1" || { echo "Depends: $1"; exit 1; }' - "$(field Depends)"
 check "Recommends: xdg-desktop-portal, zenity" test "$(field Recommends)" = "xdg-desktop-portal, zenity"
+check "Suggests: fzf, lf, nnn, ranger, vifm" test "$(field Suggests)" = "fzf, lf, nnn, ranger, vifm"
 check "files are owned by root" bash -c '! dpkg-deb -c "$1" | awk "{print \$2}" | grep -v "^root/root$"' - "$deb"
 check "lintian reports nothing the overrides do not explain" lintian --allow-root --fail-on error,warning,info "$deb"
 

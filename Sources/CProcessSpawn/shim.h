@@ -11,15 +11,21 @@
 #include <errno.h>
 #include <linux/openat2.h>
 
-/* Swift's Glibc module is built without _GNU_SOURCE, so these two GNU extensions (in glibc
- * since 2.34 and 2.9) are invisible to Swift. Declared here with glibc's own prototypes. */
+/* Swift's Glibc module is built without _GNU_SOURCE, so these GNU extensions (in glibc since
+ * 2.34, 2.9 and 2.29) are invisible to Swift. Declared here with glibc's own prototypes. */
 int posix_spawn_file_actions_addclosefrom_np(posix_spawn_file_actions_t *actions, int from);
 int pipe2(int fds[2], int flags);
+int posix_spawn_file_actions_addchdir_np(posix_spawn_file_actions_t *actions, const char *path);
 
 /// The child closes every descriptor from `from` on before it runs: it inherits nothing but
 /// its standard streams, whatever other threads had open (or half made) at that moment.
 static inline int wharf_spawn_close_from(posix_spawn_file_actions_t *actions, int from) {
     return posix_spawn_file_actions_addclosefrom_np(actions, from);
+}
+
+/// The child starts in `path` (glibc 2.29): a folder that cannot be entered fails the spawn.
+static inline int wharf_spawn_change_directory(posix_spawn_file_actions_t *actions, const char *path) {
+    return posix_spawn_file_actions_addchdir_np(actions, path);
 }
 
 /// pipe(2) with O_CLOEXEC (and `more` flags, such as O_NONBLOCK) set atomically: there is no

@@ -41,7 +41,7 @@ public final class Server: Sendable {
             let place = options.stateDirectory.map { "--state-dir \($0)" } ?? "the default state directory"
             throw StartupError(message: "cannot use \(place) for grants and bookmarks: \(error)", exitStatus: 1)
         }
-        self.presenters = try PresenterFactory(setting: options.presenter, logger: logger)
+        self.presenters = try PresenterFactory(setting: options.presenter, explainsToShellUser: options.explainsToShellUser, logger: logger)
         self.hub = PresenterHub(logger: logger)
         let sessions = self.sessions
         self.engine = DialogEngine(

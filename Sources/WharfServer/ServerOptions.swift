@@ -10,6 +10,9 @@ public struct ServerOptions: Sendable, Equatable {
     public var logFile: FilePath?
     /// `--presenter`: who shows dialogs to clients that do not draw their own.
     public var presenter = PresenterSetting.auto
+    /// `wharf pick` and `wharf save`: a dialog no presenter can show is explained to a person
+    /// at a shell (what to run, install or pass), not to a client.
+    public var explainsToShellUser = false
     /// `--state-dir`: where the SQLite state lives; nil means `$XDG_STATE_HOME/wharf`, and
     /// `":memory:"` keeps it in memory.
     public var stateDirectory: FilePath?

@@ -93,11 +93,13 @@ public final class Subprocess: Sendable {
     /// first) and exactly `environment` (`NAME=value` entries; by default this process's, see
     /// ``ProcessControl/environmentEntries(adding:removing:)`` for changes). With `searchPath`,
     /// a `program` without a slash is looked up on this process's `PATH` (`posix_spawnp`).
+    /// With `workingDirectory`, the child starts there (a folder that cannot be entered makes
+    /// the spawn fail, as a missing program does).
     public static func spawn(
         _ program: [UInt8], arguments: [[UInt8]], environment: [[UInt8]] = ProcessControl.environmentEntries(),
         searchPath: Bool = false, newProcessGroup: Bool = false, newSession: Bool = false,
         standardInput: Stream = .inherited, standardOutput: Stream = .inherited, standardError: Stream = .inherited,
-        passing passed: [Int32: FileDescriptor] = [:]
+        passing passed: [Int32: FileDescriptor] = [:], workingDirectory: FilePath? = nil
     ) throws(SystemError) -> Subprocess {
         // The copies are made one by one: none may land on a descriptor still to be copied.
         precondition(passed.allSatisfy { number, descriptor in
@@ -127,6 +129,9 @@ public final class Subprocess: Sendable {
             posix_spawn_file_actions_adddup2(&actions, descriptor.raw, number)
         }
         wharf_spawn_close_from(&actions, (passed.keys.max() ?? 2) + 1)
+        if let workingDirectory {
+            _ = workingDirectory.withCString { wharf_spawn_change_directory(&actions, $0) }
+        }
 
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
@@ -195,6 +200,14 @@ public final class Subprocess: Sendable {
             return (try? Poller.wait([Poller.Watch(exitWatch)], timeoutMilliseconds: 0))?.first?.isEmpty == false
         }
         return !ProcessIdentity(pid: pid, startTime: 0).isRunning
+    }
+
+    /// Whether the child is stopped now (Ctrl-Z, or it touched a terminal from the background),
+    /// without waiting and without reaping it; nil once it has been reaped.
+    public func stoppedNow() -> Bool? {
+        var info = siginfo_t()
+        guard waitid(P_PID, id_t(pid), &info, WSTOPPED | WNOHANG | WNOWAIT) == 0 else { return nil }
+        return info._sifields._sigchld.si_pid != 0
     }
 
     /// Waits until the child exits, reaps it and says how it ended. Any number of threads may

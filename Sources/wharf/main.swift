@@ -7,6 +7,8 @@ do {
     switch try CommandLineParser.parse(ProcessControl.arguments()) {
     case .help:
         print(CommandLineParser.usage)
+    case .commandHelp(let words):
+        print(HelpText.render(.wharf, command: words))
     case .version:
         print("wharf \(ServerInfo.version) (protocol \(ServerInfo.protocolVersion))")
     case .serve(let options):

@@ -126,6 +126,27 @@ import WharfTestSupport
             for (shell, script) in scripts { #expect(script.contains(word), "the \(shell) completion lacks \(word)") }
         }
     }
+
+    /// `--presenter fzf` and its siblings: on the server and on `pick` and `save`, in the
+    /// manual page and in every shell's completion of `--presenter`.
+    @Test func theTerminalFileManagersArePresentersEverywhereTheReferenceGoes() throws {
+        let page = ManualPage.render(reference, version: ServerInfo.version)
+        let scripts = [BashCompletion.render(reference), ZshCompletion.render(reference), FishCompletion.render(reference)]
+        for tool in ["fzf", "lf", "nnn", "ranger", "vifm", "yazi"] {
+            #expect(page.contains("\\fB\(tool)\\fR") || page.contains(tool + " "), "wharf.1 lacks \(tool)")
+            for script in scripts { #expect(script.contains(" \(tool)") || script.contains("'\(tool)"), "a completion lacks \(tool)") }
+            guard case .serve(let options) = try CommandLineParser.parse(["--presenter", tool]),
+                  case .fileManager(let kind) = options.presenter else { Issue.record("--presenter \(tool)"); continue }
+            #expect(kind.rawValue == tool)
+            var pick = PickCommand()
+            pick.presenter = options.presenter
+            #expect(try CommandLineParser.parse(["pick", "--presenter", tool]) == .pick(pick))
+            var save = SaveCommand()
+            save.presenter = options.presenter
+            save.file = "f"
+            #expect(try CommandLineParser.parse(["save", "--presenter=\(tool)", "f"]) == .save(save))
+        }
+    }
 }
 
 /// Values to try, derived from what the reference says a value may be.

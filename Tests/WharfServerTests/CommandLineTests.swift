@@ -68,7 +68,9 @@ import WharfSystem
     @Test func presenterNamesTheDesktopDialogOrAuto() throws {
         var expected = ServerOptions()
         for (raw, setting) in [("auto", PresenterSetting.auto), ("portal", .desktop(.portal)), ("zenity", .desktop(.zenity)),
-                               ("kdialog", .desktop(.kdialog))] {
+                               ("kdialog", .desktop(.kdialog)), ("fzf", .fileManager(.fzf)), ("lf", .fileManager(.lf)),
+                               ("nnn", .fileManager(.nnn)), ("ranger", .fileManager(.ranger)), ("vifm", .fileManager(.vifm)),
+                               ("yazi", .fileManager(.yazi))] {
             expected.presenter = setting
             #expect(try CommandLineParser.parse(["--presenter", raw]) == .serve(expected))
         }

@@ -26,6 +26,19 @@ import WharfTestSupport
         #expect(outcome(env).output == environment.flatMap { $0 + [0x0A] }, "exactly the environment given, byte for byte")
     }
 
+    /// A file manager starts in the dialog's folder, whatever bytes name it.
+    @Test func aChildStartsInTheFolderItIsGiven() throws {
+        let scratch = ScratchDirectory()
+        let folder = scratch.path(bytes: Array("caf".utf8) + [0xE9])
+        try Syscalls.makeDirectories(folder, mode: 0o700)
+        let child = try Subprocess.spawn(Array("/bin/pwd".utf8), arguments: [[0x2D, 0x50]], standardOutput: .pipe, workingDirectory: folder)
+        let resolved = try folder.resolved()
+        #expect(outcome(child) == (resolved.bytes + [0x0A], .exited(0)))
+        #expect(throws: SystemError.self, "a folder that cannot be entered fails the spawn") {
+            try Subprocess.spawn(Array("/bin/pwd".utf8), arguments: [], workingDirectory: scratch.path("missing")).wait()
+        }
+    }
+
     @Test func anArgumentWithNULIsRefusedBeforeAnythingStarts() {
         #expect(throws: SystemError(code: EINVAL, operation: "posix_spawn", path: "/bin/true")) {
             try Subprocess.spawn(Array("/bin/true".utf8), arguments: [[0x61, 0, 0x62]])

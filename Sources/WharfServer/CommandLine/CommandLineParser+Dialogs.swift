@@ -1,4 +1,5 @@
 import WharfDesktopDialogs
+import WharfFileManagers
 import WharfSystem
 
 /// `wharf pick`: which files to ask for.
@@ -11,7 +12,8 @@ public struct PickCommand: Sendable, Equatable {
     public var title: String?
     /// Print the paths separated by NUL instead of newlines (`-0`), for `xargs -0`.
     public var nulSeparated = false
-    public var presenter = PresenterSetting.auto
+    /// `auto`: the desktop's dialog when one is usable, else the terminal.
+    public var presenter = PresenterSetting.desktopOrTerminal
     public var stateDirectory: FilePath?
 
     public init() {}
@@ -26,7 +28,8 @@ public struct SaveCommand: Sendable, Equatable {
     public var title: String?
     /// The file to save; standard input when nil.
     public var file: FilePath?
-    public var presenter = PresenterSetting.auto
+    /// `auto`: the desktop's dialog when one is usable, else the terminal.
+    public var presenter = PresenterSetting.desktopOrTerminal
     public var stateDirectory: FilePath?
 
     public init() {}
@@ -84,9 +87,9 @@ extension CommandLineParser {
             case "--directory": command.directory = true
             case "--title": command.title = try words.value(for: word)
             case "-0": command.nulSeparated = true
-            case "--presenter": command.presenter = try presenterSetting(try words.value(for: word))
+            case "--presenter": command.presenter = try dialogPresenterSetting(try words.value(for: word))
             case "--state-dir": command.stateDirectory = try path(try words.value(for: word), for: word)
-            default: throw UsageError(message: "pick: unknown argument \(word)")
+            default: throw UsageError(message: "pick: unknown argument \(word) (see wharf pick --help)")
             }
         }
         if command.directory && !command.types.isEmpty {
@@ -104,12 +107,12 @@ extension CommandLineParser {
             case "--name": command.name = try words.value(for: word)
             case "--type": command.type = try words.value(for: word)
             case "--title": command.title = try words.value(for: word)
-            case "--presenter": command.presenter = try presenterSetting(try words.value(for: word))
+            case "--presenter": command.presenter = try dialogPresenterSetting(try words.value(for: word))
             case "--state-dir": command.stateDirectory = try path(try words.value(for: word), for: word)
             case let operand where !operand.hasPrefix("-") || operand == "-":
                 guard file == nil else { throw UsageError(message: "save: expected one FILE at most, got \(file!) and \(operand)") }
                 file = operand
-            default: throw UsageError(message: "save: unknown argument \(word)")
+            default: throw UsageError(message: "save: unknown argument \(word) (see wharf save --help)")
             }
         }
         if let name = command.name {
@@ -119,12 +122,22 @@ extension CommandLineParser {
         return command
     }
 
-    /// `--presenter`'s value: `auto`, `portal`, `zenity`, `kdialog` or `script:FILE`.
+    /// `--presenter`'s value: `auto`, `portal`, `zenity`, `kdialog`, `terminal`, a terminal file
+    /// manager (`fzf`, `lf`, `nnn`, `ranger`, `vifm`, `yazi`) or `script:FILE`.
     static func presenterSetting(_ raw: String) throws(UsageError) -> PresenterSetting {
         if let kind = DesktopPresenterKind(rawValue: raw) { return .desktop(kind) }
+        if let kind = FileManagerKind(rawValue: raw) { return .fileManager(kind) }
         if raw == "auto" { return .auto }
+        if raw == "terminal" { return .terminal }
         if raw.hasPrefix("script:"), raw.count > 7 { return .script(try path(String(raw.dropFirst(7)), for: "--presenter")) }
-        throw UsageError(message: "--presenter: expected auto, portal, zenity, kdialog or script:FILE, got \(raw)")
+        throw UsageError(message: "--presenter: expected auto, portal, zenity, kdialog, terminal, fzf, lf, nnn, ranger, vifm, yazi or script:FILE, got \(raw)")
+    }
+
+    /// `wharf pick --presenter` and `wharf save --presenter`: as for the server, except that
+    /// `auto` falls back to the terminal when no desktop dialog is usable.
+    static func dialogPresenterSetting(_ raw: String) throws(UsageError) -> PresenterSetting {
+        let setting = try presenterSetting(raw)
+        return setting == .auto ? .desktopOrTerminal : setting
     }
 }
 

@@ -12,6 +12,9 @@ public enum Command: Sendable, Equatable {
     /// `daemonArguments` (the other options given) if none listens.
     case connect(socket: FilePath?, daemonArguments: [String])
     case help
+    /// `--help` after a command's words (`wharf pick --help`, `wharf types --help`): that
+    /// command's help, or its group's.
+    case commandHelp([String])
     case version
     /// `wharf types identify FILE…` (and `--no-sniff`), `describe ID…`, `conforms ID TO`.
     case types(TypesCommand)
@@ -55,6 +58,16 @@ public enum CommandLineParser {
     /// `ProcessControl.arguments()` gives): words compare as text, and paths are made from the
     /// bytes each argument had.
     public static func parse(_ arguments: [String]) throws(UsageError) -> Command {
+        if let group = arguments.first, CommandLineReference.wharf.commandGroups.contains(group),
+           let help = arguments.firstIndex(where: { $0 == "--help" || $0 == "-h" }) {
+            // The words before `--help` that name commands: `types identify --help` is about
+            // `types identify`, `types --help` about every `types` command.
+            var words = [group]
+            if help > 1, CommandLineReference.wharf.commands.contains(where: { $0.words == [group, arguments[1]] }) {
+                words.append(arguments[1])
+            }
+            return .commandHelp(words)
+        }
         switch arguments.first {
         case "types": return try parseTypes(Array(arguments.dropFirst()))
         case "access": return try parseAccess(Array(arguments.dropFirst()))

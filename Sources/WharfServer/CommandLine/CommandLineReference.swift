@@ -151,12 +151,14 @@ public struct Subcommand: Sendable {
 
     /// `types identify [--no-sniff] FILE...`: words, then each option (bracketed), then operands;
     /// a command with more than three options says `[OPTION]...` (they are listed below it).
+    /// `--help`, which every command takes, is left out.
     public var form: String {
         var parts = words
-        if options.count > 3 {
+        let shown = options.filter { !$0.names.contains("--help") }
+        if shown.count > 3 {
             parts.append("[OPTION]...")
         } else {
-            for option in options { parts.append("[\(option.term)]") }
+            for option in shown { parts.append("[\(option.term)]") }
         }
         for operand in operands { parts.append(operand.spelled) }
         return parts.joined(separator: " ")

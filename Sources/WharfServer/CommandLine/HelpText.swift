@@ -35,6 +35,28 @@ public enum HelpText {
         return lines.joined(separator: "\n")
     }
 
+    /// `wharf pick --help`, `wharf types --help`: the forms of the commands `words` names (one,
+    /// or a group), what each does, and every option each takes, with its values and default.
+    public static func render(_ reference: CommandLineReference, command words: [String]) -> String {
+        let commands = reference.commands.filter { Array($0.words.prefix(words.count)) == words }
+        var lines: [String] = []
+        for (index, command) in commands.enumerated() {
+            lines.append((index == 0 ? "Usage: " : "       ") + "\(reference.program) \(command.form)")
+        }
+        for command in commands {
+            lines.append("")
+            if commands.count > 1 { lines.append(command.words.joined(separator: " ") + ":") }
+            lines += wrap(plain(command.summary), width: width)
+            if let details = command.details { lines += [""] + wrap(plain(details), width: width) }
+            if !command.options.isEmpty {
+                lines += ["", "Options:"]
+                lines += table(command.options.map { ($0.term, optionText($0)) })
+            }
+        }
+        lines += ["", "More in \(reference.program) --help and the manual page \(reference.program)(1)."]
+        return lines.joined(separator: "\n")
+    }
+
     /// An option's text for a column `width` wide: what it does, then its choices, one a line
     /// with its own hanging indent, then its default.
     private static func optionText(_ option: CommandLineOption) -> (Int) -> [String] {

@@ -1,5 +1,6 @@
 import WharfContentTypes
 import WharfSystem
+import WharfTerminal
 
 /// The commands for people and scripts: `wharf types …` here, `wharf access …` in
 /// Commands/AccessCommands.swift. Each prints to standard output and returns the exit status.

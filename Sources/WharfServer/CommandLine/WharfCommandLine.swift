@@ -19,6 +19,7 @@ extension CommandLineReference {
             CommandLineOption(["-h", "--help"], "Show this help and exit."),
             CommandLineOption(["--version"], "Show the version of wharf and of its protocol, and exit."),
         ],
+        // Every command answers `--help` with its own help (HelpText.render(_:command:)).
         commands: [
             Subcommand(
                 ["types", "identify"], options: [noSniff], operands: [Operand("FILE", .file, repeats: true)],
@@ -34,12 +35,13 @@ extension CommandLineReference {
             ),
             Subcommand(["types", "stats"], "Print how long loading the shared MIME database took, and what it holds."),
             Subcommand(
-                ["pick"], options: [pickType, multiple, directoryPicker, title, nulSeparated, presenter, stateDirectory],
-                "Ask a person for files with the desktop's own dialog, and print the paths picked, one per line (exact bytes). Exit with 0 when files were picked, 1 when the person cancelled, 2 when no dialog could be shown or it failed (with a message)."
+                ["pick"], options: [pickType, multiple, directoryPicker, title, nulSeparated, dialogPresenter, stateDirectory],
+                "Ask a person for files with the desktop's own dialog, or on the terminal where there is none (over ssh, say), and print the paths picked, one per line (exact bytes). Exit with 0 when files were picked, 1 when the person cancelled, 2 when no dialog could be shown or it failed (with a message saying what was tried and what to do).",
+                details: "On the terminal, the keys are those of the Neovim picker: Enter opens a folder or chooses, Tab marks (with `--multiple`), `/` filters, `-` goes up, `~` home, `.` shows hidden files, `t` switches the type, `?` lists the keys, `q` or Escape cancels."
             ),
             Subcommand(
-                ["save"], options: [saveName, saveType, title, presenter, stateDirectory], operands: [Operand("FILE", .file, optional: true)],
-                "Ask a person where to save FILE (standard input when it is missing or `-`) with the desktop's own dialog, write it there atomically, and print its path. Exit with 0 when it was written, 1 when the person cancelled, 2 when no dialog could be shown or writing failed (with a message)."
+                ["save"], options: [saveName, saveType, title, dialogPresenter, stateDirectory], operands: [Operand("FILE", .file, optional: true)],
+                "Ask a person where to save FILE (standard input when it is missing or `-`) with the desktop's own dialog, or on the terminal where there is none, write it there atomically, and print its path. Exit with 0 when it was written, 1 when the person cancelled, 2 when no dialog could be shown or writing failed (with a message)."
             ),
             Subcommand(
                 ["move"], options: [moveTo, title, nulSeparated, presenter, stateDirectory],
@@ -60,7 +62,11 @@ extension CommandLineReference {
                 ["access", "revoke"], options: [stateDirectory], operands: [Operand("ID", .text(example: "g1"))],
                 "Remove one grant or bookmark, by the ID `wharf access list` shows."
             ),
-        ],
+        ].map { command in
+            var command = command
+            command.options.append(commandHelp)
+            return command
+        },
         exitStatuses: [
             Entry("0", "The client sent `shutdown` and then `exit`, or its input ended or SIGTERM or SIGINT arrived after `shutdown`; or a command succeeded; or the daemon (`--listen`) ended on SIGTERM or SIGINT, or after `--idle-timeout`. With `--connect`, the status of the session the daemon served."),
             Entry("1", "The input ended, SIGTERM or SIGINT arrived, or the process named in `initialize` died, without `shutdown` first; or the input ended inside a message (LSP framing, even after `shutdown`); or the server's state directory could not be used; or `types` or `access` failed; or `pick`, `save` or `move` was cancelled by the person; or `--connect` found no daemon and could not start one; or `portal` found no session bus or another owner of its name, or `portal --check` found that the portal would not use Wharf."),
@@ -69,7 +75,8 @@ extension CommandLineReference {
         environment: [
             Entry("XDG_STATE_HOME", "Where the state directory is when `--state-dir` is not given: `$XDG_STATE_HOME/wharf`. Unset, empty or relative, it is `~/.local/state`."),
             Entry("XDG_DATA_HOME, XDG_DATA_DIRS", "Where the shared MIME database is looked for: the `mime` directory under each (by default `~/.local/share/mime`, `/usr/local/share/mime` and `/usr/share/mime`)."),
-            Entry("HOME", "The home directory, for the defaults above."),
+            Entry("HOME", "The home directory, for the defaults above (and the terminal picker's `~`)."),
+            Entry("TERM, TERMINFO, TERMINFO_DIRS", "The terminal the terminal presenter draws on, and where its terminfo entry is looked for (`$TERMINFO`, `~/.terminfo`, `$TERMINFO_DIRS`, `/etc/terminfo`, `/lib/terminfo`, `/usr/share/terminfo`). Unset or `dumb`, no dialog is drawn on the terminal."),
             Entry("XDG_RUNTIME_DIR", "Where the daemon's socket is when `--listen` or `--connect` names none: `$XDG_RUNTIME_DIR/wharf/wharf.sock`."),
             Entry("LISTEN_PID, LISTEN_FDS", "Set by systemd's socket activation (sd_listen_fds(3)): when they name this process and one socket, `--listen` serves the socket passed as descriptor 3 instead of binding one."),
         ],
@@ -82,7 +89,7 @@ extension CommandLineReference {
         notes: [
             Entry("Standard streams", "Standard output carries only protocol messages. Logs go to standard error, or to the file `--log-file` names."),
             Entry("The daemon", "`wharf --listen` serves each connection as `wharf` serves its standard I/O: the same framing, detected per connection, and the same lifecycle (`exit` ends the connection, not the daemon). A peer of another user is refused. The app that owns a client's grants and bookmarks is established from the peer process: its Flatpak app id, else its Snap, else its executable, with `clientInfo.name` a name within it; a `--connect` bridge stands for the program that started it. A connection that says `\"role\": \"presenter\"` in `initialize` shows the dialogs of every client that does not show its own; it must not be sandboxed, and only one presents at a time; when it goes away, the dialogs it showed fail with `presenterFailed`. Without one, dialogs go to the presenter `--presenter` chooses. On SIGTERM every open dialog is cancelled (`disconnected`), every connection gets what it is owed, and the daemon exits 0. wharf-protocol(7) describes it all."),
-            Entry("Presenters", "A dialog is shown to a human by the client itself, when it says `capabilities.presentsDialogs` in `initialize`; otherwise by the desktop's own file dialog (`--presenter auto`: the portal, else zenity, else kdialog, whichever works; a portal that does not answer within a second counts as not working), or answered by a script given with `--presenter script:FILE`. `initialize` tells the client which one it gets. When none can, presenting a dialog fails with `noPresenter`, whose message says why each could not."),
+            Entry("Presenters", "A dialog is shown to a human by the client itself, when it says `capabilities.presentsDialogs` in `initialize`; otherwise by the desktop's own file dialog (`--presenter auto`: the portal, else zenity, else kdialog, whichever works; a portal that does not answer within a second counts as not working), drawn on the controlling terminal (`--presenter terminal`, never unless named), by a terminal file manager named with `--presenter fzf`, `lf`, `nnn`, `ranger`, `vifm` or `yazi` (only when named: `auto` never draws on a terminal), or answered by a script given with `--presenter script:FILE`. `wharf pick` and `wharf save` use the desktop's dialog when one is usable, else the terminal. On the terminal, wharf uses the alternate screen and gives the terminal back exactly as it found it however the dialog ends (a choice, a cancel, the client's `cancel` or timeout, a disconnect, SIGTERM, SIGHUP, a crash); `TERM` must name a terminal with a terminfo entry (not `dumb`). `initialize` tells the client which one it gets. When none can, presenting a dialog fails with `noPresenter`, whose message says why each could not."),
         ],
         seeAlso: ["wharf-protocol(7)", "shared-mime-info(5)"]
     )
@@ -185,10 +192,38 @@ extension CommandLineReference {
             ValueChoice("portal", "only xdg-desktop-portal's FileChooser, over the D-Bus session bus"),
             ValueChoice("zenity", "only zenity"),
             ValueChoice("kdialog", "only kdialog"),
+            ValueChoice("terminal", "draw dialogs on the controlling terminal (`/dev/tty`), never on the protocol's streams; only when named, since an editor that started wharf owns its terminal"),
+        ] + fileManagerChoices + [
             ValueChoice("script", fileArgument: "FILE", "answer dialogs from FILE, a JSON array of steps, for demos, tests and harnesses"),
         ]), default: "auto"),
         "Who shows dialogs to clients that do not draw their own.",
-        details: "A script's steps are `{\"choose\": [PATH...]}` (for a mover, one folder, with `\"conflictResolution\"` beside it to answer for taken names), `{\"save\": {\"path\": ..., \"contentType\": ..., \"overwrite\": ...}}`, `{\"dismiss\": true}`, `{\"delayMs\": N}` and `{\"expect\": {...}}`; wharf-protocol(7) describes them."
+        details: "A terminal file manager runs on the controlling terminal (`/dev/tty`, never the JSON-RPC streams) in the dialog's folder; each pick is checked as `dialog/choose` checks it, and a refused one is explained there and the tool opens again; quitting it without a choice cancels. To save, the tool chooses the folder and Wharf asks for the name on the terminal. A tool that is missing or fails fails the dialog, quoting it. The terminal is given back as it was found. A script's steps are `{\"choose\": [PATH...]}` (for a mover, one folder, with `\"conflictResolution\"` beside it to answer for taken names), `{\"save\": {\"path\": ..., \"contentType\": ..., \"overwrite\": ...}}`, `{\"dismiss\": true}`, `{\"delayMs\": N}` and `{\"expect\": {...}}`; wharf-protocol(7) describes them."
+    )
+
+    /// The terminal file managers `--presenter` can name, for the server and for `pick` and `save`.
+    static let fileManagerChoices = [
+        ValueChoice("fzf", "fzf on the controlling terminal, fed the entries the dialog allows, one folder at a time"),
+        ValueChoice("lf", "lf on the controlling terminal, in its chooser mode (-selection-path)"),
+        ValueChoice("nnn", "nnn on the controlling terminal, in its picker mode (-p)"),
+        ValueChoice("ranger", "ranger on the controlling terminal (--choosefiles, --choosedir)"),
+        ValueChoice("vifm", "vifm on the controlling terminal (--choose-files, --choose-dir)"),
+        ValueChoice("yazi", "yazi on the controlling terminal (--chooser-file, --cwd-file), where it is installed"),
+    ]
+
+    static let commandHelp = CommandLineOption(["-h", "--help"], "Show this command's help and exit.")
+
+    /// `--presenter` of `pick` and `save`, whose `auto` falls back to the terminal.
+    static let dialogPresenter = CommandLineOption(
+        ["--presenter"], OptionValue("KIND", .choice([
+            ValueChoice("auto", "the desktop's own file dialog when one is usable (xdg-desktop-portal, zenity, kdialog), else the terminal"),
+            ValueChoice("portal", "only xdg-desktop-portal's FileChooser"),
+            ValueChoice("zenity", "only zenity"),
+            ValueChoice("kdialog", "only kdialog"),
+            ValueChoice("terminal", "only the terminal: the dialog is drawn on `/dev/tty`, so standard input and output stay free for pipes"),
+        ] + fileManagerChoices + [
+            ValueChoice("script", fileArgument: "FILE", "answer from FILE, a JSON array of steps"),
+        ]), default: "auto"),
+        "Who shows the dialog."
     )
 
     static let stateDirectory = CommandLineOption(

@@ -1,6 +1,7 @@
 import WharfAccess
 import WharfJSON
 import WharfSystem
+import WharfTerminal
 
 /// `wharf access list [--json]` and `wharf access revoke ID`: what apps were granted, for the
 /// person at the keyboard.

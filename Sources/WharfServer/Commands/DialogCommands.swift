@@ -15,7 +15,7 @@ public enum DialogCommands {
             let request = PresentImporterRequest(
                 allowedContentTypes: command.directory ? ["public.folder"] : (command.types.isEmpty ? ["public.item"] : command.types),
                 allowsMultipleSelection: command.multiple,
-                options: DialogOptionsParams(title: command.title, customizationId: "wharf pick"))
+                options: DialogOptionsParams(defaultDirectory: currentDirectory, title: command.title, customizationId: "wharf pick"))
             let dialog = try client.send(request)
             return finish(client.ending(of: dialog.dialogId), separator: command.nulSeparated ? 0 : 0x0A)
         }
@@ -44,11 +44,14 @@ public enum DialogCommands {
             let request = PresentExporterRequest(
                 documents: [ExportDocumentParams(filename: name, writableContentTypes: [contentType], contents: contents)],
                 contentType: contentType, defaultFilename: name,
-                options: DialogOptionsParams(title: command.title, customizationId: "wharf save"))
+                options: DialogOptionsParams(defaultDirectory: currentDirectory, title: command.title, customizationId: "wharf save"))
             let dialog = try client.send(request)
             return finish(client.ending(of: dialog.dialogId), separator: 0x0A)
         }
     }
+
+    /// Where the dialog opens when it remembers no folder of its own: where the command was run.
+    private static var currentDirectory: String { FileURL.from(path: FilePath.current()) }
 
     /// Moves the files through a mover, as an editor would: the files are granted to the
     /// command's own session (the person named them), then a folder dialog asks where, or, with
@@ -100,6 +103,7 @@ public enum DialogCommands {
                                 _ body: (LocalClient) throws(ResponseError) -> Int32) -> Int32 {
         var options = ServerOptions()
         options.presenter = presenter
+        options.explainsToShellUser = true
         options.stateDirectory = stateDirectory
         let server: Server
         let client: LocalClient

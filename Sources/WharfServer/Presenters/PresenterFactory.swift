@@ -1,7 +1,9 @@
 import WharfDesktopDialogs
 import WharfDialogs
+import WharfFileManagers
 import WharfProtocol
 import WharfSystem
+import WharfTerminal
 
 /// `--presenter`: who shows dialogs to a client that does not draw its own.
 public enum PresenterSetting: Sendable, Equatable {
@@ -14,6 +16,14 @@ public enum PresenterSetting: Sendable, Equatable {
     case firstUsable([DesktopPresenterKind])
     /// Answer every dialog from a script of steps (each client gets its own copy).
     case script(FilePath)
+    /// Draw dialogs on the controlling terminal (`/dev/tty`). Never chosen unless named: an
+    /// editor that spawned the server owns its terminal.
+    case terminal
+    /// `wharf pick` and `wharf save`: the desktop's dialog when one is usable, else the
+    /// controlling terminal.
+    case desktopOrTerminal
+    /// A terminal file manager (fzf, lf, nnn, ranger, vifm, yazi) on the controlling terminal.
+    case fileManager(FileManagerKind)
 }
 
 /// The presenter one client's dialogs get, chosen at `initialize`, and what `initialize`
@@ -26,6 +36,8 @@ struct PresenterChoice: Sendable {
     var unavailable: [String: String]
     /// The presenters `whyNone` names, in the order it names them; none before `initialize`.
     var considered: [String]
+    /// `wharf pick` and `wharf save`: `whyNone` speaks to a person at a shell, not to a client.
+    var forShellUser = false
 
     /// For `noPresenter`: why this client has none, and what to do. Composed when asked, not
     /// at every `initialize`: it is rarely wanted, and `joined` meeting its generic types for
@@ -33,10 +45,18 @@ struct PresenterChoice: Sendable {
     var whyNone: String {
         if considered.isEmpty { return "the client is not initialized" }
         let reasons = considered.compactMap { name in unavailable[name].map { "\(name): \($0)" } }
+        if forShellUser {
+            return """
+                no dialog can be shown here. Tried: \(reasons.joined(separator: "; ")). Run it from a terminal whose TERM \
+                names it (not dumb; over ssh, `ssh -t` gives the command one), or in a desktop session with xdg-desktop-portal, zenity or kdialog \
+                installed (apt install zenity); or pass --presenter script:FILE to answer from a script
+                """
+        }
         return """
             no presenter can show this dialog (\(reasons.joined(separator: "; "))). Run wharf in a desktop session \
             (xdg-desktop-portal, zenity or kdialog), say "capabilities": {"presentsDialogs": true} in initialize and draw \
-            the dialog yourself (presenter/show), or start wharf with --presenter script:FILE
+            the dialog yourself (presenter/show), start wharf with --presenter terminal to draw dialogs on its \
+            terminal, or with --presenter script:FILE
             """
     }
 
@@ -56,8 +76,10 @@ struct PresenterChoice: Sendable {
 /// 1. a client that draws its own dialogs gets them (`frontend`), unless it prefers the
 ///    desktop's and one is usable;
 /// 2. with `--presenter script:FILE`, the script;
-/// 3. otherwise the desktop's dialog that `--presenter` names, or with `auto` the first usable
-///    of the portal, zenity and kdialog;
+/// 3. otherwise the desktop's dialog or the terminal file manager that `--presenter` names, or
+///    with `auto` the first usable of the portal, zenity and kdialog (never a terminal: an
+///    editor that started the server owns its terminal); with `terminal`, the controlling
+///    terminal, and for `wharf pick` and `wharf save` the desktop's first, else the terminal;
 /// 4. nobody: `present…` answers `noPresenter`, naming why each presenter cannot serve.
 final class PresenterFactory: Sendable {
     let setting: PresenterSetting
@@ -65,13 +87,19 @@ final class PresenterFactory: Sendable {
     private let script: [ScriptStep]?
     private let desktop: DesktopPresenters
 
-    init(setting: PresenterSetting, logger: Logger) throws(StartupError) {
+    /// Whether `whyNone` speaks to a person at a shell (`wharf pick`, `wharf save`).
+    private let explainsToShellUser: Bool
+
+    init(setting: PresenterSetting, explainsToShellUser: Bool = false, logger: Logger) throws(StartupError) {
         self.setting = setting
+        self.explainsToShellUser = explainsToShellUser
         switch setting {
         case .auto: desktop = DesktopPresenters(kinds: DesktopPresenterKind.allCases)
         case .desktop(let kind): desktop = DesktopPresenters(kinds: [kind])
         case .firstUsable(let kinds): desktop = DesktopPresenters(kinds: kinds)
         case .script: desktop = DesktopPresenters(kinds: [])
+        case .terminal, .fileManager: desktop = DesktopPresenters(kinds: [])
+        case .desktopOrTerminal: desktop = DesktopPresenters(kinds: DesktopPresenterKind.allCases)
         }
         if case .script(let file) = setting {
             self.script = try ScriptFile.load(file)
@@ -100,6 +128,12 @@ final class PresenterFactory: Sendable {
             usable.append(presenter.name)
             candidates.append(presenter)
         }
+        if case .fileManager(let kind) = setting {
+            // Usable as far as anyone can tell before a dialog: whether the tool is installed and
+            // there is a terminal is found out when one is shown, and a dialog fails saying which.
+            usable.append(kind.rawValue)
+            candidates.append(FileManagerPresenter(kind: kind, types: { [weak session] in session?.contentTypes }))
+        }
         for (kind, availability) in desktop.availability() {
             switch availability {
             case .success(let presenter):
@@ -107,6 +141,18 @@ final class PresenterFactory: Sendable {
                 candidates.append(DesktopDialogPresenter(presenter, types: { [weak session] in session?.contentTypes }))
             case .failure(let reason):
                 unavailable[kind.rawValue] = reason.message
+            }
+        }
+        var considered = ["connection"] + desktop.kinds.map(\.rawValue)
+        if setting == .terminal || setting == .desktopOrTerminal {
+            // Looked at only when named: the terminal is the person's, not the server's.
+            let environment = ProcessControl.environmentVariables()
+            considered.append("terminal")
+            if let problem = TerminalSession.problem(environment: environment) {
+                unavailable["terminal"] = problem.message
+            } else {
+                usable.append("terminal")
+                candidates.append(TerminalPresenter(environment: environment, types: { [weak session] in session?.contentTypes }))
             }
         }
         let chosen: (any DialogPresenter)?
@@ -126,7 +172,7 @@ final class PresenterFactory: Sendable {
                 chosen = ConnectionPresenter(hub: session.server.hub, fallback: fallback, client: session.identityInfo,
                                              queue: session.dialogWork, budget: session.origin.presenterBudget)
             }
-        } else if let frontend, !candidates.contains(where: { $0 is DesktopDialogPresenter }) {
+        } else if let frontend, !candidates.contains(where: { $0 is DesktopDialogPresenter || $0 is TerminalPresenter || $0 is FileManagerPresenter }) {
             // It prefers the desktop's dialogs, but none is usable here (`--presenter script:`
             // allows none): its own, as rule 1 says, not the script.
             chosen = frontend
@@ -134,6 +180,7 @@ final class PresenterFactory: Sendable {
             chosen = candidates.first ?? frontend
         }
         return PresenterChoice(presenter: chosen, usable: usable, unavailable: unavailable,
-                               considered: ["connection"] + desktop.kinds.map(\.rawValue) + ["frontend"])
+                               considered: explainsToShellUser ? considered.filter { $0 != "connection" } : considered + ["frontend"],
+                               forShellUser: explainsToShellUser)
     }
 }

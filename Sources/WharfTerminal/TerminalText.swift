@@ -13,11 +13,12 @@
 /// - everything else is printed as it is.
 ///
 /// The escaping is reversible — no two different names print alike — which is what lets a
-/// person tell apart two names that differ only in such characters.
-enum TerminalText {
-    static func escape(_ text: String) -> String { escape(bytes: Array(text.utf8)) }
+/// person tell apart two names that differ only in such characters. `wharf access list` prints
+/// with it, and the terminal picker shows names with it.
+public enum TerminalText {
+    public static func escape(_ text: String) -> String { escape(bytes: Array(text.utf8)) }
 
-    static func escape(bytes: [UInt8]) -> String {
+    public static func escape(bytes: [UInt8]) -> String {
         var output = ""
         output.reserveCapacity(bytes.count)
         var index = 0

@@ -1,0 +1,119 @@
+"""An app using `wharf --presenter lf` over stdio, run by the tests in a tmux pane (so that
+wharf has the pane as its controlling terminal): it presents an importer, waits until the test
+writes GO_FILE (lf is then on the screen), then, as GO_FILE says, cancels the dialog (`cancel`)
+or ends wharf with SIGTERM (`term`), and writes REPORT_FILE: the notification that ended the
+dialog, whether any lf is still running, and whether this process's group has the terminal's
+foreground back.
+
+Usage: cancelling_client.py WHARF GO_FILE REPORT_FILE"""
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+
+def send(process, message):
+    body = json.dumps(message).encode()
+    process.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+    process.stdin.flush()
+
+
+def receive(process):
+    length = None
+    while True:
+        line = process.stdout.readline()
+        if not line:
+            raise EOFError("wharf closed its output")
+        if line in (b"\r\n", b"\n"):
+            break
+        name, _, value = line.decode().partition(":")
+        if name.lower() == "content-length":
+            length = int(value)
+    return json.loads(process.stdout.read(length))
+
+
+def answer(process, request_id):
+    while True:
+        message = receive(process)
+        if message.get("id") == request_id:
+            return message
+
+
+def lf_children(pid):
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as stat:
+                    fields = stat.read().rsplit(")", 1)[1].split()
+                with open(f"/proc/{entry}/comm") as comm:
+                    name = comm.read().strip()
+            except OSError:
+                continue
+            if int(fields[1]) == pid and name == "lf" and fields[0] != "Z":
+                found.append(int(entry))
+    return found
+
+
+def alive(pid):
+    """Whether `pid` still runs (a zombie has ended)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def main():
+    wharf, go, report = sys.argv[1:4]
+    process = subprocess.Popen([wharf, "--presenter", "lf", "--state-dir", ":memory:"], stdin=subprocess.PIPE,
+                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    send(process, {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"clientInfo": {"name": "cancelling-client"}}})
+    answer(process, 1)
+    send(process, {"jsonrpc": "2.0", "method": "initialized", "params": {}})
+    send(process, {"jsonrpc": "2.0", "id": 2, "method": "presentImporter",
+                   "params": {"allowedContentTypes": ["public.plain-text"], "allowsMultipleSelection": False}})
+    dialog = answer(process, 2)["result"]["dialogId"]
+    while not os.path.exists(go):
+        time.sleep(0.05)
+    lf_pids = lf_children(process.pid)
+    with open(go) as file:
+        how = file.read().strip()
+    ended = None
+    if how == "term":
+        process.send_signal(signal.SIGTERM)
+        while ended is None:
+            try:
+                message = receive(process)
+            except EOFError:
+                break
+            if message.get("method") in ("dialog/cancelled", "dialog/completed", "dialog/failed"):
+                ended = message
+        process.wait(timeout=10)
+    else:
+        send(process, {"jsonrpc": "2.0", "id": 3, "method": "cancel", "params": {"dialogId": dialog}})
+        while ended is None:
+            message = receive(process)
+            if message.get("method") in ("dialog/cancelled", "dialog/completed", "dialog/failed"):
+                ended = message
+    deadline = time.monotonic() + 5
+    while any(alive(pid) for pid in lf_pids) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    if how != "term":
+        # The terminal is given back by wharf's dialog thread once lf has gone: wait for that
+        # before this script ends and the pane's `stty -g` looks.
+        time.sleep(0.5)
+        send(process, {"jsonrpc": "2.0", "id": 4, "method": "shutdown"})
+        answer(process, 4)
+        send(process, {"jsonrpc": "2.0", "method": "exit"})
+        process.wait(timeout=10)
+    foreground = os.tcgetpgrp(0) == os.getpgrp()
+    with open(report, "w") as file:
+        json.dump({"notification": ended, "lf_running_before": bool(lf_pids), "lf_running": any(alive(pid) for pid in lf_pids),
+                   "foreground_back": foreground, "status": process.returncode}, file)
+
+
+if __name__ == "__main__":
+    main()
