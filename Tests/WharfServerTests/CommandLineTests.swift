@@ -123,6 +123,14 @@ import WharfSystem
         #expect(try CommandLineParser.parse(["move", "/a/b.txt", "--to=/dst", "--", "c d.txt"]) == .move(expected))
     }
 
+    /// As `wharf pick` and `wharf save`: the desktop's dialog where one is usable, else the terminal.
+    @Test func autoFallsBackToTheTerminal() throws {
+        guard case .move(let command) = try CommandLineParser.parse(["move", "a"]) else { Issue.record("not a move"); return }
+        #expect(command.presenter == .desktopOrTerminal)
+        guard case .move(let named) = try CommandLineParser.parse(["move", "a", "--presenter", "auto"]) else { Issue.record("not a move"); return }
+        #expect(named.presenter == .desktopOrTerminal)
+    }
+
     @Test func whatMeansNothingIsRefused() {
         let cases: [([String], String)] = [
             (["move"], "name at least one FILE"),

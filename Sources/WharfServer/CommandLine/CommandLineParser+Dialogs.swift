@@ -43,7 +43,8 @@ public struct MoveCommand: Sendable, Equatable {
     public var folder: FilePath?
     public var title: String?
     public var nulSeparated = false
-    public var presenter = PresenterSetting.auto
+    /// `auto`: the desktop's dialog when one is usable, else the terminal.
+    public var presenter = PresenterSetting.desktopOrTerminal
     public var stateDirectory: FilePath?
 
     public init() {}
@@ -61,7 +62,7 @@ extension CommandLineParser {
             case "--title": command.title = try words.value(for: word)
             case "-0": command.nulSeparated = true
             case "--presenter":
-                command.presenter = try presenterSetting(try words.value(for: word))
+                command.presenter = try dialogPresenterSetting(try words.value(for: word))
                 presenterGiven = true
             case "--state-dir": command.stateDirectory = try path(try words.value(for: word), for: word)
             case "--": while let operand = words.next() { operands.append(operand) }
@@ -133,7 +134,7 @@ extension CommandLineParser {
         throw UsageError(message: "--presenter: expected auto, portal, zenity, kdialog, terminal, fzf, lf, nnn, ranger, vifm, yazi or script:FILE, got \(raw)")
     }
 
-    /// `wharf pick --presenter` and `wharf save --presenter`: as for the server, except that
+    /// `wharf pick`, `wharf save` and `wharf move`'s `--presenter`: as for the server, except that
     /// `auto` falls back to the terminal when no desktop dialog is usable.
     static func dialogPresenterSetting(_ raw: String) throws(UsageError) -> PresenterSetting {
         let setting = try presenterSetting(raw)

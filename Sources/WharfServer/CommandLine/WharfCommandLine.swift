@@ -46,8 +46,8 @@ extension CommandLineReference {
             Subcommand(
                 ["move"], options: [moveTo, title, nulSeparated, presenter, stateDirectory],
                 operands: [Operand("FILE", .file, repeats: true)],
-                "Move the FILEs into a folder a person chooses with the desktop's own folder dialog (or the folder `--to` names, asking nobody), all of them or none, and print where each now is, one per line (exact bytes), in the order given. Exit with 0 when they were moved, 1 when the person cancelled, 2 when no dialog could be shown or the move failed (with a message; every file is then where it was).",
-                details: "A name already taken in the folder moves nothing and exits with 2 naming it: the desktop's folder dialogs cannot ask whether to replace it, and `--to` does not guess. Within one file system a move is a rename; across file systems each file is copied, synced and renamed into place before the original is removed. Bookmarks apps hold of the files follow them."
+                "Move the FILEs into a folder a person chooses with the desktop's own folder dialog, or on the terminal where there is none (or into the folder `--to` names, asking nobody), all of them or none, and print where each now is, one per line (exact bytes), in the order given. Exit with 0 when they were moved, 1 when the person cancelled, 2 when no dialog could be shown or the move failed (with a message; every file is then where it was).",
+                details: "A name already taken in the folder: the terminal's dialogs ask whether to replace it or keep both; the desktop's folder dialogs cannot ask, and `--to` does not guess, so there the move does nothing and exits with 2 naming it. Within one file system a move is a rename; across file systems each file is copied, synced and renamed into place before the original is removed. Bookmarks apps hold of the files follow them."
             ),
             Subcommand(
                 ["portal"], options: [portalPresenter, terminal, stateDirectory, logLevel, portalCheck, runDialog, answer],
