@@ -21,7 +21,7 @@ import WharfTestSupport
             d=$(dirname "$0")/..
             if [ "$1" = --question ]; then
                 printf '%s\n' "$@" >> "$d/questions"
-                [ -f "$d/hang" ] && { echo $$ > "$d/question.pid"; exec sleep 300; }
+                [ -f "$d/hang" ] && { echo $$ > "$d/question.new"; mv "$d/question.new" "$d/question.pid"; exec sleep 300; }
                 [ -f "$d/next" ] && mv "$d/next" "$d/folder"
                 exit "$(cat "$d/answer")"
             fi
@@ -86,7 +86,8 @@ import WharfTestSupport
         scratch.write("hang", "")
         var question: Int32 = 0
         let ending = try #require(try export { client, id in
-            let deadline = Deadline(secondsFromNow: 10)
+            // The stand-in renames its pid file into place, so a file seen here is whole.
+            let deadline = Deadline(secondsFromNow: 20)
             while scratch.text("question.pid") == nil && !deadline.hasPassed { ProcessControl.sleep(milliseconds: 10) }
             question = Int32(scratch.text("question.pid")?.split(separator: "\n").first ?? "") ?? 0
             _ = client.call("cancel", ["dialogId": .string(id)])
