@@ -412,10 +412,10 @@ nvim-serve-screenshot: build $(NVIM_VENV)/.installed
 # MARK: `wharf pick` and `wharf save` over ssh (issue 37): Tests/ssh
 # A private sshd (its own configuration, keys and port, on 127.0.0.1 only; never the system's)
 # and `ssh -t` in a tmux pane: the remote command has no desktop, so wharf draws on the terminal
-# ssh gave it. About ten seconds.
+# ssh gave it (the picker; fzf once). About ten seconds.
 .PHONY: test-ssh
 TEST_SUITES += test-ssh
 
 test-ssh: build $(VENV)/.installed
-	$(call apt-ensure,openssh-server openssh-client tmux)
+	$(call apt-ensure,openssh-server openssh-client tmux fzf)
 	WHARF=$(CURDIR)/$(WHARF) $(VENV)/bin/python -m pytest -q Tests/ssh

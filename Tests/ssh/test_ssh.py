@@ -91,6 +91,22 @@ def test_escape_over_ssh_cancels_with_1_and_gives_the_terminal_back(sshd, pane, 
     assert "q cancel" not in client.screen()
 
 
+def test_a_file_manager_named_runs_on_the_remote_terminal(sshd, pane, folder, tmp_path, wharf_path):
+    """`--presenter fzf` over ssh: the tool is given the terminal ssh allocated, in its own
+    process group in the foreground, and the terminal is given back."""
+    remote = Remote(tmp_path, folder, [wharf_path, "pick", "--presenter", "fzf", "--type", "public.plain-text",
+                                       "--title", "Open a note", "--state-dir", ":memory:"])
+    client = pane(sshd.ssh("-t") + [remote.script])
+    screen = client.wait_for("Esc cancels")
+    assert "Open a note" in screen and "alpha.txt" in screen and "picture.png" not in screen, screen
+    client.text("alpha")
+    client.wait_for("> alpha")
+    client.keys("Enter")
+    assert client.wait_exit() == 0, client.screen()
+    assert remote.out.read_bytes() == os.fsencode(folder / "alpha.txt") + b"\n"
+    assert remote.terminal_given_back()
+
+
 def test_without_a_terminal_ssh_host_wharf_pick_says_to_use_ssh_t(sshd, folder, wharf_path):
     """`ssh host wharf pick`: the command gets no terminal (ssh allocates one only with -t) and
     no desktop, so there is nobody to ask; the message is for the person at the shell."""
