@@ -96,7 +96,7 @@ public enum FileManagerArguments {
     /// the quote and the backslash) as part of `promptfmt`, where lf replaces `%d`, `%f`, `%u`
     /// and the like and has no escape for `%`: each `%` is followed by `style` again (an escape
     /// sequence lf reads as drawing attributes), so that no `%` starts one of lf's expansions.
-    static func lfPromptText(_ text: String, style: String) -> String {
+    private static func lfPromptText(_ text: String, style: String) -> String {
         var quoted = ""
         for character in text.unicodeScalars {
             switch character {
@@ -111,7 +111,7 @@ public enum FileManagerArguments {
 
     /// `text` as what follows `echo ` in a ranger command, which ranger reads for macros
     /// (`%f`, `%d`, `%s`…) with `%%` standing for `%`.
-    static func rangerMacroText(_ text: String) -> String {
+    private static func rangerMacroText(_ text: String) -> String {
         var escaped = ""
         for character in text.unicodeScalars {
             if character == "%" { escaped += "%%" } else { escaped.unicodeScalars.append(character) }
