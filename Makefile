@@ -408,3 +408,14 @@ test-portal-nvim: build $(NVIM_VENV)/.installed
 nvim-serve-screenshot: build $(NVIM_VENV)/.installed
 	$(call apt-ensure,$(PORTAL_APT_PACKAGES) tmux imagemagick fonts-dejavu-core)
 	WHARF=$(CURDIR)/$(WHARF) NVIM=$(CURDIR)/$(NVIM) clients/nvim/docs/serve-screenshot.sh
+
+# MARK: `wharf pick` and `wharf save` over ssh (issue 37): Tests/ssh
+# A private sshd (its own configuration, keys and port, on 127.0.0.1 only; never the system's)
+# and `ssh -t` in a tmux pane: the remote command has no desktop, so wharf draws on the terminal
+# ssh gave it (the picker; fzf once). About ten seconds.
+.PHONY: test-ssh
+TEST_SUITES += test-ssh
+
+test-ssh: build $(VENV)/.installed
+	$(call apt-ensure,openssh-server openssh-client tmux fzf)
+	WHARF=$(CURDIR)/$(WHARF) $(VENV)/bin/python -m pytest -q Tests/ssh

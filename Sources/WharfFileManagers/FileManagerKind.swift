@@ -52,7 +52,8 @@ public enum FileManagerKind: String, CaseIterable, Sendable {
         }
     }
 
-    /// The keys a person needs, for the line Wharf prints when it gives the terminal back.
+    /// The keys a person needs in the tool's chooser mode, shown beside the dialog's heading
+    /// (``FileManagerArguments``).
     public func hint(for mode: FileManagerMode) -> String {
         switch (self, mode) {
         case (.fzf, .files(let multiple)):

@@ -37,10 +37,17 @@ public final class TerminalSession: @unchecked Sendable {
 
     private enum Phase { case idle, entered, left }
 
-    /// Whether a dialog could be drawn here, without taking anything over: `TERM` names a
-    /// terminal with an entry that can address the cursor, and the process has a controlling
-    /// terminal. Nil when it can; else why not.
+    /// Whether a dialog could be drawn here, without taking anything over: the process has a
+    /// controlling terminal, and `TERM` names a terminal with an entry that can address the
+    /// cursor. Nil when it can; else why not. The terminal is asked about first: where there is
+    /// none (`ssh host wharf pick`, cron), `TERM` is usually unset too, and the missing terminal
+    /// is what a person has to fix.
     public static func problem(environment: [String: String]) -> TerminalUnavailable? {
+        do {
+            _ = try TerminalDevice.openControlling()
+        } catch {
+            return TerminalUnavailable("no controlling terminal (/dev/tty: \(error.reason))")
+        }
         guard let term = environment["TERM"], !term.isEmpty else {
             return TerminalUnavailable("TERM is not set, so the terminal's kind is unknown")
         }
@@ -49,11 +56,6 @@ public final class TerminalSession: @unchecked Sendable {
             _ = try Terminfo.locate(term: term, environment: environment)
         } catch {
             return TerminalUnavailable(error.description)
-        }
-        do {
-            _ = try TerminalDevice.openControlling()
-        } catch {
-            return TerminalUnavailable("no controlling terminal (/dev/tty: \(error.reason))")
         }
         return nil
     }

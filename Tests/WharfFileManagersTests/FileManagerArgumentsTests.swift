@@ -11,15 +11,15 @@ private func words(_ arguments: [[UInt8]]) -> [String] { arguments.map { String(
     let folder: FilePath = "/home/ada/Documents"
     let output: FilePath = "/run/user/1000/wharf-x/chosen"
 
-    func build(_ kind: FileManagerKind, _ mode: FileManagerMode, header: [String] = []) -> [String] {
-        words(FileManagerArguments.build(kind, mode: mode, directory: folder, output: output, header: header))
+    func build(_ kind: FileManagerKind, _ mode: FileManagerMode, heading: [String] = [], shownFolder: String? = nil) -> [String] {
+        words(FileManagerArguments.build(kind, mode: mode, directory: folder, output: output, heading: heading, shownFolder: shownFolder))
     }
 
     @Test func fzfReadsAndPrintsNulRecordsAndMarksSeveralOnlyWhereSeveralMayBeChosen() {
-        let several = build(.fzf, .files(multiple: true), header: ["Open", "/home/ada"])
+        let several = build(.fzf, .files(multiple: true), heading: ["Open", "Pick notes"], shownFolder: "~/Documents")
         #expect(several.contains("--read0") && several.contains("--print0") && several.contains("--with-nth=2.."))
         #expect(several.contains("--multi") && !several.contains("--no-multi"))
-        #expect(several.contains("--header=Open\n/home/ada"))
+        #expect(several.contains("--header=Open\nPick notes\n~/Documents\n" + FileManagerKind.fzf.hint(for: .files(multiple: true))))
         #expect(build(.fzf, .files(multiple: false)).contains("--no-multi"))
         #expect(!build(.fzf, .files(multiple: false)).contains("--multi"))
         #expect(build(.fzf, .folder).contains("--no-multi"))
@@ -35,6 +35,30 @@ private func words(_ arguments: [[UInt8]]) -> [String] { arguments.map { String(
         #expect(build(.vifm, .folder) == ["--choose-dir", output.description, folder.description, folder.description])
         #expect(build(.yazi, .files(multiple: false)) == ["--chooser-file=" + output.description, folder.description])
         #expect(build(.yazi, .folder) == ["--cwd-file=" + output.description, folder.description])
+    }
+
+    /// A title holding what each tool's command language would read (quotes, lf's `$` shell
+    /// prefix after a closing quote, `%` expansions, a backslash, vifm's `|`) is quoted so that
+    /// the tool shows it as written.
+    @Test func theHeadingIsQuotedAsEachToolsCommandLanguageRequires() throws {
+        let title = #"T"; $touch x; " 'q' 5% \ | %d"#
+        let lf = build(.lf, .files(multiple: false), heading: [title, "note"])
+        let command = try #require(lf.firstIndex(of: "-command"))
+        let bold = #"\033[1m"#
+        #expect(lf[command + 1] == #"set promptfmt ""# + bold + #"T\"; $touch x; \" 'q' 5%"# + bold + #" \\ | %"# + bold + "d · note"
+            + #"\033[0m  \033[34;1m%d\033[0m\033[1m%f\033[0m%S\033[2m"# + FileManagerKind.lf.hint(for: .files(multiple: false)) + #"\033[0m""#)
+        #expect(lf.last == folder.description && lf[lf.count - 2] == lf[command + 1])
+        let ranger = build(.ranger, .folder, heading: [title])
+        #expect(ranger[1] == #"--cmd=echo T"; $touch x; " 'q' 5%% \ | %%d  ["# + FileManagerKind.ranger.hint(for: .folder) + "]")
+        // vifm reads the heading from the environment: nothing of it is in its command.
+        let vifm = build(.vifm, .files(multiple: true), heading: [title])
+        #expect(vifm.contains("-c") && !vifm.contains { $0.contains("touch") })
+        #expect(vifm.contains(#"set laststatus statusline="  %{$WHARF_DIALOG_HEADING}%=%{$WHARF_DIALOG_KEYS} %N  %t%= %A %10u:%-7g %15s %20d ""#))
+        let environment = FileManagerArguments.environment(for: .vifm, mode: .files(multiple: true), heading: [title, "note"])
+        #expect(environment == ["WHARF_DIALOG_HEADING": title + " · note", "WHARF_DIALOG_KEYS": FileManagerKind.vifm.hint(for: .files(multiple: true))])
+        // nnn and yazi cannot show it.
+        #expect(build(.nnn, .folder, heading: [title]) == build(.nnn, .folder))
+        #expect(build(.yazi, .folder, heading: [title]) == build(.yazi, .folder))
     }
 
     @Test func lfAndNnnReopenOnTheFileJustRefused() {

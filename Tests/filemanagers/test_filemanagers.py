@@ -422,3 +422,54 @@ def test_nnn_moves_into_a_marked_folder_asking_about_a_taken_name(save_home, run
     assert (status, out) == (0, bytes(save_home / "sub" / "note.txt") + b"\n"), err
     assert (save_home / "sub" / "note.txt").read_text() == "moved\n"
     assert not (moving / "note.txt").exists()
+
+
+# MARK: The dialog's title and message, where each tool can show them
+
+# Quotes of every kind, lf's shell prefix after a closing quote, vifm's command separator,
+# ranger's and lf's `%` expansions, a backslash and a newline: shown as written (escaped as
+# Wharf escapes text for a terminal: `\\`, `\n`), never run, and the tool still chooses.
+HOSTILE_TITLE = "T\"; $touch pwned; \" 'q' %d 5% \\ | !touch pwned\nend"
+SHOWN_TITLE = HOSTILE_TITLE.replace("\\", "\\\\").replace("\n", "\\n")
+HINTS = {"fzf": "Esc cancels", "lf": "q cancels", "ranger": "q cancels", "vifm": ":cq cancels"}
+
+
+@pytest.mark.parametrize("tool", ["fzf", "lf", "ranger", "vifm"])
+def test_the_title_is_shown_as_written_and_cannot_run_anything(tool, home, run_in_pane):
+    pane = start(run_in_pane, tool, home, *TEXT, "--title", HOSTILE_TITLE)
+    pane.wait_for(SHOWN_TITLE)
+    wait_tool(pane, home)
+    find(pane, "e.txt")
+    choose(pane)
+    status, out, err = pane.finish()
+    assert (status, out) == (0, bytes(home / "e.txt") + b"\n"), err
+    assert not (home / "pwned").exists() and not any(home.glob("*pwned*"))
+
+
+@pytest.mark.parametrize("tool", ["fzf", "lf", "ranger", "vifm"])
+def test_without_a_title_the_tool_says_what_the_dialog_does(tool, home, run_in_pane):
+    pane = start(run_in_pane, tool, home, *TEXT)
+    screen = pane.wait_for(HINTS[tool])   # the keys the tool's chooser mode needs
+    assert any(line.strip().startswith("Open") for line in screen.split("\n")), screen
+    quit_tool(pane)
+    assert pane.finish()[0] == 1
+
+
+@pytest.mark.parametrize("tool", ["fzf", "lf", "ranger", "vifm"])
+def test_an_apps_title_and_message_are_shown(tool, home, tmp_path, run_in_pane, wharf_path):
+    texts = tmp_path / "texts.json"
+    texts.write_text(json.dumps({"title": "Import a 100% \"plain\" note", "message": "Only text; 'q' | %f stays\tliteral"}))
+    report = tmp_path / "report.json"
+    client = pathlib.Path(__file__).with_name("titled_client.py")
+    pane = run_in_pane(home, command=[sys.executable, str(client), wharf_path, tool, str(texts), str(report)])
+    pane.tool = tool
+    screen = pane.wait_for("Only text; 'q' | %f stays\\tliteral")
+    assert "Import a 100% \"plain\" note" in screen, screen
+    wait_tool(pane, home)
+    find(pane, "a.txt")
+    choose(pane)
+    status, out, err = pane.finish()
+    assert status == 0, err
+    ended = json.loads(report.read_text())
+    assert ended["method"] == "dialog/completed", ended
+    assert ended["params"]["urls"] == [(home / "a.txt").as_uri()], ended

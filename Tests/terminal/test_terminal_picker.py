@@ -574,12 +574,25 @@ def test_a_terminal_that_cannot_dim_or_switch_screens_still_shows_what_cannot_be
     assert "alpha.txt" not in pane.screen()   # no alternate screen: cleared on the way out
 
 
-@pytest.mark.parametrize("term, reason", [("xterm", "no controlling terminal (/dev/tty: "), ("dumb", "TERM=dumb")])
-def test_initialize_says_why_the_terminal_presenter_cannot_serve(term: str, reason: str):
+@pytest.mark.parametrize("term, has_terminal, reason", [
+    ("xterm", False, "no controlling terminal (/dev/tty: "),
+    ("", False, "no controlling terminal (/dev/tty: "),   # ssh without -t: neither; the terminal is what to fix
+    ("dumb", True, "TERM=dumb"),
+])
+def test_initialize_says_why_the_terminal_presenter_cannot_serve(term: str, has_terminal: bool, reason: str):
     initialize = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"clientInfo": {"name": "t"}}}) + "\n"
-    # A new session: no controlling terminal.
-    run = subprocess.run(["setsid", "-w", WHARF, "--presenter", "terminal", "--state-dir", ":memory:"], input=initialize.encode(),
-                         capture_output=True, env={"PATH": "/usr/bin:/bin", "TERM": term}, timeout=30)
+    # A new session: no controlling terminal, unless it opens a pseudo-terminal (which a session
+    # leader's first terminal becomes); the protocol's streams stay pipes.
+    command = [WHARF, "--presenter", "terminal", "--state-dir", ":memory:"]
+    controller, terminal = os.openpty()
+    try:
+        if has_terminal:
+            command = ["sh", "-c", 'exec 3<>"$0"; exec "$@"', os.ttyname(terminal), *command]
+        run = subprocess.run(["setsid", "-w", *command], input=initialize.encode(),
+                             capture_output=True, env={"PATH": "/usr/bin:/bin", "TERM": term}, timeout=30)
+    finally:
+        os.close(controller)
+        os.close(terminal)
     capabilities = json.loads(run.stdout.split(b"\n")[0])["result"]["capabilities"]
     assert capabilities["presenter"] is None
     assert capabilities["unavailablePresenters"]["terminal"].startswith(reason), capabilities

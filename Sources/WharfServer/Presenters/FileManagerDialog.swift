@@ -34,6 +34,18 @@ final class FileManagerDialog {
     }
 
     private var responder: DialogResponder { dialog.responder }
+
+    /// What the tool shows to name the dialog: its title, else what it does (as the terminal
+    /// picker says it), then its message; safe to print.
+    private var heading: [String] {
+        let verb = switch dialog.details {
+        case .importer: mode == .folder ? "Choose a Folder" : "Open"
+        case .exporter: "Save"
+        case .mover: "Move to a Folder"
+        }
+        let title = dialog.title.flatMap { $0.isEmpty ? nil : TerminalText.escape($0) } ?? verb
+        return [title] + (dialog.message.flatMap { $0.isEmpty ? nil : [TerminalText.escape($0)] } ?? [])
+    }
     private static let outputName = "chosen"
 
     /// What happens after a turn of the tool.
@@ -50,21 +62,21 @@ final class FileManagerDialog {
     private func turn() -> Next {
         var entries: [FzfEntry] = []
         var input: [UInt8]?
-        var header: [String] = []
         if kind == .fzf {
             do throws(DialogError) {
                 (entries, input) = try fzfInput()
             } catch {
                 return refuse([directory.bytes], because: "\(error)", reopenIn: dialog.directory)
             }
-            header = [dialog.title, dialog.message].compactMap { $0.map(TerminalText.escape) } + [TerminalText.escape(bytes: directory.bytes), kind.hint(for: mode)]
         }
         scratch.removeFile(Self.outputName)
         let arguments = FileManagerArguments.build(kind, mode: mode, directory: directory, output: scratch.file(Self.outputName),
-                                                   header: header, select: reselect)
+                                                   heading: heading, shownFolder: TerminalText.escape(bytes: directory.bytes),
+                                                   select: reselect)
         reselect = nil
+        let environment = ProcessControl.environmentEntries(adding: FileManagerArguments.environment(for: kind, mode: mode, heading: heading))
         let run = chooser.run(program, arguments: arguments, directory: directory, input: input,
-                              readsStandardOutput: kind == .fzf, keepsStandardError: kind.keepsStandardError)
+                              readsStandardOutput: kind == .fzf, keepsStandardError: kind.keepsStandardError, environment: environment)
         if run.cancelled { return .ended }   // the app ended the dialog
         if let failure = run.startFailure { return fail("cannot start \(kind.rawValue): \(failure)") }
         switch run.ending {
