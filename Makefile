@@ -408,3 +408,18 @@ test-portal-nvim: build $(NVIM_VENV)/.installed
 nvim-serve-screenshot: build $(NVIM_VENV)/.installed
 	$(call apt-ensure,$(PORTAL_APT_PACKAGES) tmux imagemagick fonts-dejavu-core)
 	WHARF=$(CURDIR)/$(WHARF) NVIM=$(CURDIR)/$(NVIM) clients/nvim/docs/serve-screenshot.sh
+
+# MARK: The portal's terminal window driven by a person (issue 38): xterm, xdotool, screenshot
+# Tests/portal/test_portal.py's XtermPickerTests type keys into the xterm `wharf portal` opens,
+# with xdotool; the screenshot is that xterm, captured with ImageMagick's `import`.
+PORTAL_APT_PACKAGES += xdotool
+
+.PHONY: portal-xterm-screenshot
+
+## Retakes docs/screenshots/portal-xterm-picker.png: an OpenFile through the real frontend,
+## drawn by the terminal picker in the xterm `wharf portal` opened; not part of `make test`.
+portal-xterm-screenshot: build
+	$(call apt-ensure,$(PORTAL_APT_PACKAGES) imagemagick fonts-dejavu-core)
+	WHARF=$(CURDIR)/$(WHARF) XENVIRONMENT=$(CURDIR)/Tests/portal/xterm-screenshot.ad \
+		PORTAL_SCREENSHOT=$(CURDIR)/docs/screenshots/portal-xterm-picker.png \
+		Tests/portal/run.sh XtermPickerTests.test_open_one_file

@@ -3,7 +3,8 @@
 # frontend. A private home, Xvfb (for the GTK app and zenity), a private session bus
 # (dbus-run-session) on which the tests start the real /usr/libexec/xdg-desktop-portal with
 # XDG_DESKTOP_PORTAL_DIR pointing at packaging/wharf.portal and XDG_CURRENT_DESKTOP matching
-# its UseIn=, and `wharf portal` answering with the script presenter (Tests/portal/test_portal.py).
+# its UseIn=, and `wharf portal` answering with the script presenter (Tests/portal/test_portal.py),
+# or with the terminal picker in the xterm it opens, a person's keys typed there with xdotool.
 #
 #   WHARF=.build/debug/wharf [PORTAL_TESTS=FILE] Tests/portal/run.sh [unittest arguments]
 set -euo pipefail

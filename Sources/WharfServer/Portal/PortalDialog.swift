@@ -147,6 +147,12 @@ final class PortalDialog: Sendable {
                     }
                 })
         case .terminalWindow(let terminal, let wharf):
+            // No terminal Wharf opens takes a window to be transient for (xterm, kitty,
+            // alacritty and foot have no such option; xterm's -into and alacritty's --embed
+            // would draw the dialog inside the app's window instead).
+            if let parent = parentWindow {
+                server.logger.info("portal \(call.handle): parent window \(parent) not given to the terminal window: \(terminal.kind.rawValue) takes no transient-for hint")
+            }
             outcome = PortalTerminalWindow(terminal: terminal, wharf: wharf, logger: server.logger).run(
                 request: request, clientName: clientName, title: call.title.isEmpty ? "Wharf" : call.title,
                 stateDirectory: server.options.stateDirectory
@@ -224,6 +230,16 @@ final class PortalDialog: Sendable {
             names = [name]
         } else {
             names = [call.currentName.flatMap { $0.isEmpty ? nil : $0 } ?? "Untitled"]
+        }
+        // SaveFile's name is the person's: it must match the filter in force. SaveFiles' names
+        // are the app's, and it has no filters.
+        var options = options
+        if call.method == .saveFile, let filter = call.filterInForce {
+            let rule = PortalFilterRule(filter, types: ContentTypeScope(registry: .system))
+            for pattern in rule.ignored {
+                server.logger.info("portal \(call.handle): filter pattern \(pattern) matches no content type Wharf knows")
+            }
+            options.urlEnabled = rule.destinationRule
         }
         // public.data: any bytes, and no extension added to the name the app suggested.
         return PresentExporterRequest(
