@@ -423,3 +423,11 @@ portal-xterm-screenshot: build
 	WHARF=$(CURDIR)/$(WHARF) XENVIRONMENT=$(CURDIR)/Tests/portal/xterm-screenshot.ad \
 		PORTAL_SCREENSHOT=$(CURDIR)/docs/screenshots/portal-xterm-picker.png \
 		Tests/portal/run.sh XtermPickerTests.test_open_one_file
+
+.PHONY: portal-bench
+
+## bench/portal/run.sh (not part of `make test`): Wharf's latency and memory as the portal's
+## backend, and the time to the first window beside xdg-desktop-portal-gtk's, under Xvfb.
+portal-bench: release
+	$(call apt-ensure,$(PORTAL_APT_PACKAGES) xdg-desktop-portal-gtk python3-xlib)
+	WHARF=$(CURDIR)/.build/release/wharf bench/portal/run.sh

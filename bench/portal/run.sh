@@ -24,7 +24,7 @@ chmod 700 "$scratch/run"
 # Static: the loader would add its own start-up to what is measured as Wharf asking.
 cc -O2 -static -o "$scratch/bin/zenity" bench/portal/fake-zenity.c
 mkdir -p "$scratch/terminal"
-cc -O2 -static -o "$scratch/terminal/xterm" bench/portal/timed-xterm.c
+cc -O2 -static -o "$scratch/terminal/xterm" bench/portal/fake-xterm.c
 export XDG_RUNTIME_DIR=$scratch/run HOME=$scratch WHARF=$wharf PORTAL_BENCH=$scratch
 export GSETTINGS_BACKEND=memory NO_AT_BRIDGE=1 GTK_A11Y=none LANG=C.UTF-8
 unset DBUS_SESSION_BUS_ADDRESS WAYLAND_DISPLAY GTK_USE_PORTAL XDG_CURRENT_DESKTOP
