@@ -411,8 +411,9 @@ nvim-serve-screenshot: build $(NVIM_VENV)/.installed
 
 # MARK: The portal's terminal window driven by a person (issue 38): xterm, xdotool, screenshot
 # Tests/portal/test_portal.py's XtermPickerTests type keys into the xterm `wharf portal` opens,
-# with xdotool; the screenshot is that xterm, captured with ImageMagick's `import`.
-PORTAL_APT_PACKAGES += xdotool
+# with xdotool, and read its WM_TRANSIENT_FOR with xprop (x11-utils); the screenshot is that
+# xterm, captured with ImageMagick's `import`.
+PORTAL_APT_PACKAGES += xdotool x11-utils
 
 .PHONY: portal-xterm-screenshot
 

@@ -728,7 +728,8 @@ class XtermPickerTests(PortalCase):
     """A person answers in the xterm window `wharf portal --presenter terminal` opens for each
     call, with the real terminal picker in it (`wharf portal --run-dialog` under xterm):
     the window found with `xdotool search --sync` by the call's title, keys typed into it with
-    xdotool once the picker has the terminal (its tty in raw mode)."""
+    xdotool once the picker has the terminal (its tty in raw mode). An `x11:` parent_window
+    makes the xterm transient for it (WM_TRANSIENT_FOR, read with xprop)."""
 
     def setUp(self):
         super().setUp()
@@ -811,15 +812,20 @@ class XtermPickerTests(PortalCase):
         self.assertEqual(results["uris"], [uri(os.path.join(folder, "one.txt")), uri(os.path.join(folder, "two.txt"))])
         self.assertFalse(os.path.exists(os.path.join(folder, "one.txt")))
 
-    def test_cancel_with_q_is_response_1(self):
-        call = Call("OpenFile", title="Cancel in xterm", parent="x11:2a")
-        self.window("Cancel in xterm")
+    def test_cancel_with_q_is_response_1_and_the_window_is_transient_for_the_parent(self):
+        # The app's window: here the root window, which any window may be transient for.
+        parent = int(subprocess.run(["xwininfo", "-root"], check=True, capture_output=True, text=True,
+                                    timeout=30).stdout.split("Window id: ")[1].split()[0], 16)
+        call = Call("OpenFile", title="Cancel in xterm", parent=f"x11:{parent:x}")
+        window = self.window("Cancel in xterm")
+        # The xterm is made transient for the app's window (WM_TRANSIENT_FOR, of type WINDOW).
+        hint = subprocess.run(["xprop", "-id", window, "WM_TRANSIENT_FOR"], check=True, capture_output=True, text=True,
+                              timeout=30).stdout
+        self.assertEqual(hint.strip(), f"WM_TRANSIENT_FOR(WINDOW): window id # {parent:#x}")
         self.keys("q")
         response, results = call.wait()
         self.assertEqual(response, 1, self.backend.text())
         self.assertEqual(results["uris"], [])
-        # xterm has no way to be made transient for the app's window: said in the log.
-        self.assertIn("parent window x11:2a not given to the terminal window: xterm takes no transient-for hint", self.backend.text())
         wait_for(lambda: not children(self.backend.process.pid, "xterm"), what="the window to close")
 
 

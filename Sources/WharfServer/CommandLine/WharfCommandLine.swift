@@ -257,7 +257,7 @@ extension CommandLineReference {
     )
     static let terminal = CommandLineOption(
         ["--terminal"], OptionValue("PROGRAM", .text(example: "xterm")),
-        "The terminal emulator a terminal presenter's window opens in (by default `$TERMINAL`, then foot, kitty, alacritty, xterm: the first installed). The window is not made transient for the app's window (`parent_window`): none of these terminals has an option for it."
+        "The terminal emulator a terminal presenter's window opens in (by default `$TERMINAL`, then foot, kitty, alacritty, xterm: the first installed). The window is made transient for the app's X11 window (`parent_window`) where the terminal names its own in `$WINDOWID`, as xterm does."
     )
     static let runDialog = CommandLineOption(
         ["--run-dialog"], OptionValue("REQUEST", .text(example: "{}")),

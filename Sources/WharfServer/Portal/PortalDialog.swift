@@ -147,12 +147,6 @@ final class PortalDialog: Sendable {
                     }
                 })
         case .terminalWindow(let terminal, let wharf):
-            // No terminal Wharf opens takes a window to be transient for (xterm, kitty,
-            // alacritty and foot have no such option; xterm's -into and alacritty's --embed
-            // would draw the dialog inside the app's window instead).
-            if let parent = parentWindow {
-                server.logger.info("portal \(call.handle): parent window \(parent) not given to the terminal window: \(terminal.kind.rawValue) takes no transient-for hint")
-            }
             outcome = PortalTerminalWindow(terminal: terminal, wharf: wharf, logger: server.logger).run(
                 request: request, clientName: clientName, title: call.title.isEmpty ? "Wharf" : call.title,
                 stateDirectory: server.options.stateDirectory
