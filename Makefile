@@ -419,3 +419,27 @@ TEST_SUITES += test-ssh
 test-ssh: build $(VENV)/.installed
 	$(call apt-ensure,openssh-server openssh-client tmux fzf)
 	WHARF=$(CURDIR)/$(WHARF) $(VENV)/bin/python -m pytest -q Tests/ssh
+
+# MARK: The portal's terminal window driven by a person (issue 38): xterm, xdotool, screenshot
+# Tests/portal/test_portal.py's XtermPickerTests type keys into the xterm `wharf portal` opens,
+# with xdotool, and read its WM_TRANSIENT_FOR with xprop (x11-utils); the screenshot is that
+# xterm, captured with ImageMagick's `import`.
+PORTAL_APT_PACKAGES += xdotool x11-utils
+
+.PHONY: portal-xterm-screenshot
+
+## Retakes docs/screenshots/portal-xterm-picker.png: an OpenFile through the real frontend,
+## drawn by the terminal picker in the xterm `wharf portal` opened; not part of `make test`.
+portal-xterm-screenshot: build
+	$(call apt-ensure,$(PORTAL_APT_PACKAGES) imagemagick fonts-dejavu-core)
+	WHARF=$(CURDIR)/$(WHARF) XENVIRONMENT=$(CURDIR)/Tests/portal/xterm-screenshot.ad \
+		PORTAL_SCREENSHOT=$(CURDIR)/docs/screenshots/portal-xterm-picker.png \
+		Tests/portal/run.sh XtermPickerTests.test_open_one_file
+
+.PHONY: portal-bench
+
+## bench/portal/run.sh (not part of `make test`): Wharf's latency and memory as the portal's
+## backend, and the time to the first window beside xdg-desktop-portal-gtk's, under Xvfb.
+portal-bench: release
+	$(call apt-ensure,$(PORTAL_APT_PACKAGES) xdg-desktop-portal-gtk python3-xlib)
+	WHARF=$(CURDIR)/.build/release/wharf bench/portal/run.sh

@@ -56,6 +56,26 @@ struct EntryFacts: Sendable {
 }
 
 extension EntryFacts {
+    /// The facts of a file about to be saved at `destination`, judged by its name and path
+    /// alone (what is there now, if anything, is about to be replaced): a regular file, empty,
+    /// of the type its name gives, hidden when its name starts with a dot.
+    init(destination: FilePath, types: any ContentTypeOracle) {
+        let name = destination.lastComponent
+        self.name = name
+        directory = destination.directory
+        explicitPath = nil
+        isDirectory = false
+        isPackage = false
+        isHidden = name.first == UInt8(ascii: ".")
+        isSymlink = false
+        isBrokenSymlink = false
+        isSpecial = false
+        specialKind = ""
+        contentType = types.type(forFilename: name)
+        size = 0
+        modified = 0
+    }
+
     /// What `lstat` and `stat` say of the file at `path`: its status (a symbolic link
     /// followed; when it leads nowhere, the link's own), whether it is a link, and whether that
     /// link is broken. Throws when `path` itself cannot be examined.

@@ -15,10 +15,16 @@ struct ExporterPlan: Sendable {
     var baseNames: [String]
     /// Only the destination is chosen; nothing is written (``ExporterRequest/destinationOnly``).
     var destinationOnly: Bool
+    /// What each destination must satisfy, judged by its name and path: a destination-only
+    /// exporter's `urlEnabled`. The client writes the file itself, in a type Wharf never sees,
+    /// so the name is what its rule can hold (a portal `SaveFile`'s filter). An exporter that
+    /// writes names the file after the type the person picked, and has no such rule.
+    var destinationRule: URLPredicate?
 
     init(_ request: ExporterRequest) {
         documents = request.documents
         destinationOnly = request.destinationOnly
+        destinationRule = request.destinationOnly ? request.options.urlEnabled : nil
         baseNames = request.documents.map { $0.filename ?? request.defaultFilename ?? "Untitled" }
         switch request.contentTypes {
         case .contentType(let type):
@@ -159,6 +165,15 @@ struct ExportJob: Sendable {
             directory = try resolvedDirectory(
                 requested, shown: shown, what: "several documents are saved into a directory, and it")
             destinations = names.map { directory.appending($0) }
+        }
+
+        if let rule = plan.destinationRule {
+            // Before the question of an existing file: a name the rule refuses is refused
+            // whatever is there.
+            for destination in destinations where !rule.evaluate(EntryFacts(destination: destination, types: types), types: types) {
+                throw .rejectedChoice(
+                    url: destination.url, reason: "the dialog's urlEnabled predicate does not enable a file of this name")
+            }
         }
 
         for destination in destinations {

@@ -120,7 +120,8 @@ public struct ExporterRequest: Sendable, Equatable {
     /// write (its folder, an existing file, a name that is a folder, the type), and the dialog
     /// completes naming it, but nothing is written; the app writes it. What a save panel is
     /// for an app that writes its own files (xdg-desktop-portal's `SaveFile`). Its documents
-    /// carry no contents.
+    /// carry no contents. `options.urlEnabled` judges each destination too, by its name and
+    /// path (``EntryFacts/init(destination:types:)``), as the rule the app's file must keep.
     public var destinationOnly: Bool
 
     public init(

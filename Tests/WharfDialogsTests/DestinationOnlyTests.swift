@@ -57,4 +57,45 @@ import WharfTestSupport
         } == .invalidArgument(field: "documents[0].contents",
                               reason: "a destinationOnly exporter writes nothing, so its documents carry no contents"))
     }
+
+    /// `urlEnabled` holds the name the person gives (a portal `SaveFile`'s filter): globs on the
+    /// name's bytes, case-sensitively, types by the name; a refusal leaves the dialog open.
+    @Test func urlEnabledJudgesTheDestinationByItsName() throws {
+        let h = Harness()
+        let existing = h.dir.makeFile("old.md", "keep")
+        let rule = URLPredicate.any([.isDirectory(true), .nameMatches("*.txt"), .conformsTo("public.image")])
+        let id = try h.exporter(ExporterRequest(
+            documents: [ExportDocument(filename: "report.md", writableContentTypes: ["public.data"])],
+            options: DialogOptions(urlEnabled: rule), destinationOnly: true))
+        let reason = "the dialog's urlEnabled predicate does not enable a file of this name"
+        #expect(dialogError { try h.engine.save(client: h.client, id: id, url: nil, contentType: nil, overwrite: false) }
+            == .rejectedChoice(url: FileURL.from(path: h.dir.at("report.md")), reason: reason))
+        #expect(dialogError { try h.engine.save(client: h.client, id: id, url: FileURL.from(path: h.dir.at("REPORT.TXT")), contentType: nil, overwrite: false) }
+            == .rejectedChoice(url: FileURL.from(path: h.dir.at("REPORT.TXT")), reason: reason))
+        // Refused before any question of replacing it.
+        #expect(dialogError { try h.engine.save(client: h.client, id: id, url: FileURL.from(path: existing), contentType: nil, overwrite: false) }
+            == .rejectedChoice(url: FileURL.from(path: existing), reason: reason))
+        #expect(h.events.events(id).isEmpty, "a refused name ended the dialog")
+        // A type by the name, then a glob.
+        let other = try h.exporter(ExporterRequest(
+            documents: [ExportDocument(filename: "pic.png", writableContentTypes: ["public.data"])],
+            options: DialogOptions(urlEnabled: rule), destinationOnly: true))
+        try h.engine.save(client: h.client, id: other, url: nil, contentType: nil, overwrite: false)
+        #expect(completed(h.events.waitForEnding(other))?.map(\.path) == [h.dir.at("pic.png")])
+        try h.engine.save(client: h.client, id: id, url: FileURL.from(path: h.dir.at("report.txt")), contentType: nil, overwrite: false)
+        #expect(completed(h.events.waitForEnding(id))?.map(\.path) == [h.dir.at("report.txt")])
+        #expect(readText(existing) == "keep")
+    }
+
+    /// An exporter that writes names the file after the type the person picked: its
+    /// `urlEnabled` judges what the listing offers, not the name it writes.
+    @Test func anExporterThatWritesIsNotHeldToUrlEnabledByName() throws {
+        let h = Harness()
+        let id = try h.exporter(ExporterRequest(
+            documents: [ExportDocument(filename: "notes.txt", writableContentTypes: ["public.plain-text"], contents: .bytes([0x61]))],
+            options: DialogOptions(urlEnabled: .nameMatches("*.md"))))
+        try h.engine.save(client: h.client, id: id, url: nil, contentType: nil, overwrite: false)
+        #expect(h.events.waitForEnding(id).last.map { if case .completed = $0 { true } else { false } } == true)
+        #expect(readText(h.dir.at("notes.txt")) == "a")
+    }
 }

@@ -3,7 +3,8 @@
 # frontend. A private home, Xvfb (for the GTK app and zenity), a private session bus
 # (dbus-run-session) on which the tests start the real /usr/libexec/xdg-desktop-portal with
 # XDG_DESKTOP_PORTAL_DIR pointing at packaging/wharf.portal and XDG_CURRENT_DESKTOP matching
-# its UseIn=, and `wharf portal` answering with the script presenter (Tests/portal/test_portal.py).
+# its UseIn=, and `wharf portal` answering with the script presenter (Tests/portal/test_portal.py),
+# or with the terminal picker in the xterm it opens, a person's keys typed there with xdotool.
 #
 #   WHARF=.build/debug/wharf [PORTAL_TESTS=FILE] Tests/portal/run.sh [unittest arguments]
 set -euo pipefail
@@ -33,8 +34,14 @@ chmod 700 "$XDG_RUNTIME_DIR"
 export GSETTINGS_BACKEND=memory NO_AT_BRIDGE=1 GTK_A11Y=none LANG=C.UTF-8
 unset DBUS_SESSION_BUS_ADDRESS WAYLAND_DISPLAY SESSION_MANAGER GTK_USE_PORTAL XDG_CURRENT_DESKTOP
 
+# The display asks for a cookie, as a desktop session's does: every client reads it from
+# $XAUTHORITY (one entry for any display: family 65535), `wharf portal --run-dialog` too.
+export XAUTHORITY=$RIG/Xauthority
+/usr/bin/python3 -c 'import os, struct, sys
+field = lambda data: struct.pack(">H", len(data)) + data
+sys.stdout.buffer.write(struct.pack(">H", 65535) + field(b"") + field(b"") + field(b"MIT-MAGIC-COOKIE-1") + field(os.urandom(16)))' > "$XAUTHORITY"
 mkfifo "$RIG/display"
-Xvfb -displayfd 3 -screen 0 1024x768x24 -nolisten tcp -noreset 3>"$RIG/display" >"$RIG/xvfb.log" 2>&1 &
+Xvfb -displayfd 3 -auth "$XAUTHORITY" -screen 0 1024x768x24 -nolisten tcp -noreset 3>"$RIG/display" >"$RIG/xvfb.log" 2>&1 &
 PIDS+=($!)
 read -r -t 60 number < "$RIG/display" || { echo "portal tests: Xvfb did not start"; cat "$RIG/xvfb.log"; exit 1; }
 export DISPLAY=:$number

@@ -299,6 +299,60 @@ class PortalTests(PortalCase):
         self.assertEqual(results["uris"], [uri(os.path.join(folder, "x.txt")), uri(os.path.join(folder, "y.txt"))])
         self.assertFalse(os.path.exists(os.path.join(folder, "x.txt")))
 
+    def test_save_file_holds_the_name_to_the_glob_filter(self):
+        folder = self.path("folder")
+        notes = ("Notes", [(0, "*.txt")])
+        options = {"filters": GLib.Variant("a(sa(us))", [notes]), "current_folder": ay(folder)}
+        # The name given matches the filter's glob case-sensitively, on its bytes: REPORT.TXT is refused.
+        for name in ["report.md", "REPORT.TXT"]:
+            self.start([{"save": {"path": os.path.join(folder, name)}}])
+            response, results = Call("SaveFile", dict(options, current_name=GLib.Variant("s", "report.txt"))).wait()
+            self.assertEqual(response, 2, self.backend.text())
+            self.assertIn(name, self.backend.text())
+            self.assertIn("does not enable a file of this name", self.backend.text())
+            self.backend.stop()
+        self.start([{"save": {"path": os.path.join(folder, "report.txt")}}])
+        response, results = Call("SaveFile", dict(options, current_name=GLib.Variant("s", "report.md"))).wait()
+        self.assertEqual(response, 0, self.backend.text())
+        self.assertEqual(results["uris"], [uri(os.path.join(folder, "report.txt"))])
+        self.assertEqual(results["current_filter"], notes)
+
+    def test_save_file_holds_the_name_to_the_filter_in_force_and_its_mime_types(self):
+        folder = self.path("folder")
+        text, images = ("Text", [(1, "text/plain")]), ("Images", [(1, "image/*")])
+        filters = GLib.Variant("a(sa(us))", [text, images])
+        # current_filter is the filter in force: an image's name, not a text file's.
+        self.start([{"save": {"path": os.path.join(folder, "notes.txt")}}])
+        response, _ = Call("SaveFile", {"filters": filters, "current_filter": GLib.Variant("(sa(us))", images),
+                                        "current_name": GLib.Variant("s", "notes.txt")}).wait()
+        self.assertEqual(response, 2, self.backend.text())
+        self.assertIn("notes.txt", self.backend.text())
+        self.backend.stop()
+        self.start([{"save": {"path": os.path.join(folder, "photo.png")}}])
+        response, results = Call("SaveFile", {"filters": filters, "current_filter": GLib.Variant("(sa(us))", images),
+                                              "current_name": GLib.Variant("s", "notes.txt")}).wait()
+        self.assertEqual(response, 0, self.backend.text())
+        self.assertEqual(results["uris"], [uri(os.path.join(folder, "photo.png"))])
+        self.assertEqual(results["current_filter"], images)
+        self.assertFalse(os.path.exists(os.path.join(folder, "photo.png")))
+        self.backend.stop()
+        # Without current_filter, the first filter (plain text) is in force.
+        self.start([{"save": {"path": os.path.join(folder, "photo.png")}}])
+        response, _ = Call("SaveFile", {"filters": filters, "current_name": GLib.Variant("s", "x")}).wait()
+        self.assertEqual(response, 2, self.backend.text())
+        self.assertIn("photo.png", self.backend.text())
+
+    def test_save_files_takes_no_filters(self):
+        # SaveFiles has no filters in the portal's interface (the frontend does not pass them
+        # on): the names are the app's, the person chooses a folder.
+        folder = self.path("folder")
+        self.start([{"save": {"path": folder}}])
+        response, results = Call("SaveFiles", {"files": GLib.Variant("aay", [b"x.md\0", b"y.md\0"]), "current_folder": ay(folder),
+                                               "filters": GLib.Variant("a(sa(us))", [("Notes", [(0, "*.txt")])])}).wait()
+        self.assertEqual(response, 0, self.backend.text())
+        self.assertEqual(results["uris"], [uri(os.path.join(folder, "x.md")), uri(os.path.join(folder, "y.md"))])
+        self.assertNotIn("current_filter", results)
+
     def test_dbus_activation_starts_the_backend(self):
         # No backend running: the frontend's call activates one through the service file.
         with open(os.environ["PORTAL_ACTIVATION_SCRIPT"], "w") as script:
@@ -668,6 +722,130 @@ os.execv("/usr/bin/xterm", ["xterm"] + arguments)
         thread.join(20)
         self.assertEqual(result.get("answer"), (2, {}), self.backend.text())
         wait_for(lambda: not children(self.backend.process.pid, "xterm"), what="the window to close")
+
+
+class XtermPickerTests(PortalCase):
+    """A person answers in the xterm window `wharf portal --presenter terminal` opens for each
+    call, with the real terminal picker in it (`wharf portal --run-dialog` under xterm):
+    the window found with `xdotool search --sync` by the call's title, keys typed into it with
+    xdotool once the picker has the terminal (its tty in raw mode). An `x11:` parent_window
+    makes the xterm transient for it (WM_TRANSIENT_FOR, read with xprop)."""
+
+    def setUp(self):
+        super().setUp()
+        self.start([], presenter="terminal", extra=("--terminal", "/usr/bin/xterm"))
+
+    def window(self, title):
+        """The xterm's window, once the picker in it has taken the terminal."""
+        found = xdotool("search", "--sync", "--onlyvisible", "--name", "^" + title + "$").split()
+        self.assertEqual(len(found), 1, found)
+        dialogs = []
+        wait_for(lambda: dialogs.extend(children(self.backend.process.pid, "wharf")) or dialogs, what="wharf in the window")
+        wait_for(lambda: raw_mode(dialogs[0]), what="the picker to take the terminal")
+        # The first frame and the folder's first page are drawn straight after.
+        time.sleep(0.3)
+        xdotool("windowfocus", "--sync", found[0])
+        return found[0]
+
+    def keys(self, *keys):
+        xdotool("key", "--delay", "40", *keys)
+
+    def type(self, text):
+        xdotool("type", "--delay", "40", text)
+
+    def test_open_one_file(self):
+        # The frontend (1.16) does not pass OpenFile's current_folder on: the picker opens in
+        # the home folder.
+        home = os.environ["HOME"]
+        for folder in ["Documents", "Pictures"]:
+            os.makedirs(os.path.join(home, folder), exist_ok=True)
+        for name in ["notes.txt", "plan.md", "photo.png", "report.pdf"]:
+            with open(os.path.join(home, name), "w") as out:
+                out.write(name + "\n")
+        call = Call("OpenFile", {"filters": GLib.Variant("a(sa(us))", [("Text", [(1, "text/plain")])])}, title="Open in xterm")
+        window = self.window("Open in xterm")
+        screenshot = os.environ.get("PORTAL_SCREENSHOT")
+        if screenshot:
+            subprocess.run(["import", "-window", window, screenshot], check=True, timeout=30)
+        # A picture is not text: refused, and the picker stays open.
+        self.keys("slash")
+        self.type("photo")
+        self.keys("Return", "Return")
+        time.sleep(0.5)
+        self.assertFalse(call.done.is_set(), "a pick outside the filter was answered")
+        self.keys("slash")
+        self.type("plan")
+        self.keys("Return", "Return")
+        response, results = call.wait()
+        self.assertEqual(response, 0, self.backend.text())
+        self.assertEqual(results["uris"], [uri(os.path.join(home, "plan.md"))])
+        wait_for(lambda: not children(self.backend.process.pid, "xterm"), what="the window to close")
+
+    def test_save_file_with_current_name_and_a_refused_name(self):
+        folder = self.path("folder")
+        notes = ("Notes", [(0, "*.txt")])
+        call = Call("SaveFile", {"current_name": GLib.Variant("s", "report.md"), "current_folder": ay(folder),
+                                 "filters": GLib.Variant("a(sa(us))", [notes])}, title="Save in xterm")
+        self.window("Save in xterm")
+        # The » row: the name field holds current_name; Enter saves it, and the filter refuses it.
+        self.keys("Return", "Return")
+        time.sleep(0.5)
+        self.assertFalse(call.done.is_set(), "a name outside the filter was answered")
+        # The dialog stayed open, in the name field: another name.
+        self.keys("ctrl+u")
+        self.type("report.txt")
+        self.keys("Return")
+        response, results = call.wait()
+        self.assertEqual(response, 0, self.backend.text())
+        self.assertEqual(results["uris"], [uri(os.path.join(folder, "report.txt"))])
+        self.assertEqual(results["current_filter"], notes)
+        self.assertFalse(os.path.exists(os.path.join(folder, "report.txt")), "SaveFile created the file")
+
+    def test_save_files_into_the_folder_shown(self):
+        folder = self.path("folder")
+        call = Call("SaveFiles", {"files": GLib.Variant("aay", [b"one.txt\0", b"two.txt\0"]), "current_folder": ay(folder)},
+                    title="Save two in xterm")
+        self.window("Save two in xterm")
+        self.keys("Return")
+        response, results = call.wait()
+        self.assertEqual(response, 0, self.backend.text())
+        self.assertEqual(results["uris"], [uri(os.path.join(folder, "one.txt")), uri(os.path.join(folder, "two.txt"))])
+        self.assertFalse(os.path.exists(os.path.join(folder, "one.txt")))
+
+    def test_cancel_with_q_is_response_1_and_the_window_is_transient_for_the_parent(self):
+        # The app's window: here the root window, which any window may be transient for.
+        parent = int(subprocess.run(["xwininfo", "-root"], check=True, capture_output=True, text=True,
+                                    timeout=30).stdout.split("Window id: ")[1].split()[0], 16)
+        call = Call("OpenFile", title="Cancel in xterm", parent=f"x11:{parent:x}")
+        window = self.window("Cancel in xterm")
+        # The xterm is made transient for the app's window (WM_TRANSIENT_FOR, of type WINDOW).
+        hint = subprocess.run(["xprop", "-id", window, "WM_TRANSIENT_FOR"], check=True, capture_output=True, text=True,
+                              timeout=30).stdout
+        self.assertEqual(hint.strip(), f"WM_TRANSIENT_FOR(WINDOW): window id # {parent:#x}")
+        self.keys("q")
+        response, results = call.wait()
+        self.assertEqual(response, 1, self.backend.text())
+        self.assertEqual(results["uris"], [])
+        wait_for(lambda: not children(self.backend.process.pid, "xterm"), what="the window to close")
+
+
+def xdotool(*arguments):
+    return subprocess.run(["xdotool", *arguments], check=True, capture_output=True, text=True, timeout=30).stdout
+
+
+def raw_mode(pid):
+    """Whether the terminal of process `pid` (its standard input) is in raw mode."""
+    import termios
+    try:
+        fd = os.open(f"/proc/{pid}/fd/0", os.O_RDONLY | os.O_NOCTTY | os.O_NONBLOCK)
+    except OSError:
+        return False
+    try:
+        return not termios.tcgetattr(fd)[3] & termios.ICANON
+    except termios.error:
+        return False
+    finally:
+        os.close(fd)
 
 
 class CheckTests(unittest.TestCase):

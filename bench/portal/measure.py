@@ -4,6 +4,8 @@
   as the frontend calls it, answered by a stand-in zenity (fake-zenity.c) that records when it
   was started and when it answered; each figure includes one D-Bus hop and the presenter's
   start (what Wharf does to ask it). p50 over 200 calls, one at a time.
+- call → terminal window asked: the same, with `--presenter terminal` and a stand-in xterm
+  (fake-xterm.c) that records when it was started and exits.
 - the whole call with the script presenter (no process started): Wharf's cost both ways.
 - idle resident memory of `wharf portal` after it took its name.
 - 100 OpenFile calls at once through the real xdg-desktop-portal frontend, all answered.
@@ -87,6 +89,24 @@ back = [r - a for a, r in zip(answered, received)]
 print(f"portal call -> presenter asked (zenity started), p50 over 200: {p50(to_presenter):.2f} ms (target < 2 ms)")
 print(f"portal presenter answered -> reply, p50 over 200: {p50(back):.2f} ms (target < 2 ms)")
 
+# One at a time, drawn in a terminal window: the stand-in xterm records when it started and
+# exits without a window (response 2).
+asked_log = os.path.join(SCRATCH, "terminal-asked")
+os.environ["PORTAL_BENCH_ASKED"] = asked_log
+process = backend("--presenter", "terminal", "--terminal", os.path.join(SCRATCH, "terminal", "xterm"))
+for index in range(10):
+    call(3000 + index)
+open(asked_log, "w").close()
+sent = []
+for index in range(200):
+    sent.append(time.time_ns())
+    call(4000 + index)
+stop(process)
+with open(asked_log) as log:
+    started = [int(line) for line in log]
+print(f"portal call -> terminal window asked (xterm started), p50 over 200: "
+      f"{p50([s - c for c, s in zip(sent, started)]):.2f} ms (target < 2 ms)")
+
 # The whole call, with the script presenter.
 script = os.path.join(SCRATCH, "script.json")
 with open(script, "w") as out:
@@ -142,4 +162,3 @@ frontend.wait(10)
 stop(process)
 answered = sum(1 for response in responses.values() if response == 0)
 print(f"portal 100 concurrent OpenFile through xdg-desktop-portal: {answered} of 100 answered with files in {elapsed * 1000:.0f} ms")
-print("portal peer (xdg-desktop-portal-gtk's time to its first window): not measured here (needs a window to appear; see Tests/desktop)")

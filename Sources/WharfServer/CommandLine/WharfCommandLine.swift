@@ -51,7 +51,7 @@ extension CommandLineReference {
             ),
             Subcommand(
                 ["portal"], options: [portalPresenter, terminal, stateDirectory, logLevel, portalCheck, runDialog, answer],
-                "Serve xdg-desktop-portal's file chooser backend (`org.freedesktop.impl.portal.FileChooser`, as `org.freedesktop.impl.portal.desktop.wharf` on the session bus), so that apps asking the portal for files (Flatpak apps, Firefox and Chromium with portals on, GTK with `GTK_USE_PORTAL=1`, Qt with `QT_QPA_PLATFORMTHEME=xdgdesktopportal`) get a Wharf dialog: filters enforced, a save's destination checked and never written (the app writes it), several dialogs at once. D-Bus activation and the systemd user unit `wharf-portal.service` start it; the portal uses it where `wharf.portal` is chosen (see README.md). Runs until SIGTERM or SIGINT, ending its open dialogs first.",
+                "Serve xdg-desktop-portal's file chooser backend (`org.freedesktop.impl.portal.FileChooser`, as `org.freedesktop.impl.portal.desktop.wharf` on the session bus), so that apps asking the portal for files (Flatpak apps, Firefox and Chromium with portals on, GTK with `GTK_USE_PORTAL=1`, Qt with `QT_QPA_PLATFORMTHEME=xdgdesktopportal`) get a Wharf dialog: filters enforced (an `OpenFile` pick and the name given to a `SaveFile` must match the filter in force, or the dialog says why and stays open), a save's destination checked and never written (the app writes it), several dialogs at once. D-Bus activation and the systemd user unit `wharf-portal.service` start it; the portal uses it where `wharf.portal` is chosen (see README.md). Runs until SIGTERM or SIGINT, ending its open dialogs first.",
                 details: "With `--check`, print whether the running portal would route FileChooser calls to Wharf and, if not, why and what to change; exit with 0 when it would, 1 when not."
             ),
             Subcommand(
@@ -257,7 +257,7 @@ extension CommandLineReference {
     )
     static let terminal = CommandLineOption(
         ["--terminal"], OptionValue("PROGRAM", .text(example: "xterm")),
-        "The terminal emulator a terminal presenter's window opens in (by default `$TERMINAL`, then foot, kitty, alacritty, xterm: the first installed)."
+        "The terminal emulator a terminal presenter's window opens in (by default `$TERMINAL`, then foot, kitty, alacritty, xterm: the first installed). The window is made transient for the app's X11 window (`parent_window`) where the terminal names its own in `$WINDOWID`, as xterm does."
     )
     static let runDialog = CommandLineOption(
         ["--run-dialog"], OptionValue("REQUEST", .text(example: "{}")),

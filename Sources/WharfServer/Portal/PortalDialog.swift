@@ -225,6 +225,16 @@ final class PortalDialog: Sendable {
         } else {
             names = [call.currentName.flatMap { $0.isEmpty ? nil : $0 } ?? "Untitled"]
         }
+        // SaveFile's name is the person's: it must match the filter in force. SaveFiles' names
+        // are the app's, and it has no filters.
+        var options = options
+        if call.method == .saveFile, let filter = call.filterInForce {
+            let rule = PortalFilterRule(filter, types: ContentTypeScope(registry: .system))
+            for pattern in rule.ignored {
+                server.logger.info("portal \(call.handle): filter pattern \(pattern) matches no content type Wharf knows")
+            }
+            options.urlEnabled = rule.destinationRule
+        }
         // public.data: any bytes, and no extension added to the name the app suggested.
         return PresentExporterRequest(
             documents: names.map { ExportDocumentParams(filename: $0, writableContentTypes: ["public.data"]) },

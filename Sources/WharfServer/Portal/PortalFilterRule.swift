@@ -9,12 +9,17 @@ import WharfSystem
 /// A filter of MIME types only is the dialog's allowed content types, so every presenter
 /// shows it as its filter. One with a glob allows any file (`public.data`) and enforces the
 /// filter with `urlEnabled` (any of its globs or types): a pick outside it is refused and the
-/// dialog stays open, saying why.
+/// dialog stays open, saying why. A save holds the name the person gives to the filter the same
+/// way (``destinationRule``, a destination-only exporter's `urlEnabled`).
 struct PortalFilterRule {
     var allowedContentTypes: [String]
     var urlEnabled: URLPredicateParams?
     /// Patterns that name nothing Wharf knows (`x-unknown/*`): they match nothing.
     var ignored: [String] = []
+    /// A save's rule (`SaveFile`): the name the person gives matches one of the filter's globs,
+    /// or is the name of a file of one of its types. Folders stay enabled, to be browsed into
+    /// and chosen to save in; the destination itself is judged as the file to be written.
+    var destinationRule: URLPredicateParams
 
     /// The top-level MIME types Wharf has a content type for.
     static let wildcards: [String: String] = [
@@ -46,12 +51,14 @@ struct PortalFilterRule {
             }
         }
         self.ignored = ignored
+        let names = globs.map(URLPredicateParams.nameMatches) + identifiers.map(URLPredicateParams.conformsTo)
+        destinationRule = .any([.isDirectory(true)] + names)
         if globs.isEmpty && !identifiers.isEmpty {
             allowedContentTypes = identifiers
             urlEnabled = nil
         } else {
             allowedContentTypes = ["public.data"]
-            urlEnabled = .any(globs.map(URLPredicateParams.nameMatches) + identifiers.map(URLPredicateParams.conformsTo))
+            urlEnabled = .any(names)
         }
     }
 }

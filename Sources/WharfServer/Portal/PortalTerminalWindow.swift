@@ -73,8 +73,10 @@ extension PortalHost {
         guard let json = try? JSON.parse(text), let method = json["method"]?.stringValue, let params = json["params"],
               let client = json["client"]?.stringValue, let request = try? PortalRequest(method: method, params: params)
         else { return write(.failed("--run-dialog: not a portal dialog request"), to: answer) }
+        let logger = Logger(level: command.logLevel)
+        transient(request, logger: logger)
         do {
-            let server = try Server(options: options, logger: Logger(level: command.logLevel))
+            let server = try Server(options: options, logger: logger)
             defer { server.close() }
             var session: LocalClient?
             outcome = PortalSession.run(server: server, clientName: client, request: request,
@@ -84,6 +86,27 @@ extension PortalHost {
             outcome = .failed(error.message)
         }
         return write(outcome, to: answer)
+    }
+
+    /// The window this runs in made transient for the app's (`x11:XID`), where the terminal
+    /// names its window in `$WINDOWID` (xterm does). Best effort: the dialog runs either way.
+    private static func transient(_ request: PortalRequest, logger: Logger) {
+        let parent: String?
+        switch request {
+        case .importer(let importer): parent = importer.parentWindow
+        case .exporter(let exporter): parent = exporter.parentWindow
+        }
+        guard let parent, parent.hasPrefix("x11:") else { return }
+        let environment = ProcessControl.environmentVariables()
+        var hex = parent.dropFirst(4)
+        if hex.hasPrefix("0x") { hex = hex.dropFirst(2) }
+        guard let parentID = UInt32(hex, radix: 16), let window = environment["WINDOWID"].flatMap({ UInt32($0) }) else {
+            logger.info("portal: the terminal window is not made transient for \(parent): the terminal names no window ($WINDOWID)")
+            return
+        }
+        if let problem = PortalTransientHint.set(window: window, parent: parentID, environment: environment) {
+            logger.info("portal: the terminal window is not made transient for \(parent): \(problem)")
+        }
     }
 
     private static func write(_ outcome: PortalOutcome, to answer: FilePath) -> Int32 {
