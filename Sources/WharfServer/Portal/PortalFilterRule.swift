@@ -13,6 +13,9 @@ import WharfSystem
 struct PortalFilterRule {
     var allowedContentTypes: [String]
     var urlEnabled: URLPredicateParams?
+    /// The whole filter as one predicate (any of its globs or types), for a dialog that lets
+    /// the person switch between filters (``PortalDialog``'s named filters).
+    var predicate: URLPredicateParams
     /// Patterns that name nothing Wharf knows (`x-unknown/*`): they match nothing.
     var ignored: [String] = []
 
@@ -46,12 +49,13 @@ struct PortalFilterRule {
             }
         }
         self.ignored = ignored
+        predicate = .any(globs.map(URLPredicateParams.nameMatches) + identifiers.map(URLPredicateParams.conformsTo))
         if globs.isEmpty && !identifiers.isEmpty {
             allowedContentTypes = identifiers
             urlEnabled = nil
         } else {
             allowedContentTypes = ["public.data"]
-            urlEnabled = .any(globs.map(URLPredicateParams.nameMatches) + identifiers.map(URLPredicateParams.conformsTo))
+            urlEnabled = predicate
         }
     }
 }
