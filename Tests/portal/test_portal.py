@@ -318,6 +318,17 @@ class PortalTests(PortalCase):
         self.assertEqual(results["uris"], [uri(target)])
         self.assertFalse(os.path.exists(target), "SaveFile created the file")
 
+    def test_save_file_returns_the_choices_the_person_set(self):
+        target = os.path.join(self.path("folder"), "chosen.txt")
+        choices = [("eol", "Line ends", [("lf", "LF"), ("crlf", "CRLF")], "lf"), ("bom", "Byte order mark", [], "false")]
+        self.start([{"setChoice": {"id": "eol", "value": "crlf"}}, {"save": {}}])
+        response, results = Call("SaveFile", {"current_name": GLib.Variant("s", "chosen.txt"),
+                                              "current_folder": ay(self.path("folder")),
+                                              "choices": GLib.Variant("a(ssa(ss)s)", choices)}).wait()
+        self.assertEqual(response, 0, self.backend.text())
+        self.assertEqual(results["uris"], [uri(target)])
+        self.assertEqual(results["choices"], [("eol", "crlf"), ("bom", "false")])
+
     def test_save_file_current_file_replaced_only_when_agreed(self):
         existing = self.path("b.txt")
         self.start([{"expect": {"filename": "b.txt"}}, {"save": {"overwrite": True}}])
