@@ -24,9 +24,10 @@ extension TerminalPicker {
     }
 
     /// One choice as its menu row shows it: a check box, or the option selected.
-    func choiceRow(_ index: Int) -> String {
-        let choice = dialog.choices[index]
-        let value = choiceValues[index]
+    func choiceRow(_ index: Int) -> String { Self.choiceRow(dialog.choices[index], value: choiceValues[index]) }
+
+    /// `choice` at `value`: `[x] Label` for a check box, `Label: ‹Option› (2/3)` for a list.
+    static func choiceRow(_ choice: DialogChoice, value: String) -> String {
         let label = TerminalText.escape(choice.label.isEmpty ? choice.id : choice.label)
         if choice.isCheckBox { return (value == "true" ? "[x] " : "[ ] ") + label }
         let position = (choice.options.firstIndex { $0.id == value } ?? 0) + 1
