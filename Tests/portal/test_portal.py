@@ -291,6 +291,7 @@ class PortalTests(PortalCase):
         response, _ = Call("OpenFile", {"filters": GLib.Variant("a(sa(us))", [notes])}).wait()
         self.assertEqual(response, 2, self.backend.text())
         self.assertIn("A.TXT", self.backend.text())
+        self.assertIn("does not match the filter \u201cNotes\u201d", self.backend.text())
         self.backend.stop()
         self.start([{"choose": [self.path("a.txt")]}])
         response, results = Call("OpenFile", {"filters": GLib.Variant("a(sa(us))", [notes])}).wait()

@@ -229,13 +229,10 @@ final class PortalDialog: Sendable {
             for pattern in rules.flatMap(\.ignored) {
                 server.logger.info("portal \(call.handle): filter pattern \(pattern) matches no content type Wharf knows")
             }
-            // One filter is the dialog's types (what every presenter shows as its filter);
-            // with several, the person switches between them and the engine enforces the one
-            // selected (options.filters).
-            if rules.count == 1 {
-                allowed = rules[0].allowedContentTypes
-                options.urlEnabled = rules[0].urlEnabled
-            }
+            // One filter's MIME types are the dialog's types too (what every presenter shows as
+            // its filter); with several, the person switches between them. Either way the
+            // engine enforces the one selected (options.filters), naming it when it refuses.
+            if rules.count == 1 { allowed = rules[0].allowedContentTypes }
             if !filters.isEmpty {
                 options.filters = zip(filters, rules).enumerated().map { index, pair in
                     NamedFilterParams(name: pair.0.name.isEmpty ? "Filter \(index + 1)" : pair.0.name, predicate: pair.1.predicate)

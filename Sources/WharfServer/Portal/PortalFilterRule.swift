@@ -6,15 +6,14 @@ import WharfSystem
 /// top-level type Wharf has for them), globs `nameMatches` predicates, matched against the
 /// name's bytes and case-sensitively, as the portal's documentation says of its globs.
 ///
-/// A filter of MIME types only is the dialog's allowed content types, so every presenter
-/// shows it as its filter. One with a glob allows any file (`public.data`) and enforces the
-/// filter with `urlEnabled` (any of its globs or types): a pick outside it is refused and the
-/// dialog stays open, saying why.
+/// The whole filter is one predicate (any of its globs or types): a named filter of the dialog
+/// (``PortalDialog``), which the engine enforces while it is selected. A filter of MIME types
+/// only also names the dialog's allowed content types, used when it is the call's only filter,
+/// so that every presenter shows it as its filter; one with a glob allows any file
+/// (`public.data`).
 struct PortalFilterRule {
     var allowedContentTypes: [String]
-    var urlEnabled: URLPredicateParams?
-    /// The whole filter as one predicate (any of its globs or types), for a dialog that lets
-    /// the person switch between filters (``PortalDialog``'s named filters).
+    /// The whole filter: any of its globs or types.
     var predicate: URLPredicateParams
     /// Patterns that name nothing Wharf knows (`x-unknown/*`): they match nothing.
     var ignored: [String] = []
@@ -50,12 +49,6 @@ struct PortalFilterRule {
         }
         self.ignored = ignored
         predicate = .any(globs.map(URLPredicateParams.nameMatches) + identifiers.map(URLPredicateParams.conformsTo))
-        if globs.isEmpty && !identifiers.isEmpty {
-            allowedContentTypes = identifiers
-            urlEnabled = nil
-        } else {
-            allowedContentTypes = ["public.data"]
-            urlEnabled = predicate
-        }
+        allowedContentTypes = globs.isEmpty && !identifiers.isEmpty ? identifiers : ["public.data"]
     }
 }
