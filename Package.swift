@@ -98,7 +98,7 @@ let package = Package(
         ),
         .testTarget(
             name: "WharfServerTests",
-            dependencies: ["WharfServer", "WharfDesktopDialogs", "WharfDialogs", "WharfDocs", "WharfJSON", "WharfJSONRPC", "WharfSystem", "WharfServerTestSupport", "WharfTestSupport"]),
+            dependencies: ["WharfServer", "WharfContentTypes", "WharfDBus", "WharfDesktopDialogs", "WharfDialogs", "WharfDocs", "WharfJSON", "WharfJSONRPC", "WharfProtocol", "WharfSystem", "WharfServerTestSupport", "WharfTestSupport"]),
         .executableTarget(name: "wharf", dependencies: ["WharfServer", "WharfSystem"]),
         // What `make install` ships beside the binary (the manual pages, the shell completions),
         // rendered from the command-line reference `--help` comes from; see packaging/README.md.

@@ -36,7 +36,9 @@ extension DialogEngine {
                 details: .exporter(.init(
                     filename: filenames.count == 1 ? filenames[0] : nil, filenames: filenames,
                     contentTypes: plan.offered, filenameLabel: options.filenameLabel, choices: choices)),
-                responder: responder)
+                responder: responder,
+                namedFilters: options.filters.map { PresentedFilter(name: $0.name, shown: $0.shown(types: types)) },
+                currentFilter: options.currentFilter, choices: options.choices)
         }
     }
 

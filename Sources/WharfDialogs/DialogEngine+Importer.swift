@@ -38,7 +38,9 @@ extension DialogEngine {
                 browserOptions: options.browserOptions, parentWindow: options.parentWindow,
                 details: .importer(.init(allowedContentTypes: request.allowedContentTypes,
                                          allowsMultipleSelection: request.allowsMultipleSelection)),
-                responder: responder)
+                responder: responder,
+                namedFilters: options.filters.map { PresentedFilter(name: $0.name, shown: $0.shown(types: types)) },
+                currentFilter: options.currentFilter, choices: options.choices)
         }
     }
 
@@ -69,6 +71,7 @@ extension DialogEngine {
             guard case .choosing = record.phase else { throw .choiceAlreadyMade(id) }
             if let accepted { post(client, accepted) }
             record.isShowing = false
+            if case .anyOf? = rules.filter { record.selectedFilter = choice.matchedFilter }
             end(record, .completed(
                 choice.files, contentTypes: nil,
                 directory: Self.endedIn(chosen: choice.firstChosenPath, lastListed: record.lastListedDirectory)))

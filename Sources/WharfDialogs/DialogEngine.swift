@@ -253,6 +253,13 @@ public final class DialogEngine: @unchecked Sendable {
                 allowsMultipleSelection: allowsMultipleSelection,
                 importsUnresolvedAliases: options.importsUnresolvedAliases, exporter: exporter, directory: directory)
             record.mover = mover
+            if !options.filters.isEmpty {
+                record.filters = options.filters
+                record.selectedFilter = options.currentFilter
+                record.rules.filter = .selected(options.filters[options.currentFilter])
+            }
+            record.choices = options.choices
+            record.choiceValues = options.choices.map { DialogSelections.Value(id: $0.id, value: $0.initial) }
             state.dialogs[id] = record
             clientRecord.open.append(id)
             if let presentationId { clientRecord.presentations[presentationId] = id }
@@ -367,7 +374,8 @@ public final class DialogEngine: @unchecked Sendable {
         emit(client, .presentationChanged(record.id, isPresented: false), unlessWithdrawn: withdrawn)
         switch ending {
         case .completed(let files, let contentTypes, _):
-            emit(client, .completed(record.id, record.kind, files: files, contentTypes: contentTypes), unlessWithdrawn: withdrawn)
+            emit(client, .completed(record.id, record.kind, files: files, contentTypes: contentTypes, selections: record.selections),
+                 unlessWithdrawn: withdrawn)
         case .failed(let failure):
             emit(client, .failed(record.id, record.kind, failure), unlessWithdrawn: withdrawn)
         case .cancelled(let reason):
@@ -496,12 +504,25 @@ final class DialogRecord {
     let customizationId: String?
     let presenter: any DialogPresenter
     let types: any ContentTypeOracle
-    let rules: SelectionRules
+    /// Its ``SelectionRules/filter`` follows the filter the person selects.
+    var rules: SelectionRules
     let allowsMultipleSelection: Bool
     let importsUnresolvedAliases: Bool
     let exporter: ExporterPlan?
     /// A mover's files.
     var mover: MoverPlan?
+    /// The named filters (``DialogOptions/filters``) and the one in force: nil while any of them
+    /// is (``DialogEngine/selectFilter(client:id:index:)``), then the one a pick matched.
+    var filters: [DialogFilter] = []
+    var selectedFilter: Int?
+    /// The choices and the person's value of each, in order.
+    var choices: [DialogChoice] = []
+    var choiceValues: [DialogSelections.Value] = []
+
+    /// What the ending reports besides the files; nil for a dialog without filters or choices.
+    var selections: DialogSelections? {
+        filters.isEmpty && choices.isEmpty ? nil : DialogSelections(filter: selectedFilter, choices: choiceValues)
+    }
 
     var phase: Phase = .choosing
     /// The presenter is still showing the dialog (no answer from the human yet), so an

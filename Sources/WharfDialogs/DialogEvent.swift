@@ -13,7 +13,8 @@ public enum DialogEvent: Sendable, Equatable {
     /// Success: the chosen files (importer), the written files (exporter) or the moved files at
     /// their new places (mover, in the order the app gave them). For exporters,
     /// `contentTypes` holds the resolved type of each file, in the same order; importers report nil.
-    case completed(DialogID, DialogKind, files: [ChosenFile], contentTypes: [String]?)
+    /// `selections`: the filter in force and the choices' values, for a dialog that has any.
+    case completed(DialogID, DialogKind, files: [ChosenFile], contentTypes: [String]?, selections: DialogSelections? = nil)
     /// The operation failed: SwiftUI's `Result` failure (a presenter error, a failed write, a
     /// snapshot the client could not produce).
     case failed(DialogID, DialogKind, DialogFailure)
@@ -30,7 +31,7 @@ public enum DialogEvent: Sendable, Equatable {
     /// The dialog the event is about.
     public var dialog: DialogID {
         switch self {
-        case .presentationChanged(let id, _), .completed(let id, _, _, _), .failed(let id, _, _),
+        case .presentationChanged(let id, _), .completed(let id, _, _, _, _), .failed(let id, _, _),
              .cancelled(let id, _, _), .progress(let id, _, _), .snapshotNeeded(let id, _, _):
             return id
         }

@@ -44,14 +44,24 @@ public final class PresentedDialog: Sendable {
     public let parentWindow: String?
     /// What only one kind of dialog has.
     public let details: Details
+    /// The named filters the person switches between (``DialogOptions/filters``), and the index
+    /// of the one selected at first; empty for none.
+    public let namedFilters: [PresentedFilter]
+    public let currentFilter: Int
+    /// The choices to show beside the file list, each at its initial value.
+    public let choices: [DialogChoice]
     /// Answers the dialog on the human's behalf.
     public let responder: DialogResponder
 
     init(
         id: DialogID, client: ClientID, title: String?, message: String?, confirmationLabel: String?,
         filters: DialogFilters, directory: FilePath, browserOptions: BrowserOptions, parentWindow: String?,
-        details: Details, responder: DialogResponder
+        details: Details, responder: DialogResponder,
+        namedFilters: [PresentedFilter] = [], currentFilter: Int = 0, choices: [DialogChoice] = []
     ) {
+        self.namedFilters = namedFilters
+        self.currentFilter = currentFilter
+        self.choices = choices
         self.id = id
         self.client = client
         self.title = title
@@ -205,6 +215,16 @@ public struct DialogResponder: Sendable {
         directory: String? = nil, cursor: String? = nil, limit: Int? = nil, showHidden: Bool? = nil
     ) throws(DialogError) -> DirectoryListing {
         try engine.list(client: client, id: id, directory: directory, cursor: cursor, limit: limit, showHidden: showHidden)
+    }
+
+    /// See ``DialogEngine/selectFilter(client:id:index:)``.
+    public func selectFilter(_ index: Int?) throws(DialogError) {
+        try engine.selectFilter(client: client, id: id, index: index)
+    }
+
+    /// See ``DialogEngine/setChoice(client:id:choiceId:value:)``.
+    public func setChoice(_ choiceId: String, to value: String) throws(DialogError) {
+        try engine.setChoice(client: client, id: id, choiceId: choiceId, value: value)
     }
 
     /// See ``DialogEngine/fail(client:id:message:accepted:)``.

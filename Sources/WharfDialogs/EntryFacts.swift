@@ -129,6 +129,23 @@ struct SelectionRules: Sendable {
     /// (``ContentTypeOracle/extensionOnlyType(_:)``): a file with one of them is allowed by
     /// its name, as `:WharfOpen zzqq` expects of the files ending in `.zzqq`.
     var extensions: [[UInt8]]
+    /// The named filter in force (``DialogFilter``), if the dialog has filters.
+    var filter: FilterInForce?
+
+    /// Which of a dialog's named filters a pick must match.
+    enum FilterInForce: Sendable {
+        /// The one the person selected.
+        case selected(DialogFilter)
+        /// Any of them: for a presenter that cannot say which one was selected (zenity).
+        case anyOf([DialogFilter])
+
+        func holds(for entry: EntryFacts, types: any ContentTypeOracle) -> Bool {
+            switch self {
+            case .selected(let filter): filter.predicate.evaluate(entry, types: types)
+            case .anyOf(let filters): filters.contains { $0.predicate.evaluate(entry, types: types) }
+            }
+        }
+    }
 
     init(kind: DialogKind, contentTypes: [String], browserOptions: BrowserOptions, urlEnabled: URLPredicate?,
          types: any ContentTypeOracle) {
@@ -157,6 +174,10 @@ struct SelectionRules: Sendable {
         }
         if !typeAllowed && !(hasAllowedExtension(entry.name) && !entry.isDirectory) { return .contentType }
         if let predicate = urlEnabled, !predicate.evaluate(entry, types: types) { return .urlEnabled }
+        // An exporter's folders are where to save, not files the filter is about.
+        if let filter, !(kind == .exporter && entry.isDirectory), !filter.holds(for: entry, types: types) {
+            return .filter
+        }
         return nil
     }
 
@@ -177,7 +198,7 @@ struct SelectionRules: Sendable {
 /// Which of a dialog's rules keeps an entry from being picked. A listing keeps this byte per
 /// entry and puts it in words only for the entries of the page it serves.
 enum EntryRejection: UInt8, Sendable {
-    case brokenSymlink, special, contentType, urlEnabled
+    case brokenSymlink, special, contentType, urlEnabled, filter
 
     /// The sentence a rejected `dialog/choose` answers with, and a listing shows as an entry's
     /// `disabledReason`.
@@ -192,6 +213,11 @@ enum EntryRejection: UInt8, Sendable {
             return "it is \(what), and this dialog takes only \(rules.contentTypes.joined(separator: ", "))"
         case .urlEnabled:
             return "the dialog's urlEnabled predicate does not enable it"
+        case .filter:
+            switch rules.filter {
+            case .selected(let filter)?: return "it does not match the filter \u{201C}\(filter.name)\u{201D}"
+            default: return "it matches none of the dialog's filters"
+            }
         }
     }
 }

@@ -12,6 +12,9 @@ struct ImportChoice: Sendable {
     var files: [ChosenFile]
     /// The first file's path as chosen (normalised, not resolved): where the user was.
     var firstChosenPath: FilePath
+    /// With any of the dialog's filters in force (``SelectionRules/FilterInForce/anyOf(_:)``):
+    /// the first filter every chosen file matches, which the ending reports as the one in force.
+    var matchedFilter: Int?
 
     static func validate(
         urls: [String], allowsMultipleSelection: Bool, importsUnresolvedAliases: Bool,
@@ -26,18 +29,26 @@ struct ImportChoice: Sendable {
         var files: [ChosenFile] = []
         var seen = Set<FilePath>()
         var firstChosenPath = FilePath.root
+        var matching: [Int]?
         for (index, url) in urls.enumerated() {
-            let (file, chosenPath) = try validate(
+            let (file, chosenPath, matches) = try validate(
                 url: url, importsUnresolvedAliases: importsUnresolvedAliases, rules: rules, types: types)
             if index == 0 { firstChosenPath = chosenPath }
             if seen.insert(file.path).inserted { files.append(file) }
+            if let matches {
+                let remaining = matching.map { $0.filter(matches.contains) } ?? matches
+                guard !remaining.isEmpty else {
+                    throw .rejectedChoice(url: file.url, reason: "the files chosen do not all match one of the dialog's filters")
+                }
+                matching = remaining
+            }
         }
-        return ImportChoice(files: files, firstChosenPath: firstChosenPath)
+        return ImportChoice(files: files, firstChosenPath: firstChosenPath, matchedFilter: matching?.first)
     }
 
     private static func validate(
         url: String, importsUnresolvedAliases: Bool, rules: SelectionRules, types: any ContentTypeOracle
-    ) throws(DialogError) -> (ChosenFile, FilePath) {
+    ) throws(DialogError) -> (ChosenFile, FilePath, matches: [Int]?) {
         let path = try path(url)
         // What an error names: the file as Wharf names it (normalised, percent-encoded), not
         // the client's spelling of it.
@@ -93,7 +104,7 @@ struct ImportChoice: Sendable {
             let link = try resolving(url) { () throws(SystemError) in
                 try ChosenFile.unfollowed(at: linkPath, forWriting: false, isSymlink: true)
             }
-            return (link, path)
+            return (link, path, matchingFilters(facts, rules: rules, types: types))
         }
         // Everything recorded below is read from the descriptor: the file actually opened. The
         // URL returned must name the very file granted: one deleted or moved away meanwhile
@@ -111,6 +122,7 @@ struct ImportChoice: Sendable {
         // under its own name too (type, urlEnabled): judged by the link's name alone,
         // 'notes.txt' leading to 'photo.png' gave a plain-text importer a PNG. Its head is read
         // from the start of the descriptor opened above, whatever the first judgement read.
+        var judged = facts
         if facts.isSymlink {
             let target = EntryFacts(chosen: resolved, (opened, false, false), browserOptions: rules.browserOptions,
                                     types: types) { buffer throws(SystemError) in
@@ -121,11 +133,18 @@ struct ImportChoice: Sendable {
             if let reason = rules.reason(rejecting: target, types: types) {
                 throw .rejectedChoice(url: url, reason: "it leads to \(resolved): \(reason)")
             }
+            judged = target
         }
         let identity = try resolving(url) { () throws(SystemError) in try file.identity(status: opened) }
         let chosen = ChosenFile(path: resolved, identity: identity, birth: file.birth(),
                                 isDirectory: opened.kind == .directory, forWriting: false)
-        return (chosen, path)
+        return (chosen, path, matchingFilters(judged, rules: rules, types: types))
+    }
+
+    /// The indices of the filters `facts` matches, when any of them is in force; nil otherwise.
+    private static func matchingFilters(_ facts: EntryFacts, rules: SelectionRules, types: any ContentTypeOracle) -> [Int]? {
+        guard case .anyOf(let filters)? = rules.filter else { return nil }
+        return filters.indices.filter { filters[$0].predicate.evaluate(facts, types: types) }
     }
 
     /// The file `text` names, normalised; text that names none is refused saying so.

@@ -120,6 +120,46 @@ enum RequestValidation {
         try validate(text: options.filenameLabel, field: "options.filenameLabel")
         try validate(text: options.customizationId, field: "options.customizationId")
         try options.urlEnabled?.validate(field: "options.urlEnabled", types: types)
+        try validate(filters: options.filters, current: options.currentFilter, types: types)
+        try validate(choices: options.choices)
+    }
+
+    /// The most filters and choices one dialog may have: a dialog shows a few.
+    static let maximumFilters = 1024
+    static let maximumChoices = 64
+
+    private static func validate(filters: [DialogFilter], current: Int, types: any ContentTypeOracle) throws(DialogError) {
+        if filters.count > maximumFilters {
+            throw .invalidArgument(field: "options.filters", reason: "at most \(maximumFilters) filters (\(filters.count) given)")
+        }
+        for (index, filter) in filters.enumerated() {
+            if filter.name.isEmpty { throw .invalidArgument(field: "options.filters[\(index)].name", reason: "must not be empty") }
+            try validate(text: filter.name, field: "options.filters[].name")
+            try filter.predicate.validate(field: "options.filters[\(index)].predicate", types: types)
+        }
+        if filters.isEmpty ? current != 0 : !filters.indices.contains(current) {
+            throw .invalidArgument(field: "options.currentFilter", reason: "\(current) is not the index of one of the \(filters.count) filters")
+        }
+    }
+
+    private static func validate(choices: [DialogChoice]) throws(DialogError) {
+        if choices.count > maximumChoices {
+            throw .invalidArgument(field: "options.choices", reason: "at most \(maximumChoices) choices (\(choices.count) given)")
+        }
+        var ids = Set<String>()
+        for (index, choice) in choices.enumerated() {
+            let field = "options.choices[\(index)]"
+            if choice.id.isEmpty { throw .invalidArgument(field: field + ".id", reason: "must not be empty") }
+            if !ids.insert(choice.id).inserted { throw .invalidArgument(field: field + ".id", reason: "\(choice.id) is given twice") }
+            try validate(text: choice.label, field: "options.choices[].label")
+            var optionIds = Set<String>()
+            for option in choice.options where option.id.isEmpty || !optionIds.insert(option.id).inserted {
+                throw .invalidArgument(field: field + ".options", reason: "option ids must be given once each and not be empty")
+            }
+            if !choice.values.contains(choice.initial) {
+                throw .invalidArgument(field: field + ".initial", reason: "\(choice.initial) is not one of \(choice.values.joined(separator: ", "))")
+            }
+        }
     }
 
     private static func validate(presentationId: String?) throws(DialogError) {

@@ -29,6 +29,12 @@ public struct DialogOptions: Sendable, Equatable {
     /// The window the dialog is modal to (`x11:<hex XID>`, `wayland:<handle>`), for desktop
     /// presenters; passed through as it is.
     public var parentWindow: String?
+    /// Named filters the person switches between; empty for none.
+    public var filters: [DialogFilter]
+    /// The index of the filter selected at first.
+    public var currentFilter: Int
+    /// Choices shown beside the file list.
+    public var choices: [DialogChoice]
 
     public init(
         defaultDirectory: FilePath? = nil,
@@ -41,7 +47,10 @@ public struct DialogOptions: Sendable, Equatable {
         customizationId: String? = nil,
         timeoutMs: Int? = nil,
         filenameLabel: String? = nil,
-        parentWindow: String? = nil
+        parentWindow: String? = nil,
+        filters: [DialogFilter] = [],
+        currentFilter: Int = 0,
+        choices: [DialogChoice] = []
     ) {
         self.defaultDirectory = defaultDirectory
         self.title = title
@@ -54,6 +63,9 @@ public struct DialogOptions: Sendable, Equatable {
         self.timeoutMs = timeoutMs
         self.filenameLabel = filenameLabel
         self.parentWindow = parentWindow
+        self.filters = filters
+        self.currentFilter = currentFilter
+        self.choices = choices
     }
 }
 

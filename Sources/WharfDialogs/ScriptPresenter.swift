@@ -35,6 +35,7 @@ public final class ScriptPresenter: DialogPresenter {
         case none
         case expect(ScriptExpectation)
         case delay(Int)
+        case select(ScriptStep)
         case answer(ScriptStep)
         case fail(String)
     }
@@ -125,6 +126,8 @@ public final class ScriptPresenter: DialogPresenter {
                     return .expect(expectation)
                 case .delay(let milliseconds):
                     return .delay(milliseconds)
+                case .selectFilter, .setChoice:
+                    return .select(step)
                 case .choose where active.kind == .exporter, .save where active.kind != .exporter:
                     state.answered = true
                     let answers = if case .save = step { "an exporter" } else { "an importer or a mover" }
@@ -150,10 +153,42 @@ public final class ScriptPresenter: DialogPresenter {
             case .delay(let milliseconds):
                 schedule(turn, after: milliseconds)
                 return nil
+            case .select(let step):
+                if let failure = select(dialog, with: step) {
+                    state.withValue { state in
+                        if state.turn == turn && !state.answered { skipRestOfDialog(&state) }
+                    }
+                    return finish(turn, dialog, failure: failure)
+                }
             case .fail(let message):
                 return finish(turn, dialog, failure: message)
             case .answer(let step):
                 return finish(turn, dialog, failure: answer(dialog, with: step))
+            }
+        }
+    }
+
+    /// Selects a filter or sets a choice; returns the presenter failure to report if the dialog
+    /// has no such filter or choice, or the engine refused the value.
+    private func select(_ dialog: PresentedDialog, with step: ScriptStep) -> String? {
+        do throws(DialogError) {
+            switch step {
+            case .selectFilter(let name):
+                guard let index = dialog.namedFilters.firstIndex(where: { $0.name == name }) else {
+                    let names = dialog.namedFilters.map { "\"\($0.name)\"" }.joined(separator: ", ")
+                    return "the presenter script selects the filter \"\(name)\", and dialog \(dialog.id) has \(names.isEmpty ? "no filters" : names)"
+                }
+                try dialog.responder.selectFilter(index)
+            case .setChoice(let id, let value):
+                try dialog.responder.setChoice(id, to: value)
+            default:
+                break
+            }
+            return nil
+        } catch {
+            switch error {
+            case .alreadyEnded, .unknownDialog: return nil
+            default: return "the presenter script's selection was rejected: \(error)"
             }
         }
     }
@@ -177,7 +212,7 @@ public final class ScriptPresenter: DialogPresenter {
                 try dialog.responder.save(
                     url: path.map { Self.absolute($0, in: dialog.directory) }, contentType: contentType,
                     overwrite: overwrite)
-            case .delay, .expect:
+            case .delay, .expect, .selectFilter, .setChoice:
                 break
             }
             return nil

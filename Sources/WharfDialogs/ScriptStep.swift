@@ -17,12 +17,17 @@ public enum ScriptStep: Sendable, Equatable {
     /// Exporter: save. `path` names the file for one document, the directory for several
     /// (absolute, or relative to the dialog's directory); nil takes the suggestion.
     case save(path: String?, contentType: String?, overwrite: Bool)
+    /// Select the named filter with this name (``DialogOptions/filters``), as a person picking
+    /// it from the dialog's filter menu; the steps after it are judged by it.
+    case selectFilter(String)
+    /// Set a choice (``DialogOptions/choices``) to a value: an option's id, or `true`/`false`.
+    case setChoice(id: String, value: String)
 
     /// The step answers the dialog (the dialog's last step).
     public var isEnding: Bool {
         switch self {
         case .choose, .dismiss, .save: return true
-        case .delay, .expect: return false
+        case .delay, .expect, .selectFilter, .setChoice: return false
         }
     }
 }

@@ -76,7 +76,7 @@ enum ScriptFile {
             return .choose([resolve(paths[0], base)], conflictResolution: parsed)
         }
         guard case .object(let object) = step, object.count == 1, let (key, value) = object.members.first.map({ ($0.key, $0.value) }) else {
-            throw ScriptError(message: "\(where_): expected an object with exactly one of choose, dismiss, delayMs, expect, save "
+            throw ScriptError(message: "\(where_): expected an object with exactly one of choose, dismiss, delayMs, expect, save, selectFilter, setChoice "
                 + "(a mover's choose may add conflictResolution)")
         }
         switch key {
@@ -99,6 +99,14 @@ enum ScriptFile {
                 contentType: value["contentType"]?.stringValue,
                 overwrite: value["overwrite"]?.boolValue ?? false
             )
+        case "selectFilter":
+            guard let name = value.stringValue else { throw ScriptError(message: "\(where_): selectFilter takes a filter's name") }
+            return .selectFilter(name)
+        case "setChoice":
+            guard let id = value["id"]?.stringValue, let choice = value["value"]?.stringValue, value.objectValue?.count == 2 else {
+                throw ScriptError(message: "\(where_): setChoice takes {\"id\": choice id, \"value\": an option's id, or \"true\"/\"false\"}")
+            }
+            return .setChoice(id: id, value: choice)
         case "expect":
             guard case .object = value else { throw ScriptError(message: "\(where_): expect takes an object") }
             return .expect(try expectation(value, where_: where_, base: base))

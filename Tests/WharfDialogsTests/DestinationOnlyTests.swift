@@ -7,7 +7,7 @@ import WharfTestSupport
 /// `SaveFile`): the destination is checked as for a write, and nothing is written.
 @Suite struct DestinationOnlyTests {
     func completed(_ events: [DialogEvent]) -> [ChosenFile]? {
-        guard case .completed(_, .exporter, let files, _)? = events.last else { return nil }
+        guard case .completed(_, .exporter, let files, _, _)? = events.last else { return nil }
         return files
     }
 

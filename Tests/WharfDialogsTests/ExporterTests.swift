@@ -11,7 +11,7 @@ import WharfTestSupport
     func text(_ value: String) -> ExportSource { .bytes(Array(value.utf8)) }
 
     func completed(_ events: [DialogEvent]) -> (files: [ChosenFile], types: [String])? {
-        guard case .completed(_, .exporter, let files, let types?)? = events.last else { return nil }
+        guard case .completed(_, .exporter, let files, let types?, _)? = events.last else { return nil }
         return (files, types)
     }
 

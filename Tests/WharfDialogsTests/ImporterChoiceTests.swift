@@ -7,7 +7,7 @@ import WharfTestSupport
 @Suite struct ImporterChoiceTests {
     /// The completed files of a dialog that must have completed.
     func completedFiles(_ h: Harness, _ id: DialogID) -> [ChosenFile] {
-        guard case .completed(_, _, let files, _)? = h.events.events(id).last else {
+        guard case .completed(_, _, let files, _, _)? = h.events.events(id).last else {
             Issue.record("dialog \(id) did not complete: \(h.events.events(id))")
             return []
         }

@@ -45,7 +45,7 @@ import WharfTestSupport
         let id = try mover(h, [try granted(b, readOnly: false), try granted(a)])
         try h.engine.move(client: h.client, id: id, folder: folder.url, resolution: nil, canAsk: true)
         let events = h.events.waitForEnding(id)
-        guard case .completed(_, .mover, let files, nil)? = events.last else {
+        guard case .completed(_, .mover, let files, nil, _)? = events.last else {
             Issue.record("expected a mover's completion, got \(events)")
             return
         }
@@ -138,7 +138,7 @@ import WharfTestSupport
         #expect(h.events.events(id).isEmpty)
         #expect(readText(a) == "new" && readText(folder.appending("a.txt")) == "old")
         try h.engine.move(client: h.client, id: id, folder: folder.url, resolution: .replace, canAsk: true)
-        guard case .completed(_, .mover, let files, _)? = h.events.waitForEnding(id).last else {
+        guard case .completed(_, .mover, let files, _, _)? = h.events.waitForEnding(id).last else {
             Issue.record("expected a completion")
             return
         }
@@ -155,7 +155,7 @@ import WharfTestSupport
         h.dir.makeFile("dst/a.txt", "old")
         let id = try mover(h, [try granted(a)])
         try h.engine.move(client: h.client, id: id, folder: folder.url, resolution: .keepBoth, canAsk: true)
-        guard case .completed(_, .mover, let files, _)? = h.events.waitForEnding(id).last else {
+        guard case .completed(_, .mover, let files, _, _)? = h.events.waitForEnding(id).last else {
             Issue.record("expected a completion")
             return
         }
@@ -206,7 +206,7 @@ import WharfTestSupport
         #expect(failure.code == .nameConflict)
         #expect(readText(a) == "new")
         let second = try mover(h, [try granted(a)], presenter: script, options: options)
-        guard case .completed(_, .mover, let files, _)? = h.events.waitForEnding(second).last else {
+        guard case .completed(_, .mover, let files, _, _)? = h.events.waitForEnding(second).last else {
             Issue.record("expected a completion")
             return
         }

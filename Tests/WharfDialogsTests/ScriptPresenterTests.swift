@@ -22,7 +22,7 @@ import WharfTestSupport
         let id = try h.importer(presenter: presenter)
         // Answered while the engine delivered `show` (no thread hop), after the dialog was
         // announced: the ending is in the events without the scheduler running.
-        guard case .completed(_, .importer, let files, _)? = h.events.events(id).last else {
+        guard case .completed(_, .importer, let files, _, _)? = h.events.events(id).last else {
             Issue.record("expected completion, got \(h.events.events(id))")
             return
         }
@@ -40,7 +40,7 @@ import WharfTestSupport
         #expect(h.scheduler.scheduledCount == 1, "only the delay waits on the scheduler")
         h.scheduler.advance(milliseconds: 10)
         for id in [first, second] {
-            guard case .completed(_, .importer, _, _)? = h.events.events(id).last else {
+            guard case .completed(_, .importer, _, _, _)? = h.events.events(id).last else {
                 Issue.record("expected \(id) completed, got \(h.events.events(id))")
                 continue
             }
@@ -162,7 +162,7 @@ import WharfTestSupport
             documents: [ExportDocument(filename: "doc", writableContentTypes: ["public.plain-text", "public.json"], contents: .bytes(Array("2".utf8)))]),
             presenter: presenter)
         h.scheduler.advance()
-        guard case .completed(_, _, _, let types)? = h.events.waitForEnding(second).last else {
+        guard case .completed(_, _, _, let types, _)? = h.events.waitForEnding(second).last else {
             Issue.record("the second export should complete")
             return
         }
@@ -194,7 +194,7 @@ import WharfTestSupport
         #expect(h.events.events(second).isEmpty, "the second waits for the first to be answered")
         h.scheduler.advance(milliseconds: 50)
         func chosen(_ id: DialogID) -> String? {
-            guard case .completed(_, _, let files, _)? = h.events.events(id).last else { return nil }
+            guard case .completed(_, _, let files, _, _)? = h.events.events(id).last else { return nil }
             return files.first.map { String(decoding: $0.path.lastComponent, as: UTF8.self) }
         }
         #expect(chosen(first) == "a.txt")
@@ -212,7 +212,7 @@ import WharfTestSupport
         #expect(h.events.events(first).last == .cancelled(first, .importer, reason: .client))
         let second = try h.importer(presenter: presenter)
         h.scheduler.advance(milliseconds: 2000)
-        guard case .completed(_, _, let files, _)? = h.events.events(second).last else {
+        guard case .completed(_, _, let files, _, _)? = h.events.events(second).last else {
             Issue.record("the second dialog should take the next dialog's steps: \(h.events.events(second))")
             return
         }

@@ -1,4 +1,5 @@
 import Testing
+import WharfDialogs
 @testable import WharfServer
 
 /// The terminal picker's pieces that need no terminal: its filter (bytes, ASCII case folded, a
@@ -36,6 +37,18 @@ import Testing
         #expect(TerminalPicker.droppingLastCharacter([0x61, 0xFF]) == [0x61])
         #expect(TerminalPicker.droppingLastCharacter([0x61, 0x80]) == [0x61])
         #expect(TerminalPicker.droppingLastCharacter([]) == [])
+    }
+
+    @Test func aChoiceRowShowsACheckBoxOrTheOptionSelected() {
+        let box = DialogChoice(id: "readonly", label: "Read only")
+        #expect(TerminalPicker.choiceRow(box, value: "false") == "[ ] Read only")
+        #expect(TerminalPicker.choiceRow(box, value: "true") == "[x] Read only")
+        let list = DialogChoice(id: "encoding", label: "Encoding",
+                                options: [.init(id: "utf8", label: "UTF-8"), .init(id: "latin1", label: "Latin-1")])
+        #expect(TerminalPicker.choiceRow(list, value: "latin1") == "Encoding: ‹Latin-1› (2/2)")
+        // A label with a control character is shown escaped; no label shows the id.
+        #expect(TerminalPicker.choiceRow(DialogChoice(id: "eol", label: "Line\nends"), value: "true") == "[x] Line\\nends")
+        #expect(TerminalPicker.choiceRow(DialogChoice(id: "eol", label: ""), value: "false") == "[ ] eol")
     }
 
     @Test func theCursorsEntryIsFoundAmongTheVisibleOnes() {

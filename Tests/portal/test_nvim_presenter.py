@@ -12,7 +12,7 @@ import subprocess
 import tempfile
 import unittest
 
-from test_portal import RIG, WHARF, Call, PortalCase, uri, wait_for
+from test_portal import RIG, WHARF, Call, GLib, PortalCase, uri, wait_for
 
 NVIM = os.environ["NVIM"]
 PLUGIN = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "clients", "nvim")
@@ -119,6 +119,32 @@ class NeovimPresenterTests(PortalCase):
         self.assertEqual(results["uris"], [uri(note)])
         self.assertIn("shown by the daemon's presenter connection", self.backend.text())
         wait_for(lambda: "title" not in self.probe(), what="the picker to close")
+
+    def test_the_apps_filters_and_choices_are_drawn_and_answered_in_neovim(self):
+        self.start([], presenter="auto")
+        note = os.path.join(os.environ["HOME"], "note-for-nvim.md")
+        with open(note, "w") as out:
+            out.write("# from the home folder\n")
+        self.addCleanup(os.remove, note)
+        text, markdown = ("Text", [(0, "*.txt")]), ("Markdown", [(0, "*.md")])
+        choices = [("readonly", "Read only", [], "false")]
+        call = Call("OpenFile", {"filters": GLib.Variant("a(sa(us))", [text, markdown]),
+                                 "choices": GLib.Variant("a(ssa(ss)s)", choices)}, title="Pick a note")
+        state = self.picker("the portal's dialog in Neovim")
+        self.assertIn(" · Text · ", state["title"])
+        self.keys("t")
+        self.keys("2<CR>")
+        wait_for(lambda: " · Markdown · " in self.probe().get("title", ""), what="Markdown in force")
+        self.keys("c")
+        self.keys("1<CR>")
+        state = self.picker("the picker after the choice")
+        line = state["lines"].index("  note-for-nvim.md") + 1
+        self.keys(f"{line}G<CR>")
+        response, results = call.wait()
+        self.assertEqual(response, 0, self.backend.text())
+        self.assertEqual(results["uris"], [uri(note)])
+        self.assertEqual(results["current_filter"], markdown)
+        self.assertEqual(results["choices"], [("readonly", "true")])
 
     def test_escape_in_neovim_is_the_persons_cancel(self):
         self.start([], presenter="auto")

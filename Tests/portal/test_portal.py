@@ -228,13 +228,55 @@ class PortalTests(PortalCase):
         self.assertEqual(response, 0, self.backend.text())
         self.assertEqual(results["uris"], [uri(self.path("folder"))])
 
-    def test_mime_filter_is_the_dialogs_types(self):
+    def test_a_single_mime_filter_is_the_dialogs_types(self):
         self.start([{"expect": {"allowedContentTypes": ["public.plain-text"]}}, {"choose": [self.path("a.txt")]}])
         text = ("Text", [(1, "text/plain")])
-        response, results = Call("OpenFile", {"filters": GLib.Variant("a(sa(us))", [("Images", [(1, "image/*")]), text]),
+        response, results = Call("OpenFile", {"filters": GLib.Variant("a(sa(us))", [text]),
                                               "current_filter": GLib.Variant("(sa(us))", text)}).wait()
         self.assertEqual(response, 0, self.backend.text())
         self.assertEqual(results["current_filter"], text)
+
+    def test_current_filter_is_selected_at_first_and_enforced(self):
+        images, text = ("Images", [(1, "image/*")]), ("Text", [(1, "text/plain")])
+        self.start([{"expect": {"allowedContentTypes": ["public.data"]}}, {"choose": [self.path("a.txt")]}])
+        response, results = Call("OpenFile", {"filters": GLib.Variant("a(sa(us))", [images, text]),
+                                              "current_filter": GLib.Variant("(sa(us))", text)}).wait()
+        self.assertEqual(response, 0, self.backend.text())
+        self.assertEqual(results["current_filter"], text)
+        self.backend.stop()
+        self.start([{"choose": [self.path("pic.png")]}])
+        response, _ = Call("OpenFile", {"filters": GLib.Variant("a(sa(us))", [images, text]),
+                                        "current_filter": GLib.Variant("(sa(us))", text)}).wait()
+        self.assertEqual(response, 2, self.backend.text())
+        self.assertIn("does not match the filter \u201cText\u201d", self.backend.text())
+
+    def test_the_person_selects_the_second_filter_and_sets_choices(self):
+        images, notes = ("Images", [(1, "image/*")]), ("Notes", [(0, "*.txt")])
+        choices = [("encoding", "Encoding", [("utf8", "UTF-8"), ("latin1", "Latin-1")], "utf8"),
+                   ("readonly", "Read only", [], "false"), ("eol", "Line ends", [("lf", "LF"), ("crlf", "CRLF")], "")]
+        self.start([{"selectFilter": "Notes"}, {"setChoice": {"id": "encoding", "value": "latin1"}},
+                    {"setChoice": {"id": "readonly", "value": "true"}}, {"choose": [self.path("a.txt")]}])
+        response, results = Call("OpenFile", {"filters": GLib.Variant("a(sa(us))", [images, notes]),
+                                              "choices": GLib.Variant("a(ssa(ss)s)", choices)}).wait()
+        self.assertEqual(response, 0, self.backend.text())
+        self.assertEqual(results["uris"], [uri(self.path("a.txt"))])
+        self.assertEqual(results["current_filter"], notes)
+        self.assertEqual(results["choices"], [("encoding", "latin1"), ("readonly", "true"), ("eol", "lf")])
+
+    def test_a_pick_outside_the_selected_filter_is_refused(self):
+        images, notes = ("Images", [(1, "image/*")]), ("Notes", [(0, "*.txt")])
+        self.start([{"selectFilter": "Images"}, {"choose": [self.path("a.txt")]}])
+        response, results = Call("OpenFile", {"filters": GLib.Variant("a(sa(us))", [notes, images])}).wait()
+        self.assertEqual(response, 2, self.backend.text())
+        self.assertEqual(results["uris"], [])
+        self.assertIn("does not match the filter \u201cImages\u201d", self.backend.text())
+
+    def test_a_choice_value_the_choice_does_not_have_is_refused(self):
+        choices = [("encoding", "Encoding", [("utf8", "UTF-8")], "utf8")]
+        self.start([{"setChoice": {"id": "encoding", "value": "ebcdic"}}, {"choose": [self.path("a.txt")]}])
+        response, _ = Call("OpenFile", {"choices": GLib.Variant("a(ssa(ss)s)", choices)}).wait()
+        self.assertEqual(response, 2, self.backend.text())
+        self.assertIn("ebcdic is not one of utf8", self.backend.text())
 
     def test_mime_filter_refuses_a_wrong_pick(self):
         self.start([{"choose": [self.path("a.txt")]}])
@@ -249,6 +291,7 @@ class PortalTests(PortalCase):
         response, _ = Call("OpenFile", {"filters": GLib.Variant("a(sa(us))", [notes])}).wait()
         self.assertEqual(response, 2, self.backend.text())
         self.assertIn("A.TXT", self.backend.text())
+        self.assertIn("does not match the filter \u201cNotes\u201d", self.backend.text())
         self.backend.stop()
         self.start([{"choose": [self.path("a.txt")]}])
         response, results = Call("OpenFile", {"filters": GLib.Variant("a(sa(us))", [notes])}).wait()
@@ -275,6 +318,17 @@ class PortalTests(PortalCase):
         self.assertEqual(response, 0, self.backend.text())
         self.assertEqual(results["uris"], [uri(target)])
         self.assertFalse(os.path.exists(target), "SaveFile created the file")
+
+    def test_save_file_returns_the_choices_the_person_set(self):
+        target = os.path.join(self.path("folder"), "chosen.txt")
+        choices = [("eol", "Line ends", [("lf", "LF"), ("crlf", "CRLF")], "lf"), ("bom", "Byte order mark", [], "false")]
+        self.start([{"setChoice": {"id": "eol", "value": "crlf"}}, {"save": {}}])
+        response, results = Call("SaveFile", {"current_name": GLib.Variant("s", "chosen.txt"),
+                                              "current_folder": ay(self.path("folder")),
+                                              "choices": GLib.Variant("a(ssa(ss)s)", choices)}).wait()
+        self.assertEqual(response, 0, self.backend.text())
+        self.assertEqual(results["uris"], [uri(target)])
+        self.assertEqual(results["choices"], [("eol", "crlf"), ("bom", "false")])
 
     def test_save_file_current_file_replaced_only_when_agreed(self):
         existing = self.path("b.txt")

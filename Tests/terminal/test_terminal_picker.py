@@ -347,6 +347,12 @@ if mode == "timeout":
     options["timeoutMs"] = 1500
 if mode == "cancel":
     options.update(title="Pick a Log", message="The newest is best", confirmationLabel="Import")
+if mode == "filters":
+    options.update(filters=[{"name": "Text", "predicate": {"nameMatches": "*.txt"}},
+                            {"name": "Markdown", "predicate": {"nameMatches": "*.md"}}],
+                   choices=[{"id": "encoding", "label": "Encoding",
+                             "options": [{"id": "utf8", "label": "UTF-8"}, {"id": "latin1", "label": "Latin-1"}]},
+                            {"id": "readonly", "label": "Read only"}])
 if mode == "export2":
     send({"jsonrpc": "2.0", "id": 2, "method": "presentExporter", "params": {"options": options, "documents": [
         {"filename": "one.txt", "writableContentTypes": ["public.plain-text"], "contents": {"text": "first\n"}},
@@ -370,7 +376,7 @@ elif mode == "two":
     sys.exit(0)
 else:
     send({"jsonrpc": "2.0", "id": 2, "method": "presentImporter",
-          "params": {"allowedContentTypes": ["public.item"], "options": options}})
+          "params": {"allowedContentTypes": ["public.data" if mode == "filters" else "public.item"], "options": options}})
 dialog = receive()["result"]["dialogId"]
 time.sleep(1.0)
 if mode == "cancel":
@@ -535,6 +541,39 @@ def test_the_type_menu_narrows_an_importer_to_one_of_its_types(pane: Pane, folde
     pane.keys("Enter", "Enter")
     finish(pane, 0)
     assert printed(pane) == [os.fsencode(folder / "picture.png")]
+
+
+def test_the_type_menu_switches_the_apps_filters_and_c_sets_its_choices(pane: Pane, folder: Path, tmp_path: Path):
+    run_client(pane, tmp_path, folder, "filters")
+    screen = pane.wait_text("alpha.txt")
+    assert screen.split("\n")[0].startswith(" Open · Text · "), screen
+    assert " · t filter · c choices · " in screen.split("\n")[-2], screen
+    pane.keys("t")
+    pane.wait_text("Filter:")
+    pane.keys("Down", "Enter")
+    screen = pane.wait_gone("Filter:")
+    assert screen.split("\n")[0].startswith(" Open · Markdown · "), screen
+    # The selected filter is enforced: a text file is refused, saying which filter.
+    pane.keys("/")
+    pane.type("alpha")
+    pane.keys("Enter", "Enter")
+    pane.wait_text("alpha.txt cannot be chosen: it does not match the filter “Markdown”")
+    pane.keys("c")
+    screen = pane.wait_text("Choices:")
+    assert "Encoding: ‹UTF-8› (1/2)" in screen and "[ ] Read only" in screen, screen
+    pane.keys("Enter")
+    pane.wait_text("Encoding: ‹Latin-1› (2/2)")
+    pane.keys("Down", "Space")
+    pane.wait_text("[x] Read only")
+    pane.keys("Escape")
+    pane.wait_gone("Choices:")
+    pane.keys("/")
+    pane.type("notes")
+    pane.keys("Enter", "Enter")
+    result = client_result(pane)
+    assert result["urls"] == [(folder / "notes.md").as_uri()], result
+    assert result["filter"] == 1, result
+    assert result["choices"] == {"encoding": "latin1", "readonly": "true"}, result
 
 
 def test_pick_uses_the_terminal_when_no_desktop_dialog_is_usable(pane: Pane, folder: Path):

@@ -196,6 +196,19 @@ export interface DialogOptions {
   customizationId?: string;
   timeoutMs?: number;
   filenameLabel?: string;
+  /** Named filters the person switches between; the completion's `filter` says which was in force. */
+  filters?: { name: string; predicate: URLPredicate }[];
+  currentFilter?: number;
+  /** Choices beside the file list; the completion's `choices` holds their values by id. */
+  choices?: DialogChoice[];
+}
+
+/** A choice beside the file list: a check box without `options`. @schema #/$defs/DialogChoice */
+export interface DialogChoice {
+  id: string;
+  label: string;
+  options?: { id: string; label: string }[];
+  initial?: string;
 }
 
 /** @schema #/$defs/DirectoryEntry */
@@ -278,7 +291,7 @@ export interface DialogFailure {
 export interface PresentationChangedParams { dialogId: string; isPresented: boolean }
 export interface ProgressParams { dialogId: string; bytesWritten: number; totalBytes: number }
 export type CompletedParams =
-  | { dialogId: string; kind: DialogKind; urls: FileURL[]; contentTypes?: ContentTypeIdentifier[] }
+  | { dialogId: string; kind: DialogKind; urls: FileURL[]; contentTypes?: ContentTypeIdentifier[]; filter?: number; choices?: Record<string, string> }
   | { dialogId: string; kind: DialogKind; error: DialogFailure };
 export interface CancelledParams { dialogId: string; kind: DialogKind; reason: CancellationReason }
 /** Made by the client when the server went away before the dialog ended. */
@@ -317,6 +330,11 @@ export interface PresenterShowParams {
   mover?: { urls: FileURL[] };
   /** To the daemon's presenter connection: whose dialog it is. */
   client?: ClientIdentity;
+  /** The dialog's named filters, each as a file view shows it, and the one selected first. */
+  namedFilters?: { name: string; filters: DialogFilters }[];
+  currentFilter?: number;
+  /** Choices to show beside the file list, each with its initial value. */
+  choices?: DialogChoice[];
 }
 
 /** A document's contents on the wire (`fd`: a descriptor passed over the daemon's socket). */
@@ -350,8 +368,8 @@ export interface RequestMap {
   presentExporter: { params: { documents: DocumentJSON[]; contentType?: ContentTypeIdentifier; contentTypes?: ContentTypeIdentifier[]; defaultFilename?: string; presentationId?: string; options?: DialogOptions }; result: DialogRef };
   presentMover: { params: { urls: PathOrFileURL[]; presentationId?: string; options?: DialogOptions }; result: DialogRef };
   cancel: { params: DialogRef; result: { cancelled: boolean } };
-  'dialog/list': { params: DialogRef & { directory?: PathOrFileURL; cursor?: string; limit?: number; showHidden?: boolean }; result: DirectoryListing };
-  'dialog/choose': { params: DialogRef & ({ urls: PathOrFileURL[] } | { url: PathOrFileURL; contentType?: ContentTypeIdentifier; overwrite?: boolean; conflictResolution?: ConflictResolution }); result: Empty };
+  'dialog/list': { params: DialogRef & { directory?: PathOrFileURL; cursor?: string; limit?: number; showHidden?: boolean; filter?: number }; result: DirectoryListing };
+  'dialog/choose': { params: DialogRef & { filter?: number; choices?: Record<string, string> } & ({ urls: PathOrFileURL[] } | { url: PathOrFileURL; contentType?: ContentTypeIdentifier; overwrite?: boolean; conflictResolution?: ConflictResolution }); result: Empty };
   'dialog/dismiss': { params: DialogRef; result: Empty };
   'dialog/fail': { params: DialogRef & { message: string }; result: Empty };
   resolveAccess: { params: { url: PathOrFileURL } | { bookmark: string }; result: Lease };

@@ -14,6 +14,11 @@ public struct DialogOptionsParams: ProtocolValue {
     public var timeoutMs: Int64?
     /// Exporters only.
     public var filenameLabel: String?
+    /// Named filters the person switches between, and the index of the one selected at first.
+    public var filters: [NamedFilterParams]
+    public var currentFilter: Int64?
+    /// Choices shown beside the file list.
+    public var choices: [DialogChoiceParams]
 
     /// The browser options the protocol knows.
     public static let knownBrowserOptions = ["enumeratePackages", "includeHiddenFiles", "displayFileExtensions"]
@@ -21,7 +26,11 @@ public struct DialogOptionsParams: ProtocolValue {
     public init(defaultDirectory: String? = nil, title: String? = nil, message: String? = nil,
                 confirmationLabel: String? = nil, browserOptions: [String] = [], urlEnabled: URLPredicateParams? = nil,
                 importsUnresolvedAliases: Bool = false, customizationId: String? = nil, timeoutMs: Int64? = nil,
-                filenameLabel: String? = nil) {
+                filenameLabel: String? = nil, filters: [NamedFilterParams] = [], currentFilter: Int64? = nil,
+                choices: [DialogChoiceParams] = []) {
+        self.filters = filters
+        self.currentFilter = currentFilter
+        self.choices = choices
         self.defaultDirectory = defaultDirectory
         self.title = title
         self.message = message
@@ -51,6 +60,9 @@ public struct DialogOptionsParams: ProtocolValue {
         customizationId = try reader.optionalIdentifier("customizationId")
         timeoutMs = try reader.optionalInt("timeoutMs", in: 1...86_400_000)
         filenameLabel = try reader.optionalString("filenameLabel")
+        filters = try reader.optionalObjects("filters") { reader throws(ProtocolError) in try NamedFilterParams(reading: &reader) } ?? []
+        currentFilter = try reader.optionalInt("currentFilter", in: 0...Int64(Int32.max))
+        choices = try reader.optionalObjects("choices") { reader throws(ProtocolError) in try DialogChoiceParams(reading: &reader) } ?? []
     }
 
     public var json: JSON {
@@ -65,6 +77,9 @@ public struct DialogOptionsParams: ProtocolValue {
         object.set("customizationId", customizationId)
         object.set("timeoutMs", timeoutMs)
         object.set("filenameLabel", filenameLabel)
+        if !filters.isEmpty { object.set("filters", filters) }
+        object.set("currentFilter", currentFilter)
+        if !choices.isEmpty { object.set("choices", choices) }
         return .object(object)
     }
 

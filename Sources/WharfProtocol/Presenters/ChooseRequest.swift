@@ -12,6 +12,11 @@ public struct ChooseRequest: RequestMessage {
     /// A mover's answer to names already taken in the folder: `replace` or `keepBoth`; absent
     /// when the human was not asked (the choice is then refused `nameConflict` if any is).
     public var conflictResolution: String?
+    /// The index of the named filter the person had selected (`presenter/show`'s
+    /// `namedFilters`); absent: the one last selected (at first `currentFilter`).
+    public var filter: Int64?
+    /// The person's value of each choice they changed, by choice id; the others keep theirs.
+    public var choices: [String: String]?
 
     /// The values `conflictResolution` takes.
     public static let conflictResolutions = ["replace", "keepBoth"]
@@ -21,7 +26,10 @@ public struct ChooseRequest: RequestMessage {
         case destination(url: String, contentType: String?, overwrite: Bool)
     }
 
-    public init(dialogId: String, choice: Choice, conflictResolution: String? = nil) {
+    public init(dialogId: String, choice: Choice, conflictResolution: String? = nil, filter: Int64? = nil,
+                choices: [String: String]? = nil) {
+        self.filter = filter
+        self.choices = choices
         self.dialogId = dialogId
         self.choice = choice
         self.conflictResolution = conflictResolution
@@ -30,6 +38,8 @@ public struct ChooseRequest: RequestMessage {
     public init(reading reader: inout FieldReader) throws(ProtocolError) {
         dialogId = try reader.string("dialogId")
         conflictResolution = try reader.optionalString("conflictResolution")
+        filter = try reader.optionalInt("filter", in: 0...Int64(Int32.max))
+        choices = try reader.optionalStringMap("choices")
         if let resolution = conflictResolution, !Self.conflictResolutions.contains(resolution) {
             throw ProtocolError("conflictResolution: expected replace or keepBoth, got \(resolution)")
         }
@@ -58,6 +68,8 @@ public struct ChooseRequest: RequestMessage {
             object["overwrite"] = .bool(overwrite)
         }
         object.set("conflictResolution", conflictResolution)
+        object.set("filter", filter)
+        if let choices { object["choices"] = choiceValuesJSON(choices) }
         return .object(object)
     }
 

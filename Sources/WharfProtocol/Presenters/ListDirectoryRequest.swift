@@ -12,9 +12,13 @@ public struct ListDirectoryRequest: RequestMessage {
     /// Whether names starting with `.` are listed (the person showed or hid them); absent: as
     /// the dialog's `includeHiddenFiles`. Ignored with a cursor.
     public var showHidden: Bool?
+    /// Selects the named filter at this index first (the person switched filters): the listing,
+    /// and every pick after it, are judged by it. Ignored with a cursor.
+    public var filter: Int64?
 
     public init(dialogId: String, directory: String? = nil, cursor: String? = nil, limit: Int64? = nil,
-                showHidden: Bool? = nil) {
+                showHidden: Bool? = nil, filter: Int64? = nil) {
+        self.filter = filter
         self.dialogId = dialogId
         self.directory = directory
         self.cursor = cursor
@@ -28,6 +32,7 @@ public struct ListDirectoryRequest: RequestMessage {
         cursor = try reader.optionalString("cursor")
         limit = try reader.optionalInt("limit", in: 1...Int64(Int32.max))
         showHidden = try reader.optionalBool("showHidden")
+        filter = try reader.optionalInt("filter", in: 0...Int64(Int32.max))
     }
 
     public var json: JSON {
@@ -36,6 +41,7 @@ public struct ListDirectoryRequest: RequestMessage {
         object.set("cursor", cursor)
         object.set("limit", limit)
         object.set("showHidden", showHidden)
+        object.set("filter", filter)
         return .object(object)
     }
 

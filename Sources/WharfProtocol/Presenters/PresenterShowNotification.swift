@@ -23,6 +23,32 @@ public struct PresenterShowNotification: NotificationMessage {
     /// Whose dialog it is: sent to a presenter connection (`role: presenter`), which shows
     /// other clients' dialogs; absent for a client's own.
     public var client: ClientIdentityInfo?
+    /// The dialog's named filters (absent when it has none), each with what a file view shows
+    /// for it, and the index of the one selected at first.
+    public var namedFilters: [NamedFilterInfo]
+    public var currentFilter: Int64?
+    /// Choices to show beside the file list (absent when there are none), each with its
+    /// `initial` value.
+    public var choices: [DialogChoiceParams]
+
+    /// One named filter as a file view shows it.
+    public struct NamedFilterInfo: ProtocolValue {
+        public var name: String
+        public var filters: DialogFiltersInfo
+
+        public init(name: String, filters: DialogFiltersInfo) {
+            self.name = name
+            self.filters = filters
+        }
+
+        public init(reading reader: inout FieldReader) throws(ProtocolError) {
+            name = try reader.string("name")
+            filters = try reader.object("filters") { reader throws(ProtocolError) in try DialogFiltersInfo(reading: &reader) }
+        }
+
+        public var json: JSON { ["name": .string(name), "filters": filters.json] }
+        public static var example: NamedFilterInfo { NamedFilterInfo(name: "PNG images", filters: .example) }
+    }
 
     public struct Exporter: Sendable, Equatable {
         public var filename: String?
@@ -58,7 +84,11 @@ public struct PresenterShowNotification: NotificationMessage {
     public init(dialogId: String, kind: String, title: String?, message: String?, confirmationLabel: String?,
                 allowedContentTypes: [String], allowsMultipleSelection: Bool, filters: DialogFiltersInfo,
                 directory: String, browserOptions: [String], exporter: Exporter?, mover: Mover? = nil,
-                client: ClientIdentityInfo? = nil) {
+                client: ClientIdentityInfo? = nil, namedFilters: [NamedFilterInfo] = [], currentFilter: Int64? = nil,
+                choices: [DialogChoiceParams] = []) {
+        self.namedFilters = namedFilters
+        self.currentFilter = currentFilter
+        self.choices = choices
         self.dialogId = dialogId
         self.kind = kind
         self.title = title
@@ -99,6 +129,9 @@ public struct PresenterShowNotification: NotificationMessage {
         }
         mover = try reader.optionalObject("mover") { reader throws(ProtocolError) in try Mover(reading: &reader) }
         client = try reader.optionalObject("client") { reader throws(ProtocolError) in try ClientIdentityInfo(reading: &reader) }
+        namedFilters = try reader.optionalObjects("namedFilters") { reader throws(ProtocolError) in try NamedFilterInfo(reading: &reader) } ?? []
+        currentFilter = try reader.optionalInt("currentFilter", in: 0...Int64(Int32.max))
+        choices = try reader.optionalObjects("choices") { reader throws(ProtocolError) in try DialogChoiceParams(reading: &reader) } ?? []
     }
 
     public var json: JSON {
@@ -120,6 +153,11 @@ public struct PresenterShowNotification: NotificationMessage {
         }
         object.set("mover", mover)
         object.set("client", client)
+        if !namedFilters.isEmpty {
+            object.set("namedFilters", namedFilters)
+            object.set("currentFilter", currentFilter)
+        }
+        if !choices.isEmpty { object.set("choices", choices) }
         return .object(object)
     }
 
@@ -134,6 +172,6 @@ public struct PresenterShowNotification: NotificationMessage {
                                contentTypeChoices: [.example,
                                                     ContentTypeChoiceInfo(contentType: "public.html", description: "HTML text",
                                                                           filenames: ["notes.html"])]),
-            client: .example)
+            client: .example, namedFilters: [.example], currentFilter: 0, choices: [.example])
     }
 }

@@ -108,7 +108,15 @@ extension DialogOptions {
             customizationId: options.customizationId,
             timeoutMs: options.timeoutMs.map { Int($0) },
             filenameLabel: options.filenameLabel,
-            parentWindow: parentWindow
+            parentWindow: parentWindow,
+            filters: try options.filters.enumerated().map { index, filter throws(ResponseError) in
+                DialogFilter(name: filter.name, predicate: try URLPredicate(filter.predicate, path: "options.filters[\(index)].predicate"))
+            },
+            currentFilter: Int(options.currentFilter ?? 0),
+            choices: options.choices.map { choice in
+                DialogChoice(id: choice.id, label: choice.label,
+                             options: choice.options.map { DialogChoice.Option(id: $0.id, label: $0.label) }, initial: choice.initial)
+            }
         )
     }
 }

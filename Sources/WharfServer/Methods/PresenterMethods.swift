@@ -16,7 +16,8 @@ extension MethodTable {
             let (responder, queue) = try session.route(for: request.dialogId)
             session.run(on: queue) {
                 answer.run {
-                    ListDirectoryResult(try responder.list(directory: request.directory, cursor: request.cursor,
+                    if let filter = request.filter, request.cursor == nil { try responder.selectFilter(Int(filter)) }
+                    return ListDirectoryResult(try responder.list(directory: request.directory, cursor: request.cursor,
                                                            limit: request.limit.map { Int($0) }, showHidden: request.showHidden))
                 }
             }
@@ -33,6 +34,11 @@ extension MethodTable {
                     }
                     if request.conflictResolution != nil {
                         throw ResponseError.invalidParams("conflictResolution: only a mover's choice settles taken names")
+                    }
+                    // The person's selections go first: the pick is judged by the filter in force.
+                    if let filter = request.filter { try responder.selectFilter(Int(filter)) }
+                    for (id, value) in (request.choices ?? [:]).sorted(by: { $0.key < $1.key }) {
+                        try responder.setChoice(id, to: value)
                     }
                     switch request.choice {
                     case .files(let urls):

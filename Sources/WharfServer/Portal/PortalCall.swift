@@ -1,4 +1,5 @@
 import WharfDBus
+import WharfProtocol
 import WharfSystem
 
 /// One call of `org.freedesktop.impl.portal.FileChooser` (`OpenFile`, `SaveFile`, `SaveFiles`),
@@ -245,12 +246,18 @@ struct PortalFilter: Sendable, Equatable {
 }
 
 /// `(ssa(ss)s)`: a choice the app offers beside the file list (a combo box, or a check box
-/// when it has no options). Wharf's presenters show none, so each comes back as its default.
+/// when it has no options). Presenters that can show it; the others return its default.
 struct PortalChoice: Sendable, Equatable {
     var id: String
     var label: String
-    var options: [String]
+    /// Each option's id and label.
+    var options: [(id: String, label: String)]
     var initial: String
+
+    static func == (a: PortalChoice, b: PortalChoice) -> Bool {
+        a.id == b.id && a.label == b.label && a.initial == b.initial
+            && a.options.map(\.id) == b.options.map(\.id) && a.options.map(\.label) == b.options.map(\.label)
+    }
 
     init(_ value: BusValue, option: String) throws(BusError) {
         guard case .structure(let fields) = value, fields.count == 4, let id = fields[0].stringValue,
@@ -259,15 +266,24 @@ struct PortalChoice: Sendable, Equatable {
         self.id = id
         self.label = label
         options = items.compactMap { item in
-            guard case .structure(let pair) = item, let first = pair.first else { return nil }
-            return first.stringValue
+            guard case .structure(let pair) = item, pair.count == 2, let id = pair[0].stringValue,
+                  let label = pair[1].stringValue
+            else { return nil }
+            return (id, label)
         }
         self.initial = initial
     }
 
-    /// What is returned: the default, else the first option, else (a check box) "false".
-    var answer: String {
-        if !initial.isEmpty { return initial }
-        return options.first ?? "false"
+    /// What is returned when no presenter showed it: the default, else the first option, else
+    /// (a check box) "false".
+    var answer: String { dialogChoice.initial ?? "false" }
+
+    /// As Wharf's dialogs take it: an `initial` that is none of its values (an empty one, a
+    /// check box's "yes") is its default instead.
+    var dialogChoice: DialogChoiceParams {
+        let choice = DialogChoiceParams(id: id, label: label, options: options.map { DialogChoiceParams.Option(id: $0.id, label: $0.label) })
+        let values = options.isEmpty ? ["false", "true"] : options.map(\.id)
+        return DialogChoiceParams(id: choice.id, label: choice.label, options: choice.options,
+                                  initial: values.contains(initial) ? initial : values[0])
     }
 }

@@ -124,7 +124,7 @@ final class PortalDialog: Sendable {
             outcome = presentHere(request)
         }
         switch outcome {
-        case .chosen(let uris): return .ended(0, results(uris: uris))
+        case .chosen(let uris, let filter, let choices): return .ended(0, results(uris: uris, filter: filter, choices: choices))
         case .cancelledByPerson: return .ended(1, [])
         case .ended: return .ended(2, [])
         case .refused(let message): return .refused(PortalCall.invalid(message))
@@ -160,12 +160,21 @@ final class PortalDialog: Sendable {
         return outcome
     }
 
-    private func results(uris: [String]) -> [(String, BusValue)] {
+    /// `filter` indexes ``namedFilters`` (nil: the dialog had none, and the filter in force is
+    /// reported); `choices` the person's values by id (the others: their defaults).
+    private func results(uris: [String], filter: Int?, choices: [String: String]) -> [(String, BusValue)] {
         var results: [(String, BusValue)] = [("uris", .strings(uris))]
         if !call.choices.isEmpty {
-            results.append(("choices", .array(element: "(ss)", call.choices.map { .structure([.string($0.id), .string($0.answer)]) })))
+            results.append(("choices", .array(element: "(ss)", call.choices.map {
+                .structure([.string($0.id), .string(choices[$0.id] ?? $0.answer)])
+            })))
         }
-        if call.method != .saveFiles, let filter = call.filterInForce { results.append(("current_filter", filter.busValue)) }
+        let named = namedFilters.filters
+        if let filter, named.indices.contains(filter) {
+            results.append(("current_filter", named[filter].busValue))
+        } else if call.method != .saveFiles, let filter = call.filterInForce {
+            results.append(("current_filter", filter.busValue))
+        }
         // The person chose the file for the app to work on, as in GTK's dialog: an app in a
         // sandbox may write it back (the document store's grant; Wharf grants nothing here).
         if call.method == .openFile { results.append(("writable", .boolean(true))) }
@@ -179,7 +188,19 @@ final class PortalDialog: Sendable {
             defaultDirectory: (call.currentFile?.directory ?? call.currentFolder)?.url,
             title: call.title.isEmpty ? nil : call.title,
             confirmationLabel: call.acceptLabelText,
-            customizationId: "portal")
+            customizationId: "portal",
+            choices: call.choices.map(\.dialogChoice))
+    }
+
+    /// The filters the person switches between (OpenFile of files): `filters`, and
+    /// `current_filter` too when it is not one of them; `current` the one selected at first.
+    private var namedFilters: (filters: [PortalFilter], current: Int) {
+        guard call.method == .openFile, !call.directory else { return ([], 0) }
+        var filters = call.filters
+        guard let current = call.currentFilter else { return (filters, 0) }
+        if let index = filters.firstIndex(of: current) { return (filters, index) }
+        filters.append(current)
+        return (filters, filters.count - 1)
     }
 
     /// `parent_window` as Wharf's presenters take it: `x11:XID` for zenity's and kdialog's
@@ -201,13 +222,23 @@ final class PortalDialog: Sendable {
         var allowed = ["public.data"]
         if call.directory {
             allowed = ["public.folder"]
-        } else if let filter = call.filterInForce {
-            let rule = PortalFilterRule(filter, types: ContentTypeScope(registry: .system))
-            for pattern in rule.ignored {
+        } else {
+            let (filters, current) = namedFilters
+            let types = ContentTypeScope(registry: .system)
+            let rules = filters.map { PortalFilterRule($0, types: types) }
+            for pattern in rules.flatMap(\.ignored) {
                 server.logger.info("portal \(call.handle): filter pattern \(pattern) matches no content type Wharf knows")
             }
-            allowed = rule.allowedContentTypes
-            options.urlEnabled = rule.urlEnabled
+            // One filter's MIME types are the dialog's types too (what every presenter shows as
+            // its filter); with several, the person switches between them. Either way the
+            // engine enforces the one selected (options.filters), naming it when it refuses.
+            if rules.count == 1 { allowed = rules[0].allowedContentTypes }
+            if !filters.isEmpty {
+                options.filters = zip(filters, rules).enumerated().map { index, pair in
+                    NamedFilterParams(name: pair.0.name.isEmpty ? "Filter \(index + 1)" : pair.0.name, predicate: pair.1.predicate)
+                }
+                options.currentFilter = Int64(current)
+            }
         }
         return PresentImporterRequest(allowedContentTypes: allowed, allowsMultipleSelection: call.multiple,
                                       options: options, parentWindow: parentWindow)

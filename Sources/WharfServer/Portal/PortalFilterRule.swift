@@ -6,14 +6,16 @@ import WharfSystem
 /// top-level type Wharf has for them), globs `nameMatches` predicates, matched against the
 /// name's bytes and case-sensitively, as the portal's documentation says of its globs.
 ///
-/// A filter of MIME types only is the dialog's allowed content types, so every presenter
-/// shows it as its filter. One with a glob allows any file (`public.data`) and enforces the
-/// filter with `urlEnabled` (any of its globs or types): a pick outside it is refused and the
-/// dialog stays open, saying why. A save holds the name the person gives to the filter the same
-/// way (``destinationRule``, a destination-only exporter's `urlEnabled`).
+/// The whole filter is one predicate (any of its globs or types): a named filter of the dialog
+/// (``PortalDialog``), which the engine enforces while it is selected. A filter of MIME types
+/// only also names the dialog's allowed content types, used when it is the call's only filter,
+/// so that every presenter shows it as its filter; one with a glob allows any file
+/// (`public.data`). A save holds the name the person gives to the filter the same way
+/// (``destinationRule``, a destination-only exporter's `urlEnabled`).
 struct PortalFilterRule {
     var allowedContentTypes: [String]
-    var urlEnabled: URLPredicateParams?
+    /// The whole filter: any of its globs or types.
+    var predicate: URLPredicateParams
     /// Patterns that name nothing Wharf knows (`x-unknown/*`): they match nothing.
     var ignored: [String] = []
     /// A save's rule (`SaveFile`): the name the person gives matches one of the filter's globs,
@@ -52,13 +54,8 @@ struct PortalFilterRule {
         }
         self.ignored = ignored
         let names = globs.map(URLPredicateParams.nameMatches) + identifiers.map(URLPredicateParams.conformsTo)
+        predicate = .any(names)
         destinationRule = .any([.isDirectory(true)] + names)
-        if globs.isEmpty && !identifiers.isEmpty {
-            allowedContentTypes = identifiers
-            urlEnabled = nil
-        } else {
-            allowedContentTypes = ["public.data"]
-            urlEnabled = .any(names)
-        }
+        allowedContentTypes = globs.isEmpty && !identifiers.isEmpty ? identifiers : ["public.data"]
     }
 }

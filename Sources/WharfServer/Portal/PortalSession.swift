@@ -40,8 +40,9 @@ enum PortalRequest: Sendable {
 
 /// How a portal call's dialog ended.
 enum PortalOutcome: Sendable, Equatable {
-    /// The person chose: these `file://` URIs.
-    case chosen([String])
+    /// The person chose: these `file://` URIs, under the named filter at `filter` (an index
+    /// into the request's `options.filters`), with these choice values by id.
+    case chosen([String], filter: Int? = nil, choices: [String: String] = [:])
     /// The person cancelled (response 1).
     case cancelledByPerson
     /// It ended otherwise without a choice (`Request.Close`, a timeout, the presenter gone).
@@ -54,7 +55,9 @@ enum PortalOutcome: Sendable, Equatable {
     /// As the answer file of ``PortalTerminalWindow`` holds it.
     var json: JSON {
         switch self {
-        case .chosen(let uris): ["outcome": "chosen", "uris": .array(uris.map(JSON.string))]
+        case .chosen(let uris, let filter, let choices):
+            ["outcome": "chosen", "uris": .array(uris.map(JSON.string)), "filter": filter.map { .int(Int64($0)) } ?? .null,
+             "choices": choiceValuesJSON(choices)]
         case .cancelledByPerson: ["outcome": "cancelled"]
         case .ended(let why): ["outcome": "ended", "message": .string(why)]
         case .refused(let why): ["outcome": "refused", "message": .string(why)]
@@ -67,7 +70,9 @@ enum PortalOutcome: Sendable, Equatable {
         switch json["outcome"]?.stringValue {
         case "chosen":
             guard case .array(let items)? = json["uris"] else { return nil }
-            self = .chosen(items.compactMap(\.stringValue))
+            var choices: [String: String] = [:]
+            for member in json["choices"]?.objectValue?.members ?? [] { choices[member.key] = member.value.stringValue }
+            self = .chosen(items.compactMap(\.stringValue), filter: json["filter"]?.intValue.map { Int($0) }, choices: choices)
         case "cancelled": self = .cancelledByPerson
         case "ended": self = .ended(message)
         case "refused": self = .refused(message)
@@ -118,7 +123,8 @@ enum PortalSession {
         switch client.ending(of: dialogId) {
         case .completed(let completed):
             switch completed.outcome {
-            case .files(let urls, _): return .chosen(urls)
+            case .files(let urls, _):
+                return .chosen(urls, filter: completed.filter.map { Int($0) }, choices: completed.choices ?? [:])
             case .failure(let failure): return .failed("the dialog failed: \(failure.message)")
             }
         case .cancelled(let cancelled):

@@ -125,6 +125,12 @@ final class DesktopDialogPresenter: DialogPresenter {
         let urls = choice.paths.map { FileURL.from(path: FilePath(unchecked: $0)) }
         switch dialog.details {
         case .importer:
+            if !dialog.namedFilters.isEmpty {
+                // The portal says which filter the person had selected; zenity and kdialog do
+                // not, so any of them may be matched, and the first the picks match is reported.
+                let selected = choice.selectedFilter.flatMap { dialog.namedFilters.indices.contains($0) ? $0 : nil }
+                try dialog.responder.selectFilter(selected)
+            }
             try dialog.responder.choose(urls: urls)
         case .exporter(let exporter):
             // Several documents: the person chose the folder they go in.
@@ -191,7 +197,16 @@ extension DesktopDialogRequest {
             kind = .open(multiple: importer.allowsMultipleSelection, directory: folders)
             title = title ?? (folders ? "Choose a Folder" : "Open")
             let patterns = dialog.filters.globs.map(DesktopDialogFilter.Pattern.glob) + dialog.filters.mimeTypes.map(DesktopDialogFilter.Pattern.mime)
-            if !folders && !patterns.isEmpty {
+            if !folders && !dialog.namedFilters.isEmpty {
+                // The app's named filters, in order (a desktop dialog's selected filter is an
+                // index into them), the one selected at first said so.
+                filters = dialog.namedFilters.map { filter in
+                    let shown = filter.shown
+                    let patterns: [DesktopDialogFilter.Pattern] = shown.allowsAllFiles ? [.glob("*")]
+                        : shown.globs.map(DesktopDialogFilter.Pattern.glob) + shown.mimeTypes.map(DesktopDialogFilter.Pattern.mime)
+                    return DesktopDialogFilter(name: filter.name, patterns: patterns)
+                }
+            } else if !folders && !patterns.isEmpty {
                 filters.append(DesktopDialogFilter(name: importer.allowedContentTypes.map(describe).joined(separator: ", "), patterns: patterns))
             }
         case .exporter(let exporter):
@@ -220,6 +235,7 @@ extension DesktopDialogRequest {
         self.init(
             kind: kind, title: title ?? "", message: message.isEmpty ? nil : message,
             acceptLabel: dialog.confirmationLabel, modal: true, parentWindow: dialog.parentWindow ?? "",
-            filters: filters, currentFilter: filters.isEmpty ? nil : 0, currentFolder: dialog.directory.bytes)
+            filters: filters, currentFilter: filters.isEmpty ? nil : (filters.indices.contains(dialog.currentFilter) && dialog.importer != nil ? dialog.currentFilter : 0),
+            currentFolder: dialog.directory.bytes)
     }
 }

@@ -147,6 +147,9 @@ final class FileManagerDialog {
 
     private func accept(_ picked: [[UInt8]]) -> Next {
         do throws(DialogError) {
+            // A file manager shows none of the app's named filters: the pick may match any of
+            // them, and the first it matches is reported as the one in force.
+            if !dialog.namedFilters.isEmpty { try responder.selectFilter(nil) }
             try responder.choose(urls: picked.map { FileURL.from(path: FilePath(unchecked: $0)) })
             return .ended
         } catch {

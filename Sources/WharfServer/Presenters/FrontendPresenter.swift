@@ -45,7 +45,18 @@ extension PresenterShowNotification {
                              ContentTypeChoiceInfo(contentType: $0.contentType, description: $0.description, filenames: $0.filenames)
                          })
             },
-            mover: dialog.mover.map { Mover(urls: $0.urls) }
+            mover: dialog.mover.map { Mover(urls: $0.urls) },
+            namedFilters: dialog.namedFilters.map { filter in
+                NamedFilterInfo(name: filter.name, filters: DialogFiltersInfo(
+                    globs: filter.shown.globs, mimeTypes: filter.shown.mimeTypes, directories: filter.shown.directories,
+                    allowsAllFiles: filter.shown.allowsAllFiles))
+            },
+            currentFilter: Int64(dialog.currentFilter),
+            choices: dialog.choices.map { choice in
+                DialogChoiceParams(id: choice.id, label: choice.label,
+                                   options: choice.options.map { DialogChoiceParams.Option(id: $0.id, label: $0.label) },
+                                   initial: choice.initial)
+            }
         )
     }
 }

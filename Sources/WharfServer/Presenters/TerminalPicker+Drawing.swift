@@ -20,6 +20,7 @@ extension TerminalPicker {
         switch mode {
         case .help: drawHelp(into: &frame, from: first)
         case .typeMenu(let selection): drawTypeMenu(into: &frame, from: first, selection: selection)
+        case .choiceMenu(let selection): drawChoiceMenu(into: &frame, from: first, selection: selection)
         default: drawEntries(into: &frame, from: first)
         }
         let statusRow = size.rows - 2
@@ -90,7 +91,8 @@ extension TerminalPicker {
             "  - , Left     the parent folder",
             "  ~            your home folder",
             "  .            show or hide hidden files",
-            "  t            choose the type",
+            "  t            choose the type, or the app's filter (what may be chosen)",
+            "  c            the app's choices: Enter or Space toggles a box or takes the next option",
             "  ?            these keys",
             "  q, Esc       cancel",
             "",
@@ -100,7 +102,7 @@ extension TerminalPicker {
     }
 
     private func drawTypeMenu(into frame: inout Frame, from first: Int, selection: Int) {
-        frame.set(first, [Frame.Span(" Type:", .bold)])
+        frame.set(first, [Frame.Span(namedFilterItems == nil ? " Type:" : " Filter:", .bold)])
         for (offset, item) in typeItems.enumerated() {
             frame.set(first + 1 + offset, [Frame.Span("   " + item + " ", offset == selection ? .reverse : [])])
         }
@@ -151,14 +153,16 @@ extension TerminalPicker {
         case .resolving: return "r replace · k keep both · c cancel: choose another folder"
         case .filtering: return "type to filter · Enter keep · Esc clear · Up/Down move"
         case .typeMenu: return "Up/Down move · Enter pick · Esc back"
+        case .choiceMenu: return "Up/Down move · Enter/Space/Right next value · Left previous · Esc back"
         case .help: return "any key closes the help"
         case .browse:
             // The app's confirmation label names what Enter does to a file.
             let verb = dialog.confirmationLabel.map(TerminalText.escape) ?? (dialog.exporter != nil ? "name" : "choose")
             let enter = "Enter open/\(verb)"
             let mark = canMark ? " · Tab mark" : ""
-            let type = typeItems.count > 1 ? " · t type" : ""
-            return "\(enter)\(mark) · / filter · . hidden · - up · ~ home\(type) · ? keys · q cancel"
+            let type = typeItems.count > 1 ? (namedFilterItems == nil ? " · t type" : " · t filter") : ""
+            let choices = dialog.choices.isEmpty ? "" : " · c choices"
+            return "\(enter)\(mark) · / filter · . hidden · - up · ~ home\(type)\(choices) · ? keys · q cancel"
         }
     }
 }

@@ -14,6 +14,7 @@ extension TerminalPicker {
         case .replacing(let names, let folder): return replacing(key, names: names, folder: folder)
         case .resolving(_, let folder): return resolving(key, folder: folder)
         case .typeMenu(let selection): typeMenu(key, selection: selection)
+        case .choiceMenu(let selection): choiceMenu(key, selection: selection)
         case .help: mode = .browse
         }
         return .open
@@ -45,6 +46,7 @@ extension TerminalPicker {
             case Array(".".utf8): list(directory, showHidden: !showHidden)
             case Array("?".utf8): mode = .help
             case Array("t".utf8): if typeItems.count > 1 { mode = .typeMenu(selection: typeIndex) } else { notice = "This dialog has one type: \(typeItems.first ?? "")" }
+            case Array("c".utf8): if dialog.choices.isEmpty { notice = "This dialog has no choices" } else { mode = .choiceMenu(selection: 0) }
             case Array(" ".utf8): toggleMark()
             default: session.bell()
             }
@@ -159,8 +161,15 @@ extension TerminalPicker {
         case .up: mode = .typeMenu(selection: max(selection - 1, 0))
         case .down: mode = .typeMenu(selection: min(selection + 1, count - 1))
         case .enter:
-            if dialog.exporter != nil { switchExportType(to: selection) } else { typeIndex = selection; refilter() }
             mode = .browse
+            if namedFilterItems != nil {
+                selectFilter(selection)
+            } else if dialog.exporter != nil {
+                switchExportType(to: selection)
+            } else {
+                typeIndex = selection
+                refilter()
+            }
         case .escape, .control(0x03): mode = .browse
         case .character(let bytes) where bytes == Array("t".utf8) || bytes == Array("q".utf8): mode = .browse
         default: session.bell()

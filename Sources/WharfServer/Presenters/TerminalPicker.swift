@@ -11,7 +11,8 @@ import WharfTerminal
 ///
 /// Keys and looks follow the Neovim picker (clients/nvim): folders first, entries that cannot
 /// be chosen dimmed, `/` filters, `Tab` marks, `-` up, `~` home, `.` hidden files, `Enter`
-/// opens or chooses, `?` the keys, `q`/Escape cancels; `t` switches the type.
+/// opens or chooses, `?` the keys, `q`/Escape cancels; `t` switches the type (or the app's
+/// named filter), `c` shows the app's choices.
 ///
 /// Runs on its own thread (never the read loop, never under the engine's lock); the only
 /// other thread that touches it is the app ending the dialog (``stop()``).
@@ -43,6 +44,8 @@ final class TerminalPicker: @unchecked Sendable {
         /// A mover's folder already holds these names: replace them, keep both, or not there.
         case resolving(names: [[UInt8]], folder: FilePath)
         case typeMenu(selection: Int)
+        /// The app's choices (``PresentedDialog/choices``): check boxes and option lists.
+        case choiceMenu(selection: Int)
         case help
     }
     var mode = Mode.browse
@@ -62,6 +65,8 @@ final class TerminalPicker: @unchecked Sendable {
     var typeIndex = 0
     /// An exporter's name field (bytes: a chosen file's name need not be UTF-8).
     var name: [UInt8] = []
+    /// Each of the dialog's choices' values, as the person set them.
+    var choiceValues: [String]
 
     static let firstPage = 500
     static let laterPage = 10_000
@@ -72,6 +77,8 @@ final class TerminalPicker: @unchecked Sendable {
         self.types = types
         self.environment = environment
         directory = dialog.directory
+        choiceValues = dialog.choices.map(\.initial)
+        if dialog.importer != nil && !dialog.namedFilters.isEmpty { typeIndex = dialog.currentFilter }
         showHidden = dialog.browserOptions.contains(.includeHiddenFiles)
         let allowed = dialog.importer?.allowedContentTypes ?? []
         // A mover's person chooses the folder the files go to.
@@ -281,6 +288,7 @@ final class TerminalPicker: @unchecked Sendable {
 
     /// The type menu's items, in people's words.
     var typeItems: [String] {
+        if let filters = namedFilterItems { return filters }
         if let exporter = dialog.exporter { return exporter.contentTypes.map(describe) }
         let allowed = dialog.importer?.allowedContentTypes ?? []
         var items = [allowed.map(describe).joined(separator: ", ")]
@@ -291,7 +299,7 @@ final class TerminalPicker: @unchecked Sendable {
 
     /// The type an importer's listing is narrowed to, when the person picked one of several.
     var narrowingType: String? {
-        guard let allowed = dialog.importer?.allowedContentTypes, allowed.count > 1, typeIndex >= 1, typeIndex <= allowed.count else { return nil }
+        guard namedFilterItems == nil, let allowed = dialog.importer?.allowedContentTypes, allowed.count > 1, typeIndex >= 1, typeIndex <= allowed.count else { return nil }
         return allowed[typeIndex - 1]
     }
 

@@ -18,7 +18,7 @@ extension ClientSession {
         switch event {
         case .presentationChanged(let id, let isPresented):
             send(PresentationChangedNotification(dialogId: id.rawValue, isPresented: isPresented))
-        case .completed(let id, let kind, let files, let contentTypes):
+        case .completed(let id, let kind, let files, let contentTypes, let selections):
             // Grants first: a client may resolve access the moment it reads the completion.
             let app = appIdentity
             for file in files where !file.isDestinationOnly {
@@ -30,8 +30,10 @@ extension ClientSession {
                                     birth: file.birth, isDirectory: file.isDirectory,
                                     readOnly: !file.forWriting, isSymlink: file.isSymlink)
             }
-            send(DialogCompletedNotification(dialogId: id.rawValue, kind: kind.rawValue,
-                                             outcome: .files(urls: files.map(\.url), contentTypes: contentTypes)))
+            send(DialogCompletedNotification(
+                dialogId: id.rawValue, kind: kind.rawValue, outcome: .files(urls: files.map(\.url), contentTypes: contentTypes),
+                filter: selections?.filter.map(Int64.init),
+                choices: selections.flatMap { $0.choices.isEmpty ? nil : Dictionary($0.choices.map { ($0.id, $0.value) }) { a, _ in a } }))
         case .failed(let id, let kind, let failure):
             let info = DialogFailureInfo(code: failure.code.errorCode.rawValue, message: failure.message, url: failure.url)
             send(DialogCompletedNotification(dialogId: id.rawValue, kind: kind.rawValue, outcome: .failure(info)))
@@ -91,7 +93,7 @@ private extension DialogEvent {
     /// The dialog this event ends, if it is an ending.
     var endedDialog: DialogID? {
         switch self {
-        case .completed(let id, _, _, _), .failed(let id, _, _), .cancelled(let id, _, _): id
+        case .completed(let id, _, _, _, _), .failed(let id, _, _), .cancelled(let id, _, _): id
         case .presentationChanged, .progress, .snapshotNeeded: nil
         }
     }

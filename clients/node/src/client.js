@@ -345,7 +345,7 @@ function withDefined(object) {
 const PRESENT_METHODS = new Set(['presentImporter', 'presentExporter', 'presentMover']);
 
 const OPTION_NAMES = ['defaultDirectory', 'title', 'message', 'confirmationLabel', 'browserOptions', 'urlEnabled',
-  'importsUnresolvedAliases', 'customizationId', 'timeoutMs', 'filenameLabel'];
+  'importsUnresolvedAliases', 'customizationId', 'timeoutMs', 'filenameLabel', 'filters', 'currentFilter', 'choices'];
 
 /**
  * The `options` of a present request. A key that is none of OPTION_NAMES throws TypeError, as an

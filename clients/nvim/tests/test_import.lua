@@ -451,3 +451,44 @@ H.test('the footer offers <Tab> only where it marks: a multiple importer, not a 
   c:input('q')
   c:wait_no_picker()
 end)
+
+H.test("import: the app's filters with t, its choices with c", { dialogs = 1 }, function(c)
+  import(c, 'filters', {
+    filters = { { name = 'Text', predicate = { nameMatches = '*.txt' } },
+                { name = 'Markdown', predicate = { nameMatches = '*.md' } } },
+    choices = { { id = 'encoding', label = 'Encoding',
+                  options = { { id = 'utf8', label = 'UTF-8' }, { id = 'latin1', label = 'Latin-1' } } },
+                { id = 'readonly', label = 'Read only' } },
+  })
+  local p = c:wait_picker()
+  contains(p.title, 'Text', 'the filter in force in the title')
+  c:input('t')
+  eq('Filter', c:wait_question('the filter menu').prompt, 'the filter menu')
+  c:input('2<CR>')
+  c:wait_picker(function(q)
+    return q.title:find('Markdown', 1, true) ~= nil
+  end, 'Markdown in force')
+  c:input('c')
+  eq('Choices', c:wait_question('the choices').prompt, 'the choice menu')
+  c:input('1<CR>') -- Encoding
+  eq('Encoding', c:wait_question('the options').prompt, 'the options of Encoding')
+  c:input('2<CR>') -- Latin-1
+  c:wait_normal()
+  c:input('c')
+  c:wait_question('the choices again')
+  c:input('2<CR>') -- Read only: toggled on
+  c:wait_normal()
+  -- A text file is refused under Markdown, saying which filter.
+  c:go('notes.txt')
+  c:input('<CR>')
+  c:wait(function()
+    return c:messages():find('does not match the filter', 1, true)
+  end, 'the refusal of notes.txt')
+  c:go('todo.md')
+  c:input('<CR>')
+  local r = c:wait_done('filters')
+  eq('completed', r.status, 'status')
+  eq({ c.docs .. '/todo.md' }, r.paths, 'paths')
+  eq(1, r.filter, 'the filter in force')
+  eq({ encoding = 'latin1', readonly = 'true' }, r.choices, 'the choices')
+end)

@@ -60,6 +60,9 @@ local option_names = {
   timeout_ms = { 'timeoutMs', 'number' },
   url_enabled = { 'urlEnabled', 'table' },
   imports_unresolved_aliases = { 'importsUnresolvedAliases', 'boolean' },
+  filters = { 'filters', 'table' },
+  current_filter = { 'currentFilter', 'number' },
+  choices = { 'choices', 'table' },
 }
 
 local browser_flags = {
@@ -358,6 +361,8 @@ function Dialog:handle(method, params, reply)
         urls = params.urls or {},
         paths = paths_of(params.urls),
         content_types = params.contentTypes,
+        filter = params.filter,
+        choices = params.choices,
       })
     end
   elseif method == 'dialog/cancelled' then

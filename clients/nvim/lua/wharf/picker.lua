@@ -137,6 +137,13 @@ function M.open(dialog, show)
     folder_picker = show.kind == 'mover' or (show.kind == 'importer' and show.filters and show.filters.directories == true) or false,
     document_count = show.documentCount or 1,
     content_types = show.contentTypes or {},
+    -- The app's named filters (importers): the one in force is sent with every listing and
+    -- choice (`filter`, an index from 0 as the protocol counts).
+    named_filters = show.kind == 'importer' and show.namedFilters or {},
+    filter_index = show.currentFilter or 0,
+    -- The app's choices and the human's value of each, by id.
+    choices = show.choices or {},
+    choice_values = {},
     type_info = {},
     marks = {},
     mark_order = {},
@@ -151,6 +158,9 @@ function M.open(dialog, show)
     notice = nil,
   }, Picker)
   self.page_size = config.options.page_size
+  for _, choice in ipairs(self.choices) do
+    self.choice_values[choice.id] = choice.initial
+  end
   local ok, err = xpcall(function()
     self:create_window()
     self:render()
@@ -307,6 +317,8 @@ function Picker:map_keys()
     ['q'] = self.dismiss,
     ['<Esc>'] = self.dismiss,
     ['?'] = self.help,
+    ['t'] = self.pick_filter,
+    ['c'] = self.pick_choice,
   }
   for lhs, fn in pairs(keys) do
     vim.keymap.set('n', lhs, self:guard(function()
@@ -363,6 +375,10 @@ end
 
 --- The filter's name: what may be picked, in people's words.
 function Picker:filter_name()
+  local named = self.named_filters[self.filter_index + 1]
+  if named then
+    return named.name
+  end
   local filters = self.show.filters or {}
   local globs, mimes = filters.globs or {}, filters.mimeTypes or {}
   if self.kind == 'exporter' then
@@ -654,6 +670,9 @@ function Picker:list(directory, cursor_on)
   self.generation = self.generation + 1
   local generation = self.generation
   local params = { dialogId = self.dialog.id, limit = self.page_size, showHidden = self.show_hidden }
+  if #self.named_filters > 0 then
+    params.filter = self.filter_index
+  end
   if directory then
     params.directory = directory
   end
@@ -771,6 +790,89 @@ function Picker:prompt_filter()
   end))
 end
 
+--- `params` with what the human selected besides the files: the filter in force and the
+--- choices' values (the server keeps them too; sent so the choice is judged by them).
+function Picker:with_selections(params)
+  if #self.named_filters > 0 then
+    params.filter = self.filter_index
+  end
+  if #self.choices > 0 then
+    params.choices = vim.deepcopy(self.choice_values)
+  end
+  return params
+end
+
+--- `t`: one of the app's named filters; the folder is listed again under it.
+function Picker:pick_filter()
+  if #self.named_filters < 2 then
+    self:say(#self.named_filters == 1 and ('this dialog has one filter: ' .. self.named_filters[1].name)
+      or 'this dialog has no filters to choose from')
+    return
+  end
+  local names = {}
+  for _, f in ipairs(self.named_filters) do
+    table.insert(names, f.name)
+  end
+  vim.ui.select(names, { prompt = 'Filter', kind = 'wharf.filter' }, self:guard(function(_, index)
+    if not index or self.closed then
+      return
+    end
+    self.filter_index = index - 1
+    self:render()
+    self:list(self.dir)
+  end))
+end
+
+--- How a choice shows in the `c` menu: a check box, or the option selected.
+function Picker:choice_label(choice)
+  local value = self.choice_values[choice.id]
+  if not choice.options or #choice.options == 0 then
+    return (value == 'true' and '[x] ' or '[ ] ') .. choice.label
+  end
+  for _, option in ipairs(choice.options) do
+    if option.id == value then
+      return choice.label .. ': ' .. option.label
+    end
+  end
+  return choice.label .. ': ' .. tostring(value)
+end
+
+--- `c`: the app's choices; a check box toggles, an option list asks for one of its options.
+function Picker:pick_choice()
+  if #self.choices == 0 then
+    self:say('this dialog has no choices')
+    return
+  end
+  vim.ui.select(self.choices, {
+    prompt = 'Choices',
+    kind = 'wharf.choice',
+    format_item = function(choice)
+      return self:choice_label(choice)
+    end,
+  }, self:guard(function(choice)
+    if not choice or self.closed then
+      return
+    end
+    if not choice.options or #choice.options == 0 then
+      self.choice_values[choice.id] = self.choice_values[choice.id] == 'true' and 'false' or 'true'
+      self:say(self:choice_label(choice))
+      return
+    end
+    vim.ui.select(choice.options, {
+      prompt = choice.label,
+      kind = 'wharf.choice_option',
+      format_item = function(option)
+        return option.label
+      end,
+    }, self:guard(function(option)
+      if option and not self.closed then
+        self.choice_values[choice.id] = option.id
+        self:say(self:choice_label(choice))
+      end
+    end))
+  end))
+end
+
 function Picker:help()
   local lines = {
     '<CR>   open a folder, choose a file (or run the » line)',
@@ -778,6 +880,8 @@ function Picker:help()
     '-      parent folder        ~   home folder',
     '.      show or hide hidden files',
     '/      filter names (a substring, or a glob with * ? [)',
+    "t      the app's filter (when it names several): what may be chosen",
+    "c      the app's choices (check boxes, options); they come back with the pick",
     'q <Esc> cancel the dialog',
   }
   vim.notify(table.concat(lines, '\n'), vim.log.levels.INFO)
@@ -888,7 +992,7 @@ function Picker:choose(urls)
     return
   end
   self.choosing = true
-  self.dialog:request('dialog/choose', { dialogId = self.dialog.id, urls = urls }, self:guard(function(err)
+  self.dialog:request('dialog/choose', self:with_selections({ dialogId = self.dialog.id, urls = urls }), self:guard(function(err)
     self.choosing = false
     if err then
       self:rejected(err)
@@ -994,7 +1098,7 @@ function Picker:move(folder, resolution)
   end
   self.choosing = true
   local params = { dialogId = self.dialog.id, url = folder, conflictResolution = resolution }
-  self.dialog:request('dialog/choose', params, self:guard(function(err)
+  self.dialog:request('dialog/choose', self:with_selections(params), self:guard(function(err)
     self.choosing = false
     if not err then
       self:close()
@@ -1025,7 +1129,7 @@ function Picker:save(target, overwrite)
   if self.chosen_type then
     params.contentType = self.chosen_type
   end
-  self.dialog:request('dialog/choose', params, self:guard(function(err)
+  self.dialog:request('dialog/choose', self:with_selections(params), self:guard(function(err)
     self.choosing = false
     if not err then
       self:close()

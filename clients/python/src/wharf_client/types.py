@@ -240,6 +240,13 @@ class DialogOptions:
     customization_id: Optional[str] = None
     timeout_ms: Optional[int] = None
     filename_label: Optional[str] = None
+    #: Named filters ``[{"name", "predicate"}]`` the person switches between; the one in force
+    #: at the pick comes back as the completion's ``filter``.
+    filters: Optional[List[Dict[str, Any]]] = None
+    current_filter: Optional[int] = None
+    #: Choices ``[{"id", "label", "options"?, "initial"?}]``; their values come back as the
+    #: completion's ``choices``.
+    choices: Optional[List[Dict[str, Any]]] = None
 
     def to_json(self) -> Dict[str, Any]:
         return {camel(f.name): getattr(self, f.name) for f in dataclasses.fields(self)
