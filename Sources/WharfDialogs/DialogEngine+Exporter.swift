@@ -35,7 +35,8 @@ extension DialogEngine {
                 browserOptions: options.browserOptions, parentWindow: options.parentWindow,
                 details: .exporter(.init(
                     filename: filenames.count == 1 ? filenames[0] : nil, filenames: filenames,
-                    contentTypes: plan.offered, filenameLabel: options.filenameLabel, choices: choices)),
+                    contentTypes: plan.offered, filenameLabel: options.filenameLabel, choices: choices,
+                    savesIntoFolder: plan.savesIntoFolder)),
                 responder: responder,
                 namedFilters: options.filters.map { PresentedFilter(name: $0.name, shown: $0.shown(types: types)) },
                 currentFilter: options.currentFilter, choices: options.choices)

@@ -122,11 +122,16 @@ public final class PresentedDialog: Sendable {
         /// name as the type changes without asking the server.
         public var choices: [TypeChoice]
 
+        /// The person chooses a folder the documents are saved into, not a file's name: always
+        /// for several documents, and for one when the app asked (``ExporterRequest/savesIntoFolder``).
+        public var savesIntoFolder: Bool
+
         /// How many documents are saved.
         public var documentCount: Int { filenames.count }
 
         public init(filename: String?, filenames: [String], contentTypes: [String], filenameLabel: String?,
-                    choices: [TypeChoice] = []) {
+                    choices: [TypeChoice] = [], savesIntoFolder: Bool = false) {
+            self.savesIntoFolder = savesIntoFolder || filenames.count > 1
             self.filename = filename
             self.filenames = filenames
             self.contentTypes = contentTypes

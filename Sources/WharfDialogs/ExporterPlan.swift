@@ -20,10 +20,13 @@ struct ExporterPlan: Sendable {
     /// so the name is what its rule can hold (a portal `SaveFile`'s filter). An exporter that
     /// writes names the file after the type the person picked, and has no such rule.
     var destinationRule: URLPredicate?
+    /// The person chooses a folder, not a file's name (``ExporterRequest/savesIntoFolder``).
+    var savesIntoFolder: Bool
 
     init(_ request: ExporterRequest) {
         documents = request.documents
         destinationOnly = request.destinationOnly
+        savesIntoFolder = request.savesIntoFolder || request.documents.count > 1
         destinationRule = request.destinationOnly ? request.options.urlEnabled : nil
         baseNames = request.documents.map { $0.filename ?? request.defaultFilename ?? "Untitled" }
         switch request.contentTypes {
@@ -142,14 +145,17 @@ struct ExportJob: Sendable {
             chosen = plan.defaultChoice
         }
         let names = plan.filenames(choosing: chosen, types: types)
-        let single = plan.documents.count == 1
 
         let requested: FilePath
         if let url {
             requested = try ImportChoice.path(url)
         } else {
-            requested = single ? dialogDirectory.appending(names[0]) : dialogDirectory
+            requested = plan.savesIntoFolder ? dialogDirectory : dialogDirectory.appending(names[0])
         }
+        // One document saved into a folder may still be answered with a file's path, by a
+        // presenter that shows it a name field: a portal's SaveFiles lets the names change.
+        let single = !plan.savesIntoFolder
+            || (plan.documents.count == 1 && (try? FileStatus.of(requested))?.kind != .directory)
         // Errors name the destination as Wharf names it, not as the client spelt it.
         let shown = requested.url
 

@@ -135,6 +135,9 @@ public struct ExporterRequest: Sendable, Equatable {
     /// carry no contents. `options.urlEnabled` judges each destination too, by its name and
     /// path (``EntryFacts/init(destination:types:)``), as the rule the app's file must keep.
     public var destinationOnly: Bool
+    /// The destination is a folder the documents are saved into under their own names, even
+    /// when there is only one (xdg-desktop-portal's `SaveFiles`); several documents always are.
+    public var savesIntoFolder: Bool
 
     public init(
         documents: [ExportDocument],
@@ -142,7 +145,8 @@ public struct ExporterRequest: Sendable, Equatable {
         defaultFilename: String? = nil,
         presentationId: String? = nil,
         options: DialogOptions = DialogOptions(),
-        destinationOnly: Bool = false
+        destinationOnly: Bool = false,
+        savesIntoFolder: Bool = false
     ) {
         self.documents = documents
         self.contentTypes = contentTypes
@@ -150,6 +154,7 @@ public struct ExporterRequest: Sendable, Equatable {
         self.presentationId = presentationId
         self.options = options
         self.destinationOnly = destinationOnly
+        self.savesIntoFolder = savesIntoFolder
     }
 }
 

@@ -48,6 +48,26 @@ import WharfTestSupport
         #expect((try? FileStatus.ofLink(out.appending("x.txt"))) == nil)
     }
 
+    /// `savesIntoFolder` (a portal's `SaveFiles` of one file): the presenter is told to ask for
+    /// a folder, and a folder answered keeps the document's name; a file's path answered (a
+    /// presenter with a name field) is taken as the destination.
+    @Test func oneDocumentSavedIntoAFolderKeepsItsNameThere() throws {
+        let h = Harness()
+        let out = h.dir.directory("out")
+        let request = ExporterRequest(
+            documents: [ExportDocument(filename: "only.txt", writableContentTypes: ["public.data"])],
+            destinationOnly: true, savesIntoFolder: true)
+        let id = try h.exporter(request)
+        #expect(h.presenter.shown.last?.exporter?.savesIntoFolder == true)
+        try h.engine.save(client: h.client, id: id, url: FileURL.from(path: out), contentType: nil, overwrite: false)
+        #expect(completed(h.events.waitForEnding(id))?.map(\.path) == [out.appending("only.txt")])
+
+        let named = try h.exporter(request)
+        try h.engine.save(client: h.client, id: named, url: FileURL.from(path: out.appending("renamed.txt")), contentType: nil, overwrite: false)
+        #expect(completed(h.events.waitForEnding(named))?.map(\.path) == [out.appending("renamed.txt")])
+        #expect((try? FileStatus.ofLink(out.appending("only.txt"))) == nil)
+    }
+
     @Test func documentsWithContentsAreRefused() {
         let h = Harness()
         #expect(dialogError {

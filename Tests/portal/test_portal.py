@@ -353,6 +353,24 @@ class PortalTests(PortalCase):
         self.assertEqual(results["uris"], [uri(os.path.join(folder, "x.txt")), uri(os.path.join(folder, "y.txt"))])
         self.assertFalse(os.path.exists(os.path.join(folder, "x.txt")))
 
+    def test_save_files_with_one_file_asks_for_a_folder(self):
+        # SaveFiles chooses a folder even for one file: the answer is that folder, and the
+        # file keeps its name; an answer naming a file (a presenter with a name field) is
+        # taken as it is, as the portal lets SaveFiles' names change.
+        folder = self.path("folder")
+        self.start([{"expect": {"filename": "only.txt"}}, {"save": {"path": folder}}])
+        response, results = Call("SaveFiles", {"files": GLib.Variant("aay", [b"only.txt\0"]),
+                                               "current_folder": ay(folder)}).wait()
+        self.assertEqual(response, 0, self.backend.text())
+        self.assertEqual(results["uris"], [uri(os.path.join(folder, "only.txt"))])
+        self.backend.stop()
+        self.start([{"save": {"path": os.path.join(folder, "renamed.txt")}}])
+        response, results = Call("SaveFiles", {"files": GLib.Variant("aay", [b"only.txt\0"]),
+                                               "current_folder": ay(folder)}).wait()
+        self.assertEqual(response, 0, self.backend.text())
+        self.assertEqual(results["uris"], [uri(os.path.join(folder, "renamed.txt"))])
+        self.assertEqual(os.listdir(folder), [])
+
     def test_save_file_holds_the_name_to_the_glob_filter(self):
         folder = self.path("folder")
         notes = ("Notes", [(0, "*.txt")])

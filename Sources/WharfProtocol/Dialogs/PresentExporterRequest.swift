@@ -16,12 +16,15 @@ public struct PresentExporterRequest: RequestMessage {
     public var parentWindow: String?
     /// Only choose and check where to save; write nothing (the client writes).
     public var destinationOnly: Bool?
+    /// The destination is a folder the documents are saved into, even when there is one.
+    public var savesIntoFolder: Bool?
 
     public init(documents: [ExportDocumentParams], contentType: String? = nil, contentTypes: [String]? = nil,
                 defaultFilename: String? = nil, presentationId: String? = nil,
                 options: DialogOptionsParams = DialogOptionsParams(), parentWindow: String? = nil,
-                destinationOnly: Bool? = nil) {
+                destinationOnly: Bool? = nil, savesIntoFolder: Bool? = nil) {
         self.destinationOnly = destinationOnly
+        self.savesIntoFolder = savesIntoFolder
         self.documents = documents
         self.contentType = contentType
         self.contentTypes = contentTypes
@@ -53,6 +56,7 @@ public struct PresentExporterRequest: RequestMessage {
         } ?? DialogOptionsParams()
         parentWindow = try reader.optionalString("parentWindow")
         destinationOnly = try reader.optionalBool("destinationOnly")
+        savesIntoFolder = try reader.optionalBool("savesIntoFolder")
     }
 
     public var json: JSON {
@@ -64,6 +68,7 @@ public struct PresentExporterRequest: RequestMessage {
         object["options"] = options.json
         object.set("parentWindow", parentWindow)
         object.set("destinationOnly", destinationOnly)
+        object.set("savesIntoFolder", savesIntoFolder)
         return .object(object)
     }
 

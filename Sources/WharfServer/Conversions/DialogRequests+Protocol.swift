@@ -52,7 +52,8 @@ extension ExporterRequest {
             defaultFilename: request.defaultFilename,
             presentationId: request.presentationId,
             options: try DialogOptions(request.options, parentWindow: request.parentWindow),
-            destinationOnly: request.destinationOnly ?? false
+            destinationOnly: request.destinationOnly ?? false,
+            savesIntoFolder: request.savesIntoFolder ?? false
         )
     }
 }

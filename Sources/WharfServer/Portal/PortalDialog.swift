@@ -269,6 +269,7 @@ final class PortalDialog: Sendable {
         // public.data: any bytes, and no extension added to the name the app suggested.
         return PresentExporterRequest(
             documents: names.map { ExportDocumentParams(filename: $0, writableContentTypes: ["public.data"]) },
-            options: options, parentWindow: parentWindow, destinationOnly: true)
+            options: options, parentWindow: parentWindow, destinationOnly: true,
+            savesIntoFolder: call.method == .saveFiles ? true : nil)
     }
 }

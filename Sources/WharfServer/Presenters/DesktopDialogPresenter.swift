@@ -134,7 +134,7 @@ final class DesktopDialogPresenter: DialogPresenter {
             try dialog.responder.choose(urls: urls)
         case .exporter(let exporter):
             // Several documents: the person chose the folder they go in.
-            let destination = exporter.documentCount > 1 ? choice.folder.map { FileURL.from(path: FilePath(unchecked: $0)) } : urls.first
+            let destination = exporter.savesIntoFolder ? choice.folder.map { FileURL.from(path: FilePath(unchecked: $0)) } : urls.first
             let contentType = choice.selectedFilter.flatMap { exporter.contentTypes.indices.contains($0) ? exporter.contentTypes[$0] : nil }
             // The desktop dialog asked "Replace?" itself when it says so.
             try dialog.responder.save(url: destination, contentType: contentType, overwrite: choice.overwriteConfirmed)
@@ -210,7 +210,7 @@ extension DesktopDialogRequest {
                 filters.append(DesktopDialogFilter(name: importer.allowedContentTypes.map(describe).joined(separator: ", "), patterns: patterns))
             }
         case .exporter(let exporter):
-            if exporter.documentCount > 1 {
+            if exporter.savesIntoFolder {
                 kind = .saveFiles(files: exporter.filenames.map { Array($0.utf8) })
             } else {
                 kind = .save(currentName: Array((exporter.filename ?? exporter.filenames.first ?? "").utf8), currentFile: nil)

@@ -162,7 +162,7 @@ final class FileManagerDialog {
         guard picked.count == 1 else { return refuse(picked, because: "choose one folder to save in", reopenIn: directory) }
         let folder = FilePath(unchecked: picked[0])
         directory = folder
-        if exporter.documentCount > 1 {
+        if exporter.savesIntoFolder {
             return store(FileURL.from(path: folder), overwrite: false, pick: picked, names: exporter.filenames.map { Array($0.utf8) }, in: folder)
         }
         var suggested = Array((exporter.filename ?? exporter.filenames.first ?? "Untitled").utf8)

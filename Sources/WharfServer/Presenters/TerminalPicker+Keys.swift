@@ -205,7 +205,7 @@ extension TerminalPicker {
     private func activate() -> Outcome {
         if actionRows == 1 && cursor == 0 {
             if dialog.exporter != nil {
-                if (dialog.exporter?.documentCount ?? 1) > 1 { return save(overwrite: false) }
+                if dialog.exporter?.savesIntoFolder == true { return save(overwrite: false) }
                 mode = .naming
                 return .open
             }
@@ -221,7 +221,11 @@ extension TerminalPicker {
             list(entry.path, showHidden: showHidden)
             return .open
         }
-        if dialog.exporter != nil {
+        if let exporter = dialog.exporter {
+            if exporter.savesIntoFolder {
+                notice = "the documents keep their names: open a folder, then Enter on the » row"
+                return .open
+            }
             name = entry.name
             mode = .naming
             return .open
@@ -258,11 +262,11 @@ extension TerminalPicker {
         return .open
     }
 
-    /// Saves into the folder shown: one document under the name field's name, several under
-    /// their own names. An existing file is asked about first ("Replace?").
+    /// Saves into the folder shown: one document under the name field's name, several (or one
+    /// the app saves into a folder) under their own names. An existing file is asked about first ("Replace?").
     private func save(overwrite: Bool) -> Outcome {
         guard let exporter = dialog.exporter else { return .open }
-        let several = exporter.documentCount > 1
+        let several = exporter.savesIntoFolder
         let target = several ? directory : directory.appending(name)
         let url = FileURL.from(path: target)
         let contentType = chosenContentType

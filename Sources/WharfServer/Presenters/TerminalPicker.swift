@@ -267,7 +267,10 @@ final class TerminalPicker: @unchecked Sendable {
     var actionLabel: String? {
         let label = dialog.confirmationLabel
         if let exporter = dialog.exporter {
-            if exporter.documentCount > 1 { return "» \(label ?? "Save") \(exporter.documentCount) documents here" }
+            if exporter.savesIntoFolder {
+                let what = exporter.documentCount == 1 ? TerminalText.escape(exporter.filenames[0]) : "\(exporter.documentCount) documents"
+                return "» \(label ?? "Save") \(what) here"
+            }
             return "» \(label ?? "Save") here as \(TerminalText.escape(bytes: name))…"
         }
         if dialog.mover != nil { return "» \(label ?? "Move") here" }
