@@ -226,8 +226,10 @@ FUZZ_SECONDS ?= 60
 
 .PHONY: bench fuzz test-fuzz test-asan test-tsan test-soak
 
-## Benchmarks against the C floor, python-lsp-jsonrpc and pygls; rewrites bench/README.md.
+## Benchmarks against the C floor, python-lsp-jsonrpc and pygls, and every bench/*/run.sh with
+## its peers (the tools those need are installed here); rewrites bench/README.md.
 bench: deps
+	$(call apt-ensure,$(PORTAL_APT_PACKAGES) xdg-desktop-portal-gtk python3-xlib vim tmux fzf)
 	bench/bench.sh
 
 ## libFuzzer over framing, JSON, JSON-RPC and every method, for FUZZ_SECONDS (default 60).
