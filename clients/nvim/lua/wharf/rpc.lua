@@ -103,9 +103,7 @@ local function spawn(cmd, dispatchers, on_stderr)
     proc = obj
     return obj
   end
-  -- Not detached (the default of vim.lsp.rpc): wharf stays in Neovim's process group, as a child
-  -- Neovim starts for itself does.
-  local ok, client = pcall(vim.lsp.rpc.start, cmd, dispatchers, { detached = false })
+  local ok, client = pcall(vim.lsp.rpc.start, cmd, dispatchers)
   vim.system = system
   if not ok then
     return nil, nil, tostring(spawn_err or client)
