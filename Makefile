@@ -408,3 +408,10 @@ test-portal-nvim: build $(NVIM_VENV)/.installed
 nvim-serve-screenshot: build $(NVIM_VENV)/.installed
 	$(call apt-ensure,$(PORTAL_APT_PACKAGES) tmux imagemagick fonts-dejavu-core)
 	WHARF=$(CURDIR)/$(WHARF) NVIM=$(CURDIR)/$(NVIM) clients/nvim/docs/serve-screenshot.sh
+
+# MARK: The Neovim plugin's speed (bench/nvim-picker): not part of `make test`.
+.PHONY: nvim-bench
+
+## :WharfOpen to the picker filled in a headless Neovim, over 20 and 10,000 entries.
+nvim-bench: build $(NVIM_VENV)/.installed
+	WHARF=$(CURDIR)/$(WHARF) NVIM=$(CURDIR)/$(NVIM) bench/nvim-picker/run.sh

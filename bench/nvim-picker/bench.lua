@@ -17,7 +17,7 @@ lua([[
   local wharf, work = ...
   _G.B = {}
   function B.setup(page_size)
-    require('wharf').setup({ cmd = { wharf, '--state-dir', work .. '/state' }, presenter = 'nvim',
+    require('wharf').setup({ cmd = { wharf, '--state-dir', work .. '/state' }, presenter = 'nvim', log_file = work .. '/wharf.log',
       page_size = page_size })
   end
   local function picker_buf()
@@ -33,7 +33,7 @@ lua([[
     vim.cmd.cd(dir)
     if cold then
       local stopped = false
-      require('wharf').stop(nil, function() stopped = true end)
+      require('wharf').stop(function() stopped = true end)
       vim.wait(5000, function() return stopped end, 1)
     end
     local t0 = vim.uv.hrtime()

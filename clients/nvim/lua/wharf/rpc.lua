@@ -103,7 +103,8 @@ local function spawn(cmd, dispatchers, on_stderr)
     proc = obj
     return obj
   end
-  local ok, client = pcall(vim.lsp.rpc.start, cmd, dispatchers)
+  -- The module alone: `vim.lsp` would load the whole LSP client, several times as long.
+  local ok, client = pcall(require('vim.lsp.rpc').start, cmd, dispatchers)
   vim.system = system
   if not ok then
     return nil, nil, tostring(spawn_err or client)
@@ -174,7 +175,7 @@ function M.start(cmd, handlers, opts)
       end)
     end,
     on_error = function(kind, detail)
-      self.write_log(string.format('[%s] vim.lsp.rpc: %s: %s\n', now(), tostring(vim.lsp.rpc.client_errors[kind]),
+      self.write_log(string.format('[%s] vim.lsp.rpc: %s: %s\n', now(), tostring(require('vim.lsp.rpc').client_errors[kind]),
         vim.inspect(detail)))
     end,
   }, on_stderr)
