@@ -175,8 +175,8 @@ function M.start(cmd, handlers, opts)
       end)
     end,
     on_error = function(kind, detail)
-      self.write_log(string.format('[%s] vim.lsp.rpc: %s: %s\n', now(), tostring(require('vim.lsp.rpc').client_errors[kind]),
-        vim.inspect(detail)))
+      local name = require('vim.lsp.rpc').client_errors[kind]
+      self.write_log(string.format('[%s] vim.lsp.rpc: %s: %s\n', now(), tostring(name), vim.inspect(detail)))
     end,
   }, on_stderr)
   if not client then
