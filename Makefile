@@ -445,3 +445,10 @@ portal-xterm-screenshot: build
 portal-bench: release
 	$(call apt-ensure,$(PORTAL_APT_PACKAGES) xdg-desktop-portal-gtk python3-xlib)
 	WHARF=$(CURDIR)/.build/release/wharf bench/portal/run.sh
+
+# MARK: The Neovim plugin's speed (bench/nvim-picker): not part of `make test`.
+.PHONY: nvim-bench
+
+## :WharfOpen to the picker filled in a headless Neovim, over 20 and 10,000 entries.
+nvim-bench: build $(NVIM_VENV)/.installed
+	WHARF=$(CURDIR)/$(WHARF) NVIM=$(CURDIR)/$(NVIM) bench/nvim-picker/run.sh

@@ -81,10 +81,22 @@ local function hold_session(c)
   end, 'the session')
 end
 
---- Hands the child's session a message as if its wharf had sent it: through the same parsing and
---- routing as the bytes Wharf writes.
+--- Hands the child's session a message as if its wharf had sent it: to the dispatcher that
+--- vim.lsp.rpc hands Wharf's messages to once it has read them (a request in a coroutine, as
+--- vim.lsp.rpc runs it).
 local function as_if_from_wharf(c, msg, times)
-  c:lua('for _ = 1, select(2, ...) do T.s.rpc:_dispatch(vim.json.encode((...))) end', msg, times or 1)
+  c:lua([[
+    local msg, times = ...
+    for _ = 1, times do
+      if msg.id == nil then
+        T.s.rpc:_notification(msg.method, vim.deepcopy(msg.params))
+      else
+        coroutine.wrap(function()
+          T.s.rpc:_server_request(msg.method, vim.deepcopy(msg.params))
+        end)()
+      end
+    end
+  ]], msg, times or 1)
 end
 
 H.test('session: messages for a dialog that has ended, or for none, are dropped, not kept', { dialogs = 1 }, function(c)
@@ -110,12 +122,11 @@ H.test('session: a message that comes before its dialog\'s answer still reaches 
   -- held here until that show and a message for no dialog have come, as a batch's would be.
   c:lua([[
     local rpc = T.s.rpc
-    local answered = rpc._answered
-    rpc._answered = function(self, id, err, result)
+    local answered = rpc._settle
+    rpc._settle = function(self, id, err, result)
       if type(result) == 'table' and result.dialogId and not T.held then
         T.held = true
-        T.s.rpc:_dispatch(vim.json.encode({ jsonrpc = '2.0', method = 'dialog/progress',
-          params = { dialogId = 'no-such-dialog' } }))
+        T.s.rpc:_notification('dialog/progress', { dialogId = 'no-such-dialog' })
         vim.defer_fn(function()
           T.early_before_answer = vim.deepcopy(vim.tbl_keys(T.s.early))
           answered(self, id, err, result)

@@ -1,9 +1,19 @@
---- JSON-RPC 2.0 over a child process's standard streams, framed with `Content-Length` headers as
---- in the Language Server Protocol.
+--- JSON-RPC 2.0 with a `wharf` child process, on Neovim's own LSP client: `vim.lsp.rpc.start`
+--- spawns the process and speaks to it over its standard streams, frames every message with
+--- `Content-Length` headers, and dispatches what arrives (answers to their callbacks,
+--- notifications, requests from the server) to the main loop, one at a time and in the order it
+--- arrived, so notifications keep the order the server sent them in.
 ---
---- Bytes arrive in libuv callbacks; each whole message is handed to the main loop with
---- `vim.schedule`, one at a time and in the order it arrived, so notifications keep the order the
---- server sent them in. The child's standard error is appended to a log file.
+--- What `vim.lsp.rpc` does not do, and this module adds, each marked "Not in vim.lsp.rpc" below:
+--- - deadlines: a request unanswered in time is cancelled (`$/cancelRequest`) and its callback
+---   told, once; its late answer is dropped after `on_late` has seen it;
+--- - an answer `-32800` (requestCancelled): `vim.lsp.rpc` never hands one to the callback;
+--- - the process: its pid, SIGKILL, closing its input, its standard error (kept for the log and
+---   for saying why it ended; `vim.lsp.rpc` writes it to the LSP log);
+--- - requests still waiting when the process ends get an error (`vim.lsp.rpc` forgets them);
+--- - a request from the server answered later (`reply` called after its handler returned);
+--- - JSON `null` read as nil, as the plugin's code expects (`vim.lsp.rpc` gives `vim.NIL`);
+--- - the plugin's log, and with `trace` every message in it.
 local M = {}
 
 local Rpc = {}
@@ -55,26 +65,76 @@ local function open_log(path)
     file
 end
 
+--- Not in vim.lsp.rpc: JSON `null` as nil. `vim.lsp.rpc` decodes `null` as `vim.NIL`, a value
+--- that is true in a test (Neovim 0.10 only in arrays, later ones everywhere); the plugin reads
+--- a member that is null as one left out, as JSON-RPC's peers mean it. Changes `value` in place.
+local function without_nulls(value)
+  if value == vim.NIL then
+    return nil
+  end
+  if type(value) == 'table' then
+    for key, member in pairs(value) do
+      if member == vim.NIL then
+        value[key] = nil
+      elseif type(member) == 'table' then
+        without_nulls(member)
+      end
+    end
+  end
+  return value
+end
+M.without_nulls = without_nulls
+
+--- Not in vim.lsp.rpc: the process. `vim.lsp.rpc.start` keeps the process it spawns to itself
+--- (no pid, SIGTERM only, no way to close its input) and writes its standard error to the LSP
+--- log. It spawns it with `vim.system`, within the call: for that call alone `vim.system` is
+--- wrapped, to keep the process object and to take its standard error (`on_stderr`, run in a
+--- libuv callback). Returns the client and the process, or nil and why not.
+local function spawn(cmd, dispatchers, on_stderr)
+  local system = vim.system
+  local proc, spawn_err
+  vim.system = function(argv, opts, on_exit)
+    opts = vim.tbl_extend('force', opts or {}, { stderr = on_stderr })
+    local ok, obj = pcall(system, argv, opts, on_exit)
+    if not ok then
+      spawn_err = obj
+      error(obj, 0)
+    end
+    proc = obj
+    return obj
+  end
+  -- The module alone: `vim.lsp` would load the whole LSP client, several times as long.
+  local ok, client = pcall(require('vim.lsp.rpc').start, cmd, dispatchers)
+  vim.system = system
+  if not ok then
+    return nil, nil, tostring(spawn_err or client)
+  end
+  if not proc then
+    pcall(client.terminate)
+    return nil, nil, 'this Neovim\'s vim.lsp.rpc.start does not spawn with vim.system'
+  end
+  return client, proc
+end
+
 --- Starts `cmd` and speaks JSON-RPC with it.
 ---
 --- handlers:
 --- - `on_notification(method, params)`
---- - `on_request(method, params, reply)`: `reply(err, result)` answers, once
---- - `on_exit(code, signal, stderr_tail)`
+--- - `on_request(method, params, reply)`: `reply(err, result)` answers, once, now or later;
+---   `err.code` must be one of `vim.lsp.protocol.ErrorCodes` (vim.lsp.rpc sends no other)
+--- - `on_exit(code, signal, message)`: `message` says how it ended, with its last words on stderr
 ---
 ---@param cmd string[]
 ---@param handlers table
----@param opts? {log_file?: string, cwd?: string, env?: table, trace?: boolean}
+---@param opts? {log_file?: string, trace?: boolean}
 ---@return table|nil rpc
 ---@return string|nil err
 function M.start(cmd, handlers, opts)
   opts = opts or {}
   local self = setmetatable({
-    next_id = 1,
-    pending = {}, -- id -> {callback, method, timer?, on_late?}
-    late = {}, -- id -> {method, on_late?}: requests given up on, whose answer may still come
+    -- id -> {callback, method, timeout_ms?, timer?, on_late?, expired?, replied?, answered?}
+    pending = {},
     handlers = handlers,
-    buffer = '',
     closed = false,
     on_closed = {}, -- functions run once the process's end has been handled
     exit_code = nil,
@@ -87,126 +147,107 @@ function M.start(cmd, handlers, opts)
   self.log_file = log_file
   write_log(string.format('[%s] starting %s\n', now(), table.concat(cmd, ' ')))
 
-  local ok, proc = pcall(vim.system, cmd, {
-    stdin = true,
-    text = false,
-    cwd = opts.cwd,
-    env = opts.env,
-    stdout = function(err, data)
-      if err then
-        write_log(string.format('[%s] reading wharf: %s\n', now(), err))
+  local function on_stderr(_, data)
+    if data then
+      self.write_log(data)
+      -- Keep the last lines, to explain an early exit.
+      table.insert(self.stderr_tail, data)
+      if #self.stderr_tail > 20 then
+        table.remove(self.stderr_tail, 1)
       end
-      if data then
-        self:_receive(data)
-      end
+    end
+  end
+
+  local client, proc, err = spawn(cmd, {
+    notification = function(method, params)
+      self:_notification(method, params)
     end,
-    stderr = function(_, data)
-      if data then
-        write_log(data)
-        -- Keep the last lines, to explain an early exit.
-        table.insert(self.stderr_tail, data)
-        if #self.stderr_tail > 20 then
-          table.remove(self.stderr_tail, 1)
-        end
-      end
+    server_request = function(method, params)
+      return self:_server_request(method, params)
     end,
-  }, function(result)
-    self.exit_code = result.code
-    self.exit_signal = result.signal
-    write_log(string.format('[%s] %s\n', now(), ending(result.code, result.signal)))
-    vim.schedule(function()
-      self:_closed()
-    end)
-  end)
-  if not ok then
-    write_log(string.format('[%s] could not start: %s\n', now(), tostring(proc)))
+    on_exit = function(code, signal)
+      -- A libuv callback, run once the process's output has all been read.
+      self.exit_code = code
+      self.exit_signal = signal
+      self.write_log(string.format('[%s] %s\n', now(), ending(code, signal)))
+      vim.schedule(function()
+        self:_closed()
+      end)
+    end,
+    on_error = function(kind, detail)
+      local name = require('vim.lsp.rpc').client_errors[kind]
+      self.write_log(string.format('[%s] vim.lsp.rpc: %s: %s\n', now(), tostring(name), vim.inspect(detail)))
+    end,
+  }, on_stderr)
+  if not client then
+    write_log(string.format('[%s] could not start: %s\n', now(), err))
     if log_file then
       pcall(log_file.close, log_file)
     end
-    return nil, tostring(proc)
+    return nil, err
   end
+  self.client = client
   self.proc = proc
   self.pid = proc.pid
   return self
 end
 
---- Parses whole frames out of what has arrived (runs in a libuv callback: no Neovim API here).
-function Rpc:_receive(data)
-  self.buffer = self.buffer .. data
-  while true do
-    local header_end = self.buffer:find('\r\n\r\n', 1, true)
-    if not header_end then
-      return
-    end
-    local header = self.buffer:sub(1, header_end - 1)
-    local length = tonumber(header:match('[Cc][Oo][Nn][Tt][Ee][Nn][Tt]%-[Ll][Ee][Nn][Gg][Tt][Hh]%s*:%s*(%d+)'))
-    if not length then
-      -- Not a header block we understand: drop it and look for the next one.
-      self.buffer = self.buffer:sub(header_end + 4)
-    else
-      local body_start = header_end + 4
-      if #self.buffer < body_start + length - 1 then
-        return
-      end
-      local body = self.buffer:sub(body_start, body_start + length - 1)
-      self.buffer = self.buffer:sub(body_start + length)
-      vim.schedule(function()
-        self:_dispatch(body)
-      end)
-    end
-  end
-end
-
-local function decode(body)
-  return pcall(vim.json.decode, body, { luanil = { object = true, array = true } })
-end
-
 --- With `trace`, every message in and out is logged (the first 2000 bytes of each).
-function Rpc:_trace(direction, body)
+function Rpc:_trace(direction, msg)
   if self.trace then
+    local ok, body = pcall(vim.json.encode, msg)
+    body = ok and body or vim.inspect(msg)
     self.write_log(string.format('[%s] %s %s\n', now(), direction, #body > 2000 and (body:sub(1, 2000) .. '…') or body))
   end
 end
 
-function Rpc:_dispatch(body)
-  self:_trace('<-', body)
-  local ok, msg = decode(body)
-  if not ok or type(msg) ~= 'table' then
-    self.write_log(string.format('[%s] unreadable message from wharf: %s\n', now(), body:sub(1, 200)))
-    return
+function Rpc:_notification(method, params)
+  self:_trace('<-', { method = method, params = params })
+  local handled, err = pcall(self.handlers.on_notification, method, without_nulls(params))
+  if not handled then
+    self.write_log(string.format('[%s] handling %s: %s\n', now(), method, tostring(err)))
+    vim.notify('wharf: ' .. tostring(err), vim.log.levels.ERROR)
   end
-  if msg.method then
-    if msg.id ~= nil then
-      local answered = false
-      local function reply(err, result)
-        if answered then
-          return
-        end
-        answered = true
-        if err then
-          self:_send({ jsonrpc = '2.0', id = msg.id, error = err })
-        else
-          self:_send({ jsonrpc = '2.0', id = msg.id, result = result == nil and vim.NIL or result })
-        end
-      end
-      local handled, err = pcall(self.handlers.on_request, msg.method, msg.params, reply)
-      if not handled then
-        reply({ code = M.INTERNAL_ERROR, message = tostring(err) })
-      end
-    else
-      local handled, err = pcall(self.handlers.on_notification, msg.method, msg.params)
-      if not handled then
-        self.write_log(string.format('[%s] handling %s: %s\n', now(), msg.method, tostring(err)))
-        vim.notify('wharf: ' .. tostring(err), vim.log.levels.ERROR)
+end
+
+--- A request from the server. `vim.lsp.rpc` sends what the dispatcher returns, and runs it in a
+--- coroutine of its own for each request.
+---
+--- Not in vim.lsp.rpc: an answer given later. The handler may keep `reply` and call it after it
+--- has returned (a dialog's `exporter/snapshot` that came before the answer naming the dialog);
+--- until then the dispatcher's coroutine waits, as Neovim's own `window/showMessageRequest`
+--- handler does for the user's choice.
+function Rpc:_server_request(method, params)
+  self:_trace('<-', { method = method, params = params })
+  local co = coroutine.running()
+  local answer, waiting = nil, false
+  local function reply(err, result)
+    if answer then
+      return
+    end
+    answer = { err, result }
+    if waiting then
+      waiting = false
+      local resumed, resume_err = coroutine.resume(co)
+      if not resumed then
+        self.write_log(string.format('[%s] answering %s: %s\n', now(), method, tostring(resume_err)))
       end
     end
-  elseif msg.id ~= nil then
-    if msg.error then
-      self:_answered(msg.id, msg.error, nil)
-    else
-      self:_answered(msg.id, nil, msg.result)
-    end
   end
+  local handled, err = pcall(self.handlers.on_request, method, without_nulls(params), reply)
+  if not handled then
+    reply({ code = M.INTERNAL_ERROR, message = tostring(err) })
+  end
+  if not answer then
+    waiting = true
+    coroutine.yield()
+  end
+  local reply_err, result = answer[1], answer[2]
+  self:_trace('->', { answer = method, error = reply_err, result = result })
+  if reply_err then
+    return nil, reply_err
+  end
+  return result == nil and vim.NIL or result
 end
 
 --- Stops and closes a request's timer (each request has its own: closed, not left to the GC).
@@ -219,28 +260,55 @@ local function drop_timer(entry)
   end
 end
 
---- An answer came: to a waiting request (its callback, once), or to one given up on (dropped,
---- but its `on_late` hears of it: a dialog presented after all must be ended).
-function Rpc:_answered(id, err, result)
+--- Request `id` is answered (or can no longer be): its callback gets the answer, once, unless it
+--- was given up on (its deadline passed); then the answer is dropped, but `on_late` hears of
+--- it: a dialog presented after all must be ended.
+function Rpc:_settle(id, err, result)
   local entry = self.pending[id]
-  if entry then
-    self.pending[id] = nil
-    drop_timer(entry)
+  if not entry then
+    return
+  end
+  self.pending[id] = nil
+  drop_timer(entry)
+  if not entry.expired then
     entry.callback(err, result)
     return
   end
-  local late = self.late[id]
-  if late then
-    self.late[id] = nil
-    self.write_log(string.format('[%s] late answer to %s (id %s) after its deadline: dropped\n', now(), late.method,
-      tostring(id)))
-    if late.on_late then
-      local ok, late_err = pcall(late.on_late, err, result)
-      if not ok then
-        self.write_log(string.format('[%s] handling the late answer to %s: %s\n', now(), late.method, tostring(late_err)))
-      end
+  self.write_log(string.format('[%s] late answer to %s (id %s) after its deadline: dropped\n', now(), entry.method,
+    tostring(id)))
+  if entry.on_late then
+    local ok, late_err = pcall(entry.on_late, err, result)
+    if not ok then
+      self.write_log(string.format('[%s] handling the late answer to %s: %s\n', now(), entry.method, tostring(late_err)))
     end
   end
+end
+
+--- Not in vim.lsp.rpc: an answer -32800. `vim.lsp.rpc` takes one for the acknowledgement of a
+--- cancellation of its own and drops the request's callback; Wharf answers so to a request
+--- cancelled by `$/cancelRequest` and to one still unanswered as its session ends, and the
+--- callback must hear of it. Its `notify_reply_callback` still runs for every answer, scheduled
+--- just before the callback; what follows both in the main loop finds the request unanswered
+--- only if the answer was -32800, whose message `vim.lsp.rpc` keeps to itself.
+local function withheld(entry)
+  return {
+    code = M.REQUEST_CANCELLED,
+    message = string.format('wharf cancelled %s', entry.method),
+  }
+end
+
+function Rpc:_replied(id)
+  local entry = self.pending[id]
+  if not entry then
+    return
+  end
+  entry.replied = true
+  vim.schedule(function()
+    if self.pending[id] == entry and not entry.answered then
+      self:_trace('<-', { id = id, error = withheld(entry) })
+      self:_settle(id, withheld(entry), nil)
+    end
+  end)
 end
 
 local function duration(ms)
@@ -259,16 +327,16 @@ local function timeout_error(method, ms)
   }
 end
 
---- The request's deadline passed: it is given up on (Wharf is asked to cancel it, so that it
---- presents no dialog the app never hears of) and its callback gets a timeout error, once.
+--- Not in vim.lsp.rpc: deadlines. The request's deadline passed: it is given up on (Wharf is
+--- asked to cancel it, so that it presents no dialog the app never hears of) and its callback
+--- gets a timeout error, once.
 function Rpc:_expire(id)
   local entry = self.pending[id]
-  if not entry then
+  if not entry or entry.expired then
     return
   end
-  self.pending[id] = nil
   drop_timer(entry)
-  self.late[id] = { method = entry.method, on_late = entry.on_late }
+  entry.expired = true
   self.write_log(string.format('[%s] no answer to %s (id %s) within %s: cancelling it\n', now(), entry.method,
     tostring(id), duration(entry.timeout_ms)))
   self:notify('$/cancelRequest', { id = id })
@@ -292,22 +360,6 @@ function Rpc:_arm(id, entry)
   end)
 end
 
-function Rpc:_send(msg)
-  if self.closed then
-    return false
-  end
-  local ok, body = pcall(vim.json.encode, msg)
-  if not ok then
-    return false, body
-  end
-  self:_trace('->', body)
-  local wrote, err = pcall(self.proc.write, self.proc, 'Content-Length: ' .. #body .. '\r\n\r\n' .. body)
-  if not wrote then
-    return false, tostring(err)
-  end
-  return true
-end
-
 --- Sends a request; `callback(err, result)` is called once, in the main loop: with the answer,
 --- or with an error if the process ends first, the message could not be sent, or no answer came
 --- within `opts.timeout_ms` (then the request is cancelled, and an answer that comes afterwards
@@ -319,24 +371,37 @@ end
 ---@return integer|nil id
 function Rpc:request(method, params, callback, opts)
   opts = opts or {}
-  local id = self.next_id
-  self.next_id = id + 1
-  if self.closed then
+  local function fail(message)
     vim.schedule(function()
-      callback({ code = M.INTERNAL_ERROR, message = self:exit_message() }, nil)
+      callback({ code = M.INTERNAL_ERROR, message = message }, nil)
     end)
+  end
+  if self.closed then
+    fail(self:exit_message())
     return nil
   end
   local entry = { callback = callback, method = method, timeout_ms = opts.timeout_ms, on_late = opts.on_late }
-  self.pending[id] = entry
-  local ok, err = self:_send({ jsonrpc = '2.0', id = id, method = method, params = params or vim.empty_dict() })
-  if not ok then
-    self.pending[id] = nil
-    vim.schedule(function()
-      callback({ code = M.INTERNAL_ERROR, message = 'could not send ' .. method .. ': ' .. tostring(err) }, nil)
-    end)
+  params = params or vim.empty_dict()
+  local id
+  local called, sent, message_id = pcall(self.client.request, method, params, function(err, result)
+    entry.answered = true
+    if err then
+      self:_trace('<-', { id = id, error = err })
+      err = without_nulls(setmetatable(err, nil))
+    else
+      self:_trace('<-', { id = id, result = result })
+    end
+    self:_settle(id, err, without_nulls(result))
+  end, function(replied_id)
+    self:_replied(replied_id)
+  end)
+  if not called or not sent then
+    fail('could not send ' .. method .. ': ' .. (called and 'wharf\'s input is closed' or tostring(sent)))
     return nil
   end
+  id = message_id
+  self:_trace('->', { id = id, method = method, params = params })
+  self.pending[id] = entry
   if entry.timeout_ms then
     self:_arm(id, entry)
   end
@@ -346,7 +411,13 @@ end
 ---@param method string
 ---@param params table|nil
 function Rpc:notify(method, params)
-  return self:_send({ jsonrpc = '2.0', method = method, params = params or vim.empty_dict() })
+  if self.closed then
+    return false
+  end
+  params = params or vim.empty_dict()
+  self:_trace('->', { method = method, params = params })
+  local called, sent = pcall(self.client.notify, method, params)
+  return called and sent
 end
 
 function Rpc:is_running()
@@ -367,19 +438,25 @@ function Rpc:exit_message()
   return text
 end
 
+--- Not in vim.lsp.rpc: the requests still waiting when the process ends get an error (an answer
+--- -32800 that came just before is theirs), its dialogs' owners are told, and the log is closed.
 function Rpc:_closed()
   if self.closed then
     return
   end
   self.closed = true
   local pending = self.pending
-  self.pending = {}
-  self.late = {}
   local message = self:exit_message()
-  for _, entry in pairs(pending) do
-    drop_timer(entry)
-    pcall(entry.callback, { code = M.INTERNAL_ERROR, message = message }, nil)
+  for id, entry in pairs(pending) do
+    if entry.expired then
+      pending[id] = nil
+      drop_timer(entry)
+    end
   end
+  for id, entry in pairs(pending) do
+    self:_settle(id, (entry.replied and not entry.answered) and withheld(entry) or { code = M.INTERNAL_ERROR, message = message }, nil)
+  end
+  self.pending = {}
   if self.handlers.on_exit then
     pcall(self.handlers.on_exit, self.exit_code, self.exit_signal, message)
   end
@@ -444,7 +521,7 @@ function Rpc:end_within(after_ms, grace_ms, on_end)
   local stage = 0
   local function next_stage()
     stage = stage + 1
-    local delay, ending, signal = unpack(stages[stage])
+    local delay, ended_by, signal = unpack(stages[stage])
     timer:start(delay, 0, function()
       -- A libuv callback: signals may be sent here, the rest is for the main loop.
       if self.exit_code ~= nil then
@@ -456,7 +533,7 @@ function Rpc:end_within(after_ms, grace_ms, on_end)
         end)
         return
       end
-      how = ending
+      how = ended_by
       pcall(self.proc.kill, self.proc, signal)
       next_stage()
     end)
