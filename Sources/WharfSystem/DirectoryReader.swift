@@ -38,6 +38,68 @@ public enum DirectoryReader {
         return (entries, handle)
     }
 
+    /// The names of a directory and which of them lead to directories, in `readdir` order,
+    /// without a `stat` for most of them: `d_type` says what an entry is, and only an entry
+    /// that is a symlink (`DT_LNK`: does it lead to a directory?) or whose file system does not
+    /// say (`DT_UNKNOWN`) is looked up. What is enough to sort a listing, folders first; the
+    /// rest of an entry is read by ``describe(_:in:)`` when it is shown.
+    public struct Scan: Sendable {
+        /// Every name's bytes, one after the other (one buffer, not an array per name).
+        public var bytes: [UInt8] = []
+        /// Where each name starts in ``bytes``; one more than there are names, the last the end.
+        public var starts: [Int] = [0]
+        /// Whether each entry is a directory, or a symlink to one.
+        public var isDirectory: [Bool] = []
+
+        public init() {}
+
+        public var count: Int { isDirectory.count }
+
+        /// The name of entry `index`.
+        public func name(_ index: Int) -> [UInt8] { Array(bytes[starts[index]..<starts[index + 1]]) }
+
+        mutating func append(_ name: UnsafeBufferPointer<UInt8>, isDirectory: Bool) {
+            bytes.append(contentsOf: name)
+            starts.append(bytes.count)
+            self.isDirectory.append(isDirectory)
+        }
+    }
+
+    /// One `readdir` pass over `directory` (see ``Scan``); `includeHidden` as in ``read(_:includeHidden:)``.
+    /// Entries that vanish before a needed `fstatat` are left out.
+    public static func scan(_ directory: FilePath, includeHidden: Bool = true) throws(SystemError) -> Scan {
+        let handle = try Syscalls.openDirectory(directory)
+        var scan = Scan()
+        try DirectoryEntries.forEachWithType(in: handle) { name, type in
+            if name[0] == 0x2E && !includeHidden { return true }
+            let isDirectory: Bool
+            switch Int32(type) {
+            case Int32(DT_DIR): isDirectory = true
+            case Int32(DT_LNK), Int32(DT_UNKNOWN):
+                var raw = stat()
+                if fstatat(handle.raw, name.baseAddress!, &raw, 0) == 0 {
+                    isDirectory = raw.st_mode & S_IFMT == S_IFDIR
+                } else if fstatat(handle.raw, name.baseAddress!, &raw, AT_SYMLINK_NOFOLLOW) == 0 {
+                    isDirectory = false  // a broken link
+                } else {
+                    return true  // gone
+                }
+            default: isDirectory = false
+            }
+            name.withMemoryRebound(to: UInt8.self) { scan.append(UnsafeBufferPointer(rebasing: $0.dropLast()), isDirectory: isDirectory) }
+            return true
+        }
+        return scan
+    }
+
+    /// What `fstatat` says of `name` inside the open `directory` (see ``Entry``); nil when it is
+    /// gone.
+    public static func describe(_ name: [UInt8], in directory: FileDescriptor) -> Entry? {
+        var terminated = name.map { CChar(bitPattern: $0) }
+        terminated.append(0)
+        return terminated.withUnsafeBufferPointer { describe($0, in: directory.raw) }
+    }
+
     /// `fstatat` for one name: without following first (so a link is seen as a link), then
     /// following a link to describe its target.
     private static func describe(_ name: UnsafeBufferPointer<CChar>, in directory: Int32) -> Entry? {
