@@ -47,13 +47,75 @@ public final class Logger: Sendable {
     /// several threads never interleave.
     public func log(_ level: Level, _ message: @autoclosure () -> String) {
         guard enabled(level) else { return }
-        var line = "wharf[\(getpid())] \(level.name): \(message())\n"
+        let line = "wharf[\(getpid())] \(level.name): \(message())\n"
+        if descriptor == 2 && HeldLines.keep(line) { return }
+        Self.write(line, to: descriptor)
+    }
+
+    private static func write(_ line: String, to descriptor: Int32) {
+        var line = line
         line.withUTF8 { bytes in
             var offset = 0
             while offset < bytes.count {
-                let written = write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+                let written = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
                 if written < 0 { if errno == EINTR { continue } else { return } }
                 offset += written
+            }
+        }
+    }
+
+    /// Holds the lines every logger writes to standard error until ``releaseStandardError()``:
+    /// while a dialog is drawn on the terminal that standard error is, a line written there
+    /// would land on its screen. At most ``heldLineLimit`` lines (and 256 KiB) are kept; lines
+    /// past that are counted, and the count is said when the held lines are written.
+    public static func holdStandardError() {
+        HeldLines.lock.withLock { HeldLines.holding = true }
+    }
+
+    /// Writes the held lines to standard error, in order, and stops holding.
+    public static func releaseStandardError() {
+        while true {
+            // Taken a batch at a time: a line logged while the batch is written is held, then
+            // written after it, so the order stays.
+            let (lines, dropped) = HeldLines.lock.withLock { () -> ([String], Int) in
+                let batch = (HeldLines.lines, HeldLines.dropped)
+                if batch.0.isEmpty && batch.1 == 0 { HeldLines.holding = false }
+                HeldLines.lines = []
+                HeldLines.bytes = 0
+                HeldLines.dropped = 0
+                return batch
+            }
+            if lines.isEmpty && dropped == 0 { return }
+            for line in lines { write(line, to: 2) }
+            if dropped > 0 {
+                write("wharf[\(getpid())] warning: \(dropped) more log line(s) dropped while a dialog was on this terminal\n", to: 2)
+            }
+        }
+    }
+
+    /// How many lines ``holdStandardError()`` keeps.
+    public static let heldLineLimit = 1_000
+
+    /// The lines held for standard error.
+    private enum HeldLines {
+        static let lock = ConditionLock()
+        nonisolated(unsafe) static var holding = false
+        nonisolated(unsafe) static var lines: [String] = []
+        nonisolated(unsafe) static var bytes = 0
+        nonisolated(unsafe) static var dropped = 0
+
+        /// Keeps `line` when lines are held (or counts it, past the bound); false when they
+        /// are not and the line is to be written now.
+        static func keep(_ line: String) -> Bool {
+            lock.withLock {
+                guard holding else { return false }
+                if lines.count < heldLineLimit && bytes + line.utf8.count <= 256 * 1024 {
+                    lines.append(line)
+                    bytes += line.utf8.count
+                } else {
+                    dropped += 1
+                }
+                return true
             }
         }
     }
