@@ -1,8 +1,8 @@
 import WharfSystem
 
-/// How many listing entries the engine keeps for paging. A listing is read once and paged
-/// from memory (about 270 bytes an entry with short names, as the server's resident memory
-/// grows: bench/floods); these bounds keep a client opening many dialogs on huge folders from
+/// How many listing entries the engine keeps for paging. A listing's names are read once and
+/// paged from memory (an entry keeps its name's bytes, its offset, its place in the order and
+/// a flag); these bounds keep a client opening many dialogs on huge folders from
 /// holding gigabytes. protocol/README.md states them. Beyond them the least recently made listings are
 /// dropped, oldest first, and a cursor into a dropped listing is served by reading its folder
 /// again (the pages may then reflect changes made since).

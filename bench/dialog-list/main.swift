@@ -1,6 +1,7 @@
-// Times the dialog engine's listing of one directory: the first page (one readdir pass, one
-// fstatat per entry, name-only content types, `enabled`, the sort) plus paging through every
-// remaining page, as `dialog/list` does for a frontend. Prints one line per run:
+// Times the dialog engine's listing of one directory: the names (one readdir pass, the sort)
+// and every page (an fstatat per entry, name-only content types, `enabled`), paging through
+// all of it as `dialog/list` does for a frontend. Also prints, on stderr, the time to the
+// first page of 1,000 entries. Prints one line per run:
 // "<seconds> <entries>". Built and driven by run.sh; not part of Package.swift.
 //
 // The content types come from a table of common extensions (the real registry is adapted by
