@@ -48,6 +48,8 @@ public final class TerminalSession: @unchecked Sendable {
     /// dropped: each frame redraws the whole screen).
     private var unwritten: [UInt8] = []
     private var begun = 0
+    /// Guarded by ``state``: the last frame drawn, its size and each row's bytes.
+    private var shown: (rows: Int, columns: Int, lines: [[UInt8]])?
     /// Guarded by ``state``: log lines to standard error are held until the terminal is back.
     private var holdsLogLines = false
     /// Touched only by the thread that reads keys.
@@ -208,12 +210,22 @@ public final class TerminalSession: @unchecked Sendable {
 
     /// Draws `frame`, unless the terminal has been given back: made outside the lock, then
     /// queued and written as far as the terminal takes it now (never waiting).
+    /// Only the rows that changed since the frame before are written, unless that frame was
+    /// of another size, is still waiting whole (it is replaced: the screen shows neither), or
+    /// ``redrawAll()`` was asked for.
     public func draw(_ frame: Frame) {
-        let bytes = frame.render(with: terminfo)
+        let rows = frame.renderedRows(with: terminfo)
         state.withLock {
             guard phase == .entered else { return }
-            queue(bytes)
+            let screenKnown = begun == unwritten.count && shown?.rows == frame.rows && shown?.columns == frame.columns
+            queue(frame.render(with: terminfo, rows: rows, over: screenKnown ? shown?.lines : nil))
+            shown = (frame.rows, frame.columns, rows)
         }
+    }
+
+    /// The next frame is drawn whole (Ctrl-L: the screen may show something else).
+    public func redrawAll() {
+        state.withLock { shown = nil }
     }
 
     /// Rings the bell (a key that does nothing here); not when frames wait to be written.
@@ -283,6 +295,8 @@ public final class TerminalSession: @unchecked Sendable {
         }
         if !ready[1].isEmpty {
             resizes.drain()
+            // The terminal may have cut what it showed: the next frame is drawn whole.
+            redrawAll()
             events.append(.resized)
         }
         if !ready[0].isEmpty {

@@ -63,7 +63,7 @@ final class TerminalPicker: @unchecked Sendable {
     /// An exporter's name field (bytes: a chosen file's name need not be UTF-8).
     var name: [UInt8] = []
 
-    static let firstPage = 500
+    static let firstPage = 200
     static let laterPage = 10_000
 
     init(dialog: PresentedDialog, session: TerminalSession, types: ContentTypeScope?, environment: [String: String]) {
