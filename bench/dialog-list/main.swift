@@ -73,12 +73,16 @@ guard arguments.count >= 2 else {
 let directory = arguments[1]
 let runs = arguments.count > 2 ? Int(arguments[2]) ?? 5 : 5
 
-let engine = DialogEngine(sink: { _, _ in })
+struct NoEvents: DialogEventSink {
+    func deliver(_ event: DialogEvent, to client: ClientID) {}
+}
+
+let engine = DialogEngine(sink: NoEvents())
 let types = ExtensionTypes()
 for _ in 0..<runs {
+    let request = ImporterRequest(allowedContentTypes: ["public.text"], options: DialogOptions(defaultDirectory: FilePath(directory)))
     let id = try engine.present(
-        client: 1, app: "bench",
-        request: ImporterRequest(allowedContentTypes: ["public.text"], options: DialogOptions(defaultDirectory: FilePath(directory))),
+        client: 1, app: "bench", request: DialogEngine.check(request, types: types),
         presenter: SilentPresenter(), types: types)
     let start = seconds()
     var page = try engine.list(client: 1, id: id, directory: directory, limit: 10_000)

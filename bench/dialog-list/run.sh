@@ -31,9 +31,12 @@ objects=()
 for module in WharfSystem WharfFileWriting WharfDialogs; do
     for source in "$root/Sources/$module"/*.swift; do objects+=("$release/$module.build/$(basename "$source").o"); done
 done
-swiftc -O -parse-as-library -module-name ListBench -I "$release/Modules" -I "$root/Sources/CProcessSpawn" \
+# WharfSystem's C module for the terminal (its module map is the one SwiftPM made).
+objects+=("$release/CTerminal.build/terminal.c.o")
+includes=(-I "$release/Modules" -I "$root/Sources/CProcessSpawn" -Xcc -fmodule-map-file="$release/CTerminal.build/module.modulemap")
+swiftc -O -parse-as-library -module-name ListBench "${includes[@]}" \
     "$root/bench/dialog-list/main.swift" "${objects[@]}" -o "$out/list-bench" 2>/dev/null || \
-swiftc -O -module-name ListBench -I "$release/Modules" -I "$root/Sources/CProcessSpawn" \
+swiftc -O -module-name ListBench "${includes[@]}" \
     "$root/bench/dialog-list/main.swift" "${objects[@]}" -o "$out/list-bench"
 
 work=$(mktemp -d /tmp/wharf-bench-list-XXXXXX)
