@@ -268,6 +268,25 @@ import WharfTestSupport
         #expect(third.nextCursor == nil)
     }
 
+    /// A cursor's page is read when it is asked for: its folder gone by then, it says so.
+    @Test func aPageOfAFolderGoneMeanwhileSaysSo() throws {
+        let h = Harness()
+        let folder = h.dir.directory("going")
+        for index in 0..<3 { h.dir.makeFile("going/f\(index).txt") }
+        let id = try h.importer()
+        let first = try h.engine.list(client: h.client, id: id, directory: folder.description, limit: 1)
+        #expect(first.entries.map(\.displayName) == ["f0.txt"])
+        move(folder, to: h.dir.at("gone"))
+        guard case .cannotList(let directory, let reason)? = dialogError({
+            _ = try h.engine.list(client: h.client, id: id, cursor: first.nextCursor)
+        }) else {
+            Issue.record("a page of a folder that is gone must fail")
+            return
+        }
+        #expect(directory == folder)
+        #expect(reason == "No such file or directory")
+    }
+
     /// Folders first, told without a `stat` where `readdir` says what an entry is: a link to a
     /// folder sorts with the folders, a broken link and a package (unless enumerated) with the
     /// files.
