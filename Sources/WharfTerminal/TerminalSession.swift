@@ -25,7 +25,7 @@ public enum TerminalEvent: Sendable, Equatable {
 /// Drawing and leaving may come from different threads (the app ends a dialog while the
 /// person is choosing): both take the session's lock, so no frame is drawn once the terminal
 /// has been given back. Frames are written without waiting (``output`` is non-blocking):
-/// what the terminal does not take at once waits in ``State/unwritten`` and goes out as it
+/// what the terminal does not take at once waits in ``unwritten`` and goes out as it
 /// becomes writable (``events(timeoutMilliseconds:)`` watches for that), so a terminal that
 /// stops reading holds up neither the lock nor whoever gives the terminal back.
 ///
@@ -143,8 +143,11 @@ public final class TerminalSession: @unchecked Sendable {
                 Logger.holdStandardError()
                 holdsLogLines = true
             }
-            queue((terminfo[.enterAlternateScreen] ?? []) + (terminfo[.keypadTransmit] ?? [])
-                  + (terminfo[.cursorInvisible] ?? []) + (terminfo[.clearScreen] ?? []))
+            // Counted as begun: never dropped for a frame, which must land on the alternate screen.
+            unwritten = (terminfo[.enterAlternateScreen] ?? []) + (terminfo[.keypadTransmit] ?? [])
+                + (terminfo[.cursorInvisible] ?? []) + (terminfo[.clearScreen] ?? [])
+            begun = unwritten.count
+            flush()
         }
     }
 
