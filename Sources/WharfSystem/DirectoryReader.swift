@@ -56,7 +56,9 @@ public enum DirectoryReader {
         public var count: Int { isDirectory.count }
 
         /// The name of entry `index`.
-        public func name(_ index: Int) -> [UInt8] { Array(bytes[starts[index]..<starts[index + 1]]) }
+        public func name(_ index: Int) -> [UInt8] {
+            bytes.withUnsafeBufferPointer { Array(UnsafeBufferPointer(rebasing: $0[starts[index]..<starts[index + 1]])) }
+        }
 
         mutating func append(_ name: UnsafeBufferPointer<UInt8>, isDirectory: Bool) {
             bytes.append(contentsOf: name)
@@ -95,14 +97,30 @@ public enum DirectoryReader {
     /// What `fstatat` says of `name` inside the open `directory` (see ``Entry``); nil when it is
     /// gone.
     public static func describe(_ name: [UInt8], in directory: FileDescriptor) -> Entry? {
-        var terminated = name.map { CChar(bitPattern: $0) }
-        terminated.append(0)
-        return terminated.withUnsafeBufferPointer { describe($0, in: directory.raw) }
+        // The name, NUL-terminated, on the stack when it fits (names are at most 255 bytes).
+        withUnsafeTemporaryAllocation(of: CChar.self, capacity: name.count + 1) { terminated in
+            name.withUnsafeBytes { bytes in
+                UnsafeMutableRawBufferPointer(terminated).copyMemory(from: bytes)
+            }
+            terminated[name.count] = 0
+            return status(UnsafeBufferPointer(terminated), in: directory.raw).map {
+                Entry(name: name, isSymlink: $0.isSymlink, isBrokenSymlink: $0.isBroken, status: $0.status)
+            }
+        }
     }
 
     /// `fstatat` for one name: without following first (so a link is seen as a link), then
     /// following a link to describe its target.
     private static func describe(_ name: UnsafeBufferPointer<CChar>, in directory: Int32) -> Entry? {
+        status(name, in: directory).map {
+            Entry(name: name.withMemoryRebound(to: UInt8.self) { Array($0.dropLast()) },
+                  isSymlink: $0.isSymlink, isBrokenSymlink: $0.isBroken, status: $0.status)
+        }
+    }
+
+    private static func status(
+        _ name: UnsafeBufferPointer<CChar>, in directory: Int32
+    ) -> (status: FileStatus, isSymlink: Bool, isBroken: Bool)? {
         var raw = stat()
         guard fstatat(directory, name.baseAddress!, &raw, AT_SYMLINK_NOFOLLOW) == 0 else { return nil }
         let isSymlink = raw.st_mode & S_IFMT == S_IFLNK
@@ -111,11 +129,6 @@ public enum DirectoryReader {
             isBroken = true
             guard fstatat(directory, name.baseAddress!, &raw, AT_SYMLINK_NOFOLLOW) == 0 else { return nil }
         }
-        return Entry(
-            name: name.withMemoryRebound(to: UInt8.self) { Array($0.dropLast()) },
-            isSymlink: isSymlink,
-            isBrokenSymlink: isBroken,
-            status: FileStatus(raw)
-        )
+        return (FileStatus(raw), isSymlink, isBroken)
     }
 }
