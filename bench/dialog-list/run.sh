@@ -66,24 +66,28 @@ now() { date +%s.%N; }
 gio list -a standard::fast-content-type,standard::size "$dir" >/dev/null
 "$out/list-bench" "$dir" 1 >/dev/null
 
-gio_times=$(for _ in $(seq "$runs"); do
+# One round runs each contender once, one after the other, so that whatever else the machine
+# does weighs on both alike: gio, the engine in process (its own timing line) and the engine as
+# a whole process. Medians over the rounds.
+gio_runs=() engine_runs=() first_page_runs=() process_runs=()
+for _ in $(seq "$runs"); do
     start=$(now)
     gio list -a standard::fast-content-type,standard::size "$dir" >/dev/null
     end=$(now)
-    echo "$end - $start" | bc -l
-done | median)
-
-engine_runs=$("$out/list-bench" "$dir" "$runs")
-engine_times=$(echo "$engine_runs" | awk '{ print $1 }' | median)
-first_page_times=$(echo "$engine_runs" | awk '{ print $3 }' | median)
-# The same, as a whole process (start-up included), like the gio timing.
-process_times=$(for _ in $(seq "$runs"); do
+    gio_runs+=("$(echo "$end - $start" | bc -l)")
+    line=$("$out/list-bench" "$dir" 1)
+    engine_runs+=("$(echo "$line" | awk '{ print $1 }')")
+    first_page_runs+=("$(echo "$line" | awk '{ print $3 }')")
+    listed=$(echo "$line" | awk '{ print $2 }')
     start=$(now)
     "$out/list-bench" "$dir" 1 >/dev/null
     end=$(now)
-    echo "$end - $start" | bc -l
-done | median)
-listed=$("$out/list-bench" "$dir" 1 | awk '{ print $2 }')
+    process_runs+=("$(echo "$end - $start" | bc -l)")
+done
+gio_times=$(printf '%s\n' "${gio_runs[@]}" | median)
+engine_times=$(printf '%s\n' "${engine_runs[@]}" | median)
+first_page_times=$(printf '%s\n' "${first_page_runs[@]}" | median)
+process_times=$(printf '%s\n' "${process_runs[@]}" | median)
 
 ratio=$(echo "$gio_times / $engine_times" | bc -l)
 process_ratio=$(echo "$gio_times / $process_times" | bc -l)
