@@ -1,11 +1,11 @@
 import Glibc
 
-/// Reads a whole directory in one `readdir(3)` pass with one `fstatat(2)` per entry.
-///
-/// This is the fast path behind dialog listings of directories with 100,000 entries: the
-/// directory is opened once, every entry is looked up relative to that descriptor (no path is
-/// built and resolved per entry), and `d_type` saves the extra `lstat` for everything that is
-/// not a symlink. Names stay bytes, exactly as the file system holds them.
+/// Reads a whole directory in one `readdir(3)` pass with one `fstatat(2)` per entry
+/// (``read(_:includeHidden:)``), or its names alone (``scan(_:includeHidden:)``), whose
+/// entries are then looked up a few at a time (``describe(_:in:)``): what dialog listings of
+/// directories with 100,000 entries do, so that their first page waits for the names only.
+/// Every entry is looked up relative to the open directory (no path is built and resolved per
+/// entry). Names stay bytes, exactly as the file system holds them.
 public enum DirectoryReader {
     /// One entry of a directory, with what `stat` says about it.
     public struct Entry: Sendable {
