@@ -1,6 +1,8 @@
 #define _GNU_SOURCE
 #include "terminal.h"
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <locale.h>
 #include <pthread.h>
 #include <signal.h>
@@ -57,14 +59,25 @@ static void give_back(void) {
     sigaddset(&job_control, SIGTTIN);
     pthread_sigmask(SIG_BLOCK, &job_control, &before);
     end_lent_group();
+    /* A descriptor opened O_NONBLOCK belongs to a terminal whose output may stall: what does
+     * not go out within half a second is given up, and the mode is set at once rather than
+     * after the output drains (which would wait as long as the terminal does). */
+    int nonblocking = (fcntl(guard_fd, F_GETFL) & O_NONBLOCK) != 0;
     size_t written = 0;
+    int waited_ms = 0;
     while (written < guard_length) {
         ssize_t count = write(guard_fd, guard_bytes + written, guard_length - written);
         if (count < 0 && errno == EINTR) continue;
+        if (count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) && waited_ms < 500) {
+            struct pollfd writable = { .fd = guard_fd, .events = POLLOUT };
+            poll(&writable, 1, 50);
+            waited_ms += 50;
+            continue;
+        }
         if (count <= 0) break;
         written += (size_t)count;
     }
-    while (tcsetattr(guard_fd, TCSADRAIN, &guard_mode) != 0 && errno == EINTR) {}
+    while (tcsetattr(guard_fd, nonblocking ? TCSANOW : TCSADRAIN, &guard_mode) != 0 && errno == EINTR) {}
     if (guard_foreground > 0 && tcgetpgrp(guard_fd) != guard_foreground) {
         while (tcsetpgrp(guard_fd, guard_foreground) != 0 && errno == EINTR) {}
         /* It may have been stopped reading the terminal meanwhile; nobody else resumes it. */

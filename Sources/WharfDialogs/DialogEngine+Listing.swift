@@ -1,8 +1,8 @@
 import WharfSystem
 
-/// How many listing entries the engine keeps for paging. A listing is read once and paged
-/// from memory (about 270 bytes an entry with short names, as the server's resident memory
-/// grows: bench/floods); these bounds keep a client opening many dialogs on huge folders from
+/// How many listing entries the engine keeps for paging. A listing's names are read once and
+/// paged from memory (an entry keeps its name's bytes, its offset, its place in the order and
+/// a flag); these bounds keep a client opening many dialogs on huge folders from
 /// holding gigabytes. protocol/README.md states them. Beyond them the least recently made listings are
 /// dropped, oldest first, and a cursor into a dropped listing is served by reading its folder
 /// again (the pages may then reflect changes made since).
@@ -25,10 +25,12 @@ extension DialogEngine {
     /// One page of a directory as the dialog's browser shows it (see ``DirectoryEntry`` for
     /// what each flag means).
     ///
-    /// A request without a cursor reads the directory afresh (one `readdir` pass, one
-    /// `fstatat` per entry), sorts it and keeps the result; requests with the returned cursor
-    /// page through that same snapshot without touching the disk (unless the cache had to drop
-    /// it, see ``ListingCacheLimits``). Reads the disk: call it off the read loop.
+    /// A request without a cursor reads the directory's names afresh (one `readdir` pass; a
+    /// `stat` only for links and entries of unknown type), sorts them and keeps the result;
+    /// requests with the returned cursor page through those same names (unless the cache had
+    /// to drop them, see ``ListingCacheLimits``). Each page's entries are read as it is served
+    /// (status, type, `enabled`), so the first page of a huge folder comes as soon as its names
+    /// are sorted. Reads the disk: call it off the read loop.
     ///
     /// - Parameters:
     ///   - directory: a path or `file:` URL; nil lists the directory the dialog shows (where
@@ -58,7 +60,8 @@ extension DialogEngine {
         if let cursor {
             let (generation, start) = try Self.parse(cursor: cursor)
             switch try cachedPage(client: client, id: id, generation: generation, offset: start, directory: requested) {
-            case .page(let snapshot, let rules): return Self.page(of: snapshot, from: start, size: pageSize, rules: rules)
+            case .page(let snapshot, let rules, let types):
+                return try Self.page(of: snapshot, from: start, size: pageSize, rules: rules, types: types)
             case .evicted(let source):
                 offset = start
                 relist = source
@@ -72,7 +75,7 @@ extension DialogEngine {
         }
         let target = source.directory
         try Self.checkBrowsable(target, rules: rules, types: types)
-        let (entries, order) = try DirectoryLister.read(source, rules: rules, types: types)
+        let (names, order) = try DirectoryLister.read(source, rules: rules, types: types)
         var folderChoice = DirectoryLister.folderChoice(target, rules: rules, types: types)
         // A mover's folder is refused, too, inside a folder it moves: said as `move` says it.
         if let mover, case .enabled? = folderChoice, let inside = MoveJob.movedFolder(containing: target, plan: mover) {
@@ -84,7 +87,7 @@ extension DialogEngine {
             guard case .choosing = record.phase else { throw .choiceAlreadyMade(id) }
             state.listingCounter += 1
             let snapshot = ListingSnapshot(generation: state.listingCounter, source: source, folderChoice: folderChoice,
-                                           entries: entries, order: order)
+                                           names: names, order: order)
             if let stale = record.listings.firstIndex(where: { $0.directory == target }) {
                 forget(record.listings.remove(at: stale), of: record)
             }
@@ -97,12 +100,12 @@ extension DialogEngine {
             record.lastListedDirectory = target
             return snapshot
         }
-        return Self.page(of: snapshot, from: min(offset, snapshot.count), size: pageSize, rules: rules)
+        return try Self.page(of: snapshot, from: min(offset, snapshot.count), size: pageSize, rules: rules, types: types)
     }
 
     private enum CachedPage {
         /// The listing is cached: its page is made from it, outside the lock.
-        case page(ListingSnapshot, SelectionRules)
+        case page(ListingSnapshot, SelectionRules, any ContentTypeOracle)
         /// The listing was dropped from the cache; its folder is read again.
         case evicted(ListingSource)
     }
@@ -126,7 +129,7 @@ extension DialogEngine {
                 guard offset <= snapshot.count, directory == nil || directory == snapshot.directory else {
                     throw .invalidCursor(cursor)
                 }
-                return .page(snapshot, record.rules)
+                return .page(snapshot, record.rules, record.types)
             }
             guard let source = record.evictedListings[generation], directory == nil || directory == source.directory else {
                 throw .invalidCursor(cursor)
@@ -181,15 +184,18 @@ extension DialogEngine {
         lock.withLock { (state.cachedEntries[client] ?? 0, state.cachedEntriesInAll) }
     }
 
-    /// One page of `snapshot`, its disabled entries' reasons put in words (without the lock:
-    /// a page may hold 10,000 entries).
-    private static func page(of snapshot: ListingSnapshot, from offset: Int, size: Int, rules: SelectionRules) -> DirectoryListing {
+    /// One page of `snapshot`: its entries read and judged now, their disabled entries'
+    /// reasons put in words (without the lock: a page may hold 10,000 entries, and reads the
+    /// disk). An entry removed since the folder was read is left out of its page.
+    private static func page(
+        of snapshot: ListingSnapshot, from offset: Int, size: Int, rules: SelectionRules, types: any ContentTypeOracle
+    ) throws(DialogError) -> DirectoryListing {
         let end = min(snapshot.count, offset + size)
         let directory = snapshot.directory
         return DirectoryListing(
             directory: directory,
             parent: directory == .root ? nil : directory.directory,
-            entries: snapshot.entries(offset..<end, rules: rules),
+            entries: try DirectoryLister.describe(snapshot.order[offset..<end], of: snapshot.names, in: directory, rules: rules, types: types),
             nextCursor: end < snapshot.count ? "\(snapshot.generation):\(end)" : nil,
             folderChoice: snapshot.folderChoice)
     }

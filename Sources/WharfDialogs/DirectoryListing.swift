@@ -64,22 +64,22 @@ public struct DirectoryEntry: Sendable, Equatable {
     public var displayName: String { String(decoding: name, as: UTF8.self) }
 }
 
-/// A directory read, judged and sorted once, then served page by page.
+/// A directory's names read and sorted once, then served page by page. Only what the order
+/// needs is read up front (the names, and which entries are folders: ``DirectoryReader/Scan``);
+/// the rest of an entry (its status, content type and whether it may be chosen) is read when a
+/// page holding it is served, so the first page of a huge folder does not wait for every
+/// entry's `stat` and type.
 struct ListingSnapshot: Sendable {
     var generation: UInt64
     var source: ListingSource
-    /// Judged when the folder was read, like its entries.
+    /// Judged when the folder was read.
     var folderChoice: FolderChoice?
-    /// In `readdir` order; `order` holds their indices sorted (cheaper than moving the entries).
-    var entries: [ListedEntry]
+    /// In `readdir` order; `order` holds their indices sorted (cheaper than moving the names).
+    var names: DirectoryReader.Scan
     var order: [Int]
 
     var count: Int { order.count }
     var directory: FilePath { source.directory }
-
-    func entries(_ range: Range<Int>, rules: SelectionRules) -> [DirectoryEntry] {
-        order[range].map { entries[$0].publicEntry(rules: rules) }
-    }
 }
 
 /// What a listing was read from: a folder, with or without its hidden entries. A cursor into a
@@ -107,34 +107,58 @@ enum DirectoryLister {
     static let defaultLimit = 1_000
     static let maximumLimit = 10_000
 
-    /// Reads `source` in one pass (one `readdir`, one `fstatat` per entry), judges every
-    /// entry by `rules`, and sorts: directories first, then ``NameOrdering``.
+    /// Reads `source`'s names in one `readdir` pass (a `stat` only for links and entries of
+    /// unknown type) and sorts them: directories first, then ``NameOrdering``. A package is a
+    /// leaf unless `enumeratePackages`: its type is its name's, so no `stat` tells it.
     static func read(
         _ source: ListingSource, rules: SelectionRules, types: any ContentTypeOracle
-    ) throws(DialogError) -> (entries: [ListedEntry], order: [Int]) {
-        let directory = source.directory
-        let raw: [DirectoryReader.Entry]
+    ) throws(DialogError) -> (names: DirectoryReader.Scan, order: [Int]) {
+        var scan: DirectoryReader.Scan
+        do {
+            scan = try DirectoryReader.scan(source.directory, includeHidden: source.showsHidden)
+        } catch {
+            throw .cannotList(directory: source.directory, reason: error.reason)
+        }
+        if !rules.browserOptions.contains(.enumeratePackages) {
+            for index in 0..<scan.count where scan.isDirectory[index] {
+                let type = types.identify(name: scan.name(index), status: .directory) { _ throws(SystemError) in 0 }
+                if types.isPackage(type) { scan.isDirectory[index] = false }
+            }
+        }
+        return (scan, sortedOrder(scan))
+    }
+
+    /// The entries `indices` of `names` (a page), each read now: its status, its type (by name,
+    /// then its first bytes), and judged by `rules`. An entry gone since the folder was read is
+    /// left out. Reads the disk: never under the engine's lock.
+    static func describe(
+        _ indices: ArraySlice<Int>, of names: DirectoryReader.Scan, in directory: FilePath,
+        rules: SelectionRules, types: any ContentTypeOracle
+    ) throws(DialogError) -> [DirectoryEntry] {
+        guard !indices.isEmpty else { return [] }
         let handle: FileDescriptor
         do {
-            (raw, handle) = try DirectoryReader.read(directory, includeHidden: source.showsHidden)
+            handle = try Syscalls.openDirectory(directory)
         } catch {
             throw .cannotList(directory: directory, reason: error.reason)
         }
-
         var conformance: [String: Bool] = [:]
-        var listed: [ListedEntry] = []
-        listed.reserveCapacity(raw.count)
-        for entry in raw {
+        var entries: [DirectoryEntry] = []
+        entries.reserveCapacity(indices.count)
+        for index in indices {
+            let name = names.name(index)
+            guard let entry = DirectoryReader.describe(name, in: handle) else { continue }
             // Read relative to the open directory, only when the name does not decide the type.
-            let name = FilePath(unchecked: entry.name)
+            let relative = FilePath(unchecked: name)
             let facts = EntryFacts(
-                name: entry.name, directory: directory, status: entry.status,
+                name: name, directory: directory, status: entry.status,
                 isSymlink: entry.isSymlink, isBrokenSymlink: entry.isBrokenSymlink,
                 browserOptions: rules.browserOptions, types: types,
-                readHead: { buffer throws(SystemError) in try FileHead.read(name, in: handle, into: buffer) })
-            listed.append(ListedEntry(facts: facts, rejection: rules.rejection(of: facts, types: types, conformance: &conformance)))
+                readHead: { buffer throws(SystemError) in try FileHead.read(relative, in: handle, into: buffer) })
+            let listed = ListedEntry(facts: facts, rejection: rules.rejection(of: facts, types: types, conformance: &conformance))
+            entries.append(listed.publicEntry(rules: rules))
         }
-        return (listed, sortedOrder(listed))
+        return entries
     }
 
     /// Whether an importer (or a mover) may choose `directory` itself: the rules `choose`
@@ -150,37 +174,43 @@ enum DirectoryLister {
         }
     }
 
-    /// The indices of `entries` in listing order. The sort runs over flat buffers of encoded
+    /// The indices of `names` in listing order. The sort runs over flat buffers of encoded
     /// keys, their 8-byte prefixes and the directory flags, so its comparisons touch no strings
     /// and no reference counts; only names equal under folding compare the names themselves.
-    static func sortedOrder(_ entries: [ListedEntry]) -> [Int] {
+    static func sortedOrder(_ names: DirectoryReader.Scan) -> [Int] {
+        let count = names.count
         var keyBytes: [UInt8] = []
         var keyStarts: [Int] = []
-        var isDirectory: [Bool] = []
-        keyStarts.reserveCapacity(entries.count + 1)
-        isDirectory.reserveCapacity(entries.count)
-        for entry in entries {
-            keyStarts.append(keyBytes.count)
-            NameOrdering.appendKey(for: entry.facts.name, to: &keyBytes)
-            isDirectory.append(entry.facts.isDirectory)
+        keyStarts.reserveCapacity(count + 1)
+        keyBytes.reserveCapacity(names.bytes.count + names.bytes.count / 4)
+        names.bytes.withUnsafeBufferPointer { bytes in
+            for index in 0..<count {
+                keyStarts.append(keyBytes.count)
+                NameOrdering.appendKey(for: UnsafeBufferPointer(rebasing: bytes[names.starts[index]..<names.starts[index + 1]]), to: &keyBytes)
+            }
         }
         keyStarts.append(keyBytes.count)
-        var order = Array(entries.indices)
+        var order = Array(0..<count)
         keyBytes.withUnsafeBufferPointer { bytes in
             keyStarts.withUnsafeBufferPointer { starts in
-                let prefixes = (0..<entries.count).map { index in
+                let prefixes = (0..<count).map { index in
                     NameOrdering.prefix(UnsafeBufferPointer(rebasing: bytes[starts[index]..<starts[index + 1]]))
                 }
                 prefixes.withUnsafeBufferPointer { prefixes in
-                    isDirectory.withUnsafeBufferPointer { isDirectory in
-                        order.sort { left, right in
-                            if isDirectory[left] != isDirectory[right] { return isDirectory[left] }
-                            if prefixes[left] != prefixes[right] { return prefixes[left] < prefixes[right] }
-                            let comparison = NameOrdering.compare(
-                                UnsafeBufferPointer(rebasing: bytes[starts[left]..<starts[left + 1]]),
-                                UnsafeBufferPointer(rebasing: bytes[starts[right]..<starts[right + 1]]))
-                            if comparison != 0 { return comparison < 0 }
-                            return entries[left].facts.name.lexicographicallyPrecedes(entries[right].facts.name)
+                    names.isDirectory.withUnsafeBufferPointer { isDirectory in
+                        names.bytes.withUnsafeBufferPointer { raw in
+                            names.starts.withUnsafeBufferPointer { rawStarts in
+                                order.sort { left, right in
+                                    if isDirectory[left] != isDirectory[right] { return isDirectory[left] }
+                                    if prefixes[left] != prefixes[right] { return prefixes[left] < prefixes[right] }
+                                    let comparison = NameOrdering.compare(
+                                        UnsafeBufferPointer(rebasing: bytes[starts[left]..<starts[left + 1]]),
+                                        UnsafeBufferPointer(rebasing: bytes[starts[right]..<starts[right + 1]]))
+                                    if comparison != 0 { return comparison < 0 }
+                                    return UnsafeBufferPointer(rebasing: raw[rawStarts[left]..<rawStarts[left + 1]])
+                                        .lexicographicallyPrecedes(UnsafeBufferPointer(rebasing: raw[rawStarts[right]..<rawStarts[right + 1]]))
+                                }
+                            }
                         }
                     }
                 }

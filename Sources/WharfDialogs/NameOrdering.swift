@@ -24,6 +24,11 @@ enum NameOrdering {
 
     /// Appends the encoded key of `name` to `bytes` (a listing keeps all keys in one buffer).
     static func appendKey(for name: [UInt8], to bytes: inout [UInt8]) {
+        name.withUnsafeBufferPointer { appendKey(for: $0, to: &bytes) }
+    }
+
+    /// The same for a name read where it lies (a listing's names share one buffer).
+    static func appendKey(for name: UnsafeBufferPointer<UInt8>, to bytes: inout [UInt8]) {
         if name.allSatisfy({ $0 < 0x80 }) {
             encode(name, into: &bytes)
         } else if let text = String(validating: name, as: UTF8.self) {

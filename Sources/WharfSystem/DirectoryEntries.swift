@@ -27,6 +27,14 @@ public enum DirectoryEntries {
     public static func forEach(
         in handle: FileDescriptor, _ visit: (UnsafeBufferPointer<CChar>) throws(SystemError) -> Bool
     ) throws(SystemError) {
+        try forEachWithType(in: handle) { name, _ throws(SystemError) in try visit(name) }
+    }
+
+    /// Like ``forEach(in:_:)``, with each entry's `d_type` (`DT_DIR`, `DT_REG`, `DT_LNK`, …;
+    /// `DT_UNKNOWN` where the file system does not say), which `readdir` gives for free.
+    public static func forEachWithType(
+        in handle: FileDescriptor, _ visit: (UnsafeBufferPointer<CChar>, UInt8) throws(SystemError) -> Bool
+    ) throws(SystemError) {
         // fdopendir takes the descriptor over (closedir closes it), hence the duplicate; and a
         // duplicate shares the file offset, so rewind to read from the start every time.
         let copy = try handle.duplicate()
@@ -40,10 +48,11 @@ public enum DirectoryEntries {
                 if errno != 0 { throw handle.failure("readdir") }
                 return
             }
+            let type = entry.pointee.d_type
             let keepGoing = try withUnsafeMutablePointer(to: &entry.pointee.d_name) { tuple throws(SystemError) in
                 try tuple.withMemoryRebound(to: CChar.self, capacity: Int(NAME_MAX) + 1) { name throws(SystemError) in
                     if name[0] == 0x2E && (name[1] == 0 || (name[1] == 0x2E && name[2] == 0)) { return true }
-                    return try visit(UnsafeBufferPointer(start: name, count: strlen(name) + 1))
+                    return try visit(UnsafeBufferPointer(start: name, count: strlen(name) + 1), type)
                 }
             }
             if !keepGoing { return }

@@ -132,6 +132,18 @@ public final class FileDescriptor: Sendable {
         }
     }
 
+    /// One `write(2)` of what fits now, on a descriptor opened `O_NONBLOCK`: how many bytes
+    /// were written, 0 when none could be without waiting (`EAGAIN`).
+    public func write(some bytes: UnsafeRawBufferPointer) throws(SystemError) -> Int {
+        guard !bytes.isEmpty else { return 0 }
+        while true {
+            let wrote = Glibc.write(raw, bytes.baseAddress!, bytes.count)
+            if wrote >= 0 { return wrote }
+            if errno == EAGAIN || errno == EWOULDBLOCK { return 0 }
+            if errno != EINTR { throw failure("write") }
+        }
+    }
+
     /// `write(2)` until every byte is written.
     public func write(all bytes: UnsafeRawBufferPointer) throws(SystemError) {
         var done = 0

@@ -45,6 +45,14 @@ public struct FileStatus: Sendable, Equatable {
         return FileStatus(raw)
     }
 
+    /// A directory that exists nowhere: for asking what a name alone makes of a folder (a
+    /// package's type is its name's).
+    public static var directory: FileStatus {
+        var raw = stat()
+        raw.st_mode = S_IFDIR | 0o755
+        return FileStatus(raw)
+    }
+
     /// A FIFO, socket or device: never a document, whatever its name says (opening a FIFO can
     /// block, reading a device can be endless).
     public var isSpecial: Bool { kind == .other }

@@ -47,13 +47,84 @@ public final class Logger: Sendable {
     /// several threads never interleave.
     public func log(_ level: Level, _ message: @autoclosure () -> String) {
         guard enabled(level) else { return }
-        var line = "wharf[\(getpid())] \(level.name): \(message())\n"
+        let line = "wharf[\(getpid())] \(level.name): \(message())\n"
+        if HeldLines.keep(line, for: descriptor) { return }
+        Self.write(line, to: descriptor)
+    }
+
+    private static func write(_ line: String, to descriptor: Int32) {
+        var line = line
         line.withUTF8 { bytes in
             var offset = 0
             while offset < bytes.count {
-                let written = write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+                let written = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
                 if written < 0 { if errno == EINTR { continue } else { return } }
                 offset += written
+            }
+        }
+    }
+
+    /// Holds the lines every logger writes to standard error until ``releaseStandardError()``:
+    /// while a dialog is drawn on the terminal that standard error is, a line written there
+    /// would land on its screen. At most ``heldLineLimit`` lines (and 256 KiB) are kept; lines
+    /// past that are counted, and the count is said when the held lines are written.
+    public static func holdStandardError() { holdLines(writtenTo: 2) }
+
+    /// Writes the held lines to standard error, in order, and stops holding.
+    public static func releaseStandardError() { releaseLines() }
+
+    /// Holds the lines loggers write to `descriptor` (standard error, or a test's pipe), as
+    /// ``holdStandardError()`` does; one descriptor at a time.
+    public static func holdLines(writtenTo descriptor: Int32) {
+        HeldLines.lock.withLock { HeldLines.holding = descriptor }
+    }
+
+    /// Writes the held lines where they were going, in order, and stops holding.
+    public static func releaseLines() {
+        while true {
+            // Taken a batch at a time: a line logged while the batch is written is held, then
+            // written after it, so the order stays.
+            let (lines, dropped, descriptor) = HeldLines.lock.withLock { () -> ([String], Int, Int32) in
+                let batch = (HeldLines.lines, HeldLines.dropped, HeldLines.holding)
+                if batch.0.isEmpty && batch.1 == 0 { HeldLines.holding = -1 }
+                HeldLines.lines = []
+                HeldLines.bytes = 0
+                HeldLines.dropped = 0
+                return batch
+            }
+            if lines.isEmpty && dropped == 0 { return }
+            for line in lines { write(line, to: descriptor) }
+            if dropped > 0 {
+                write("wharf[\(getpid())] warning: \(dropped) more log line(s) dropped while a dialog was on this terminal\n",
+                      to: descriptor)
+            }
+        }
+    }
+
+    /// How many lines ``holdStandardError()`` keeps.
+    public static let heldLineLimit = 1_000
+
+    /// The lines held for standard error.
+    private enum HeldLines {
+        static let lock = ConditionLock()
+        /// The descriptor whose lines are held; -1: none.
+        nonisolated(unsafe) static var holding: Int32 = -1
+        nonisolated(unsafe) static var lines: [String] = []
+        nonisolated(unsafe) static var bytes = 0
+        nonisolated(unsafe) static var dropped = 0
+
+        /// Keeps `line` when lines to `descriptor` are held (or counts it, past the bound);
+        /// false when they are not and the line is to be written now.
+        static func keep(_ line: String, for descriptor: Int32) -> Bool {
+            lock.withLock {
+                guard holding == descriptor, descriptor >= 0 else { return false }
+                if lines.count < heldLineLimit && bytes + line.utf8.count <= 256 * 1024 {
+                    lines.append(line)
+                    bytes += line.utf8.count
+                } else {
+                    dropped += 1
+                }
+                return true
             }
         }
     }

@@ -20,10 +20,21 @@ public final class TerminalDevice: Sendable {
 
     /// Opens the controlling terminal (`O_NOCTTY`: never acquires one). Fails with `ENXIO` when
     /// the process has none (cron, a daemon, a pipe's far end with no terminal).
-    public static func openControlling(path: FilePath = "/dev/tty") throws(SystemError) -> TerminalDevice {
-        let descriptor = try FileDescriptor.open(path, O_RDWR | O_NOCTTY)
+    ///
+    /// - Parameter nonBlocking: writes never wait (``write(some:)``): a terminal that stops
+    ///   reading (a stalled ssh link, a pane nobody reads) cannot hold up the thread that
+    ///   writes, nor anyone waiting for it. The flag belongs to this open of the terminal only.
+    public static func openControlling(path: FilePath = "/dev/tty", nonBlocking: Bool = false) throws(SystemError) -> TerminalDevice {
+        let descriptor = try FileDescriptor.open(path, O_RDWR | O_NOCTTY | (nonBlocking ? O_NONBLOCK : 0))
         guard isatty(descriptor.raw) == 1 else { throw SystemError.current("isatty", path: path) }
         return TerminalDevice(descriptor: descriptor)
+    }
+
+    /// Whether standard error is this process's controlling terminal (`tcgetsid`: the
+    /// terminal of this process's session), so that a log line written there would land on a
+    /// dialog drawn on it.
+    public static var standardErrorIsControllingTerminal: Bool {
+        isatty(2) == 1 && tcgetsid(2) == getsid(0)
     }
 
     /// The terminal's mode now (`tcgetattr`).
@@ -94,6 +105,20 @@ public final class TerminalDevice: Sendable {
     /// Writes every byte (a whole frame at once, so the terminal never shows half of one).
     public func write(_ bytes: [UInt8]) throws(SystemError) {
         try descriptor.write(all: bytes)
+    }
+
+    /// Writes what the terminal takes now, without waiting (opened `nonBlocking`): how many
+    /// bytes that was, 0 when it takes none.
+    public func write(some bytes: UnsafeRawBufferPointer) throws(SystemError) -> Int {
+        try descriptor.write(some: bytes)
+    }
+
+    /// Waits until the terminal takes more output, at most `timeoutMilliseconds`; whether it does.
+    public func waitUntilWritable(timeoutMilliseconds: Int) -> Bool {
+        guard let ready = try? Poller.wait([Poller.Watch(descriptor, for: .writable)], timeoutMilliseconds: timeoutMilliseconds) else {
+            return false
+        }
+        return ready[0].contains(.writable)
     }
 
     /// What has arrived, up to `limit` bytes; empty at end of file (the terminal hung up).

@@ -50,12 +50,17 @@ public struct Frame: Sendable {
     /// The bytes that draw this frame over whatever the screen shows: each row addressed,
     /// written and cleared to its end.
     public func render(with terminfo: Terminfo) -> [UInt8] {
-        var output: [UInt8] = []
-        output.reserveCapacity(rows * (columns + 16))
-        output += terminfo[.cursorInvisible] ?? []
+        render(with: terminfo, rows: renderedRows(with: terminfo), over: nil)
+    }
+
+    /// Each row's bytes: addressed, written and cleared to its end. Two frames whose rows make
+    /// the same bytes show the same there.
+    public func renderedRows(with terminfo: Terminfo) -> [[UInt8]] {
         let reset = terminfo[.exitAttributes] ?? []
-        for (row, spans) in lines.enumerated() {
-            output += move(row: row, column: 0, terminfo)
+        let clear = terminfo[.clearToEndOfLine] ?? []
+        return lines.enumerated().map { row, spans in
+            var output = move(row: row, column: 0, terminfo)
+            output.reserveCapacity(columns + 32)
             for span in spans {
                 if !span.style.isEmpty {
                     if span.style.contains(.bold) { output += terminfo[.enterBold] ?? [] }
@@ -63,10 +68,24 @@ public struct Frame: Sendable {
                     if span.style.contains(.reverse) { output += terminfo[.enterReverse] ?? [] }
                     if span.style.contains(.underline) { output += terminfo[.enterUnderline] ?? [] }
                 }
-                output += Array(span.text.utf8)
+                output += span.text.utf8
                 if !span.style.isEmpty { output += reset }
             }
-            output += terminfo[.clearToEndOfLine] ?? []
+            output += clear
+            return output
+        }
+    }
+
+    /// The bytes that draw this frame, whose ``renderedRows(with:)`` are `rows`, over a screen
+    /// that shows `previous` (rows of a frame of the same size; nil: anything): only the rows
+    /// that differ, so a keystroke that changes two rows writes two rows.
+    public func render(with terminfo: Terminfo, rows: [[UInt8]], over previous: [[UInt8]]?) -> [UInt8] {
+        var output: [UInt8] = []
+        output.reserveCapacity(previous == nil ? rows.count * (columns + 16) : 256)
+        output += terminfo[.cursorInvisible] ?? []
+        for (index, row) in rows.enumerated() {
+            if let previous, previous.indices.contains(index), previous[index] == row { continue }
+            output += row
         }
         if let cursor {
             output += move(row: cursor.row, column: cursor.column, terminfo)

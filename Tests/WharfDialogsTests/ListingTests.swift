@@ -250,6 +250,59 @@ import WharfTestSupport
         #expect(fresh.nextCursor != nil)
     }
 
+    /// The names and their order are read once; each page's details when it is served. A file
+    /// removed after the first page is left out of its page, one that changed shows as it is.
+    @Test func laterPagesReadTheirEntriesWhenServedAndLeaveOutRemovedOnes() throws {
+        let h = Harness()
+        for index in 0..<6 { h.dir.makeFile("f\(index).txt", "x") }
+        let id = try h.importer()
+        let first = try h.engine.list(client: h.client, id: id, limit: 2)
+        #expect(first.entries.map(\.displayName) == ["f0.txt", "f1.txt"])
+        #expect(removeFile(h.dir.at("f3.txt")))
+        writeFile(h.dir.at("f4.txt"), Array("grown".utf8))
+        let second = try h.engine.list(client: h.client, id: id, cursor: first.nextCursor, limit: 3)
+        #expect(second.entries.map(\.displayName) == ["f2.txt", "f4.txt"], "f3.txt went; the page holds what is left")
+        #expect(second.entries.map(\.size) == [1, 5])
+        let third = try h.engine.list(client: h.client, id: id, cursor: second.nextCursor)
+        #expect(third.entries.map(\.displayName) == ["f5.txt"])
+        #expect(third.nextCursor == nil)
+    }
+
+    /// A cursor's page is read when it is asked for: its folder gone by then, it says so.
+    @Test func aPageOfAFolderGoneMeanwhileSaysSo() throws {
+        let h = Harness()
+        let folder = h.dir.directory("going")
+        for index in 0..<3 { h.dir.makeFile("going/f\(index).txt") }
+        let id = try h.importer()
+        let first = try h.engine.list(client: h.client, id: id, directory: folder.description, limit: 1)
+        #expect(first.entries.map(\.displayName) == ["f0.txt"])
+        move(folder, to: h.dir.at("gone"))
+        guard case .cannotList(let directory, let reason)? = dialogError({
+            _ = try h.engine.list(client: h.client, id: id, cursor: first.nextCursor)
+        }) else {
+            Issue.record("a page of a folder that is gone must fail")
+            return
+        }
+        #expect(directory == folder)
+        #expect(reason == "No such file or directory")
+    }
+
+    /// Folders first, told without a `stat` where `readdir` says what an entry is: a link to a
+    /// folder sorts with the folders, a broken link and a package (unless enumerated) with the
+    /// files.
+    @Test func linksAndPackagesSortWhereTheirTargetsBelong() throws {
+        let h = Harness()
+        h.dir.directory("real")
+        h.dir.directory("Tool.bundle")
+        h.dir.makeFile("a.txt")
+        h.dir.symlink("z-link", to: h.dir.at("real"))
+        h.dir.symlink("b-broken", to: h.dir.at("nowhere"))
+        let id = try h.importer(["com.example.bundle", "public.plain-text"])
+        #expect(try entries(h, id).map(\.displayName) == ["real", "z-link", "a.txt", "b-broken", "Tool.bundle"])
+        let enumerated = try h.importer(options: DialogOptions(defaultDirectory: h.dir.path, browserOptions: .enumeratePackages))
+        #expect(try entries(h, enumerated).map(\.displayName) == ["real", "Tool.bundle", "z-link", "a.txt", "b-broken"])
+    }
+
     @Test func cursorsBelongToTheirDialog() throws {
         let h = Harness()
         for index in 0..<5 { h.dir.makeFile("f\(index).txt") }
@@ -369,19 +422,18 @@ import WharfTestSupport
         var generator = SplitMix(seed: 7)
         let alphabet = Array("ab0123456789xY.".unicodeScalars)
         var seen = Set<String>()
-        var entries: [ListedEntry] = []
-        let status = FileStatus(kind: .regular, size: 0, modified: 0)
-        while entries.count < 2_000 {
+        var scan = DirectoryReader.Scan()
+        var names: [String] = []
+        while names.count < 2_000 {
             let length = Int(generator.next() % 10) + 1
             let name = String(String.UnicodeScalarView((0..<length).map { _ in alphabet[Int(generator.next() % UInt64(alphabet.count))] }))
             guard seen.insert(name).inserted else { continue }
-            let facts = EntryFacts(
-                name: Array(name.utf8), directory: "/d", status: status, isSymlink: false, isBrokenSymlink: false,
-                browserOptions: [], types: FakeTypes(), readHead: { _ throws(SystemError) in 0 })
-            entries.append(ListedEntry(facts: facts, rejection: nil))
+            names.append(name)
+            scan.bytes += Array(name.utf8)
+            scan.starts.append(scan.bytes.count)
+            scan.isDirectory.append(false)
         }
-        let names = entries.map { String(decoding: $0.facts.name, as: UTF8.self) }
-        let sorted = DirectoryLister.sortedOrder(entries).map { names[$0] }
+        let sorted = DirectoryLister.sortedOrder(scan).map { names[$0] }
         #expect(sorted == names.sorted(by: Self.reference))
     }
 }

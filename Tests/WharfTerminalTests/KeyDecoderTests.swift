@@ -93,4 +93,20 @@ import WharfSystem
         #expect(bytes.contains("\u{1B}[2;1Hab\u{1B}[7mcd"))
         #expect(bytes.contains("\u{1B}[K"))
     }
+
+    /// Over a screen showing the frame before, only the rows that changed are written.
+    @Test func aFrameOverThePreviousOneWritesOnlyTheRowsThatChanged() throws {
+        let xterm = try Terminfo.load(term: "xterm", environment: [:])
+        var before = Frame(rows: 3, columns: 10)
+        for row in 0..<3 { before.set(row, [Frame.Span("row \(row)")]) }
+        var after = before
+        after.set(1, [Frame.Span("changed", .reverse)])
+        let shown = before.renderedRows(with: xterm)
+        let bytes = String(decoding: after.render(with: xterm, rows: after.renderedRows(with: xterm), over: shown), as: UTF8.self)
+        #expect(bytes.contains("\u{1B}[2;1H\u{1B}[7mchanged"))
+        #expect(!bytes.contains("row 0") && !bytes.contains("row 2"))
+        let whole = String(decoding: after.render(with: xterm, rows: after.renderedRows(with: xterm), over: nil), as: UTF8.self)
+        #expect(whole.contains("row 0") && whole.contains("changed") && whole.contains("row 2"))
+        #expect(whole == String(decoding: after.render(with: xterm), as: UTF8.self))
+    }
 }

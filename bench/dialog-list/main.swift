@@ -1,7 +1,7 @@
-// Times the dialog engine's listing of one directory: the first page (one readdir pass, one
-// fstatat per entry, name-only content types, `enabled`, the sort) plus paging through every
-// remaining page, as `dialog/list` does for a frontend. Prints one line per run:
-// "<seconds> <entries>". Built and driven by run.sh; not part of Package.swift.
+// Times the dialog engine's listing of one directory: the names (one readdir pass, the sort)
+// and every page (an fstatat per entry, name-only content types, `enabled`), paging through
+// all of it as `dialog/list` does for a frontend. Prints one line per run:
+// "<seconds> <entries> <seconds to the first page>". Built and driven by run.sh; not part of Package.swift.
 //
 // The content types come from a table of common extensions (the real registry is adapted by
 // the server); see run.sh for what that means for the comparison.
@@ -73,21 +73,26 @@ guard arguments.count >= 2 else {
 let directory = arguments[1]
 let runs = arguments.count > 2 ? Int(arguments[2]) ?? 5 : 5
 
-let engine = DialogEngine(sink: { _, _ in })
+struct NoEvents: DialogEventSink {
+    func deliver(_ event: DialogEvent, to client: ClientID) {}
+}
+
+let engine = DialogEngine(sink: NoEvents())
 let types = ExtensionTypes()
 for _ in 0..<runs {
+    let request = ImporterRequest(allowedContentTypes: ["public.text"], options: DialogOptions(defaultDirectory: FilePath(directory)))
     let id = try engine.present(
-        client: 1, app: "bench",
-        request: ImporterRequest(allowedContentTypes: ["public.text"], options: DialogOptions(defaultDirectory: FilePath(directory))),
+        client: 1, app: "bench", request: DialogEngine.check(request, types: types),
         presenter: SilentPresenter(), types: types)
     let start = seconds()
     var page = try engine.list(client: 1, id: id, directory: directory, limit: 10_000)
+    let firstPage = seconds() - start
     var count = page.entries.count
     while let cursor = page.nextCursor {
         page = try engine.list(client: 1, id: id, cursor: cursor, limit: 10_000)
         count += page.entries.count
     }
     let elapsed = seconds() - start
-    print(String(elapsed), count)
+    print(String(elapsed), count, String(firstPage))
     _ = try engine.cancel(client: 1, id: id)
 }

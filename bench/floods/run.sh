@@ -10,8 +10,11 @@
 #   listing   24 dialogs of one presenter client each listing a folder of 100,000 entries
 #             (a page of one entry each, so the answers are small and the listings are what
 #             is kept). The listing cache keeps at most 250,000 entries per client and
-#             1,000,000 in all; one listing of 100,000 short names takes about 27 MiB, so
-#             unbounded the 24 listings would take about 650 MiB. Target: under 192 MiB
+#             1,000,000 in all; one listing of 100,000 short names keeps about 3 MiB (the
+#             names in one buffer, their offsets, order and folder flags; each page's details
+#             are read when it is served), so unbounded the 24 listings would take about
+#             70 MiB; before that change an entry took about 270 bytes (27 MiB a listing,
+#             650 MiB for 24). Target: under 192 MiB
 #             however many dialogs list (the cache's share, one listing being read, and what
 #             the allocator keeps of the listings dropped).
 #

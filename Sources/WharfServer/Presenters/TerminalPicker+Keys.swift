@@ -54,7 +54,7 @@ extension TerminalPicker {
         case .enter: return activate()
         case .right: if let entry = entryUnderCursor, entry.isDirectory { list(entry.path, showHidden: showHidden) }
         case .left, .backspace: if let parent { list(parent, showHidden: showHidden) }
-        case .control(0x0C): break   // Ctrl-L: the next frame redraws everything
+        case .control(0x0C): session.redrawAll()   // Ctrl-L
         default: session.bell()
         }
         return .open

@@ -68,7 +68,7 @@ final class TerminalPicker: @unchecked Sendable {
     /// Each of the dialog's choices' values, as the person set them.
     var choiceValues: [String]
 
-    static let firstPage = 500
+    static let firstPage = 200
     static let laterPage = 10_000
 
     init(dialog: PresentedDialog, session: TerminalSession, types: ContentTypeScope?, environment: [String: String]) {
