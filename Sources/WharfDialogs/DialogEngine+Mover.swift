@@ -86,7 +86,7 @@ extension DialogEngine {
         let cancellation = ExportCancellation()
         record.phase = .writing(.move(job), cancellation, stop: nil)
         let (client, id, mover) = (record.client, record.id, self.mover)
-        let queue = state.clients[client]?.exports ?? SerialQueue(pool: .waiting)
+        let queue = state.clients[client]?.exports ?? SerialQueue(pool: .blocking)
         queue.run { [self] in
             let result: Result<[FilePath], MoveError> = Result { () throws(MoveError) in
                 try mover.move(job.plan.items, into: job.folder, resolution: job.resolution,

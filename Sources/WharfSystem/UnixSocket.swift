@@ -275,3 +275,13 @@ enum ControlMessages {
         return found
     }
 }
+
+extension UnixSocket {
+    /// Removes the socket file at `path` (`unlink(2)`); a missing one is no error.
+    public static func remove(_ path: FilePath) throws(SystemError) {
+        while path.withCString({ unlink($0) }) != 0 {
+            if errno == ENOENT { return }
+            if errno != EINTR { throw .current("remove", path: path) }
+        }
+    }
+}

@@ -30,10 +30,6 @@ public final class WorkerPool: @unchecked Sendable {
     /// comes to its queue here within microseconds of its last answer.
     public static let blocking = WorkerPool(maximumThreads: .max, spin: SpinBeforeSleep())
 
-    /// The name ``blocking`` had, kept while branches written against it are merged.
-    @available(*, deprecated, renamed: "blocking")
-    public static var waiting: WorkerPool { blocking }
-
     private let lock = ConditionLock()
     private let maximumThreads: Int
     private let idleSeconds: Double

@@ -49,8 +49,8 @@ public final class ClientSession: Sendable {
     /// Run the client's requests that wait on the disk or the database, each queue one request
     /// at a time in the order they came: the dialogs' (presenting, listing, choosing) apart from
     /// the files' (access, bookmarks, reads and writes, identification), so that a dialog opens
-    /// while a bookmark waits for the database. Both on the pool for waiting work, so that no
-    /// client's waiting holds up another's (``WorkerPool/waiting``).
+    /// while a bookmark waits for the database. Both on the pool for work that may block, so that no
+    /// client's waiting holds up another's (``WorkerPool/blocking``).
     let dialogWork = SerialQueue(pool: .blocking)
     let fileWork = SerialQueue(pool: .blocking)
     /// What lives as long as one of the client's dialogs (the charge for an exporter's

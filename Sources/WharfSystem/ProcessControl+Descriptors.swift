@@ -37,22 +37,3 @@ extension ProcessControl {
         return stream
     }
 }
-
-extension FileDescriptor {
-    /// The user that owns the file (`st_uid` from `fstat(2)`).
-    public func ownerUserID() throws(SystemError) -> UInt32 {
-        var raw = stat()
-        guard fstat(self.raw, &raw) == 0 else { throw failure("fstat") }
-        return raw.st_uid
-    }
-}
-
-extension UnixSocket {
-    /// Removes the socket file at `path` (`unlink(2)`); a missing one is no error.
-    public static func remove(_ path: FilePath) throws(SystemError) {
-        while path.withCString({ unlink($0) }) != 0 {
-            if errno == ENOENT { return }
-            if errno != EINTR { throw .current("remove", path: path) }
-        }
-    }
-}
