@@ -4,6 +4,7 @@ import WharfJSON
 import WharfJSONRPC
 import WharfServer
 import WharfSystem
+import Synchronization
 
 /// A test's end of a connection to a Wharf server: writes framed (or raw) bytes, and collects
 /// every message the server writes, in order, on a reader thread.
@@ -46,7 +47,7 @@ public final class WireClient: @unchecked Sendable {
     /// test's file (a pipe into another test's server, which then answers a request it never
     /// sent), and tests run in parallel in one process. Not `lock`, which the reader needs to
     /// deliver what the server writes while a write waits for room.
-    private let writable = Locked(true)
+    private let writable = Mutex(true)
     private let lock = ConditionLock()
     // Guarded by `lock`.
     private var received: [JSON] = []
@@ -135,7 +136,7 @@ public final class WireClient: @unchecked Sendable {
 
     /// Writes bytes exactly as given; nothing once the server's input is closed.
     public func sendRaw(_ bytes: [UInt8]) {
-        writable.withValue { open in
+        writable.withLock { open in
             guard open else { return }
             var offset = 0
             while offset < bytes.count {
@@ -169,7 +170,7 @@ public final class WireClient: @unchecked Sendable {
     public func send(_ message: JSON, passing descriptors: [FileDescriptor]) throws {
         let body = message.serialized()
         rememberMethods(in: body)
-        try writable.withValue { open throws(SystemError) in
+        try writable.withLock { open throws(SystemError) in
             guard open else { throw SystemError(code: EBADF, operation: "sendmsg") }
             let socket = FileDescriptor(taking: output)
             defer { socket.relinquish() }
@@ -234,9 +235,9 @@ public final class WireClient: @unchecked Sendable {
         }
         guard first else { return }
         switch server {
-        case .process(let child): writable.withValue { $0 = false; child.closeStdin() }
+        case .process(let child): writable.withLock { $0 = false; child.closeStdin() }
         case .socket: lock.withLock { if !socketClosed { _ = shutdown(output, Int32(SHUT_WR)) } }
-        case .inProcess, .descriptors: writable.withValue { $0 = false; close(output) }
+        case .inProcess, .descriptors: writable.withLock { $0 = false; close(output) }
         }
     }
 
@@ -382,7 +383,7 @@ public final class WireClient: @unchecked Sendable {
             endOfOutput = true
             if case .socket = server {
                 socketClosed = true
-                writable.withValue { $0 = false; close(input) }  // `input` is `output` too
+                writable.withLock { $0 = false; close(input) }  // `input` is `output` too
             }
             lock.broadcast()
         }

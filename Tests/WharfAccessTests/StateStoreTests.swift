@@ -3,6 +3,7 @@ import Testing
 @testable import WharfAccess
 import WharfSystem
 import WharfTestSupport
+import Synchronization
 
 /// The store on disk: where it lives, its permissions, its schema history, damage, and what
 /// dead processes leave behind.
@@ -192,8 +193,8 @@ import WharfTestSupport
         first.close()
         let (store, warnings) = try AccessStore.open(stateDirectory: state.path, opening: .whenNeeded)
         #expect(warnings.isEmpty)
-        let reported = Locked<[String]>([])
-        store.reportProblems { message in reported.withValue { $0.append(message) } }
+        let reported = Mutex<[String]>([])
+        store.reportProblems { message in reported.withLock { $0.append(message) } }
         let error = accessError { () throws(AccessError) in try store.list(app: "editor", client: "c1") }
         guard case .store(let failure)? = error else {
             Issue.record("expected a store failure, got \(String(describing: error))")
@@ -201,8 +202,8 @@ import WharfTestSupport
         }
         #expect(failure.message.contains("newer Wharf"))
         let deadline = Deadline(secondsFromNow: 5)
-        while reported.withValue({ $0.isEmpty }) && !deadline.hasPassed { ProcessControl.sleep(milliseconds: 5) }
-        #expect(reported.withValue { $0.first?.contains("newer Wharf") } == true, "the failure is logged")
+        while reported.withLock({ $0.isEmpty }) && !deadline.hasPassed { ProcessControl.sleep(milliseconds: 5) }
+        #expect(reported.withLock { $0.first?.contains("newer Wharf") } == true, "the failure is logged")
     }
 
     @Test func closingTheStoreEndsItsSessionsGrantsButKeepsBookmarks() throws {

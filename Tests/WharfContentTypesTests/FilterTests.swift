@@ -2,6 +2,7 @@ import Testing
 @testable import WharfContentTypes
 import WharfSystem
 import WharfTestSupport
+import Synchronization
 
 /// Dialog-filter expansion: allowed types → globs, MIME types, directories.
 @Suite struct FilterTests {
@@ -126,19 +127,19 @@ import WharfTestSupport
     /// plain-text dialog together used to walk the type tables once each, side by side).
     @Test func aSetAskedForByManyThreadsAtOnceIsWorkedOutOnce() {
         let cache = FilterCache()
-        let computations = Locked(0)
+        let computations = Mutex(0)
         let worked = DialogFilters(allowsAllFiles: false, globs: ["*.txt"], mimeTypes: ["text/*"], directories: false)
-        let answers = Locked<[DialogFilters]>([])
+        let answers = Mutex<[DialogFilters]>([])
         concurrently(8) { _ in
             let filters = cache.value(for: "public.plain-text") {
-                computations.withValue { $0 += 1 }
+                computations.withLock { $0 += 1 }
                 ProcessControl.sleep(milliseconds: 100)  // the others ask meanwhile
                 return worked
             }
-            answers.withValue { $0.append(filters) }
+            answers.withLock { $0.append(filters) }
         }
-        #expect(computations.withValue { $0 } == 1)
-        #expect(answers.withValue { $0 } == Array(repeating: worked, count: 8))
+        #expect(computations.withLock { $0 } == 1)
+        #expect(answers.withLock { $0 } == Array(repeating: worked, count: 8))
         // Another set is worked out on its own.
         #expect(cache.value(for: "public.image") { DialogFilters(allowsAllFiles: true, globs: ["*"], mimeTypes: [], directories: false) }.allowsAllFiles)
     }

@@ -2,6 +2,7 @@ import Testing
 import WharfDBus
 import WharfDesktopTestSupport
 import WharfSystem
+import Synchronization
 
 /// Errors, timeouts, signals and the end of connections, against a private `dbus-daemon`.
 @Suite struct ConnectionTests {
@@ -40,14 +41,14 @@ import WharfSystem
         let service = try bus.connect()
         try EchoService.serve(on: service)
         let client = try bus.connect()
-        let seen = Locked<[String]>([])
+        let seen = Mutex<[String]>([])
         client.subscribe(BusMatchRule(path: EchoService.path, interface: EchoService.interface, member: "Ping")) { message in
-            seen.withValue { $0.append("signal \(message.body.first?.stringValue ?? "")") }
+            seen.withLock { $0.append("signal \(message.body.first?.stringValue ?? "")") }
         }
         let reply = client.callAndWait(destination: EchoService.name, path: EchoService.path, interface: EchoService.interface,
                                        member: "SignalFirst", body: [.string("early")], timeoutMs: 5000)
-        seen.withValue { $0.append("reply \(reply.map { $0.body.first?.stringValue ?? "" }.failureMessage ?? (try? reply.get().body.first?.stringValue) ?? "")") }
-        #expect(seen.withValue { $0 } == ["signal early", "reply reply"])
+        seen.withLock { $0.append("reply \(reply.map { $0.body.first?.stringValue ?? "" }.failureMessage ?? (try? reply.get().body.first?.stringValue) ?? "")") }
+        #expect(seen.withLock { $0 } == ["signal early", "reply reply"])
     }
 
     @Test func nameOwnerChangedTellsWhenAServiceLeaves() throws {

@@ -3,6 +3,7 @@ import WharfJSON
 import WharfServerTestSupport
 import WharfSystem
 import WharfTestSupport
+import Synchronization
 
 /// A daemon whose own presenter answers every dialog from `steps` (each client plays its own
 /// copy), for tests that need dialogs answered without a presenter connection.
@@ -23,19 +24,19 @@ func bareDaemon(arguments: [String] = []) throws -> DaemonProcess {
 /// `@unchecked Sendable`: `ended` is only touched with `finished` held.
 final class PresenterLoop: @unchecked Sendable {
     let client: WireClient
-    private let running = Locked(true)
+    private let running = Mutex(true)
     private let finished = ConditionLock()
     private var ended = false
     /// Every `presenter/show` seen, in order.
-    let shown = Locked<[JSON]>([])
+    let shown = Mutex<[JSON]>([])
 
     init(_ client: WireClient, answer: @escaping @Sendable (WireClient, JSON) -> Void) {
         self.client = client
         startThread { [self] in
-            while running.withValue({ $0 }) {
+            while running.withLock({ $0 }) {
                 guard let show = client.notification("presenter/show", timeout: 0.2) else { continue }
                 let params = show["params"] ?? .null
-                shown.withValue { $0.append(params) }
+                shown.withLock { $0.append(params) }
                 answer(client, params)
             }
             finished.withLock {
@@ -46,7 +47,7 @@ final class PresenterLoop: @unchecked Sendable {
     }
 
     func stop() {
-        running.withValue { $0 = false }
+        running.withLock { $0 = false }
         finished.withLock { while !ended { finished.wait() } }
     }
 }

@@ -1,5 +1,6 @@
 import WharfJSONRPC
 import WharfSystem
+import Synchronization
 
 /// `--initialize-timeout` for one daemon connection: once it passes, a connection still
 /// waiting for its first byte is woken to close, and a session not yet answered `initialize`
@@ -15,8 +16,8 @@ final class InitializeDeadline: Sendable {
     private let seconds: Int
     private let logger: Logger
     private let app: String
-    private let watched = Locked(Watched())
-    private let cancelTimer = Locked<(@Sendable () -> Void)?>(nil)
+    private let watched = Mutex(Watched())
+    private let cancelTimer = Mutex<(@Sendable () -> Void)?>(nil)
 
     /// Starts counting now; `seconds` 0 never expires.
     init(seconds: Int, logger: Logger, app: String) {
@@ -25,18 +26,18 @@ final class InitializeDeadline: Sendable {
         self.app = app
         guard seconds > 0 else { return }
         let cancel = TimerQueue.shared.after(milliseconds: seconds * 1000) { [self] in expire() }
-        cancelTimer.withValue { $0 = cancel }
+        cancelTimer.withLock { $0 = cancel }
     }
 
     /// The connection is over: the timer is dropped.
     func cancel() {
-        let cancel = cancelTimer.withValue { cancel in defer { cancel = nil }; return cancel }
+        let cancel = cancelTimer.withLock { cancel in defer { cancel = nil }; return cancel }
         cancel?()
     }
 
     /// The wait for the connection's first byte: signalled once the deadline has passed.
     func watch(_ interrupter: Interrupter) {
-        let expired = watched.withValue { state -> Bool in
+        let expired = watched.withLock { state -> Bool in
             state.interrupter = interrupter
             return state.expired
         }
@@ -45,7 +46,7 @@ final class InitializeDeadline: Sendable {
 
     /// The connection's session: ended if the deadline passes before it is initialized.
     func watch(_ session: ClientSession) {
-        let expired = watched.withValue { state -> Bool in
+        let expired = watched.withLock { state -> Bool in
             state.session = session
             state.interrupter = nil
             return state.expired
@@ -54,7 +55,7 @@ final class InitializeDeadline: Sendable {
     }
 
     private func expire() {
-        let (interrupter, session) = watched.withValue { state in
+        let (interrupter, session) = watched.withLock { state in
             state.expired = true
             return (state.interrupter, state.session)
         }
@@ -69,7 +70,7 @@ final class InitializeDeadline: Sendable {
     /// owed to be written, up to seconds, for a peer that may not read), never on the timer's
     /// thread nor on the shared pool's, which every client's timers need.
     private func endIfUninitialized(_ session: ClientSession) {
-        guard session.state.withValue({ $0.lifecycle == .uninitialized }) else { return }
+        guard session.state.withLock({ $0.lifecycle == .uninitialized }) else { return }
         logger.warning("closed a connection of \(app): no initialize within \(seconds) s (--initialize-timeout)")
         WorkerPool.blocking.run {
             session.end(exitCode: session.exitCodeForEndOfInput, reason: "no initialize within \(self.seconds) s")

@@ -14,6 +14,7 @@
 import Glibc
 import WharfFileWriting
 import WharfSystem
+import Synchronization
 
 /// One line on stdout, unbuffered: the parent reads it while this process waits to be killed.
 func say(_ line: String) {
@@ -58,7 +59,7 @@ while !arguments.isEmpty {
 }
 guard let folder, !sources.isEmpty else { usage("--into FOLDER SOURCE...") }
 
-let counter = Locked(0)
+let counter = Mutex(0)
 let hold = holdAt
 let steps = showSteps
 let printing = showProgress
@@ -70,7 +71,7 @@ do {
         },
         cancellation: nil,
         observer: { step in
-            let number = counter.withValue { count -> Int in
+            let number = counter.withLock { count -> Int in
                 count += 1
                 return count
             }
