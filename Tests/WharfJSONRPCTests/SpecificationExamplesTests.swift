@@ -22,9 +22,8 @@ final class ExampleServer: Sendable {
         connection = Connection(input: FileDescriptor(taking: toServer.read), output: FileDescriptor(taking: fromServer.write),
                                 options: .init(framing: framing))
         client = WireClient(writingTo: toServer.write, readingFrom: fromServer.read, framing: framing == .ndjson ? .ndjson : .lsp)
-        let notifications = self.notifications, held = self.held
         connection.start(Connection.Handler(
-            request: { request, reply in
+            request: { [weak self] request, reply in
                 let params = request.params
                 func number(_ json: JSON?) -> Int64 { json?.intValue ?? 0 }
                 switch request.method {
@@ -41,12 +40,12 @@ final class ExampleServer: Sendable {
                 case "get_data":
                     reply.succeed(["hello", 5])
                 case "hold":
-                    held.withLock { $0.append(reply) }
+                    self?.held.withLock { $0.append(reply) }
                 default:
                     reply.fail(.methodNotFound(request.method))
                 }
             },
-            notification: { notification in notifications.withLock { $0.append(notification.method) } }
+            notification: { [weak self] notification in self?.notifications.withLock { $0.append(notification.method) } }
         ), onEnd: { [connection] _ in connection.closeOutput() })
     }
 
