@@ -148,11 +148,11 @@ let package = Package(
             path: "Tests/desktop/RigTool"),
 
         // MARK: Test tools
-        .executableTarget(name: "wharf-write-probe", dependencies: ["WharfFileWriting", "WharfSystem"], path: "Tests/Tools/WriteProbe"),
-        .executableTarget(name: "wharf-move-probe", dependencies: ["WharfFileWriting", "WharfSystem"], path: "Tests/Tools/MoveProbe"),
+        .executableTarget(name: "wharf-write-probe", dependencies: ["WharfFileWriting", "WharfSystem", "WharfTestSupport"], path: "Tests/Tools/WriteProbe"),
+        .executableTarget(name: "wharf-move-probe", dependencies: ["WharfFileWriting", "WharfSystem", "WharfTestSupport"], path: "Tests/Tools/MoveProbe"),
         .executableTarget(name: "wharf-access-stress", dependencies: ["WharfAccess", "WharfSystem"], path: "Tests/Tools/AccessStress"),
         // Holds an SQLite database's lock from another process, for DatabaseLock.
-        .executableTarget(name: "wharf-sqlite-lock", dependencies: ["CSQLite"], path: "Tests/Tools/SQLiteLock"),
+        .executableTarget(name: "wharf-sqlite-lock", dependencies: ["CSQLite", "WharfTestSupport"], path: "Tests/Tools/SQLiteLock"),
 
         // MARK: Fuzzing
         // `make fuzz` builds this with libFuzzer (`--sanitize=fuzzer`, `-D WHARF_FUZZING`); a plain

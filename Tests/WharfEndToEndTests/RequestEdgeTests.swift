@@ -66,6 +66,27 @@ import WharfTestSupport
         #expect(exporter?["error"]?["message"]?.stringValue?.contains("presentationId: must not contain U+0000") == true, "\(String(describing: exporter))")
     }
 
+    /// Only an exporter has a filename field: a `filenameLabel` in an importer's or a mover's
+    /// options is refused, not ignored; an exporter takes it.
+    @Test func aFilenameLabelIsRefusedOutsideAnExporter() throws {
+        let (client, _) = try client(home: scratch)
+        scratch.write("a.txt", "a")
+        let options: JSON = ["filenameLabel": "Name:"]
+        for (method, params): (String, JSON) in [
+            ("presentImporter", ["allowedContentTypes": ["public.item"], "options": options]),
+            ("presentMover", ["urls": [.string(scratch.url("a.txt"))], "options": options]),
+        ] {
+            let refused = client.request(method, params)
+            #expect(refused?["error"]?["code"] == -32602, "\(method): \(String(describing: refused))")
+            #expect(refused?["error"]?["message"]?.stringValue?.contains("options.filenameLabel: only exporters have a filename field") == true,
+                    "\(method): \(String(describing: refused))")
+        }
+        let exporter = client.request("presentExporter", [
+            "documents": [["filename": "a", "writableContentTypes": ["public.plain-text"], "contents": ["text": "a"]]],
+            "contentType": "public.plain-text", "options": options])
+        #expect(exporter?["result"]?["dialogId"] != nil, "\(String(describing: exporter))")
+    }
+
     @Test func aMIMETypeGivenAsAContentTypeIsAnsweredWithTheIdentifierItStandsFor() throws {
         let (client, _) = try client(home: scratch)
         let refused = try #require(client.request("presentImporter", ["allowedContentTypes": ["image/png"]]))

@@ -43,6 +43,18 @@ public struct DialogOptionsParams: ProtocolValue {
         self.filenameLabel = filenameLabel
     }
 
+    /// A request's `options` (absent: the defaults). Only an exporter has a filename field, so
+    /// in any other request a `filenameLabel` is refused, not ignored.
+    static func read(from reader: inout FieldReader, exporter: Bool) throws(ProtocolError) -> DialogOptionsParams {
+        let options = try reader.optionalObject("options") { reader throws(ProtocolError) in
+            try DialogOptionsParams(reading: &reader)
+        } ?? DialogOptionsParams()
+        if !exporter && options.filenameLabel != nil {
+            throw ProtocolError("options.filenameLabel: only exporters have a filename field")
+        }
+        return options
+    }
+
     public init(reading reader: inout FieldReader) throws(ProtocolError) {
         defaultDirectory = try reader.optionalString("defaultDirectory")
         title = try reader.optionalString("title")

@@ -51,9 +51,7 @@ public struct PresentExporterRequest: RequestMessage {
         }
         defaultFilename = try reader.optionalString("defaultFilename")
         presentationId = try reader.optionalIdentifier("presentationId")
-        options = try reader.optionalObject("options") { reader throws(ProtocolError) in
-            try DialogOptionsParams(reading: &reader)
-        } ?? DialogOptionsParams()
+        options = try DialogOptionsParams.read(from: &reader, exporter: true)
         parentWindow = try reader.optionalString("parentWindow")
         destinationOnly = try reader.optionalBool("destinationOnly")
         savesIntoFolder = try reader.optionalBool("savesIntoFolder")

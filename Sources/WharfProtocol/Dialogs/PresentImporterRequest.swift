@@ -26,12 +26,7 @@ public struct PresentImporterRequest: RequestMessage {
         allowedContentTypes = try reader.strings("allowedContentTypes")
         allowsMultipleSelection = try reader.bool("allowsMultipleSelection", default: false)
         presentationId = try reader.optionalIdentifier("presentationId")
-        options = try reader.optionalObject("options") { reader throws(ProtocolError) in
-            try DialogOptionsParams(reading: &reader)
-        } ?? DialogOptionsParams()
-        if options.filenameLabel != nil {
-            throw ProtocolError("options.filenameLabel: only exporters have a filename field")
-        }
+        options = try DialogOptionsParams.read(from: &reader, exporter: false)
         parentWindow = try reader.optionalString("parentWindow")
     }
 

@@ -31,14 +31,9 @@ public struct PresentMoverRequest: RequestMessage {
             throw ProtocolError("urls: at most \(Self.maximumFiles) files in one mover (\(urls.count) given)")
         }
         presentationId = try reader.optionalIdentifier("presentationId")
-        options = try reader.optionalObject("options") { reader throws(ProtocolError) in
-            try DialogOptionsParams(reading: &reader)
-        } ?? DialogOptionsParams()
         // Known fields that mean nothing here are refused, not ignored: the human chooses a
         // folder, not files, and names nothing.
-        if options.filenameLabel != nil {
-            throw ProtocolError("options.filenameLabel: only exporters have a filename field")
-        }
+        options = try DialogOptionsParams.read(from: &reader, exporter: false)
         if options.urlEnabled != nil {
             throw ProtocolError("options.urlEnabled: a mover's human chooses a folder, which urlEnabled does not judge")
         }

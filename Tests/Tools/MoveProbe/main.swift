@@ -14,18 +14,8 @@
 import Glibc
 import WharfFileWriting
 import WharfSystem
+import WharfTestSupport
 import Synchronization
-
-/// One line on stdout, unbuffered: the parent reads it while this process waits to be killed.
-func say(_ line: String) {
-    let text = Array((line + "\n").utf8)
-    _ = text.withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
-}
-
-func usage(_ problem: String) -> Never {
-    say("usage: \(problem)")
-    exit(64)
-}
 
 var arguments = Array(CommandLine.arguments.dropFirst())
 var resolution = MoveConflictResolution.fail

@@ -6,18 +6,7 @@
 // commits and exits 0. Any failure is printed to standard error, with status 1.
 import CSQLite
 import Glibc
-
-func say(_ text: String, to descriptor: Int32) {
-    var bytes = Array(text.utf8)
-    bytes.append(UInt8(ascii: "\n"))
-    var offset = 0
-    while offset < bytes.count {
-        let written = bytes[offset...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-        if written < 0 && errno == EINTR { continue }
-        guard written > 0 else { return }
-        offset += written
-    }
-}
+import WharfTestSupport
 
 func fail(_ message: String) -> Never {
     say("wharf-sqlite-lock: \(message)", to: 2)

@@ -17,17 +17,7 @@
 import Glibc
 import WharfFileWriting
 import WharfSystem
-
-/// One line on stdout, unbuffered: the parent reads it while this process waits to be killed.
-func say(_ line: String) {
-    let text = Array((line + "\n").utf8)
-    _ = text.withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
-}
-
-func usage(_ problem: String) -> Never {
-    say("usage: \(problem)")
-    exit(64)
-}
+import WharfTestSupport
 
 struct Request {
     var items: [ExportItem] = []
