@@ -11,15 +11,7 @@ import WharfTestSupport
     let scratch = ScratchDirectory("wharf-mover-desktop")
 
     init() {
-        scratch.makeDirectory("bin")
-        for tool in ["zenity", "kdialog"] {
-            scratch.write("bin/\(tool)", #"""
-                #!/bin/sh
-                d=$(dirname "$0")/..
-                printf '%s\n' "$@" > "$d/arguments"
-                cat "$d/folder"
-                """#, mode: 0o755)
-        }
+        scratch.writeStandInDialogTools(answer: "folder")
         scratch.write("src/a.txt", "new\n")
         scratch.makeDirectory("dst")
         scratch.write("folder", scratch.path("dst").description + "\n")

@@ -12,15 +12,7 @@ import WharfTestSupport
     let scratch = ScratchDirectory("wharf-named-filters-desktop")
 
     init() {
-        scratch.makeDirectory("bin")
-        for tool in ["zenity", "kdialog"] {
-            scratch.write("bin/\(tool)", #"""
-                #!/bin/sh
-                d=$(dirname "$0")/..
-                printf '%s\n' "$@" > "$d/arguments"
-                cat "$d/answer"
-                """#, mode: 0o755)
-        }
+        scratch.writeStandInDialogTools(answer: "answer")
         scratch.write("notes.md", "# notes\n")
         scratch.write("photo.png", [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
     }

@@ -13,32 +13,7 @@ import subprocess
 import sys
 import time
 
-
-def send(process, message):
-    body = json.dumps(message).encode()
-    process.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
-    process.stdin.flush()
-
-
-def receive(process):
-    length = None
-    while True:
-        line = process.stdout.readline()
-        if not line:
-            raise EOFError("wharf closed its output")
-        if line in (b"\r\n", b"\n"):
-            break
-        name, _, value = line.decode().partition(":")
-        if name.lower() == "content-length":
-            length = int(value)
-    return json.loads(process.stdout.read(length))
-
-
-def answer(process, request_id):
-    while True:
-        message = receive(process)
-        if message.get("id") == request_id:
-            return message
+from wire import answer, ending, send, shut_down
 
 
 def lf_children(pid):
@@ -81,23 +56,13 @@ def main():
     lf_pids = lf_children(process.pid)
     with open(go) as file:
         how = file.read().strip()
-    ended = None
     if how == "term":
         process.send_signal(signal.SIGTERM)
-        while ended is None:
-            try:
-                message = receive(process)
-            except EOFError:
-                break
-            if message.get("method") in ("dialog/cancelled", "dialog/completed", "dialog/failed"):
-                ended = message
+        ended = ending(process)
         process.wait(timeout=10)
     else:
         send(process, {"jsonrpc": "2.0", "id": 3, "method": "cancel", "params": {"dialogId": dialog}})
-        while ended is None:
-            message = receive(process)
-            if message.get("method") in ("dialog/cancelled", "dialog/completed", "dialog/failed"):
-                ended = message
+        ended = ending(process)
     deadline = time.monotonic() + 5
     while any(alive(pid) for pid in lf_pids) and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -105,10 +70,7 @@ def main():
         # The terminal is given back by wharf's dialog thread once lf has gone: wait for that
         # before this script ends and the pane's `stty -g` looks.
         time.sleep(0.5)
-        send(process, {"jsonrpc": "2.0", "id": 4, "method": "shutdown"})
-        answer(process, 4)
-        send(process, {"jsonrpc": "2.0", "method": "exit"})
-        process.wait(timeout=10)
+        shut_down(process, 4)
     foreground = os.tcgetpgrp(0) == os.getpgrp()
     with open(report, "w") as file:
         json.dump({"notification": ended, "lf_running_before": bool(lf_pids), "lf_running": any(alive(pid) for pid in lf_pids),

@@ -14,7 +14,7 @@ import signal
 import subprocess
 import sys
 
-from cancelling_client import answer, receive, send
+from wire import answer, ending, send, shut_down
 
 READER = r"""
 import os, signal, sys, time
@@ -39,17 +39,10 @@ def main():
     send(process, {"jsonrpc": "2.0", "id": 2, "method": "presentImporter",
                    "params": {"allowedContentTypes": ["public.plain-text"], "allowsMultipleSelection": False}})
     answer(process, 2)
-    ended = None
-    while ended is None:
-        message = receive(process)
-        if message.get("method") in ("dialog/cancelled", "dialog/completed", "dialog/failed"):
-            ended = message
+    ended = ending(process)
     key = reader.communicate(timeout=60)[0].decode()
     os.tcsetpgrp(0, os.getpgrp())
-    send(process, {"jsonrpc": "2.0", "id": 3, "method": "shutdown"})
-    answer(process, 3)
-    send(process, {"jsonrpc": "2.0", "method": "exit"})
-    process.wait(timeout=10)
+    shut_down(process, 3)
     with open(report, "w") as file:
         json.dump({"notification": ended, "key": key}, file)
 

@@ -7,7 +7,7 @@ import json
 import subprocess
 import sys
 
-from cancelling_client import answer, receive, send
+from wire import answer, ending, send, shut_down
 
 
 def main():
@@ -21,15 +21,8 @@ def main():
     send(process, {"jsonrpc": "2.0", "id": 2, "method": "presentImporter",
                    "params": {"allowedContentTypes": ["public.plain-text"], "allowsMultipleSelection": False, "options": options}})
     answer(process, 2)
-    ended = None
-    while ended is None:
-        message = receive(process)
-        if message.get("method") in ("dialog/cancelled", "dialog/completed", "dialog/failed"):
-            ended = message
-    send(process, {"jsonrpc": "2.0", "id": 3, "method": "shutdown"})
-    answer(process, 3)
-    send(process, {"jsonrpc": "2.0", "method": "exit"})
-    process.wait(timeout=10)
+    ended = ending(process)
+    shut_down(process, 3)
     with open(report, "w") as file:
         json.dump(ended, file)
 
