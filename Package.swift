@@ -13,6 +13,11 @@
 // see JSON; WharfProtocol never sees the domain.
 import PackageDescription
 
+/// The C targets' debug information in DWARF 4: clang's default, DWARF 5, is more than Debian
+/// 12's valgrind reads, and it then gives up on the whole binary (`make bench` runs the soak
+/// and callgrind under it). Swift's own units are DWARF 4 already.
+let debugInfoValgrindReads: [CSetting] = [.unsafeFlags(["-gdwarf-4"])]
+
 let package = Package(
     name: "Wharf",
     products: [
@@ -36,7 +41,7 @@ let package = Package(
         // What a terminal needs from C that Swift cannot do safely: giving it back from a signal
         // handler, its window size (a variadic ioctl), wcwidth in a UTF-8 locale of the thread's
         // own. Only WharfSystem uses it.
-        .target(name: "CTerminal"),
+        .target(name: "CTerminal", cSettings: debugInfoValgrindReads),
 
         // MARK: Foundation layers
         .target(name: "WharfSystem", dependencies: ["CProcessSpawn", "CTerminal"]),
@@ -68,7 +73,7 @@ let package = Package(
         // WharfDBus.swift for why sd-bus); WharfDesktopDialogs turns a dialog request into a
         // portal call or a zenity/kdialog child. Both are domain modules: no JSON.
         // dlopen is in libc since glibc 2.34; -ldl is for older ones (and adds nothing here).
-        .target(name: "CSystemBus", linkerSettings: [.linkedLibrary("dl")]),
+        .target(name: "CSystemBus", cSettings: debugInfoValgrindReads, linkerSettings: [.linkedLibrary("dl")]),
         .target(name: "WharfDBus", dependencies: ["CSystemBus", "WharfSystem"]),
         .testTarget(
             name: "WharfDBusTests",
