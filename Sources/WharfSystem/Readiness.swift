@@ -184,7 +184,8 @@ public enum Readiness {
 /// every other client would wait), its writer registers here and returns. Hundreds of
 /// waiting descriptors cost one thread.
 ///
-public final class ReadinessWatcher: Sendable {
+/// `@unchecked Sendable`: the entries, the token counter and the wake-up pipe are only touched with `lock` held.
+public final class ReadinessWatcher: @unchecked Sendable {
     public static let shared = ReadinessWatcher()
 
     public enum Event: Sendable {
@@ -203,14 +204,12 @@ public final class ReadinessWatcher: Sendable {
         let callback: @Sendable () -> Void
     }
 
-    private struct State {
-        var entries: [UInt64: Entry] = [:]
-        var nextToken: UInt64 = 1
-        var started = false
-        var wake: (read: Int32, write: Int32)?
-    }
-
-    private let state = Mutex(State())
+    private let lock = ConditionLock()
+    // Guarded by `lock`.
+    private var entries: [UInt64: Entry] = [:]
+    private var nextToken: UInt64 = 1
+    private var started = false
+    private var wake: (read: Int32, write: Int32)?
 
     private init() {}
 
@@ -219,17 +218,17 @@ public final class ReadinessWatcher: Sendable {
     /// ``cancel(_:)``.
     @discardableResult
     public func when(_ event: Event, _ descriptor: FileDescriptor, _ callback: @escaping @Sendable () -> Void) -> Token {
-        let (token, startNow): (Token, Bool) = state.withLock { state in
-            let token = Token(value: state.nextToken)
-            state.nextToken += 1
+        let (token, startNow): (Token, Bool) = lock.withLock {
+            let token = Token(value: nextToken)
+            nextToken += 1
             let events = Int16(event == .writable ? POLLOUT : POLLIN)
-            state.entries[token.value] = Entry(descriptor: descriptor, events: events, callback: callback)
-            defer { state.started = true }
-            return (token, !state.started)
+            entries[token.value] = Entry(descriptor: descriptor, events: events, callback: callback)
+            defer { started = true }
+            return (token, !started)
         }
         if startNow {
             let ends = try! makePipe()
-            state.withLock { $0.wake = (ends.read, ends.write) }
+            lock.withLock { wake = (ends.read, ends.write) }
             startThread { [self] in run(wakeRead: ends.read) }
         }
         poke()
@@ -238,12 +237,12 @@ public final class ReadinessWatcher: Sendable {
 
     /// Forgets a registration whose callback has not run yet (the descriptor is about to close).
     public func cancel(_ token: Token) {
-        let removed = state.withLock { $0.entries.removeValue(forKey: token.value) != nil }
+        let removed = lock.withLock { entries.removeValue(forKey: token.value) != nil }
         if removed { poke() }
     }
 
     private func poke() {
-        guard let wakeWrite = state.withLock({ $0.wake?.write }) else { return }
+        guard let wakeWrite = lock.withLock({ wake?.write }) else { return }
         var byte: UInt8 = 1
         _ = write(wakeWrite, &byte, 1)
     }
@@ -251,13 +250,13 @@ public final class ReadinessWatcher: Sendable {
     private func run(wakeRead: Int32) {
         let flags = fcntl(wakeRead, F_GETFL)
         _ = fcntl(wakeRead, F_SETFL, flags | O_NONBLOCK)
-        if let wakeWrite = state.withLock({ $0.wake?.write }) {
+        if let wakeWrite = lock.withLock({ wake?.write }) {
             let writeFlags = fcntl(wakeWrite, F_GETFL)
             _ = fcntl(wakeWrite, F_SETFL, writeFlags | O_NONBLOCK)
         }
         var drain = [UInt8](repeating: 0, count: 256)
         while true {
-            let watched = state.withLock { $0.entries.map { ($0.key, $0.value) } }
+            let watched = lock.withLock { entries.map { ($0.key, $0.value) } }
             var fds = [pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
             for (_, entry) in watched { fds.append(pollfd(fd: entry.descriptor.raw, events: entry.events, revents: 0)) }
             let ready = poll(&fds, nfds_t(fds.count), -1)
@@ -267,10 +266,10 @@ public final class ReadinessWatcher: Sendable {
                 continue
             }
             if fds[0].revents != 0 { while read(wakeRead, &drain, drain.count) > 0 {} }
-            let due = state.withLock { state -> [@Sendable () -> Void] in
-                watched.indices.compactMap { index in
-                    guard fds[index + 1].revents != 0 else { return nil }
-                    return state.entries.removeValue(forKey: watched[index].0)?.callback
+            var due: [@Sendable () -> Void] = []
+            lock.withLock {
+                for (index, (token, _)) in watched.enumerated() where fds[index + 1].revents != 0 {
+                    if let entry = entries.removeValue(forKey: token) { due.append(entry.callback) }
                 }
             }
             for callback in due { WorkerPool.shared.run(callback) }

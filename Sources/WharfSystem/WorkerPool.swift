@@ -161,15 +161,14 @@ public final class WorkerPool: @unchecked Sendable {
 /// Runs closures one at a time, in the order they were given, on a ``WorkerPool``: the order
 /// of a serial queue without a thread of its own. One per client keeps that client's work in
 /// order while other clients' work goes on beside it.
-public final class SerialQueue: Sendable {
-    private struct State {
-        var pending: [@Sendable () -> Void] = []
-        /// A drain is queued on the pool or running.
-        var running = false
-    }
-
+///
+/// `@unchecked Sendable`: `pending` and `running` are only touched with `lock` held.
+public final class SerialQueue: @unchecked Sendable {
     private let pool: WorkerPool
-    private let state = Mutex(State())
+    private let lock = ConditionLock()
+    // Guarded by `lock`.
+    private var pending: [@Sendable () -> Void] = []
+    private var running = false
 
     public init(pool: WorkerPool = .shared) {
         self.pool = pool
@@ -177,10 +176,10 @@ public final class SerialQueue: Sendable {
 
     /// Runs `work` after everything given before it.
     public func run(_ work: @escaping @Sendable () -> Void) {
-        let start = state.withLock { state -> Bool in
-            state.pending.append(work)
-            if state.running { return false }
-            state.running = true
+        let start = lock.withLock { () -> Bool in
+            pending.append(work)
+            if running { return false }
+            running = true
             return true
         }
         if start { pool.run { [self] in drain() } }
@@ -188,10 +187,10 @@ public final class SerialQueue: Sendable {
 
     private func drain() {
         while true {
-            let batch = state.withLock { state -> [@Sendable () -> Void] in
-                let batch = state.pending
-                state.pending.removeAll(keepingCapacity: true)
-                if batch.isEmpty { state.running = false }
+            let batch = lock.withLock { () -> [@Sendable () -> Void] in
+                let batch = pending
+                pending.removeAll(keepingCapacity: true)
+                if batch.isEmpty { running = false }
                 return batch
             }
             if batch.isEmpty { return }
