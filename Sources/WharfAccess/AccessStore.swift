@@ -47,11 +47,14 @@ public final class AccessStore: Sendable {
     /// How long writes wait for another process's lock once the store is closing (``close()``).
     static let closingPatienceNanoseconds: UInt64 = 1_000_000_000
     /// When ``close()`` began: from then on, a write waits at most `closingPatienceNanoseconds`.
-    private let closing = ClosingClock()
+    private let closingSince = Mutex<UInt64?>(nil)
 
     /// Whether a write waiting for the lock should give up: the store has been closing a while.
     private var givesUp: @Sendable () -> Bool {
-        { [closing] in closing.hasLasted(nanoseconds: Self.closingPatienceNanoseconds) }
+        { [closingSince] in
+            guard let since = closingSince.withLock({ $0 }) else { return false }
+            return monotonicNanoseconds() - since > Self.closingPatienceNanoseconds
+        }
     }
 
     /// `state.sqlite3` inside the state directory, or `:memory:`.
@@ -59,12 +62,10 @@ public final class AccessStore: Sendable {
 
     let instance: String
     /// The connection writes go through (the write-behind batches, bookmarks).
-    let writer = Mutex<SQLiteConnection?>(nil)
+    let writer: Mutex<SQLiteConnection?>
     /// A second connection for reads, so a read never waits behind a write that waits for
-    /// another process's lock. None for an in-memory store, whose reads go through `writer`
-    /// (`readsThroughWriter`): another connection would open another, empty, database.
-    let reader = Mutex<SQLiteConnection?>(nil)
-    private let readsThroughWriter: Bool
+    /// another process's lock (the same connection as `writer` for an in-memory store).
+    let reader: Mutex<SQLiteConnection?>
     /// This process's sessions: their grants and leases.
     let sessions = Mutex(SessionState())
     /// Changes waiting to be written to the store.
@@ -83,8 +84,10 @@ public final class AccessStore: Sendable {
     private let stateDirectory: FilePath?
 
     private init(instance: String, stateDirectory: FilePath?, databasePath: FilePath, inMemory: Bool) {
+        let writing = Mutex<SQLiteConnection?>(nil)
         self.stateDirectory = stateDirectory
-        self.readsThroughWriter = inMemory
+        self.writer = writing
+        self.reader = inMemory ? writing : Mutex(nil)
         self.instance = instance
         self.databasePath = databasePath
         self.pending = WriteBehind()
@@ -364,7 +367,7 @@ public final class AccessStore: Sendable {
         // busy timeout, a write under way and each of the two below could keep the process for
         // 30 s after `exit`. What cannot be written now is what a crash would leave, and is
         // swept as such: the in-use marker stays unless everything was written.
-        closing.start()
+        closingSince.withLock { $0 = $0 ?? monotonicNanoseconds() }
         flush()
         var everythingWritten = pending.isWritten
         writer.withLock { connection in
@@ -391,11 +394,10 @@ public final class AccessStore: Sendable {
     func read<T>(_ body: (SQLiteConnection) throws -> T) throws(AccessError) -> T {
         try awaitDatabase()
         return try Self.translatingErrors(doing: "read the state store") {
-            func read(_ connection: inout sending SQLiteConnection?) throws -> sending T {
+            try reader.withLock { connection in
                 guard let db = connection else { throw AccessError.store(.closed) }
                 return try body(db)
             }
-            return try readsThroughWriter ? writer.withLock(read) : reader.withLock(read)
         }
     }
 
@@ -408,7 +410,7 @@ public final class AccessStore: Sendable {
     ///   commit). Otherwise the store's `NORMAL` holds: a crash of the process loses nothing
     ///   committed, a power cut may lose the last commits.
     @discardableResult
-    func write<T: Sendable>(durable: Bool = false, _ body: (SQLiteConnection) throws -> T) throws(AccessError) -> T {
+    func write<T>(durable: Bool = false, _ body: (SQLiteConnection) throws -> T) throws(AccessError) -> T {
         try awaitDatabase()
         return try Self.translatingErrors(doing: "write the state store") {
             try writer.withLock { connection in

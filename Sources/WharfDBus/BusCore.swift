@@ -14,7 +14,7 @@ import Synchronization
 /// `@unchecked Sendable`: the fields under "bus thread only" are touched only by the loop
 /// thread; `inbox` is guarded by its lock.
 final class BusCore: @unchecked Sendable {
-    typealias Job = @Sendable (BusCore) -> Void
+    typealias Job = (BusCore) -> Void
 
     private struct Inbox {
         var jobs: [Job] = []

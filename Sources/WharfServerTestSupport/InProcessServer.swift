@@ -31,13 +31,14 @@ public final class InProcessServer: Sendable {
             options: options.connectionOptions,
             logger: .silent
         )
-        startThread { [weak self] in
-            // The session keeps its events, so they hold this server weakly: it holds the
-            // session (`started`), and a strong reference would make the two a cycle that
-            // outlives the test (LeakSanitizer found it).
-            let events = SessionEvents(started: { [weak self] session in self?.started.withLock { $0 = session } })
+        let (exitCode, started) = (self.exitCode, self.started)
+        startThread {
+            // The session keeps its events, so this one holds `started` weakly: `started` holds
+            // the session, and a strong reference would make the two a cycle that outlives the
+            // test (LeakSanitizer found it).
+            let events = SessionEvents(started: { [weak started] session in started?.withLock { $0 = session } })
             let code = server.serve(connection, events: events)
-            self?.exitCode.withLock { $0 = code }
+            exitCode.withLock { $0 = code }
         }
     }
 

@@ -16,7 +16,7 @@ import Synchronization
         let held = Mutex<[Reply]>([])
 
         var handler: Connection.Handler {
-            Connection.Handler(request: { [self] _, reply in held.withLock { $0.append(reply) } }, notification: { _ in })
+            Connection.Handler(request: { [held] _, reply in held.withLock { $0.append(reply) } }, notification: { _ in })
         }
 
         var count: Int { held.withLock { $0.count } }

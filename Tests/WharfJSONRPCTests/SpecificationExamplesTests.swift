@@ -22,8 +22,9 @@ final class ExampleServer: Sendable {
         connection = Connection(input: FileDescriptor(taking: toServer.read), output: FileDescriptor(taking: fromServer.write),
                                 options: .init(framing: framing))
         client = WireClient(writingTo: toServer.write, readingFrom: fromServer.read, framing: framing == .ndjson ? .ndjson : .lsp)
+        let notifications = self.notifications, held = self.held
         connection.start(Connection.Handler(
-            request: { [weak self] request, reply in
+            request: { request, reply in
                 let params = request.params
                 func number(_ json: JSON?) -> Int64 { json?.intValue ?? 0 }
                 switch request.method {
@@ -40,12 +41,12 @@ final class ExampleServer: Sendable {
                 case "get_data":
                     reply.succeed(["hello", 5])
                 case "hold":
-                    self?.held.withLock { $0.append(reply) }
+                    held.withLock { $0.append(reply) }
                 default:
                     reply.fail(.methodNotFound(request.method))
                 }
             },
-            notification: { [weak self] notification in self?.notifications.withLock { $0.append(notification.method) } }
+            notification: { notification in notifications.withLock { $0.append(notification.method) } }
         ), onEnd: { [connection] _ in connection.closeOutput() })
     }
 

@@ -21,11 +21,8 @@ modules=$(ls -d Sources/*/ | sed 's|Sources/||; s|/$||' | grep -v -x \
     -e CJansson -e CSQLite -e CSystemBus -e CProcessSpawn -e WharfDesktopTestSupport -e WharfDocs -e wharf-docs)
 
 # What a module may call: memory, arithmetic, pattern matching, the stack protector, the Swift
-# runtime's own entry points, the standard library's `Mutex` (inlined into each module that
-# uses it: `syscall`, for the futex, and `__tls_get_addr`, for the calling thread's id), and the
-# libraries it exists to wrap. A `syscall` of a module's own would hide behind the Mutex's, so
-# the sources outside WharfSystem are read for one below.
-allowed='^(memcpy|memmove|memset|memcmp|memchr|strlen|malloc|calloc|realloc|free|malloc_usable_size|posix_memalign|ceil|floor|rint|round|trunc|fmod|pow|log|exp|sqrt|fnmatch|__stack_chk_fail|_swiftEmptyArrayStorage|_swiftEmptyDictionarySingleton|_swiftEmptySetSingleton|syscall|__tls_get_addr|json_.*|sqlite3_.*|wharf_sd_bus_.*)$'
+# runtime's own entry points, and the libraries it exists to wrap.
+allowed='^(memcpy|memmove|memset|memcmp|memchr|strlen|malloc|calloc|realloc|free|malloc_usable_size|posix_memalign|ceil|floor|rint|round|trunc|fmod|pow|log|exp|sqrt|fnmatch|__stack_chk_fail|_swiftEmptyArrayStorage|_swiftEmptyDictionarySingleton|_swiftEmptySetSingleton|json_.*|sqlite3_.*|wharf_sd_bus_.*)$'
 
 status=0
 for module in $modules; do
@@ -43,12 +40,6 @@ for module in $modules; do
             status=1
         fi
     done
-done
-for module in $modules; do
-    if grep -n -E '(^|[^A-Za-z0-9_.])syscall *\(' $(find "Sources/$module" -name '*.swift'); then
-        echo "Sources/$module calls syscall(2) itself"
-        status=1
-    fi
 done
 if [ $status -ne 0 ]; then
     echo "lint: C library calls outside WharfSystem: add what is missing to WharfSystem and call that" >&2

@@ -35,13 +35,10 @@ struct SQLiteRow {
 /// The thin wrapper around one `sqlite3*` connection: prepared statements cached by their SQL
 /// text, every return code turned into a `SQLiteError` in one place (`check`).
 ///
-/// Not thread-safe on its own: `AccessStore` keeps it in a `Mutex` and reaches it only inside
-/// `withLock`, which is also what makes a transaction the connection's only user while it runs.
-/// SQLite is opened with `SQLITE_OPEN_NOMUTEX` for that reason.
-///
-/// `@unchecked Sendable` only so that a `Mutex` may hold it (what goes into one must be
-/// sendable): no thread reaches it but through that lock.
-final class SQLiteConnection: @unchecked Sendable {
+/// Not `Sendable` and not thread-safe on its own: `AccessStore` keeps it behind a lock, which is
+/// also what makes a transaction the connection's only user while it runs. SQLite is opened with
+/// `SQLITE_OPEN_NOMUTEX` for that reason.
+final class SQLiteConnection {
     /// Kept alive for SQLite, which holds it unretained (``setBusyHandler(milliseconds:giveUp:)``).
     private var busyHandler: BusyHandler?
     private var handle: OpaquePointer?

@@ -30,8 +30,9 @@ public final class FakePortal: Sendable {
     ///   - fileChooser: false plays a portal with no FileChooser backend.
     public init(bus: PrivateBus, dialogs: Dialogs, version: UInt32 = 4, fileChooser: Bool = true) throws {
         connection = try bus.connect()
+        let recorded = self.recorded
         let connection = self.connection
-        connection.export(path: "/org/freedesktop/portal/desktop") { [weak self] call in
+        connection.export(path: "/org/freedesktop/portal/desktop") { call in
             if case .hang = dialogs { return .noReply }
             if call.interface == "org.freedesktop.DBus.Properties" && call.member == "Get" {
                 guard fileChooser, call.body.first?.stringValue == "org.freedesktop.portal.FileChooser" else {
@@ -40,7 +41,7 @@ public final class FakePortal: Sendable {
                 return .reply([.variant(.uint32(version))])
             }
             guard fileChooser, call.interface == "org.freedesktop.portal.FileChooser" else { return .notHandled }
-            self?.recorded.withLock { $0.calls.append(call) }
+            recorded.withLock { $0.calls.append(call) }
             let token = (call.body.count == 3 ? call.body[2].dictionary?["handle_token"]?.unwrapped.stringValue : nil) ?? "t"
             var sender = call.sender ?? ""
             sender.removeFirst()
@@ -51,9 +52,9 @@ public final class FakePortal: Sendable {
                                          body: [.uint32(code), .vardict(results)])
                 return .signalsThenReply([response], [.objectPath(handle)])
             case .hold, .holdAfter, .hang:
-                connection.export(path: handle) { [weak self] close in
+                connection.export(path: handle) { close in
                     guard close.member == "Close" else { return .notHandled }
-                    self?.recorded.withLock { $0.closes.append(handle) }
+                    recorded.withLock { $0.closes.append(handle) }
                     return .reply([])
                 }
                 if case .holdAfter(let delay) = dialogs { ProcessControl.sleep(milliseconds: delay) }
