@@ -15,7 +15,7 @@ extension AccessStore {
         let authorization = try authorize(client: client, url: url)
         let fresh: String
         do { fresh = try RandomTokens.bookmark() } catch { throw .io(error) }
-        guard sessions.withLock({ $0.grants[authorization.grantId] != nil }) else {
+        guard sessions.withValue({ $0.grants[authorization.grantId] != nil }) else {
             throw .accessDenied("the grant was revoked")
         }
         // Durable before it is answered, power cut included: a bookmark handed out is never lost.
@@ -78,7 +78,7 @@ extension AccessStore {
                 try db.run("UPDATE bookmarks SET resolved = ? WHERE id = ?", [.real(StateLocation.now()), .integer(row.id)])
             }
         }
-        let grantId = try sessions.withLock { state throws(AccessError) in
+        let grantId = try sessions.withValue { state throws(AccessError) in
             guard isLive() else { throw .accessDenied("the session has ended") }
             return state.upsert(Grant(client: client, app: app, path: path, fingerprint: fingerprint,
                                       isDirectory: row.isDirectory, isSymlink: false, readOnly: row.readOnly,
@@ -115,7 +115,7 @@ extension AccessStore {
         // Written first, so the ids are the store's (what `wharf access list` shows).
         flush()
         try dropRevokedGrants()
-        let grants = sessions.withLock { state -> [AccessEntry] in
+        let grants = sessions.withValue { state -> [AccessEntry] in
             let ids = state.clients[client].map { Array($0.byPath.values) } ?? []
             return ids.sorted().compactMap { id -> AccessEntry? in
                 guard let grant = state.grants[id] else { return nil }
@@ -125,7 +125,7 @@ extension AccessStore {
             }
         }
         // Leases through a bookmark's grants, in this process (other processes' count in the store).
-        let leasesByBookmark = sessions.withLock { state -> [Int64: Int] in
+        let leasesByBookmark = sessions.withValue { state -> [Int64: Int] in
             var counts: [Int64: Int] = [:]
             for grant in state.grants.values {
                 if let bookmark = grant.bookmarkId { counts[bookmark, default: 0] += state.leaseCount(of: grant.id) }
@@ -168,7 +168,7 @@ extension AccessStore {
                 throw .invalidArgument("expected a file: URL or an absolute path")
             }
             let path = raw.normalized
-            let mine = sessions.withLock { state -> [Grant] in
+            let mine = sessions.withValue { state -> [Grant] in
                 let matching = state.grants.values.filter { $0.app.utf8.elementsEqual(app.utf8) && $0.path == path }
                 for grant in matching { state.remove(grant: grant.id) }
                 return matching
@@ -188,7 +188,7 @@ extension AccessStore {
                 try Self.recordRevocation(db, ofGrantsWhere: "bookmark_id = ? AND instance != ?", [.integer(row.id), .text(instance)])
                 return try db.run("DELETE FROM bookmarks WHERE id = ?", [.integer(row.id)])
             }
-            let tied = sessions.withLock { state -> [Grant] in
+            let tied = sessions.withValue { state -> [Grant] in
                 let tied = state.grants.values.filter { $0.bookmarkId == row.id }
                 for grant in tied { state.remove(grant: grant.id) }
                 return tied

@@ -55,7 +55,7 @@ extension AccessStore {
     /// The lease `accessId` of `client`, if it still allows I/O on a regular file.
     private func usableLease(client: ClientID, accessId: String) throws(AccessError) -> LeaseState {
         try dropRevokedGrants()
-        let lease = try sessions.withLock { state throws(AccessError) -> LeaseState in
+        let lease = try sessions.withValue { state throws(AccessError) -> LeaseState in
             guard let lease = state.leases[accessId], lease.client == client else {
                 if state.released[client]?.contains(accessId) == true {
                     throw .alreadyReleased("access \(accessId) was released; resolve the URL or bookmark again")

@@ -34,7 +34,7 @@ extension AccessStore {
                       isDirectory: Bool, readOnly: Bool, isSymlink: Bool = false) {
         let normalized = path.normalized
         let fingerprint = Fingerprint(identity: identity, birth: birth)
-        let id = sessions.withLock { state in
+        let id = sessions.withValue { state in
             state.upsert(Grant(client: client, app: app, path: normalized, fingerprint: fingerprint,
                                isDirectory: isDirectory && !isSymlink, isSymlink: isSymlink, readOnly: readOnly,
                                bookmarkId: nil, created: StateLocation.now()))
@@ -66,7 +66,7 @@ extension AccessStore {
         }
         let path = raw.normalized
         try dropRevokedGrants()
-        let (exact, covering) = sessions.withLock { state in
+        let (exact, covering) = sessions.withValue { state in
             (state.grant(of: client, at: path), state.directories(of: client, containing: path))
         }
         if let exact { return try authorizeExact(exact) }
@@ -137,7 +137,7 @@ extension AccessStore {
             anchor: authorization.anchor, fingerprint: authorization.fingerprint,
             grantFingerprint: authorization.grantFingerprint, isDirectory: authorization.isDirectory,
             isSymlink: authorization.isSymlink, readOnly: authorization.readOnly, created: StateLocation.now())
-        try sessions.withLock { state throws(AccessError) in
+        try sessions.withValue { state throws(AccessError) in
             guard state.grants[authorization.grantId] != nil else { throw .accessDenied("the grant was revoked") }
             guard state.leaseCount(client: client) < Self.maximumLeasesPerClient else {
                 throw .tooManyLeases(limit: Self.maximumLeasesPerClient)
@@ -160,7 +160,7 @@ extension AccessStore {
     /// or an id this client does not hold, is an error: an unbalanced release is a bug in the
     /// client worth telling it about. A lease whose grant was revoked is still released normally.
     public func release(client: ClientID, accessId: String) throws(AccessError) {
-        let written = try sessions.withLock { state throws(AccessError) -> Bool in
+        let written = try sessions.withValue { state throws(AccessError) -> Bool in
             guard let lease = state.leases[accessId], lease.client == client else {
                 if state.released[client]?.contains(accessId) == true {
                     throw .alreadyReleased("access \(accessId) was already released; each resolveAccess is released once")
@@ -182,7 +182,7 @@ extension AccessStore {
     /// its grants, which belong to the session. Bookmarks, which belong to the app, stay.
     @discardableResult
     public func endSession(client: ClientID) -> Int {
-        let (leases, grantRows, grantIds) = sessions.withLock { state -> ([LeaseState], [Int64], [Int]) in
+        let (leases, grantRows, grantIds) = sessions.withValue { state -> ([LeaseState], [Int64], [Int]) in
             let leases = state.removeLeases(of: client)
             let ids = state.clients[client].map { Array($0.byPath.values) } ?? []
             var rows: [Int64] = []
@@ -206,7 +206,7 @@ extension AccessStore {
     /// Releases every lease `client` still holds (answers how many there were), keeping its grants.
     @discardableResult
     public func releaseAll(client: ClientID) -> Int {
-        let leases = sessions.withLock { state -> [LeaseState] in
+        let leases = sessions.withValue { state -> [LeaseState] in
             let leases = state.removeLeases(of: client)
             state.released[client] = nil
             return leases
@@ -223,6 +223,6 @@ extension AccessStore {
 
     /// How many leases `client` holds open (including any whose grant was revoked since).
     public func activeLeaseCount(client: ClientID) -> Int {
-        sessions.withLock { state in state.leaseCount(client: client) }
+        sessions.withValue { state in state.leaseCount(client: client) }
     }
 }

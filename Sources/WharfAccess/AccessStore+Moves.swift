@@ -63,7 +63,7 @@ extension AccessStore {
 
         // This client's grants of the file, and of what was inside it, come off; their rights
         // are what the new ones get.
-        let (exact, inside) = sessions.withLock { state -> (Grant?, [Grant]) in
+        let (exact, inside) = sessions.withValue { state -> (Grant?, [Grant]) in
             let exact = state.grant(of: client, at: from).flatMap { state.remove(grant: $0.id) }
             var inside: [Grant] = []
             if source.isDirectory, let ids = state.clients[client]?.byPath {
@@ -87,7 +87,7 @@ extension AccessStore {
             grant.created = now
             return grant
         }
-        let ids = sessions.withLock { state -> [Int] in
+        let ids = sessions.withValue { state -> [Int] in
             var ids = [state.upsert(Grant(
                 client: client, app: app, path: to, fingerprint: Fingerprint(identity: identity, birth: birth),
                 isDirectory: source.isDirectory && !source.isSymlink, isSymlink: source.isSymlink,

@@ -14,7 +14,7 @@ import WharfSystem
 extension AccessStore {
     func dropRevokedGrants() throws(AccessError) {
         // Grants written up to now must show in what is read after this.
-        let written = sessions.withLock { $0.batchesWritten }
+        let written = sessions.withValue { $0.batchesWritten }
         // Nothing written yet: none of this process's grants has a row to be deleted. (And a
         // session's first access check does not wait for the database to open.)
         guard written > 0 else { return }
@@ -23,7 +23,7 @@ extension AccessStore {
         // check running beside this one, or after a failed read, must not take it as handled.
         let snapshot = try read { db -> (version: Int64, live: Set<Int64>, revoked: [Int64: Double])? in
             let version = try db.first("PRAGMA data_version") { $0.int(0) } ?? 0
-            guard lastDataVersion.withLock({ $0 != version }) else { return nil }
+            guard lastDataVersion.withValue({ $0 != version }) else { return nil }
             var rows = Set<Int64>()
             try db.query("SELECT id FROM grants WHERE instance = ?", [.text(instance)]) { rows.insert($0.int(0)) }
             var revoked: [Int64: Double] = [:]
@@ -33,7 +33,7 @@ extension AccessStore {
             return (version, rows, revoked)
         }
         guard let snapshot else { return }
-        let (judgedAll, judged, givenAgain) = sessions.withLock { state -> (Bool, [Int64], [Int]) in
+        let (judgedAll, judged, givenAgain) = sessions.withValue { state -> (Bool, [Int64], [Int]) in
             var judgedAll = true
             var judged: [Int64] = []
             var givenAgain: [Int] = []
@@ -60,7 +60,7 @@ extension AccessStore {
             }
             scheduleFlush()
         }
-        if judgedAll { lastDataVersion.withLock { $0 = snapshot.version } }
+        if judgedAll { lastDataVersion.withValue { $0 = snapshot.version } }
     }
 
     /// Dates the revocation of the grants `condition` selects, for the processes holding them;

@@ -1,7 +1,6 @@
 import Glibc
 import CSQLite
 import WharfSystem
-import Synchronization
 
 /// Security-scoped access for Wharf: grants held by sessions, leases that balance like
 /// `start/stopAccessingSecurityScopedResource`, bookmarks that outlive the process, and I/O
@@ -47,12 +46,12 @@ public final class AccessStore: Sendable {
     /// How long writes wait for another process's lock once the store is closing (``close()``).
     static let closingPatienceNanoseconds: UInt64 = 1_000_000_000
     /// When ``close()`` began: from then on, a write waits at most `closingPatienceNanoseconds`.
-    private let closingSince = Mutex<UInt64?>(nil)
+    private let closingSince = Locked<UInt64?>(nil)
 
     /// Whether a write waiting for the lock should give up: the store has been closing a while.
     private var givesUp: @Sendable () -> Bool {
         { [closingSince] in
-            guard let since = closingSince.withLock({ $0 }) else { return false }
+            guard let since = closingSince.withValue({ $0 }) else { return false }
             return monotonicNanoseconds() - since > Self.closingPatienceNanoseconds
         }
     }
@@ -62,32 +61,32 @@ public final class AccessStore: Sendable {
 
     let instance: String
     /// The connection writes go through (the write-behind batches, bookmarks).
-    let writer: Mutex<SQLiteConnection?>
+    let writer: Locked<SQLiteConnection?>
     /// A second connection for reads, so a read never waits behind a write that waits for
     /// another process's lock (the same connection as `writer` for an in-memory store).
-    let reader: Mutex<SQLiteConnection?>
+    let reader: Locked<SQLiteConnection?>
     /// This process's sessions: their grants and leases.
-    let sessions = Mutex(SessionState())
+    let sessions = Locked(SessionState())
     /// Changes waiting to be written to the store.
     let pending: WriteBehind
     /// The store's `data_version` when revocations were last looked for.
-    let lastDataVersion = Mutex<Int64>(-1)
+    let lastDataVersion = Locked<Int64>(-1)
     /// Told about failures nobody waits for (a batch the store refused), to log them; what
     /// happens before it is set waits in `unreported`.
-    let problems: Mutex<(@Sendable (String) -> Void)?> = Mutex(nil)
-    private let unreported = Mutex<[String]>([])
+    let problems: Locked<(@Sendable (String) -> Void)?> = Locked(nil)
+    private let unreported = Locked<[String]>([])
     /// Where the database stands (see `open`): statements wait while it is being opened.
     private let database = WaitableValue(DatabaseState.notOpened)
     /// This process's `running/` marker while the database is open (none for `:memory:`).
-    private let marker = Mutex<InUseMarker?>(nil)
+    private let marker = Locked<InUseMarker?>(nil)
     /// The state directory; nil for `:memory:`.
     private let stateDirectory: FilePath?
 
     private init(instance: String, stateDirectory: FilePath?, databasePath: FilePath, inMemory: Bool) {
-        let writing = Mutex<SQLiteConnection?>(nil)
+        let writing = Locked<SQLiteConnection?>(nil)
         self.stateDirectory = stateDirectory
         self.writer = writing
-        self.reader = inMemory ? writing : Mutex(nil)
+        self.reader = inMemory ? writing : Locked(nil)
         self.instance = instance
         self.databasePath = databasePath
         self.pending = WriteBehind()
@@ -98,9 +97,9 @@ public final class AccessStore: Sendable {
     /// Where to report failures nobody waits for (the server logs them): a batch the store
     /// refused, a database moved aside or that could not be opened when first needed.
     public func reportProblems(to handler: @escaping @Sendable (String) -> Void) {
-        let waiting = problems.withLock { problems -> [String] in
+        let waiting = problems.withValue { problems -> [String] in
             problems = handler
-            return unreported.withLock { messages in defer { messages = [] }; return messages }
+            return unreported.withValue { messages in defer { messages = [] }; return messages }
         }
         for message in waiting { handler(message) }
     }
@@ -173,7 +172,7 @@ public final class AccessStore: Sendable {
         let result: Result<Void, AccessError> = Result { () throws(AccessError) in
             guard databasePath.description != StateLocation.memory else {
                 switch Self.openConfigured(path: databasePath) {
-                case .success(let connection): writer.withLock { $0 = connection }
+                case .success(let connection): writer.withValue { $0 = connection }
                 case .failure(let error): throw .store(StoreFailure(error, doing: "open an in-memory state store"))
                 }
                 return
@@ -181,7 +180,7 @@ public final class AccessStore: Sendable {
             if let stateDirectory {
                 do {
                     let created = try InUseMarker.create(in: stateDirectory, instance: instance)
-                    marker.withLock { $0 = created }
+                    marker.withValue { $0 = created }
                 } catch {
                     warnings.append("cannot mark the state store as in use (\(error)): if this process crashes, "
                         + "the next Wharf will not know to sweep what it left")
@@ -224,8 +223,8 @@ public final class AccessStore: Sendable {
                 } catch {
                     throw .store(StoreFailure(error, doing: "open the state store \(path)"))
                 }
-                writer.withLock { $0 = connection }
-                reader.withLock { $0 = second }
+                writer.withValue { $0 = connection }
+                reader.withValue { $0 = second }
                 return
             case .failure(let error) where error.isCorruption && attempt == 0:
                 let movedTo: FilePath?
@@ -357,7 +356,7 @@ public final class AccessStore: Sendable {
     /// Later calls fail with a `.store` error. Called by `deinit` too; safe to call twice.
     public func close() {
         // A store never opened, with nothing to write, stays unopened: it is closed from now on.
-        let unopened = database.withLock { state -> Bool in
+        let unopened = database.withValue { state -> Bool in
             guard case .notOpened = state, pending.isEmpty else { return false }
             state = .opened(.failure(.closed))
             return true
@@ -367,21 +366,21 @@ public final class AccessStore: Sendable {
         // busy timeout, a write under way and each of the two below could keep the process for
         // 30 s after `exit`. What cannot be written now is what a crash would leave, and is
         // swept as such: the in-use marker stays unless everything was written.
-        closingSince.withLock { $0 = $0 ?? monotonicNanoseconds() }
+        closingSince.withValue { $0 = $0 ?? monotonicNanoseconds() }
         flush()
         var everythingWritten = pending.isWritten
-        writer.withLock { connection in
+        writer.withValue { connection in
             guard let db = connection else { return }
             let removed = try? db.writeTransaction { try db.run("DELETE FROM instances WHERE id = ?", [.text(instance)]) }
             everythingWritten = everythingWritten && removed != nil
             db.close()
             connection = nil
         }
-        reader.withLock { connection in
+        reader.withValue { connection in
             connection?.close()
             connection = nil
         }
-        marker.withLock { marker in
+        marker.withValue { marker in
             if everythingWritten { marker?.remove() }
             marker = nil
         }
@@ -394,7 +393,7 @@ public final class AccessStore: Sendable {
     func read<T>(_ body: (SQLiteConnection) throws -> T) throws(AccessError) -> T {
         try awaitDatabase()
         return try Self.translatingErrors(doing: "read the state store") {
-            try reader.withLock { connection in
+            try reader.withValue { connection in
                 guard let db = connection else { throw AccessError.store(.closed) }
                 return try body(db)
             }
@@ -413,7 +412,7 @@ public final class AccessStore: Sendable {
     func write<T>(durable: Bool = false, _ body: (SQLiteConnection) throws -> T) throws(AccessError) -> T {
         try awaitDatabase()
         return try Self.translatingErrors(doing: "write the state store") {
-            try writer.withLock { connection in
+            try writer.withValue { connection in
                 guard let db = connection else { throw AccessError.store(.closed) }
                 guard durable else { return try db.writeTransaction { try body(db) } }
                 try db.execute("PRAGMA synchronous = FULL")
@@ -441,8 +440,8 @@ public final class AccessStore: Sendable {
     /// Reports a failure nobody waits for.
     func report(_ message: String) {
         // Kept for later, under the same lock the handler is set under, when there is none yet.
-        let handler = problems.withLock { handler -> (@Sendable (String) -> Void)? in
-            if handler == nil { unreported.withLock { $0.append(message) } }
+        let handler = problems.withValue { handler -> (@Sendable (String) -> Void)? in
+            if handler == nil { unreported.withValue { $0.append(message) } }
             return handler
         }
         handler?(message)

@@ -166,7 +166,7 @@ extension AccessStore {
     private func writeBatch(_ changes: PendingChanges) throws(AccessError) {
         // What to write, copied from the session state now (a grant changed since it was
         // queued is written as it is now; one removed since is skipped).
-        let (grants, leases) = sessions.withLock { state -> ([Grant], [(LeaseState, Int64?)]) in
+        let (grants, leases) = sessions.withValue { state -> ([Grant], [(LeaseState, Int64?)]) in
             let grants = changes.grants.compactMap { state.grants[$0] }
             let leases = changes.leases.compactMap { id -> (LeaseState, Int64?)? in
                 guard let lease = state.leases[id] else { return nil }
@@ -206,7 +206,7 @@ extension AccessStore {
                 try db.run("DELETE FROM leases WHERE access_id = ?", [.text(accessId)])
             }
             for (lease, _) in leases {
-                let grantRow = lease.grantId.flatMap { id in rowIds[id] ?? self.sessions.withLock { $0.grants[id]?.rowId } }
+                let grantRow = lease.grantId.flatMap { id in rowIds[id] ?? self.sessions.withValue { $0.grants[id]?.rowId } }
                 try Self.insertLease(db, lease, grantRow: grantRow, instance: instance)
             }
             for (key, (directory, updated)) in changes.rememberedDirectories {
@@ -219,7 +219,7 @@ extension AccessStore {
         // Grants and leases that went while the batch was being written (a session ended, a
         // lease was released, access was revoked) had no row to delete when they went; the
         // rows just written for them are deleted by the next batch.
-        let (goneGrantRows, goneLeases) = sessions.withLock { state -> ([Int64], [String]) in
+        let (goneGrantRows, goneLeases) = sessions.withValue { state -> ([Int64], [String]) in
             state.batchesWritten += 1
             var goneGrantRows: [Int64] = []
             for (id, row) in rowIds {

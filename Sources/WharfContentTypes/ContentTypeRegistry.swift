@@ -1,6 +1,5 @@
 import Glibc
 import WharfSystem
-import Synchronization
 
 /// The system's content types: Apple's system-declared types built in, and the freedesktop
 /// shared MIME database as the oracle for everything they do not cover.
@@ -17,7 +16,7 @@ public final class ContentTypeRegistry: Sendable {
 
     /// The MIME directories to read, highest precedence first.
     public let mimeDirectories: [FilePath]
-    private let state = Mutex<Tables?>(nil)
+    private let state = Locked<Tables?>(nil)
     /// Dialog filters for clients that declared no types of their own.
     let filterCache = FilterCache()
 
@@ -53,7 +52,7 @@ public final class ContentTypeRegistry: Sendable {
 
     /// The loaded tables; the first call reads the database.
     var tables: Tables {
-        state.withLock { tables in
+        state.withValue { tables in
             if let tables { return tables }
             let loaded = Tables(directories: mimeDirectories)
             tables = loaded
@@ -87,7 +86,7 @@ final class Tables: Sendable {
     /// the others have dynamic identifiers, made when asked for (`identifier(forType:)`).
     private let systemKeyForType: [String?]
     let statistics: LoadStatistics
-    private let dynamicRecords = Mutex<[String: TypeRecord]>([:])
+    private let dynamicRecords = Locked<[String: TypeRecord]>([:])
 
     init(directories: [FilePath]) {
         let start = monotonicNanoseconds()
@@ -164,13 +163,13 @@ final class Tables: Sendable {
     private func record(forKey key: String, resolve: (String) -> TypeRecord?, depth: Int) -> TypeRecord? {
         if let record = systemTypes[key] { return record }
         guard key.hasPrefix(DynamicIdentifier.prefix) else { return nil }
-        if let cached = dynamicRecords.withLock({ $0[key] }) { return cached }
+        if let cached = dynamicRecords.withValue({ $0[key] }) { return cached }
         guard let dynamic = DynamicIdentifier(key),
               let record = makeDynamicRecord(dynamic, resolve: resolve, depth: depth) else { return nil }
         // Records that conform to a client's declared type are that client's business; cache
         // only those that depend on system knowledge alone.
         if dynamic.conformsTo == nil || systemTypes[dynamic.conformsTo!] != nil {
-            dynamicRecords.withLock { $0[key] = record }
+            dynamicRecords.withValue { $0[key] = record }
         }
         return record
     }

@@ -1,5 +1,4 @@
 import WharfSystem
-import Synchronization
 
 /// A connection to a message bus, owned by a thread of its own.
 ///
@@ -170,7 +169,7 @@ public final class BusConnection: Sendable {
 public struct BusSubscription: Sendable, Hashable {
     let id: UInt64
 
-    private static let counter = Mutex<UInt64>(0)
-    static func next() -> UInt64 { counter.withLock { $0 += 1; return $0 } }
+    private static let counter = Locked<UInt64>(0)
+    static func next() -> UInt64 { counter.withValue { $0 += 1; return $0 } }
 }
 

@@ -1,6 +1,5 @@
 import CSystemBus
 import WharfSystem
-import Synchronization
 
 /// The thread that owns one sd-bus connection, and everything only that thread may touch.
 ///
@@ -23,7 +22,7 @@ final class BusCore: @unchecked Sendable {
     }
 
     let delivery = CallbackQueue()
-    private let inbox = Mutex(Inbox())
+    private let inbox = Locked(Inbox())
     private let wakeup: WakeupPipe
 
     // MARK: Bus thread only
@@ -57,7 +56,7 @@ final class BusCore: @unchecked Sendable {
     /// the connection is closed (the job will never run).
     @discardableResult
     func enqueue(_ job: @escaping Job) -> Bool {
-        let accepted = inbox.withLock { inbox -> Bool in
+        let accepted = inbox.withValue { inbox -> Bool in
             guard !inbox.closing else { return false }
             inbox.jobs.append(job)
             return true
@@ -68,14 +67,14 @@ final class BusCore: @unchecked Sendable {
 
     /// Asks the loop to close the connection and end; pending calls fail with `reason`.
     func requestClose() {
-        let first = inbox.withLock { inbox -> Bool in
+        let first = inbox.withValue { inbox -> Bool in
             defer { inbox.closing = true }
             return !inbox.closing
         }
         if first { wakeup.wake() }
     }
 
-    var isClosed: Bool { inbox.withLock { $0.closing } }
+    var isClosed: Bool { inbox.withValue { $0.closing } }
 
     // MARK: Starting
 
@@ -174,7 +173,7 @@ final class BusCore: @unchecked Sendable {
     /// its own so that the jobs, and what they captured (a call's body, its request), are
     /// released before the thread sleeps rather than kept until its next turn.
     private func runJobs() -> Bool {
-        let (jobs, closing) = inbox.withLock { inbox -> ([Job], Bool) in
+        let (jobs, closing) = inbox.withValue { inbox -> ([Job], Bool) in
             defer { inbox.jobs.removeAll() }
             return (inbox.jobs, inbox.closing)
         }
@@ -202,7 +201,7 @@ final class BusCore: @unchecked Sendable {
 
     /// Fails every pending call, forgets every slot, closes the bus and stops delivery.
     private func teardown(_ reason: BusError) {
-        inbox.withLock { $0.closing = true; $0.jobs.removeAll() }
+        inbox.withValue { $0.closing = true; $0.jobs.removeAll() }
         finishOpening(.failure(reason))
         for (_, call) in calls {
             wharf_sd_bus_slot_unref(call.slot)
@@ -218,7 +217,7 @@ final class BusCore: @unchecked Sendable {
         bus = nil
         if let onDisconnect { delivery.async { onDisconnect(reason) } }
         delivery.stop()
-        inbox.withLock { $0.closed = true }
+        inbox.withValue { $0.closed = true }
     }
 
     private func releaseFinished() {

@@ -1,5 +1,4 @@
 import WharfSystem
-import Synchronization
 
 /// A method call to a served object (``BusConnection/serve(path:handler:)``) that is answered
 /// later, from any thread: how a service answers a call only when a person is done with it
@@ -11,7 +10,7 @@ import Synchronization
 public final class BusPendingReply: Sendable {
     private weak let core: BusCore?
     private let id: UInt64
-    private let answered = Mutex(false)
+    private let answered = Locked(false)
 
     init(core: BusCore, id: UInt64) {
         self.core = core
@@ -19,7 +18,7 @@ public final class BusPendingReply: Sendable {
     }
 
     deinit {
-        if !answered.withLock({ $0 }) {
+        if !answered.withValue({ $0 }) {
             let id = id
             core?.enqueue { $0.answer(deferred: id, with: .error(BusError(
                 name: BusError.Names.failed, message: "the service dropped this call without answering it"))) }
@@ -35,7 +34,7 @@ public final class BusPendingReply: Sendable {
     public func fail(_ error: BusError) -> Bool { send(.error(error)) }
 
     /// Whether an answer was sent (or is on its way).
-    public var isAnswered: Bool { answered.withLock { $0 } }
+    public var isAnswered: Bool { answered.withValue { $0 } }
 
     private func send(_ answer: BusMethodAnswer) -> Bool {
         guard claim() else { return false }
@@ -48,7 +47,7 @@ public final class BusPendingReply: Sendable {
     func forget() { _ = claim() }
 
     private func claim() -> Bool {
-        answered.withLock { answered in
+        answered.withValue { answered in
             defer { answered = true }
             return !answered
         }

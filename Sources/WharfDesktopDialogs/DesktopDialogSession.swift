@@ -1,5 +1,4 @@
 import WharfSystem
-import Synchronization
 
 /// One dialog on screen, from `present` until its result: the caller's handle to cancel it.
 ///
@@ -14,29 +13,29 @@ public final class DesktopDialogSession: Sendable {
         var cancelRequested: DesktopDialogCancellation?
     }
 
-    private let state: Mutex<State>
-    private let closer: Mutex<(@Sendable (DesktopDialogCancellation) -> Void)?>
+    private let state: Locked<State>
+    private let closer: Locked<(@Sendable (DesktopDialogCancellation) -> Void)?>
     private let ended = ConditionLock()
 
     init(completion: @escaping @Sendable (DesktopDialogResult) -> Void) {
-        state = Mutex(State(completion: completion))
-        closer = Mutex(nil)
+        state = Locked(State(completion: completion))
+        closer = Locked(nil)
     }
 
     /// Takes the real dialog down and ends it with `.cancelled(reason)` (unless it ended
     /// already). Returns at once; the result follows on the presenter's thread.
     public func cancel(_ reason: DesktopDialogCancellation = .caller) {
-        let first = state.withLock { state -> Bool in
+        let first = state.withValue { state -> Bool in
             guard state.result == nil, state.cancelRequested == nil else { return false }
             state.cancelRequested = reason
             return true
         }
         guard first else { return }
-        closer.withLock { $0 }?(reason)
+        closer.withValue { $0 }?(reason)
     }
 
     /// The result, once the dialog ended.
-    public var result: DesktopDialogResult? { state.withLock { $0.result } }
+    public var result: DesktopDialogResult? { state.withValue { $0.result } }
 
     /// Waits for the result (tools and tests; never with a lock held that the presenter needs).
     public func waitForResult(seconds: Double) -> DesktopDialogResult? {
@@ -54,12 +53,12 @@ public final class DesktopDialogSession: Sendable {
     /// The presenter's way to take the dialog down; called once, on `cancel`'s thread, so it
     /// must only hand the work to the presenter's own thread.
     func onCancel(_ close: @escaping @Sendable (DesktopDialogCancellation) -> Void) {
-        closer.withLock { $0 = close }
-        if let pending = state.withLock({ $0.result == nil ? $0.cancelRequested : nil }) { close(pending) }
+        closer.withValue { $0 = close }
+        if let pending = state.withValue({ $0.result == nil ? $0.cancelRequested : nil }) { close(pending) }
     }
 
     /// The cancellation asked for, if any (a presenter checks it before showing anything).
-    var cancelRequested: DesktopDialogCancellation? { state.withLock { $0.cancelRequested } }
+    var cancelRequested: DesktopDialogCancellation? { state.withValue { $0.cancelRequested } }
 
     /// Ends the dialog with `result` unless it has ended already; a cancel that was asked for
     /// turns a presenter's "closed" into `.cancelled(reason)`. Returns whether this call ended it.
@@ -67,7 +66,7 @@ public final class DesktopDialogSession: Sendable {
     func finish(_ result: DesktopDialogResult) -> Bool {
         let completion: (@Sendable (DesktopDialogResult) -> Void)?
         let final: DesktopDialogResult
-        (completion, final) = state.withLock { state in
+        (completion, final) = state.withValue { state in
             guard state.result == nil else { return (nil, result) }
             // Once a cancel was asked for, the caller has moved on: whatever the presenter saw
             // (a late choice, the closed window, a failing Close) ends it as cancelled.
@@ -79,7 +78,7 @@ public final class DesktopDialogSession: Sendable {
         guard let completion else { return false }
         // The presenter's closer holds the presenter's dialog, which holds this session:
         // once ended, nothing is left to close, and the cycle is broken.
-        closer.withLock { $0 = nil }
+        closer.withValue { $0 = nil }
         ended.withLock { ended.broadcast() }
         completion(final)
         return true

@@ -1,6 +1,5 @@
 import WharfDBus
 import WharfSystem
-import Synchronization
 
 /// One portal dialog, from the FileChooser call to its Response (or Close).
 ///
@@ -38,8 +37,8 @@ final class PortalDialog: Sendable {
     let session: DesktopDialogSession
     private let callTimeoutMs: Int
     private let closeTimeoutMs: Int
-    private let state = Mutex(State())
-    private let link = Mutex<PortalLink?>(nil)
+    private let state = Locked(State())
+    private let link = Locked<PortalLink?>(nil)
 
     init(request: DesktopDialogRequest, session: DesktopDialogSession, callTimeoutMs: Int, closeTimeoutMs: Int) {
         self.request = request
@@ -56,12 +55,12 @@ final class PortalDialog: Sendable {
             finish(.cancelled(.caller))   // nothing was shown yet
             return
         }
-        self.link.withLock { $0 = link }
+        self.link.withValue { $0 = link }
         let connection = link.connection
         let token = PortalRequestPath.newToken()
         let expected = PortalRequestPath.path(sender: connection.uniqueName, token: token)
         let call = PortalCall(request: request, token: token)
-        state.withLock { $0.token = token }
+        state.withValue { $0.token = token }
         link.register(self, token: token)
         subscribe(path: expected)
         connection.call(destination: Portal.busName, path: Portal.objectPath, interface: Portal.fileChooser,
@@ -71,11 +70,11 @@ final class PortalDialog: Sendable {
     }
 
     private func subscribe(path: String) {
-        guard let connection = link.withLock({ $0 })?.connection else { return }
+        guard let connection = link.withValue({ $0 })?.connection else { return }
         let rule = BusMatchRule(path: path, interface: Portal.request, member: "Response")
         let subscription = connection.subscribe(rule) { [weak self] message in self?.responded(message) }
         // A dialog that has ended already unsubscribed from everything it held: this one too.
-        let kept = state.withLock { state -> Bool in
+        let kept = state.withValue { state -> Bool in
             if !state.done { state.subscriptions.append(subscription) }
             return !state.done
         }
@@ -90,7 +89,7 @@ final class PortalDialog: Sendable {
             guard let handle = message.body.first?.stringValue else {
                 return fail("the desktop portal answered \(PortalCall(request: request, token: "").method) without a request handle")
             }
-            let (closeNow, early) = state.withLock { state -> (Bool, [BusMessage]) in
+            let (closeNow, early) = state.withValue { state -> (Bool, [BusMessage]) in
                 state.handle = handle
                 state.owner = message.sender ?? ""
                 defer { state.early = [] }
@@ -109,7 +108,7 @@ final class PortalDialog: Sendable {
     // MARK: Ending
 
     private func responded(_ message: BusMessage) {
-        let fromThePortal = state.withLock { state -> Bool in
+        let fromThePortal = state.withValue { state -> Bool in
             guard let owner = state.owner else {
                 if !state.done && state.early.count < 8 { state.early.append(message) }
                 return false
@@ -126,7 +125,7 @@ final class PortalDialog: Sendable {
 
     /// The caller's cancel (any thread): close the real dialog, then end.
     func cancel() {
-        let action = state.withLock { state -> Int in
+        let action = state.withValue { state -> Int in
             guard !state.done, !state.closing else { return 0 }
             state.closing = true
             if state.handle != nil { return 1 }         // shown: Close it
@@ -147,8 +146,8 @@ final class PortalDialog: Sendable {
     }
 
     private func sendClose() {
-        let (handle, owner) = state.withLock { ($0.handle, $0.owner) }
-        guard let handle, let connection = link.withLock({ $0 })?.connection else { return }
+        let (handle, owner) = state.withValue { ($0.handle, $0.owner) }
+        guard let handle, let connection = link.withValue({ $0 })?.connection else { return }
         connection.call(destination: owner ?? Portal.busName, path: handle, interface: Portal.request, member: "Close",
                         timeoutMs: closeTimeoutMs) { [self] _ in
             // Closed, or the portal could not say so: either way the caller asked to end it.
@@ -159,16 +158,16 @@ final class PortalDialog: Sendable {
     func fail(_ reason: String) { finish(.failed(reason)) }
 
     /// Whether `owner` is the portal that holds this dialog.
-    func isShown(by owner: String) -> Bool { state.withLock { !$0.done && $0.owner == owner } }
+    func isShown(by owner: String) -> Bool { state.withValue { !$0.done && $0.owner == owner } }
 
     private func finish(_ result: DesktopDialogResult) {
-        let (subscriptions, token) = state.withLock { state -> ([BusSubscription], String?) in
+        let (subscriptions, token) = state.withValue { state -> ([BusSubscription], String?) in
             guard !state.done else { return ([], nil) }
             state.done = true
             defer { state.subscriptions.removeAll() }
             return (state.subscriptions, state.token)
         }
-        if let link = link.withLock({ $0 }) {
+        if let link = link.withValue({ $0 }) {
             for subscription in subscriptions { link.connection.unsubscribe(subscription) }
             if let token { link.unregister(token: token) }
         }

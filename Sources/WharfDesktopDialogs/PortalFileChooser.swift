@@ -1,6 +1,5 @@
 import WharfDBus
 import WharfSystem
-import Synchronization
 
 /// Native file dialogs through xdg-desktop-portal's FileChooser on the session bus.
 ///
@@ -28,7 +27,7 @@ public final class PortalFileChooser: DesktopPresenter {
     private let connectTimeoutMs: Int
     private let callTimeoutMs: Int
     private let closeTimeoutMs: Int
-    private let link = Mutex(LinkState.idle)
+    private let link = Locked(LinkState.idle)
 
     /// - Parameters:
     ///   - environment: where to find the session bus (`DBUS_SESSION_BUS_ADDRESS`, `XDG_RUNTIME_DIR`).
@@ -76,9 +75,9 @@ public final class PortalFileChooser: DesktopPresenter {
         let started = monotonicNanoseconds()
         // Whatever is slow (a connection another caller is still opening, a bus that accepts
         // and never answers), the answer comes by the deadline.
-        let answered = Mutex(false)
+        let answered = Locked(false)
         let completion: @Sendable (DesktopPresenterProbe) -> Void = { probe in
-            let first = answered.withLock { done -> Bool in
+            let first = answered.withValue { done -> Bool in
                 defer { done = true }
                 return !done
             }
@@ -145,7 +144,7 @@ public final class PortalFileChooser: DesktopPresenter {
     /// delivery queue; or the reason there is none, on a thread of its own.
     private func withLink(timeoutMs: Int, _ body: @escaping @Sendable (Result<PortalLink, PortalUnavailable>) -> Void) {
         enum Step { case use(PortalLink), wait, open }
-        let step = link.withLock { state -> Step in
+        let step = link.withValue { state -> Step in
             switch state {
             case .open(let link) where link.connection.isOpen:
                 return .use(link)
@@ -176,15 +175,15 @@ public final class PortalFileChooser: DesktopPresenter {
             // the connection closed opens one at once), and it must not be mistaken for this one.
             // Taken when the disconnect is reported, which ends the cycle connection → handler
             // → link → connection.
-            let opened = Mutex<PortalLink?>(nil)
+            let opened = Locked<PortalLink?>(nil)
             BusConnection.open(address: address, description: "wharf-portal", timeoutMs: timeoutMs, onDisconnect: { [weak self] error in
-                guard let lost = opened.withLock({ link in defer { link = nil }; return link }) else { return }
+                guard let lost = opened.withValue({ link in defer { link = nil }; return link }) else { return }
                 self?.connectionLost(lost, error)
             }) { [self] result in
                 switch result {
                 case .success(let connection):
                     let link = PortalLink(connection: connection)
-                    opened.withLock { $0 = link }
+                    opened.withValue { $0 = link }
                     for waiter in takeWaiters(.open(link)) { waiter(.success(link)) }
                 case .failure(let error):
                     let reason = error.isTimeout
@@ -197,7 +196,7 @@ public final class PortalFileChooser: DesktopPresenter {
     }
 
     private func takeWaiters(_ next: LinkState) -> [@Sendable (Result<PortalLink, PortalUnavailable>) -> Void] {
-        link.withLock { state in
+        link.withValue { state in
             defer { state = next }
             if case .opening(let waiters) = state { return waiters }
             return []
@@ -206,7 +205,7 @@ public final class PortalFileChooser: DesktopPresenter {
 
     /// `lost`'s connection ended: its dialogs fail, whatever link is current by now.
     private func connectionLost(_ lost: PortalLink, _ error: BusError) {
-        link.withLock { state in
+        link.withValue { state in
             if case .open(let current) = state, current === lost { state = .idle }
         }
         lost.lost("the connection to the D-Bus session bus was lost while the dialog was open: \(error.message)")

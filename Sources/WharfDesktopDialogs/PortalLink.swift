@@ -1,12 +1,11 @@
 import WharfDBus
 import WharfSystem
-import Synchronization
 
 /// A session bus connection as the portal presenter uses it: the dialogs open on it, and the
 /// watch on the portal's bus name that tells them when the portal goes away.
 final class PortalLink: Sendable {
     let connection: BusConnection
-    private let dialogs = Mutex<[String: PortalDialog]>([:])
+    private let dialogs = Locked<[String: PortalDialog]>([:])
 
     init(connection: BusConnection) {
         self.connection = connection
@@ -18,12 +17,12 @@ final class PortalLink: Sendable {
         }
     }
 
-    func register(_ dialog: PortalDialog, token: String) { dialogs.withLock { $0[token] = dialog } }
-    func unregister(token: String) { dialogs.withLock { $0[token] = nil } }
+    func register(_ dialog: PortalDialog, token: String) { dialogs.withValue { $0[token] = dialog } }
+    func unregister(token: String) { dialogs.withValue { $0[token] = nil } }
 
     /// Every dialog shown by `owner` can no longer be answered.
     private func portalLeft(_ owner: String, newOwner: String) {
-        let affected = dialogs.withLock { $0.values.filter { $0.isShown(by: owner) } }
+        let affected = dialogs.withValue { $0.values.filter { $0.isShown(by: owner) } }
         let how = newOwner.isEmpty ? "left the session bus" : "was replaced by \(newOwner)"
         for dialog in affected {
             dialog.fail("the desktop portal (xdg-desktop-portal, \(owner)) \(how) while the dialog was open")
@@ -32,7 +31,7 @@ final class PortalLink: Sendable {
 
     /// The connection is gone: every dialog on it fails with `reason`.
     func lost(_ reason: String) {
-        let all = dialogs.withLock { dialogs -> [PortalDialog] in
+        let all = dialogs.withValue { dialogs -> [PortalDialog] in
             defer { dialogs.removeAll() }
             return Array(dialogs.values)
         }

@@ -16,14 +16,13 @@ public enum PortalRequestPath {
     /// A fresh token: unique in this process (a counter) and not guessable (random bits), of
     /// the characters an object path element allows.
     public static func newToken() -> String {
-        let serial = counter.withLock { $0 += 1; return $0 }
+        let serial = counter.withValue { $0 += 1; return $0 }
         var generator = SystemRandomNumberGenerator()
         let random = String(generator.next() as UInt64, radix: 16)
         return "wharf_\(serial)_\(random)"
     }
 
-    private static let counter = Mutex<UInt64>(0)
+    private static let counter = Locked<UInt64>(0)
 }
 
 import WharfSystem
-import Synchronization

@@ -1,6 +1,5 @@
 import Glibc
 import WharfSystem
-import Synchronization
 
 /// File dialogs through zenity or kdialog, the fallbacks where the portal is missing or broken.
 ///
@@ -60,11 +59,11 @@ public final class ToolDialogPresenter: DesktopPresenter {
     private func run(_ arguments: [[UInt8]], completion: @escaping @Sendable (DesktopDialogResult) -> Void,
                      interpret: @escaping @Sendable (ToolExit.Status, [UInt8], [UInt8]) -> DesktopDialogResult) -> DesktopDialogSession {
         let session = DesktopDialogSession(completion: completion)
-        let child = Mutex<Subprocess?>(nil)
+        let child = Locked<Subprocess?>(nil)
         let grace = killGraceSeconds
         session.onCancel { _ in
             // Caller's thread: signal and leave; the watcher thread delivers the result.
-            guard let process = child.withLock({ $0 }) else { return }
+            guard let process = child.withValue({ $0 }) else { return }
             process.signal(SIGTERM)
             startThread {
                 ProcessControl.sleep(milliseconds: Int(grace * 1000))
@@ -82,7 +81,7 @@ public final class ToolDialogPresenter: DesktopPresenter {
                 session.finish(.failed("cannot start \(kind.rawValue): \(error)"))
                 return
             }
-            child.withLock { $0 = process }
+            child.withValue { $0 = process }
             // A cancel that came while spawning found no process to signal.
             if session.cancelRequested != nil { process.signal(SIGTERM) }
             // Its output until it exits; then whatever it left running in its group goes with

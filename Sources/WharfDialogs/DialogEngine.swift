@@ -204,10 +204,10 @@ public final class DialogEngine: @unchecked Sendable {
 
     /// Lock held. Queues an event for the sink; with `withdrawn`, one that is dropped if, by the
     /// time it is delivered, its dialog was withdrawn (``DialogRecord/withdrawn``).
-    func emit(_ client: ClientID, _ event: DialogEvent, unlessWithdrawn withdrawn: DialogWithdrawal? = nil) {
+    func emit(_ client: ClientID, _ event: DialogEvent, unlessWithdrawn withdrawn: Locked<Bool>? = nil) {
         let sink = sink
         post(client) {
-            if withdrawn?.isWithdrawn != true { sink.deliver(event, to: client) }
+            if withdrawn?.withValue({ $0 }) != true { sink.deliver(event, to: client) }
         }
     }
 
@@ -271,7 +271,7 @@ public final class DialogEngine: @unchecked Sendable {
                 if announcer.announce(dialog) {
                     presenter.show(dialog)
                 } else {
-                    withdrawn.withdraw()
+                    withdrawn.withValue { $0 = true }
                     self?.withdraw(client: client, id: id)
                 }
             }
@@ -362,7 +362,7 @@ public final class DialogEngine: @unchecked Sendable {
             record.isShowing = false
             let (presenter, id) = (record.presenter, record.id)
             post(client) {
-                if !withdrawn.isWithdrawn { presenter.hide(id) }
+                if !withdrawn.withValue({ $0 }) { presenter.hide(id) }
             }
         }
         // Remembered before the client hears of the completion, so a dialog it presents in
@@ -530,7 +530,7 @@ final class DialogRecord {
     var isShowing = true
     /// Set when the client could not be told of the dialog (``DialogEngine/withdraw(client:id:)``),
     /// by the delivery that tried; read by the deliveries of an ending posted before it knew.
-    let withdrawn = DialogWithdrawal()
+    let withdrawn = Locked(false)
     /// The directory the dialog shows: the initial one, then the last one listed.
     var directory: FilePath
     var lastListedDirectory: FilePath?

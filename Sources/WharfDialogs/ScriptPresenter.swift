@@ -1,5 +1,4 @@
 import WharfSystem
-import Synchronization
 
 /// Answers dialogs from a fixed list of steps, for demos, CI and harnesses that do not want to
 /// play the human.
@@ -41,19 +40,19 @@ public final class ScriptPresenter: DialogPresenter {
         case fail(String)
     }
 
-    private let state: Mutex<State>
+    private let state: Locked<State>
     private let scheduler: any DialogScheduler
 
     public init(steps: [ScriptStep], scheduler: any DialogScheduler = TimerScheduler()) {
-        self.state = Mutex(State(steps: steps))
+        self.state = Locked(State(steps: steps))
         self.scheduler = scheduler
     }
 
     /// Steps not consumed yet (a harness can check the script was used up).
-    public var remainingSteps: Int { state.withLock { $0.steps.count - $0.next } }
+    public var remainingSteps: Int { state.withValue { $0.steps.count - $0.next } }
 
     public func show(_ dialog: PresentedDialog) {
-        let turn: Int? = state.withLock { state in
+        let turn: Int? = state.withValue { state in
             state.waiting.append(dialog)
             return state.active == nil ? beginNextTurn(&state) : nil
         }
@@ -63,7 +62,7 @@ public final class ScriptPresenter: DialogPresenter {
     }
 
     public func hide(_ id: DialogID) {
-        let turn: Int? = state.withLock { state in
+        let turn: Int? = state.withValue { state in
             if let index = state.waiting.firstIndex(where: { $0.id == id }) {
                 state.waiting.remove(at: index)
                 return nil
@@ -112,7 +111,7 @@ public final class ScriptPresenter: DialogPresenter {
     private func serve(_ turn: Int) -> Int? {
         while true {
             var dialog: PresentedDialog?
-            let action: Action = state.withLock { state in
+            let action: Action = state.withValue { state in
                 guard state.turn == turn, let active = state.active else { return .none }
                 dialog = active
                 guard state.next < state.steps.count else {
@@ -146,7 +145,7 @@ public final class ScriptPresenter: DialogPresenter {
                 if let mismatch = expectation.mismatch(in: dialog) {
                     // Skip this dialog's remaining steps, unless the app ended it meanwhile
                     // (then `hide` already did, and the turn has moved on).
-                    state.withLock { state in
+                    state.withValue { state in
                         if state.turn == turn && !state.answered { skipRestOfDialog(&state) }
                     }
                     return finish(turn, dialog, failure: "the presenter script's expectation did not hold for dialog \(dialog.id): \(mismatch)")
@@ -156,7 +155,7 @@ public final class ScriptPresenter: DialogPresenter {
                 return nil
             case .select(let step):
                 if let failure = select(dialog, with: step) {
-                    state.withLock { state in
+                    state.withValue { state in
                         if state.turn == turn && !state.answered { skipRestOfDialog(&state) }
                     }
                     return finish(turn, dialog, failure: failure)
@@ -231,7 +230,7 @@ public final class ScriptPresenter: DialogPresenter {
     /// turn, if one is waiting, for the caller to serve.
     private func finish(_ turn: Int, _ dialog: PresentedDialog, failure: String?) -> Int? {
         if let failure { try? dialog.responder.fail(failure) }
-        return state.withLock { state in
+        return state.withValue { state in
             guard state.turn == turn else { return nil }
             state.active = nil
             return beginNextTurn(&state)

@@ -1,6 +1,5 @@
 import Glibc
 import WharfSystem
-import Synchronization
 
 /// One dialog's hold on the controlling terminal: it runs the tool there as often as the
 /// dialog needs (a refused pick opens it again), asks Wharf's own questions between runs, and
@@ -15,7 +14,7 @@ public final class TerminalChooser: Sendable {
     public let terminal: TerminalDevice
     private let found: TerminalMode
     private let foundForeground: Int32?
-    private let state = Mutex<State>(State())
+    private let state = Locked<State>(State())
     private let wakeup: WakeupPipe
     private let killGraceMilliseconds: Int
 
@@ -43,12 +42,12 @@ public final class TerminalChooser: Sendable {
         TerminalGuard.restore()
     }
 
-    public var isCancelled: Bool { state.withLock { $0.cancelled } }
+    public var isCancelled: Bool { state.withValue { $0.cancelled } }
 
     /// Ends what is running (the tool, a question) from any thread; later runs and questions
     /// return at once.
     public func cancel() {
-        let child = state.withLock { state -> Subprocess? in
+        let child = state.withValue { state -> Subprocess? in
             state.cancelled = true
             return state.child
         }
@@ -114,7 +113,7 @@ public final class TerminalChooser: Sendable {
         }
         terminal.giveForeground(to: child.pid)
         TerminalGuard.lend(to: child.pid)
-        let cancelledMeanwhile = state.withLock { state -> Bool in
+        let cancelledMeanwhile = state.withValue { state -> Bool in
             state.child = child
             return state.cancelled
         }
@@ -128,7 +127,7 @@ public final class TerminalChooser: Sendable {
         child.signal(SIGKILL)   // what it left running in its group (not yet reaped: still ours)
         TerminalGuard.lend(to: nil)   // before it is reaped and its id may be another's
         run.ending = child.wait()
-        run.cancelled = state.withLock { state -> Bool in
+        run.cancelled = state.withValue { state -> Bool in
             state.child = nil
             return state.cancelled
         }

@@ -1,5 +1,4 @@
 import WharfSystem
-import Synchronization
 
 /// Where the bytes of one exported file come from.
 public enum ExportSource: Sendable, Equatable {
@@ -74,8 +73,8 @@ public enum ExportError: Error, Sendable, Equatable, CustomStringConvertible {
 /// A flag the caller sets, from any thread, to stop an export in progress. The writer looks at
 /// it between chunks of a few MiB and before each rename.
 public final class ExportCancellation: Sendable {
-    private let flag = Mutex(false)
+    private let flag = Locked(false)
     public init() {}
-    public func cancel() { flag.withLock { $0 = true } }
-    public var isCancelled: Bool { flag.withLock { $0 } }
+    public func cancel() { flag.withValue { $0 = true } }
+    public var isCancelled: Bool { flag.withValue { $0 } }
 }

@@ -1,6 +1,5 @@
 import Glibc
 import WharfSystem
-import Synchronization
 
 /// Names of temporary files: `.wharf-tmp-<pid>-<16 hex digits>`.
 ///
@@ -79,23 +78,23 @@ enum TemporaryName {
 ///
 /// A name is claimed before the file is created and released when its export has ended.
 enum LiveTemporaries {
-    private static let names = Mutex(Set<String>())
+    private static let names = Locked(Set<String>())
 
     /// A fresh temporary name (for a folder: ``TemporaryName/directoryPrefix``), claimed.
     static func claimNew(prefix: String = TemporaryName.prefix) -> String {
         while true {
             let name = TemporaryName.make(prefix: prefix)
-            if names.withLock({ $0.insert(name).inserted }) { return name }
+            if names.withValue({ $0.insert(name).inserted }) { return name }
         }
     }
 
     static func release(_ released: [String]) {
-        names.withLock { names in
+        names.withValue { names in
             for name in released { names.remove(name) }
         }
     }
 
     static func contains(_ name: String) -> Bool {
-        names.withLock { $0.contains(name) }
+        names.withValue { $0.contains(name) }
     }
 }

@@ -1,5 +1,4 @@
 import WharfSystem
-import Synchronization
 
 /// Bytes (or documents) that several connections hold together against one limit.
 ///
@@ -18,7 +17,7 @@ import Synchronization
 ///   `base64` documents, held until their exporter ends: past either, the exporter is refused.
 public final class ByteBudget: Sendable {
     public let limit: Int
-    private let held = Mutex<Int>(0)
+    private let held = Locked<Int>(0)
 
     public init(limit: Int) {
         self.limit = limit
@@ -27,7 +26,7 @@ public final class ByteBudget: Sendable {
     /// Moves one holder's share from `old` to `new` bytes; false, and nothing moved, when that
     /// would take the total past the limit. Giving back always succeeds.
     func move(from old: Int, to new: Int) -> Bool {
-        held.withLock { held in
+        held.withValue { held in
             guard new <= old || held - old + new <= limit else { return false }
             held += new - old
             return true
@@ -38,7 +37,7 @@ public final class ByteBudget: Sendable {
     /// fit. More than the whole budget fits when nothing else is held: it goes alone (as one
     /// message larger than a connection's output budget does) rather than never.
     public func charge(_ bytes: Int) -> BudgetCharge? {
-        let taken = held.withLock { held -> Bool in
+        let taken = held.withValue { held -> Bool in
             guard held == 0 || held + bytes <= limit else { return false }
             held += bytes
             return true
@@ -47,7 +46,7 @@ public final class ByteBudget: Sendable {
     }
 
     /// What all the holders hold now.
-    public var bytesHeld: Int { held.withLock { $0 } }
+    public var bytesHeld: Int { held.withValue { $0 } }
 }
 
 /// Bytes counted against a ``ByteBudget`` until the last reference to the charge goes.

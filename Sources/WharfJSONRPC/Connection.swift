@@ -1,6 +1,5 @@
 import WharfJSON
 import WharfSystem
-import Synchronization
 
 /// One JSON-RPC 2.0 peer over a pair of file descriptors.
 ///
@@ -10,7 +9,7 @@ import Synchronization
 /// thread, in stream order; a handler that has to wait (on disk, on the peer) answers its
 /// `Reply` later from any thread, and the read loop goes on meanwhile.
 ///
-/// `@unchecked Sendable`: `writer` is set once, in `init`, before the connection is shared; everything that changes afterwards is in `state` (a `WaitableValue`) or a `Mutex`.
+/// `@unchecked Sendable`: `writer` is set once, in `init`, before the connection is shared; everything that changes afterwards is in `state` (a `WaitableValue`) or a `Locked`.
 public final class Connection: @unchecked Sendable {
     public struct Options: Sendable {
         public var framing: FramingMode = .auto
@@ -73,7 +72,7 @@ public final class Connection: @unchecked Sendable {
     private var writer: MessageWriter!
     private let state = WaitableValue(SharedState())
     /// Observes traffic, for `$/logTrace`.
-    public let tracer = Mutex<(@Sendable (TraceEvent) -> Void)?>(nil)
+    public let tracer = Locked<(@Sendable (TraceEvent) -> Void)?>(nil)
     /// What the peer passed over the socket, when ``Options/passesDescriptors``.
     public let descriptors: PassedDescriptors?
     /// Wakes the read loop waiting for input (``stopReading()``, or our output failing).
@@ -227,7 +226,7 @@ public final class Connection: @unchecked Sendable {
     /// from, instead of queueing work without end. What the loop wrote so far goes out first.
     private func waitForRequestRoom() {
         let limit = options.maxPendingRequests
-        guard state.withLock({ $0.pendingRequests >= limit }) else { return }
+        guard state.withValue({ $0.pendingRequests >= limit }) else { return }
         writer.uncork()
         state.wait { $0.pendingRequests < limit || $0.stopRequested ? () : nil }
         writer.cork()
@@ -250,7 +249,7 @@ public final class Connection: @unchecked Sendable {
 
     /// Why the loop must stop before reading more, if it must.
     private func stopReason() -> EndReason? {
-        state.withLock { state in
+        state.withValue { state in
             if let failure = state.writeFailure { return .writeFailed(failure) }
             return state.stopRequested ? .stopped : nil
         }
@@ -320,14 +319,14 @@ public final class Connection: @unchecked Sendable {
         }
         let batch = BatchCollector(limit: options.backlogLimit, writer: writer) { [weak self] batch, responses, held in
             guard let self else { return }
-            state.withLock { _ = $0.unsentBatches.removeValue(forKey: ObjectIdentifier(batch)) }
+            state.withValue { _ = $0.unsentBatches.removeValue(forKey: ObjectIdentifier(batch)) }
             if responses.isEmpty {
                 writer.release(held)
             } else {
                 write(OutgoingMessage.batch(responses), releasing: held)
             }
         }
-        state.withLock { $0.unsentBatches[ObjectIdentifier(batch)] = batch }
+        state.withValue { $0.unsentBatches[ObjectIdentifier(batch)] = batch }
         for element in elements {
             // A batch's requests count against `maxPendingRequests` one by one, as if each came
             // alone (its answers go out only together, so waiting for output room here could
@@ -346,13 +345,13 @@ public final class Connection: @unchecked Sendable {
             // Answers are matched to requests by id: a second request under the id of one still
             // waiting could be told apart from it by neither the peer nor `$/cancelRequest`.
             // (Only the read loop adds to `incoming`, so the id cannot be taken in between.)
-            if state.withLock({ $0.incoming[request.id] != nil }) {
+            if state.withValue({ $0.incoming[request.id] != nil }) {
                 let error = ResponseError.invalidRequest("request id \(request.id) is already in use by a request still waiting for its answer")
                 dispatch(.invalid(error, id: request.id), handler, into: batch)
                 return
             }
             batch?.expect()
-            state.withLock { $0.pendingRequests += 1 }
+            state.withValue { $0.pendingRequests += 1 }
             let reply = Reply(id: request.id, method: request.method, promise: { [weak self] bytes throws(ResponseError) in
                 guard let self else { return 0 }
                 guard let batch else { writer.reserve(bytes); return bytes }
@@ -360,7 +359,7 @@ public final class Connection: @unchecked Sendable {
             }, batchRefusal: { [batch] in batch?.isFull == true ? batch?.overBudget : nil }) { [weak self] result, reservation in
                 guard let self else { return }
                 self.requestAnswered()
-                self.state.withLock { state in
+                self.state.withValue { state in
                     state.incoming.removeValue(forKey: request.id)
                     state.answersBeingQueued += 1
                 }
@@ -382,7 +381,7 @@ public final class Connection: @unchecked Sendable {
                     self.write(response, releasing: reservation)
                 }
             }
-            state.withLock { $0.incoming[request.id] = reply }
+            state.withValue { $0.incoming[request.id] = reply }
             handler.request(request, reply)
         case .notification(let notification):
             trace(.receivedNotification(notification))
@@ -392,7 +391,7 @@ public final class Connection: @unchecked Sendable {
                 handler.notification(notification)
             }
         case .response(let id, let result):
-            let completion = state.withLock { $0.outgoing.removeValue(forKey: id) }
+            let completion = state.withValue { $0.outgoing.removeValue(forKey: id) }
             if let completion {
                 completion(result)
             } else {
@@ -420,7 +419,7 @@ public final class Connection: @unchecked Sendable {
             logger.warning("$/cancelRequest without a valid id")
             return
         }
-        let reply = state.withLock { $0.incoming[id] }
+        let reply = state.withValue { $0.incoming[id] }
         reply?.fail(ResponseError(.requestCancelled, "request \(id) was cancelled"))
     }
 
@@ -460,7 +459,7 @@ public final class Connection: @unchecked Sendable {
     /// ends first. Returns the id used.
     @discardableResult
     public func send(request method: String, params: JSON?, onReply: @escaping @Sendable (Result<JSON, ResponseError>) -> Void) -> RequestID {
-        let id: RequestID? = state.withLock { state in
+        let id: RequestID? = state.withValue { state in
             guard state.ended == nil else { return nil }
             let id = RequestID.int(state.nextOutgoingID)
             state.nextOutgoingID += 1
@@ -478,7 +477,7 @@ public final class Connection: @unchecked Sendable {
 
     /// Stops waiting for the response to `id` (the answer, if it comes, is ignored).
     public func abandon(request id: RequestID) {
-        state.withLock { _ = $0.outgoing.removeValue(forKey: id) }
+        state.withValue { _ = $0.outgoing.removeValue(forKey: id) }
     }
 
     /// Waits until every request from the peer has been answered (or `seconds` pass), woken as
@@ -491,11 +490,11 @@ public final class Connection: @unchecked Sendable {
     public func waitForPendingReplies(seconds: Double) {
         let deadline = Deadline(secondsFromNow: seconds)
         _ = state.wait(until: deadline) { $0.incoming.isEmpty && $0.answersBeingQueued == 0 ? () : nil }
-        for reply in state.withLock({ Array($0.incoming.values) }) {
+        for reply in state.withValue({ Array($0.incoming.values) }) {
             reply.fail(ResponseError(.requestCancelled,
                                      "the session ended before request \(reply.id) (\(reply.method)) was answered"))
         }
-        for batch in state.withLock({ Array($0.unsentBatches.values) }) { batch.sendAnswered() }
+        for batch in state.withValue({ Array($0.unsentBatches.values) }) { batch.sendAnswered() }
     }
 
     /// Waits until everything sent so far is written (or `seconds` pass).
@@ -510,14 +509,14 @@ public final class Connection: @unchecked Sendable {
 
     private func outputFailed(_ error: SystemError) {
         logger.warning("output closed: \(error)")
-        state.withLock { $0.writeFailure = error }
+        state.withValue { $0.writeFailure = error }
         // The read loop may be waiting for input that never comes: it must end now.
         interrupter?.signal()
     }
 
     /// Marks the end and fails every request we are still waiting on.
     private func end(_ reason: EndReason) {
-        let waiting = state.withLock { state -> [@Sendable (Result<JSON, ResponseError>) -> Void] in
+        let waiting = state.withValue { state -> [@Sendable (Result<JSON, ResponseError>) -> Void] in
             state.ended = reason
             let waiting = Array(state.outgoing.values)
             state.outgoing.removeAll()
@@ -527,7 +526,7 @@ public final class Connection: @unchecked Sendable {
     }
 
     private func trace(_ event: TraceEvent) {
-        if let tracer = tracer.withLock({ $0 }) { tracer(event) }
+        if let tracer = tracer.withValue({ $0 }) { tracer(event) }
     }
 
     /// Answers input that could not be read as a message (`-32700`, or `-32600` for one
@@ -581,7 +580,7 @@ final class BatchCollector: Sendable {
         var answered = 0
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let limit: Int
     private let writer: MessageWriter
     /// Called once, with the batch, its responses and the bytes it holds against the budget.
@@ -599,18 +598,18 @@ final class BatchCollector: Sendable {
             + "(--max-output-bytes-per-client); send it alone or in a smaller batch")
     }
 
-    func expect() { state.withLock { $0.expected += 1 } }
+    func expect() { state.withValue { $0.expected += 1 } }
 
     /// Whether the answers already added fill the budget: a request whose work has not started
     /// is then refused rather than run for an answer that would be thrown away (a batch of a
     /// thousand 16 MiB `readFile`s reads one file, not a thousand).
-    var isFull: Bool { state.withLock { $0.answered >= limit } }
+    var isFull: Bool { state.withValue { $0.answered >= limit } }
 
     /// Holds room for an answer of about `bytes` still to be worked on, and answers what it
     /// held: `bytes`, or nothing when the batch would then hold more than the budget (and holds
     /// something already). Never waits, never refuses: the answer is judged when it comes.
     func hold(_ bytes: Int) -> Int {
-        state.withLock { state in
+        state.withValue { state in
             guard state.held == 0 || state.held + bytes <= limit else { return 0 }
             state.held += bytes
             writer.hold(bytes)
@@ -625,7 +624,7 @@ final class BatchCollector: Sendable {
     /// (Once the batch has gone, an answer is dropped, as the session's output is.)
     @discardableResult
     func add(_ response: [UInt8], replacing reserved: Int, overBudget: () -> [UInt8]) -> Bool {
-        let fitted = state.withLock { state -> Bool in
+        let fitted = state.withValue { state -> Bool in
             if state.sent {
                 writer.release(reserved)
                 return true
@@ -645,7 +644,7 @@ final class BatchCollector: Sendable {
 
     /// Called once every element has been dispatched.
     func seal() {
-        state.withLock { $0.sealed = true }
+        state.withValue { $0.sealed = true }
         sendIfComplete()
     }
 
@@ -660,7 +659,7 @@ final class BatchCollector: Sendable {
     }
 
     private func sendOnce(when ready: (State) -> Bool) {
-        let sending: (responses: [[UInt8]], held: Int)? = state.withLock { state in
+        let sending: (responses: [[UInt8]], held: Int)? = state.withValue { state in
             guard !state.sent, ready(state) else { return nil }
             state.sent = true
             return (state.responses, state.held)

@@ -1,5 +1,4 @@
 import WharfSystem
-import Synchronization
 
 /// The file descriptors a peer passed over a Unix socket (`SCM_RIGHTS`), numbered in the order
 /// they arrived on the connection, from 0, and waiting for a message to claim them by number.
@@ -18,14 +17,14 @@ public final class PassedDescriptors: Sendable {
         var closed = false
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let logger: Logger
 
     init(logger: Logger) { self.logger = logger }
 
     /// Descriptors that arrived with a read, in order.
     func add(_ descriptors: [FileDescriptor]) {
-        let dropped = state.withLock { state -> [Int] in
+        let dropped = state.withValue { state -> [Int] in
             for descriptor in descriptors {
                 if state.closed {
                     descriptor.close()
@@ -49,15 +48,15 @@ public final class PassedDescriptors: Sendable {
     /// Takes descriptor `number`, which the caller owns from now on; nil when no descriptor has
     /// that number, or it was claimed already, or dropped.
     public func take(_ number: Int) -> FileDescriptor? {
-        state.withLock { $0.waiting.removeValue(forKey: number) }
+        state.withValue { $0.waiting.removeValue(forKey: number) }
     }
 
     /// How many arrived so far (the next one's number).
-    public var received: Int { state.withLock { $0.next } }
+    public var received: Int { state.withValue { $0.next } }
 
     /// Closes every unclaimed descriptor, now and arriving later.
     func closeAll() {
-        let left = state.withLock { state -> [FileDescriptor] in
+        let left = state.withValue { state -> [FileDescriptor] in
             state.closed = true
             defer { state.waiting.removeAll() }
             return Array(state.waiting.values)

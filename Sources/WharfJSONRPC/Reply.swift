@@ -1,6 +1,5 @@
 import WharfJSON
 import WharfSystem
-import Synchronization
 
 /// The one response a request is owed.
 ///
@@ -13,7 +12,7 @@ public final class Reply: Sendable {
     public let method: String
     /// Whether it was answered, and the output budget promised to the answer (`reserve`),
     /// given back when it is written. One lock for both: a reply is made per request.
-    private let state = Mutex((answered: false, reserved: 0))
+    private let state = Locked((answered: false, reserved: 0))
     private let deliver: @Sendable (Result<JSON, ResponseError>, _ releasing: Int) -> Void
     private let promise: @Sendable (Int) throws(ResponseError) -> Int
     /// For a request of a batch: the refusal it is to get, if the batch's answers already
@@ -43,11 +42,11 @@ public final class Reply: Sendable {
     /// short the file), so the batch judges the answer itself when it comes.
     public func reserve(bytes: Int) throws(ResponseError) {
         let held = try promise(bytes)
-        state.withLock { $0.reserved += held }
+        state.withValue { $0.reserved += held }
     }
 
     /// True once an answer has gone out (or been claimed by cancellation).
-    public var isAnswered: Bool { state.withLock { $0.answered } }
+    public var isAnswered: Bool { state.withValue { $0.answered } }
 
     public func succeed(_ result: JSON) { answer(.success(result)) }
     public func fail(_ error: ResponseError) { answer(.failure(error)) }
@@ -55,7 +54,7 @@ public final class Reply: Sendable {
     /// Sends `result` unless the request was already answered; returns whether it was sent.
     @discardableResult
     public func answer(_ result: Result<JSON, ResponseError>) -> Bool {
-        let reserved = state.withLock { state -> Int? in
+        let reserved = state.withValue { state -> Int? in
             if state.answered { return nil }
             state.answered = true
             return state.reserved

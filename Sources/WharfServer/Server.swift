@@ -5,7 +5,6 @@ import WharfFileWriting
 import WharfJSONRPC
 import WharfProtocol
 import WharfSystem
-import Synchronization
 
 /// What every client of one `wharf` process shares: configuration, the method table, the
 /// content-type registry, the dialog engine, the access store and the presenters; and the one
@@ -23,7 +22,7 @@ public final class Server: Sendable {
     let presenters: PresenterFactory
     /// The daemon's presenter connection, if one is registered.
     let hub: PresenterHub
-    private let nextClientID = Mutex<UInt64>(1)
+    private let nextClientID = Locked<UInt64>(1)
     private let sessions = SessionDirectory()
 
     public init(options: ServerOptions, logger: Logger) throws(StartupError) {
@@ -93,7 +92,7 @@ public final class Server: Sendable {
 
     /// A new id for each connection; unique within this process.
     func makeClientID() -> UInt64 {
-        nextClientID.withLock { id in
+        nextClientID.withValue { id in
             defer { id += 1 }
             return id
         }
@@ -135,11 +134,11 @@ public struct SessionEvents: Sendable {
 /// The live sessions by id, so the dialog engine's events reach the session that owns the
 /// dialog.
 final class SessionDirectory: Sendable {
-    private let sessions = Mutex<[UInt64: ClientSession]>([:])
+    private let sessions = Locked<[UInt64: ClientSession]>([:])
 
     subscript(id: UInt64) -> ClientSession? {
-        get { sessions.withLock { $0[id] } }
-        set { sessions.withLock { $0[id] = newValue } }
+        get { sessions.withValue { $0[id] } }
+        set { sessions.withValue { $0[id] = newValue } }
     }
 }
 

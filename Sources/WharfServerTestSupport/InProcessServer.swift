@@ -1,7 +1,6 @@
 import WharfJSONRPC
 import WharfServer
 import WharfSystem
-import Synchronization
 
 /// A Wharf session served on a thread of the test process, over real pipes, through the same
 /// host entry point as the `wharf` binary (`Server.serve`), so tests can reach into the server
@@ -10,8 +9,8 @@ public final class InProcessServer: Sendable {
     public let clientWrites: Int32
     public let clientReads: Int32
     public let server: Server
-    private let started = Mutex<ClientSession?>(nil)
-    private let exitCode = Mutex<Int32?>(nil)
+    private let started = Locked<ClientSession?>(nil)
+    private let exitCode = Locked<Int32?>(nil)
 
     public convenience init(options: ServerOptions) {
         self.init(server: try! Server(options: options, logger: .silent))
@@ -36,16 +35,16 @@ public final class InProcessServer: Sendable {
             // The session keeps its events, so this one holds `started` weakly: `started` holds
             // the session, and a strong reference would make the two a cycle that outlives the
             // test (LeakSanitizer found it).
-            let events = SessionEvents(started: { [weak started] session in started?.withLock { $0 = session } })
+            let events = SessionEvents(started: { [weak started] session in started?.withValue { $0 = session } })
             let code = server.serve(connection, events: events)
-            exitCode.withLock { $0 = code }
+            exitCode.withValue { $0 = code }
         }
     }
 
     /// The session, once the server has started it.
     public var session: ClientSession {
         while true {
-            if let session = started.withLock({ $0 }) { return session }
+            if let session = started.withValue({ $0 }) { return session }
             ProcessControl.sleep(milliseconds: 1)
         }
     }
@@ -53,7 +52,7 @@ public final class InProcessServer: Sendable {
     public func waitForExit(seconds: Double) -> Int32? {
         let deadline = Deadline(secondsFromNow: seconds)
         while true {
-            if let code = exitCode.withLock({ $0 }) { return code }
+            if let code = exitCode.withValue({ $0 }) { return code }
             if deadline.hasPassed { return nil }
             ProcessControl.sleep(milliseconds: 2)
         }

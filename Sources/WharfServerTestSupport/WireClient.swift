@@ -4,7 +4,6 @@ import WharfJSON
 import WharfJSONRPC
 import WharfServer
 import WharfSystem
-import Synchronization
 
 /// A test's end of a connection to a Wharf server: writes framed (or raw) bytes, and collects
 /// every message the server writes, in order, on a reader thread.
@@ -47,7 +46,7 @@ public final class WireClient: @unchecked Sendable {
     /// test's file (a pipe into another test's server, which then answers a request it never
     /// sent), and tests run in parallel in one process. Not `lock`, which the reader needs to
     /// deliver what the server writes while a write waits for room.
-    private let writable = Mutex(true)
+    private let writable = Locked(true)
     private let lock = ConditionLock()
     // Guarded by `lock`.
     private var received: [JSON] = []
@@ -136,7 +135,7 @@ public final class WireClient: @unchecked Sendable {
 
     /// Writes bytes exactly as given; nothing once the server's input is closed.
     public func sendRaw(_ bytes: [UInt8]) {
-        writable.withLock { open in
+        writable.withValue { open in
             guard open else { return }
             var offset = 0
             while offset < bytes.count {
@@ -170,7 +169,7 @@ public final class WireClient: @unchecked Sendable {
     public func send(_ message: JSON, passing descriptors: [FileDescriptor]) throws {
         let body = message.serialized()
         rememberMethods(in: body)
-        try writable.withLock { open throws(SystemError) in
+        try writable.withValue { open throws(SystemError) in
             guard open else { throw SystemError(code: EBADF, operation: "sendmsg") }
             let socket = FileDescriptor(taking: output)
             defer { socket.relinquish() }
@@ -235,9 +234,9 @@ public final class WireClient: @unchecked Sendable {
         }
         guard first else { return }
         switch server {
-        case .process(let child): writable.withLock { $0 = false; child.closeStdin() }
+        case .process(let child): writable.withValue { $0 = false; child.closeStdin() }
         case .socket: lock.withLock { if !socketClosed { _ = shutdown(output, Int32(SHUT_WR)) } }
-        case .inProcess, .descriptors: writable.withLock { $0 = false; close(output) }
+        case .inProcess, .descriptors: writable.withValue { $0 = false; close(output) }
         }
     }
 
@@ -383,7 +382,7 @@ public final class WireClient: @unchecked Sendable {
             endOfOutput = true
             if case .socket = server {
                 socketClosed = true
-                writable.withLock { $0 = false; close(input) }  // `input` is `output` too
+                writable.withValue { $0 = false; close(input) }  // `input` is `output` too
             }
             lock.broadcast()
         }

@@ -1,5 +1,4 @@
 import Glibc
-import Synchronization
 
 /// Waiting for descriptors without tying threads to peers: the daemon's connections read after
 /// `poll(2)` says there is input (or their session was told to stop), and write without ever
@@ -100,7 +99,7 @@ extension FileDescriptor {
 public final class Interrupter: Sendable {
     private let readEnd: FileDescriptor
     private let writeEnd: FileDescriptor
-    private let signalled = Mutex(false)
+    private let signalled = Locked(false)
 
     public init() throws(SystemError) {
         let ends = try makePipe()
@@ -110,14 +109,14 @@ public final class Interrupter: Sendable {
 
     /// Wakes every waiter, for good.
     public func signal() {
-        let first = signalled.withLock { value -> Bool in
+        let first = signalled.withValue { value -> Bool in
             defer { value = true }
             return !value
         }
         if first { try? writeEnd.write(all: [1]) }
     }
 
-    public var isSignalled: Bool { signalled.withLock { $0 } }
+    public var isSignalled: Bool { signalled.withValue { $0 } }
 
     var descriptor: Int32 { readEnd.raw }
 }

@@ -1,6 +1,5 @@
 import CProcessSpawn
 import Glibc
-import Synchronization
 
 /// A program this process started: the one way Wharf starts programs (dialog programs for a
 /// person, and every child of a test or tool).
@@ -76,7 +75,7 @@ public final class Subprocess: Sendable {
     public let leadsProcessGroup: Bool
     /// How the child ended, set under the lock when it is reaped: from then on its pid and
     /// group id may belong to someone else, so nothing may be signalled.
-    private let ending = Mutex<Ending?>(nil)
+    private let ending = Locked<Ending?>(nil)
 
     private init(pid: Int32, standardInput: FileDescriptor?, standardOutput: FileDescriptor?, standardError: FileDescriptor?,
                  exitWatch: FileDescriptor?, leadsProcessGroup: Bool) {
@@ -187,7 +186,7 @@ public final class Subprocess: Sendable {
     /// Sends `signal` to the child, or to its whole process group when it leads one; nothing
     /// once it has been reaped.
     public func signal(_ signal: Int32) {
-        ending.withLock { ending in
+        ending.withValue { ending in
             if ending == nil { _ = kill(leadsProcessGroup ? -pid : pid, signal) }
         }
     }
@@ -196,7 +195,7 @@ public final class Subprocess: Sendable {
 
     /// Whether the child has exited, without reaping it (a zombie has exited).
     public var hasExited: Bool {
-        if ending.withLock({ $0 }) != nil { return true }
+        if ending.withValue({ $0 }) != nil { return true }
         if let exitWatch {
             return (try? Poller.wait([Poller.Watch(exitWatch)], timeoutMilliseconds: 0))?.first?.isEmpty == false
         }
@@ -215,7 +214,7 @@ public final class Subprocess: Sendable {
     /// wait; each gets the same ending.
     @discardableResult
     public func wait() -> Ending {
-        if let ended = ending.withLock({ $0 }) { return ended }
+        if let ended = ending.withValue({ $0 }) { return ended }
         // Waits without reaping, so that a `signal` from another thread meanwhile still
         // reaches a pid that is ours.
         var info = siginfo_t()
@@ -238,7 +237,7 @@ public final class Subprocess: Sendable {
 
     /// Reaps the child, which has exited.
     private func reap() -> Ending {
-        ending.withLock { ending in
+        ending.withValue { ending in
             if let ending { return ending }
             var status: Int32 = 0
             while waitpid(pid, &status, 0) < 0 && errno == EINTR {}

@@ -1,8 +1,8 @@
 /// A value guarded by a mutex, whose changes another thread may wait for: one lock and its
-/// condition together, where a `ConditionLock` wrapped around a `Mutex` would take two locks,
+/// condition together, where a `ConditionLock` wrapped around a `Locked` would take two locks,
 /// nested, at every use.
 ///
-/// `withLock` reads or changes the value and wakes no one; `change` changes it and wakes every
+/// `withValue` reads or changes the value and wakes no one; `change` changes it and wakes every
 /// waiter, for the changes a waiter may be waiting for; `wait` sleeps until its predicate holds
 /// of the value (or a deadline passes), the lock released meanwhile.
 ///
@@ -15,7 +15,7 @@ public final class WaitableValue<Value>: @unchecked Sendable {
 
     /// Runs `body` with the value, the lock held; wakes nobody.
     @inline(__always)
-    public func withLock<T, E: Error>(_ body: (inout Value) throws(E) -> T) throws(E) -> T {
+    public func withValue<T, E: Error>(_ body: (inout Value) throws(E) -> T) throws(E) -> T {
         try lock.withLock { () throws(E) -> T in try body(&value) }
     }
 

@@ -1,6 +1,5 @@
 import Glibc
 import WharfSystem
-import Synchronization
 
 /// A child process with pipes on its standard streams: the one way tests start programs,
 /// over WharfSystem's `Subprocess` (so a child inherits nothing but those streams, and starts
@@ -10,7 +9,7 @@ import Synchronization
 /// owned by this object and closed exactly once: by `close…`, or when it goes away (which also
 /// kills a child still running).
 ///
-/// `@unchecked Sendable`: `keepAlive` is set by the test that owns the child before it shares it; the rest is set in `init` or behind `Mutex`.
+/// `@unchecked Sendable`: `keepAlive` is set by the test that owns the child before it shares it; the rest is set in `init` or behind `Locked`.
 public final class ChildProcess: @unchecked Sendable {
     /// The running program.
     public let process: Subprocess
@@ -20,7 +19,7 @@ public final class ChildProcess: @unchecked Sendable {
     /// Nil when standard error goes to the standard output pipe.
     private let errors: FileDescriptor?
     /// Bytes of standard output read past the last line `waitForLine` returned.
-    private let pending = Mutex<[UInt8]>([])
+    private let pending = Locked<[UInt8]>([])
     /// Something that must live as long as the child (its scratch state directory).
     public var keepAlive: AnyObject?
 
@@ -67,7 +66,7 @@ public final class ChildProcess: @unchecked Sendable {
 
     /// Everything the child writes to standard output until it closes it.
     public func readOutput() -> [UInt8] {
-        pending.withLock { $0 } + ((try? output.readToEnd()) ?? [])
+        pending.withValue { $0 } + ((try? output.readToEnd()) ?? [])
     }
 
     public func readOutputText() -> String { String(decoding: readOutput(), as: UTF8.self) }
@@ -95,7 +94,7 @@ public final class ChildProcess: @unchecked Sendable {
         let deadline = Deadline(secondsFromNow: timeout)
         var buffer = [UInt8](repeating: 0, count: 4096)
         while !deadline.hasPassed {
-            let found: String? = pending.withLock { pending in
+            let found: String? = pending.withValue { pending in
                 while let newline = pending.firstIndex(of: 0x0A) {
                     let line = String(decoding: pending[..<newline], as: UTF8.self)
                     pending.removeSubrange(...newline)
@@ -109,7 +108,7 @@ public final class ChildProcess: @unchecked Sendable {
             if ready[0].isEmpty { continue }
             let count = buffer.withUnsafeMutableBytes { (try? output.read(into: $0)) ?? 0 }
             if count == 0 { return nil }
-            pending.withLock { $0 += buffer[..<count] }
+            pending.withValue { $0 += buffer[..<count] }
         }
         return nil
     }
@@ -120,7 +119,7 @@ public final class ChildProcess: @unchecked Sendable {
     public func finish() -> (status: Int32, output: [UInt8], errors: [UInt8]) {
         closeStdin()
         let (output, errors) = process.readUntilExit()
-        return (wait(), pending.withLock { $0 } + output, errors)
+        return (wait(), pending.withValue { $0 } + output, errors)
     }
 
     /// Waits up to `seconds` for the child to exit; its exit status, or nil if it has not.

@@ -1,20 +1,19 @@
 import WharfSystem
-import Synchronization
 
 /// Runs `body(index)` on `count` threads of their own at once and waits for every one (threads,
 /// not tasks: the bodies may block, and a task pool the size of the machine would run them a
 /// few at a time).
 public func concurrently(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
-    let remaining = Mutex(count)
+    let remaining = Locked(count)
     let done = ConditionLock()
     for index in 0..<count {
         startThread {
             body(index)
             done.withLock {
-                remaining.withLock { $0 -= 1 }
+                remaining.withValue { $0 -= 1 }
                 done.broadcast()
             }
         }
     }
-    done.withLock { while remaining.withLock({ $0 }) > 0 { done.wait() } }
+    done.withLock { while remaining.withValue({ $0 }) > 0 { done.wait() } }
 }

@@ -51,7 +51,7 @@ import WharfTestSupport
         try grant(store, file)
         let lease = try store.resolve(app: "editor", client: "c1", url: url(file))
         // Make the recorded birth time differ, as if the file had been deleted and its number reused.
-        store.sessions.withLock { state in
+        store.sessions.withValue { state in
             state.update(lease: lease.accessId) { $0.fingerprint.birth = ($0.fingerprint.birth ?? 0) - 1 }
         }
         let error = accessError { () throws(AccessError) in try store.read(client: "c1", accessId: lease.accessId) }

@@ -3,7 +3,6 @@ import Testing
 @testable import WharfAccess
 import WharfSystem
 import WharfTestSupport
-import Synchronization
 
 /// The store on disk: where it lives, its permissions, its schema history, damage, and what
 /// dead processes leave behind.
@@ -193,8 +192,8 @@ import Synchronization
         first.close()
         let (store, warnings) = try AccessStore.open(stateDirectory: state.path, opening: .whenNeeded)
         #expect(warnings.isEmpty)
-        let reported = Mutex<[String]>([])
-        store.reportProblems { message in reported.withLock { $0.append(message) } }
+        let reported = Locked<[String]>([])
+        store.reportProblems { message in reported.withValue { $0.append(message) } }
         let error = accessError { () throws(AccessError) in try store.list(app: "editor", client: "c1") }
         guard case .store(let failure)? = error else {
             Issue.record("expected a store failure, got \(String(describing: error))")
@@ -202,8 +201,8 @@ import Synchronization
         }
         #expect(failure.message.contains("newer Wharf"))
         let deadline = Deadline(secondsFromNow: 5)
-        while reported.withLock({ $0.isEmpty }) && !deadline.hasPassed { ProcessControl.sleep(milliseconds: 5) }
-        #expect(reported.withLock { $0.first?.contains("newer Wharf") } == true, "the failure is logged")
+        while reported.withValue({ $0.isEmpty }) && !deadline.hasPassed { ProcessControl.sleep(milliseconds: 5) }
+        #expect(reported.withValue { $0.first?.contains("newer Wharf") } == true, "the failure is logged")
     }
 
     @Test func closingTheStoreEndsItsSessionsGrantsButKeepsBookmarks() throws {

@@ -3,7 +3,6 @@ import Testing
 @testable import WharfAccess
 import WharfSystem
 import WharfTestSupport
-import Synchronization
 
 /// Grants and leases are written behind, in batches: what goes while a batch is being written
 /// leaves no row behind it.
@@ -55,8 +54,8 @@ struct WriteBehindTests {
     @Test func aLeaseWhoseGrantRowAnotherProcessDeletedIsStillWritten() throws {
         let written = try GrantWritten("notes.txt")
         let (store, notes) = (written.store, written.file)
-        let problems = Mutex<[String]>([])
-        store.reportProblems { message in problems.withLock { $0.append(message) } }
+        let problems = Locked<[String]>([])
+        store.reportProblems { message in problems.withValue { $0.append(message) } }
 
         // Another process deletes the grant's row and holds the change uncommitted for a while:
         // the lease below is started against the grant this process still sees, and written
@@ -65,10 +64,10 @@ struct WriteBehindTests {
         let lease = try store.resolve(app: "editor", client: "c1", url: url(notes))
 
         store.flush()
-        #expect(problems.withLock { $0 } == [], "the batch with the lease was refused (its grant's row is gone)")
+        #expect(problems.withValue { $0 } == [], "the batch with the lease was refused (its grant's row is gone)")
         try store.release(client: "c1", accessId: lease.accessId)
         store.flush()
-        #expect(problems.withLock { $0 } == [])
+        #expect(problems.withValue { $0 } == [])
         withExtendedLifetime(lock) {}
     }
 }

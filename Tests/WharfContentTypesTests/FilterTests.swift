@@ -2,7 +2,6 @@ import Testing
 @testable import WharfContentTypes
 import WharfSystem
 import WharfTestSupport
-import Synchronization
 
 /// Dialog-filter expansion: allowed types → globs, MIME types, directories.
 @Suite struct FilterTests {
@@ -127,19 +126,19 @@ import Synchronization
     /// plain-text dialog together used to walk the type tables once each, side by side).
     @Test func aSetAskedForByManyThreadsAtOnceIsWorkedOutOnce() {
         let cache = FilterCache()
-        let computations = Mutex(0)
+        let computations = Locked(0)
         let worked = DialogFilters(allowsAllFiles: false, globs: ["*.txt"], mimeTypes: ["text/*"], directories: false)
-        let answers = Mutex<[DialogFilters]>([])
+        let answers = Locked<[DialogFilters]>([])
         concurrently(8) { _ in
             let filters = cache.value(for: "public.plain-text") {
-                computations.withLock { $0 += 1 }
+                computations.withValue { $0 += 1 }
                 ProcessControl.sleep(milliseconds: 100)  // the others ask meanwhile
                 return worked
             }
-            answers.withLock { $0.append(filters) }
+            answers.withValue { $0.append(filters) }
         }
-        #expect(computations.withLock { $0 } == 1)
-        #expect(answers.withLock { $0 } == Array(repeating: worked, count: 8))
+        #expect(computations.withValue { $0 } == 1)
+        #expect(answers.withValue { $0 } == Array(repeating: worked, count: 8))
         // Another set is worked out on its own.
         #expect(cache.value(for: "public.image") { DialogFilters(allowsAllFiles: true, globs: ["*"], mimeTypes: [], directories: false) }.allowsAllFiles)
     }

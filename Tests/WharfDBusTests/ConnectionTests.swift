@@ -2,7 +2,6 @@ import Testing
 import WharfDBus
 import WharfDesktopTestSupport
 import WharfSystem
-import Synchronization
 
 /// Errors, timeouts, signals and the end of connections, against a private `dbus-daemon`.
 @Suite struct ConnectionTests {
@@ -41,14 +40,14 @@ import Synchronization
         let service = try bus.connect()
         try EchoService.serve(on: service)
         let client = try bus.connect()
-        let seen = Mutex<[String]>([])
+        let seen = Locked<[String]>([])
         client.subscribe(BusMatchRule(path: EchoService.path, interface: EchoService.interface, member: "Ping")) { message in
-            seen.withLock { $0.append("signal \(message.body.first?.stringValue ?? "")") }
+            seen.withValue { $0.append("signal \(message.body.first?.stringValue ?? "")") }
         }
         let reply = client.callAndWait(destination: EchoService.name, path: EchoService.path, interface: EchoService.interface,
                                        member: "SignalFirst", body: [.string("early")], timeoutMs: 5000)
-        seen.withLock { $0.append("reply \(reply.map { $0.body.first?.stringValue ?? "" }.failureMessage ?? (try? reply.get().body.first?.stringValue) ?? "")") }
-        #expect(seen.withLock { $0 } == ["signal early", "reply reply"])
+        seen.withValue { $0.append("reply \(reply.map { $0.body.first?.stringValue ?? "" }.failureMessage ?? (try? reply.get().body.first?.stringValue) ?? "")") }
+        #expect(seen.withValue { $0 } == ["signal early", "reply reply"])
     }
 
     @Test func nameOwnerChangedTellsWhenAServiceLeaves() throws {

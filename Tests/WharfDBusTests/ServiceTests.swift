@@ -2,7 +2,6 @@ import Testing
 import WharfDBus
 import WharfDesktopTestSupport
 import WharfSystem
-import Synchronization
 
 /// Serving calls that are answered later (`BusConnection.serve`, `BusPendingReply`): how
 /// `wharf portal` answers a call only when a person is done, without holding up the bus.
@@ -12,11 +11,11 @@ import Synchronization
     @Test func aDeferredCallIsAnsweredFromAnotherThreadWhileOthersAreServed() throws {
         let bus = try PrivateBus()
         let service = try bus.connect()
-        let held = Mutex<BusPendingReply?>(nil)
+        let held = Locked<BusPendingReply?>(nil)
         service.serve(path: "/org/wharf/Slow") { call, pending in
             switch call.member {
             case "Wait":
-                held.withLock { $0 = pending }
+                held.withValue { $0 = pending }
                 return .noReply
             case "Now":
                 return .reply([.string("now")])
@@ -32,7 +31,7 @@ import Synchronization
                                      member: "Now", timeoutMs: 5000)
         #expect((try? now.get().body) == [.string("now")])
         #expect(first.wait(until: Deadline(secondsFromNow: 0.2)) == nil, "the held call was answered before its reply")
-        let pending = try #require(held.withLock { $0 })
+        let pending = try #require(held.withValue { $0 })
         startThread { pending.reply([.uint32(7)]) }
         let answer = try #require(first.wait(until: Deadline(secondsFromNow: 10)))
         #expect((try? answer.get().body) == [.uint32(7)], "\(answer)")

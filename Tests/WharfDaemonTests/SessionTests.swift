@@ -4,7 +4,6 @@ import WharfJSON
 import WharfServerTestSupport
 import WharfSystem
 import WharfTestSupport
-import Synchronization
 
 /// Many clients in one daemon: each sees only its own, none can starve the others, and a
 /// SIGTERM gives every one what it is owed.
@@ -133,7 +132,7 @@ import Synchronization
         }
         defer { presenter.stop() }
         let clients = try (0..<clientCount).map { try daemon.client("client-\($0)") }
-        let presented = Mutex<[Int: [String]]>([:])
+        let presented = Locked<[Int: [String]]>([:])
         concurrently(clientCount) { index in
             var mine: [String] = []
             for cycle in 0..<cycles {
@@ -145,12 +144,12 @@ import Synchronization
                 mine.append(dialog)
                 _ = clients[index].ending(of: dialog)
             }
-            presented.withLock { $0[index] = mine }
+            presented.withValue { $0[index] = mine }
         }
         var allDialogs = Set<String>()
         for (index, client) in clients.enumerated() {
             client.settle()
-            let mine = presented.withLock { $0[index] } ?? []
+            let mine = presented.withValue { $0[index] } ?? []
             #expect(mine.count == cycles)
             allDialogs.formUnion(mine)
             let endings = client.messages.filter { $0["method"] == "dialog/completed" || $0["method"] == "dialog/cancelled" }
@@ -163,6 +162,6 @@ import Synchronization
             #expect(events.allSatisfy { mine.contains($0["params"]?["dialogId"]?.stringValue ?? "") }, "client \(index) saw another's events")
         }
         #expect(allDialogs.count == clientCount * cycles, "dialog ids are unique across the daemon")
-        #expect(presenter.shown.withLock { $0.count } == clientCount * cycles)
+        #expect(presenter.shown.withValue { $0.count } == clientCount * cycles)
     }
 }

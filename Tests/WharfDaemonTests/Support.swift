@@ -3,7 +3,6 @@ import WharfJSON
 import WharfServerTestSupport
 import WharfSystem
 import WharfTestSupport
-import Synchronization
 
 /// A daemon whose own presenter answers every dialog from `steps` (each client plays its own
 /// copy), for tests that need dialogs answered without a presenter connection.
@@ -24,19 +23,19 @@ func bareDaemon(arguments: [String] = []) throws -> DaemonProcess {
 /// `@unchecked Sendable`: `ended` is only touched with `finished` held.
 final class PresenterLoop: @unchecked Sendable {
     let client: WireClient
-    private let running = Mutex(true)
+    private let running = Locked(true)
     private let finished = ConditionLock()
     private var ended = false
     /// Every `presenter/show` seen, in order.
-    let shown = Mutex<[JSON]>([])
+    let shown = Locked<[JSON]>([])
 
     init(_ client: WireClient, answer: @escaping @Sendable (WireClient, JSON) -> Void) {
         self.client = client
         startThread { [self] in
-            while running.withLock({ $0 }) {
+            while running.withValue({ $0 }) {
                 guard let show = client.notification("presenter/show", timeout: 0.2) else { continue }
                 let params = show["params"] ?? .null
-                shown.withLock { $0.append(params) }
+                shown.withValue { $0.append(params) }
                 answer(client, params)
             }
             finished.withLock {
@@ -47,7 +46,7 @@ final class PresenterLoop: @unchecked Sendable {
     }
 
     func stop() {
-        running.withLock { $0 = false }
+        running.withValue { $0 = false }
         finished.withLock { while !ended { finished.wait() } }
     }
 }

@@ -1,17 +1,16 @@
 import WharfDesktopDialogs
 import WharfSystem
-import Synchronization
 
 /// Presents and waits (tests only).
 func run(_ presenter: any DesktopPresenter, _ request: DesktopDialogRequest, seconds: Double = 10,
          while body: (DesktopDialogSession) -> Void = { _ in }) -> DesktopDialogResult? {
-    let results = Mutex<[DesktopDialogResult]>([])
-    let session = presenter.present(request) { result in results.withLock { $0.append(result) } }
+    let results = Locked<[DesktopDialogResult]>([])
+    let session = presenter.present(request) { result in results.withValue { $0.append(result) } }
     body(session)
     let result = session.waitForResult(seconds: seconds)
     // Exactly once: nothing more arrives after the first result.
     ProcessControl.sleep(milliseconds: 50)
-    precondition(results.withLock { $0.count } <= 1, "a dialog ended more than once")
+    precondition(results.withValue { $0.count } <= 1, "a dialog ended more than once")
     return result
 }
 

@@ -5,7 +5,6 @@ import WharfFileWriting
 import WharfSystem
 import WharfTestSupport
 @testable import WharfDialogs
-import Synchronization
 
 /// The exporter: SwiftUI's content-type rules, names, destinations, lazy snapshots, writing.
 @Suite struct ExporterTests {
@@ -347,15 +346,15 @@ import Synchronization
     // MARK: Writing
 
     @Test func writingNeverRunsOnTheCallersThread() throws {
-        let callerThread = Mutex<pthread_t?>(nil)
-        let writerThread = Mutex<pthread_t?>(nil)
-        let h = Harness(writer: TestWriter { _, _, _ throws(ExportError) in writerThread.withLock { $0 = pthread_self() } })
+        let callerThread = Locked<pthread_t?>(nil)
+        let writerThread = Locked<pthread_t?>(nil)
+        let h = Harness(writer: TestWriter { _, _, _ throws(ExportError) in writerThread.withValue { $0 = pthread_self() } })
         let id = try h.textExporter()
-        callerThread.withLock { $0 = pthread_self() }
+        callerThread.withValue { $0 = pthread_self() }
         try h.engine.save(client: h.client, id: id, url: nil, contentType: nil, overwrite: false)
         h.events.waitForEnding(id)
-        let caller = try #require(callerThread.withLock { $0 })
-        let writer = try #require(writerThread.withLock { $0 })
+        let caller = try #require(callerThread.withValue { $0 })
+        let writer = try #require(writerThread.withValue { $0 })
         #expect(pthread_equal(caller, writer) == 0)
     }
 
@@ -380,12 +379,12 @@ import Synchronization
     /// never fills) held a thread per dialog, so one app could hold thousands.
     @Test func aClientsWritesGoOneAtATimeAndOtherClientsAreNotHeldUp() throws {
         let gate = Gate()
-        let writing = Mutex<[ClientID: Int]>([:]), most = Mutex(0)
+        let writing = Locked<[ClientID: Int]>([:]), most = Locked(0)
         let writer = TestWriter { items, _, _ throws(ExportError) in
             let client: ClientID = items.first?.destination.lastComponent.starts(with: Array("other".utf8)) == true ? 2 : 1
-            most.withLock { $0 = max($0, writing.withLock { $0[client, default: 0] += 1; return $0[client]! }) }
+            most.withValue { $0 = max($0, writing.withValue { $0[client, default: 0] += 1; return $0[client]! }) }
             if client == 1 { gate.pass() }
-            writing.withLock { $0[client]! -= 1 }
+            writing.withValue { $0[client]! -= 1 }
         }
         let h = Harness(writer: writer)
         let ids = try (0..<3).map { index throws(DialogError) in
@@ -405,7 +404,7 @@ import Synchronization
         #expect(ids.allSatisfy { h.events.events($0).isEmpty }, "the first client's exports wait for the one being written")
         gate.open()
         for id in ids { #expect(completed(h.events.waitForEnding(id)) != nil) }
-        #expect(most.withLock { $0 } == 1, "two of one client's exports were written at once")
+        #expect(most.withValue { $0 } == 1, "two of one client's exports were written at once")
     }
 
     @Test func disconnectWhileWritingEndsDisconnectedAndWaitForWritesWaits() throws {
@@ -428,10 +427,10 @@ import Synchronization
         try h.engine.save(client: h.client, id: id, url: nil, contentType: nil, overwrite: false)
         gate.waitForArrival()
         _ = try h.engine.cancel(client: h.client, id: id)
-        let events = Mutex<[DialogEvent]>([])
+        let events = Locked<[DialogEvent]>([])
         DispatchQueue.global().async { gate.open() }
-        events.withLock { $0 = h.events.waitForEnding(id) }
-        #expect(completed(events.withLock { $0 }) != nil, "the files are there, so the dialog says so")
+        events.withValue { $0 = h.events.waitForEnding(id) }
+        #expect(completed(events.withValue { $0 }) != nil, "the files are there, so the dialog says so")
         #expect(readText(h.dir.at("notes.txt")) == "hello")
     }
 
@@ -451,17 +450,17 @@ import Synchronization
     }
 
     @Test func progressIsForwardedForLargeExportsAtMostTenTimesASecond() throws {
-        let scheduler = Mutex<ManualScheduler?>(nil)
+        let scheduler = Locked<ManualScheduler?>(nil)
         let total: Int64 = 4 << 20
         let h = Harness(writer: TestWriter { _, progress, _ throws(ExportError) in
-            guard let clock = scheduler.withLock({ $0 }) else { return }
+            guard let clock = scheduler.withValue({ $0 }) else { return }
             // 40 reports, 25 ms apart: one second of writing.
             for step in 1...40 {
                 progress?(ExportProgress(bytesWritten: total * Int64(step) / 40, totalBytes: total))
                 clock.advance(milliseconds: 25)
             }
         })
-        scheduler.withLock { $0 = h.scheduler }
+        scheduler.withValue { $0 = h.scheduler }
         let id = try h.textExporter()
         try h.engine.save(client: h.client, id: id, url: nil, contentType: nil, overwrite: false)
         let events = h.events.waitForEnding(id)

@@ -2,7 +2,6 @@ import Testing
 import WharfSystem
 import WharfTestSupport
 @testable import WharfDialogs
-import Synchronization
 
 /// `choose` validates like a real dialog: what it refuses keeps the dialog open.
 @Suite struct ImporterChoiceTests {
@@ -243,9 +242,9 @@ import Synchronization
         h.dir.directory("private")
         h.dir.makeFile("private/key.txt", "secret")
         let decoy = h.dir.symlink("decoy", to: h.dir.at("private"))
-        let swapped = Mutex(false)
+        let swapped = Locked(false)
         let id = try importer(h, ["public.plain-text"], meddling: MeddlingTypes(before: { name in
-            guard name == Array("notes.txt".utf8), !swapped.withLock({ let was = $0; $0 = true; return was }) else { return }
+            guard name == Array("notes.txt".utf8), !swapped.withValue({ let was = $0; $0 = true; return was }) else { return }
             move(decoy, to: notes)
         }))
         do {

@@ -3,7 +3,6 @@ import WharfFileWriting
 import WharfSystem
 import WharfTestSupport
 @testable import WharfDialogs
-import Synchronization
 
 /// What `present` accepts and refuses, and what the presenter is shown.
 @Suite struct PresentationTests {
@@ -148,31 +147,31 @@ import Synchronization
 
     @Test func announceRunsBeforeTheDialogIsShown() throws {
         let h = Harness()
-        let presenter = OrderPresenter()
+        let order = Locked<[String]>([])
         let id = try h.engine.present(
             client: h.client, app: "a", request: ImporterRequest(allowedContentTypes: ["public.item"]),
-            presenter: presenter, types: h.types, announce: { dialog in
-                presenter.order.withLock { $0.append("announce \(dialog.id)") }
+            presenter: OrderPresenter(order), types: h.types, announce: { dialog in
+                order.withValue { $0.append("announce \(dialog.id)") }
                 return true
             })
-        #expect(presenter.order.withLock { $0 } == ["announce \(id)", "show \(id)"])
+        #expect(order.withValue { $0 } == ["announce \(id)", "show \(id)"])
     }
 
     /// The client could not be told of the dialog (its request was cancelled): nothing shows
     /// it, nothing names it, and it takes no place among the client's open dialogs.
     @Test func aDialogTheClientCannotBeToldOfIsWithdrawnUnseen() throws {
         let h = Harness(maxDialogsPerClient: 1)
-        let presenter = OrderPresenter()
+        let order = Locked<[String]>([])
         let id = try h.engine.present(
             client: h.client, app: "a", request: ImporterRequest(allowedContentTypes: ["public.item"]),
-            presenter: presenter, types: h.types, announce: { _ in false })
-        #expect(presenter.order.withLock { $0 }.isEmpty, "the presenter was never shown the withdrawn dialog")
+            presenter: OrderPresenter(order), types: h.types, announce: { _ in false })
+        #expect(order.withValue { $0 }.isEmpty, "the presenter was never shown the withdrawn dialog")
         #expect(h.events.events(id).isEmpty)
         #expect(try h.engine.cancel(client: h.client, id: id) == false)
         let next = try h.importer()
         #expect(next != id)
         try h.engine.dismiss(client: h.client, id: next)
-        #expect(presenter.order.withLock { $0 }.isEmpty)
+        #expect(order.withValue { $0 }.isEmpty)
     }
 
     /// The dialog ends (its timeout, the client going away) after it was registered but before
@@ -186,19 +185,19 @@ import Synchronization
         ]
         for end in endings {
             let h = Harness()
-            let presenter = OrderPresenter()
-            let registered = Mutex<DialogID?>(nil)
+            let order = Locked<[String]>([])
+            let registered = Locked<DialogID?>(nil)
             let id = try h.engine.present(
                 client: h.client, app: "a",
                 request: ImporterRequest(allowedContentTypes: ["public.item"], options: DialogOptions(timeoutMs: 10)),
-                presenter: presenter, types: h.types, announce: { dialog in
-                    registered.withLock { $0 = dialog.id }
+                presenter: OrderPresenter(order), types: h.types, announce: { dialog in
+                    registered.withValue { $0 = dialog.id }
                     end(h, dialog.id)
                     return false
                 })
-            #expect(registered.withLock { $0 } == id)
+            #expect(registered.withValue { $0 } == id)
             #expect(h.events.events(id).isEmpty, "events of a withdrawn dialog: \(h.events.events(id))")
-            #expect(presenter.order.withLock { $0 }.isEmpty)
+            #expect(order.withValue { $0 }.isEmpty)
             #expect(h.engine.openDialogCount(client: h.client) == 0)
         }
     }
@@ -217,7 +216,8 @@ import Synchronization
 /// Records the order in which a dialog is announced and shown.
 private final class OrderPresenter: DialogPresenter {
     var name: String { "order" }
-    let order = Mutex<[String]>([])
-    func show(_ dialog: PresentedDialog) { order.withLock { $0.append("show \(dialog.id)") } }
-    func hide(_ id: DialogID) { order.withLock { $0.append("hide \(id)") } }
+    let order: Locked<[String]>
+    init(_ order: Locked<[String]>) { self.order = order }
+    func show(_ dialog: PresentedDialog) { order.withValue { $0.append("show \(dialog.id)") } }
+    func hide(_ id: DialogID) { order.withValue { $0.append("hide \(id)") } }
 }

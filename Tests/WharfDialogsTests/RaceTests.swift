@@ -4,7 +4,6 @@ import WharfFileWriting
 import WharfSystem
 import WharfTestSupport
 @testable import WharfDialogs
-import Synchronization
 
 /// Racing endings are resolved by one transition under the engine's lock: exactly one wins,
 /// the others learn the dialog already ended, and the client hears exactly one ending.
@@ -14,22 +13,22 @@ import Synchronization
         let file = h.dir.makeFile("a.txt")
         for _ in 0..<300 {
             let id = try h.importer()
-            let outcomes = Mutex<(cancelled: Bool?, chose: Bool?)>((nil, nil))
+            let outcomes = Locked<(cancelled: Bool?, chose: Bool?)>((nil, nil))
             let group = DispatchGroup()
             DispatchQueue.global().async(group: group) {
                 let result = (try? h.engine.cancel(client: h.client, id: id)) ?? false
-                outcomes.withLock { $0.cancelled = result }
+                outcomes.withValue { $0.cancelled = result }
             }
             DispatchQueue.global().async(group: group) {
                 let error = dialogError { try h.engine.choose(client: h.client, id: id, urls: [file]) }
-                outcomes.withLock { $0.chose = error == nil }
+                outcomes.withValue { $0.chose = error == nil }
                 if let error { #expect(error == .alreadyEnded(id)) }
             }
             group.wait()
             let events = h.events.events(id)
             #expect(events.count == 2)
             #expect(events.first == .presentationChanged(id, isPresented: false))
-            let (cancelled, chose) = outcomes.withLock { $0 }
+            let (cancelled, chose) = outcomes.withValue { $0 }
             // Exactly one side won, and the event says which.
             #expect(cancelled != chose)
             if chose == true {

@@ -2,32 +2,31 @@ import Testing
 import WharfSystem
 import WharfTestSupport
 @testable import WharfDialogs
-import Synchronization
 
 @Suite struct ManualSchedulerTests {
     @Test func workRunsWhenItsTimeComesInDeadlineThenSchedulingOrder() {
         let scheduler = ManualScheduler()
-        let ran = Mutex<[String]>([])
-        scheduler.after(milliseconds: 20) { ran.withLock { $0.append("b") } }
-        scheduler.after(milliseconds: 10) { ran.withLock { $0.append("a") } }
-        scheduler.after(milliseconds: 20) { ran.withLock { $0.append("c") } }
+        let ran = Locked<[String]>([])
+        scheduler.after(milliseconds: 20) { ran.withValue { $0.append("b") } }
+        scheduler.after(milliseconds: 10) { ran.withValue { $0.append("a") } }
+        scheduler.after(milliseconds: 20) { ran.withValue { $0.append("c") } }
         scheduler.advance(milliseconds: 9)
-        #expect(ran.withLock { $0 }.isEmpty)
+        #expect(ran.withValue { $0 }.isEmpty)
         scheduler.advance(milliseconds: 11)
-        #expect(ran.withLock { $0 } == ["a", "b", "c"])
+        #expect(ran.withValue { $0 } == ["a", "b", "c"])
         #expect(scheduler.now == 0.02)
     }
 
     @Test func workScheduledByDueWorkRunsInTheSameAdvanceIfDue() {
         let scheduler = ManualScheduler()
-        let ran = Mutex<[Double]>([])
+        let ran = Locked<[Double]>([])
         scheduler.after(milliseconds: 5) {
-            ran.withLock { $0.append(scheduler.now) }
-            scheduler.after(milliseconds: 5) { ran.withLock { $0.append(scheduler.now) } }
-            scheduler.after(milliseconds: 50) { ran.withLock { $0.append(scheduler.now) } }
+            ran.withValue { $0.append(scheduler.now) }
+            scheduler.after(milliseconds: 5) { ran.withValue { $0.append(scheduler.now) } }
+            scheduler.after(milliseconds: 50) { ran.withValue { $0.append(scheduler.now) } }
         }
         scheduler.advance(milliseconds: 20)
-        #expect(ran.withLock { $0 } == [0.005, 0.01])
+        #expect(ran.withValue { $0 } == [0.005, 0.01])
         #expect(scheduler.pendingCount == 1)
     }
 }

@@ -1,7 +1,6 @@
 import WharfSystem
 import WharfTestSupport
 @testable import WharfDialogs
-import Synchronization
 
 // Test doubles for the engine's injected dependencies: a clock that moves only when told to,
 // and a directory memory that lives in memory.
@@ -22,41 +21,41 @@ final class ManualScheduler: DialogScheduler {
         var pending: [Pending] = []
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     init() {}
 
     @discardableResult
     func after(milliseconds: Int, _ work: @escaping @Sendable () -> Void) -> @Sendable () -> Void {
-        let sequence = state.withLock { state in
+        let sequence = state.withValue { state in
             state.sequence += 1
             state.pending.append(Pending(
                 deadline: state.nowMilliseconds + max(0, milliseconds), sequence: state.sequence, work: work))
             return state.sequence
         }
-        return { [self] in state.withLock { $0.pending.removeAll { $0.sequence == sequence } } }
+        return { [state] in state.withValue { $0.pending.removeAll { $0.sequence == sequence } } }
     }
 
-    var now: Double { state.withLock { Double($0.nowMilliseconds) / 1000 } }
+    var now: Double { state.withValue { Double($0.nowMilliseconds) / 1000 } }
 
     /// How many pieces of work are waiting for their time.
-    var pendingCount: Int { state.withLock { $0.pending.count } }
+    var pendingCount: Int { state.withValue { $0.pending.count } }
 
     /// How many pieces of work were ever scheduled.
-    var scheduledCount: Int { state.withLock { $0.sequence } }
+    var scheduledCount: Int { state.withValue { $0.sequence } }
 
     /// Moves the clock forward, running everything that falls due, including work scheduled by
     /// that work, until nothing more is due. Work runs without the scheduler's lock held.
     func advance(milliseconds: Int = 0) {
-        let target = state.withLock { $0.nowMilliseconds + max(0, milliseconds) }
+        let target = state.withValue { $0.nowMilliseconds + max(0, milliseconds) }
         while let next = takeNextDue(before: target) {
             next()
         }
-        state.withLock { $0.nowMilliseconds = max($0.nowMilliseconds, target) }
+        state.withValue { $0.nowMilliseconds = max($0.nowMilliseconds, target) }
     }
 
     private func takeNextDue(before target: Int) -> (@Sendable () -> Void)? {
-        state.withLock { state in
+        state.withValue { state in
             guard let index = state.pending.indices.min(by: {
                 (state.pending[$0].deadline, state.pending[$0].sequence)
                     < (state.pending[$1].deadline, state.pending[$1].sequence)
@@ -75,16 +74,16 @@ final class InMemoryDirectoryMemory: DirectoryMemory {
         var customizationId: String
     }
 
-    private let directories = Mutex<[Key: FilePath]>([:])
+    private let directories = Locked<[Key: FilePath]>([:])
 
     init() {}
 
     func rememberedDirectory(app: String, customizationId: String) -> FilePath? {
-        directories.withLock { $0[Key(app: app, customizationId: customizationId)] }
+        directories.withValue { $0[Key(app: app, customizationId: customizationId)] }
     }
 
     func remember(app: String, customizationId: String, directory: FilePath) {
-        directories.withLock { $0[Key(app: app, customizationId: customizationId)] = directory }
+        directories.withValue { $0[Key(app: app, customizationId: customizationId)] = directory }
     }
 }
 

@@ -4,7 +4,6 @@ import WharfJSON
 import WharfSystem
 import WharfServerTestSupport
 import WharfTestSupport
-import Synchronization
 
 /// Bytes no client should send, sent anyway, to the built binary. Each gets a clear error where
 /// an id is known and a line on standard error; none kills the server.
@@ -188,7 +187,7 @@ import Synchronization
         let child = try #require(client.process)
         // Pings whose answers nobody reads: the server must stop reading instead of buffering
         // every answer, so our writer ends up blocked and the server's memory stays bounded.
-        let sent = Mutex(0)
+        let sent = Locked(0)
         let body = Array(#"{"jsonrpc":"2.0","id":1,"method":"ping","params":{}}"#.utf8)
         let frame = Array("Content-Length: \(body.count)\r\n\r\n".utf8) + body
         let batch = Array([[UInt8]](repeating: frame, count: 1000).joined())
@@ -199,11 +198,11 @@ import Synchronization
         startThread {
             for _ in 0..<2000 {
                 do throws(SystemError) { try stdin.write(all: batch) } catch { return }
-                sent.withLock { $0 += 1000 }
+                sent.withValue { $0 += 1000 }
             }
         }
         usleep(3_000_000)
-        let sentSoFar = sent.withLock { $0 }
+        let sentSoFar = sent.withValue { $0 }
         #expect(sentSoFar < 2_000_000, "the server kept reading although nobody read its answers")
         #expect(residentKilobytes(child.pid) < 120_000)
         child.kill()

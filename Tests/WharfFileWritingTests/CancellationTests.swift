@@ -3,7 +3,6 @@ import Testing
 import WharfSystem
 import WharfTestSupport
 @testable import WharfFileWriting
-import Synchronization
 
 /// `cancel()` from another thread stops the export at the next chunk, undoes everything and
 /// throws `.cancelled`.
@@ -14,12 +13,12 @@ struct CancellationTests {
         writeFile(destination, "old")
         writeFile(scratch.path("source"), patternBytes(24 << 20))
         let cancellation = ExportCancellation()
-        let seen = Mutex<[Int64]>([])
+        let seen = Locked<[Int64]>([])
         #expect(throws: ExportError.cancelled) {
             try AtomicWriter.write(
                 [ExportItem(destination: destination, source: .file(path: scratch.path("source")), overwrite: true)],
                 progress: { progress in
-                    let first = seen.withLock { $0.append(progress.bytesWritten); return $0.count == 1 }
+                    let first = seen.withValue { $0.append(progress.bytesWritten); return $0.count == 1 }
                     // At the first report (after the first chunk), another thread cancels;
                     // the writer waits until it has, so the cancel lands mid-write.
                     if first { onAnotherThread { cancellation.cancel() } }
@@ -27,7 +26,7 @@ struct CancellationTests {
                 cancellation: cancellation
             )
         }
-        #expect(seen.withLock { $0 } == [4 << 20])
+        #expect(seen.withValue { $0 } == [4 << 20])
         #expect(readText(destination) == "old")
         #expect(scratch.names() == ["doc.bin", "source"])
     }

@@ -3,7 +3,6 @@ import Testing
 import WharfSystem
 import WharfTestSupport
 @testable import WharfFileWriting
-import Synchronization
 
 /// Every failure leaves every destination exactly as it was, removes the temporary files, and
 /// names the file and the cause.
@@ -75,14 +74,14 @@ struct FailureTests {
         let destination = small.appending("copy.bin")
         var configuration = WriterConfiguration()
         configuration.reserveSpaceInMemory = true
-        let progressCalls = Mutex(0)
+        let progressCalls = Locked(0)
         #expect(throws: ExportError.failed(path: destination, cause: SystemError(code: ENOSPC, operation: "reserve space for", path: destination))) {
             try AtomicWriter.write(
                 [ExportItem(destination: destination, source: .file(path: scratch.path("big")), overwrite: false)],
-                progress: { _ in progressCalls.withLock { $0 += 1 } }, cancellation: nil, configuration: configuration
+                progress: { _ in progressCalls.withValue { $0 += 1 } }, cancellation: nil, configuration: configuration
             )
         }
-        #expect(progressCalls.withLock { $0 } == 0)
+        #expect(progressCalls.withValue { $0 } == 0)
         #expect(scratch.names(in: small).isEmpty)
     }
 

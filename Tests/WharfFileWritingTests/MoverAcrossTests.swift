@@ -3,7 +3,6 @@ import Testing
 import WharfSystem
 import WharfTestSupport
 @testable import WharfFileWriting
-import Synchronization
 
 /// Moving across file systems (a tmpfs and the disk under /tmp): a copy that looks as the
 /// original did, in place only when complete, the original removed only then, and everything
@@ -147,11 +146,11 @@ struct MoverAcrossTests {
         let folders = try Folders()
         let box = folders.disk.appending("box")
         folders.scratch.write("disk/box/big.bin", patternBytes(6 << 20))
-        let added = Mutex(false)
+        let added = Locked(false)
         #expect(throws: MoveError.sourceChanged(box)) {
             try FileMover.move([MoveItem(source: box)], into: folders.memory, resolution: .fail,
                                progress: { _ in
-                                   guard added.withLock({ done in defer { done = true }; return !done }) else { return }
+                                   guard added.withValue({ done in defer { done = true }; return !done }) else { return }
                                    writeFile(box.appending("late.txt"), "written during the move")
                                }, cancellation: nil)
         }
@@ -177,10 +176,10 @@ struct MoverAcrossTests {
         let folders = try Folders()
         let one = folders.scratch.write("disk/one.bin", patternBytes(9 << 20))
         let two = folders.scratch.write("disk/two/inner.bin", patternBytes(3 << 20))
-        let reports = Mutex<[ExportProgress]>([])
+        let reports = Locked<[ExportProgress]>([])
         _ = try FileMover.move([MoveItem(source: one), MoveItem(source: two.directory)], into: folders.memory, resolution: .fail,
-                               progress: { progress in reports.withLock { $0.append(progress) } }, cancellation: nil)
-        let seen = reports.withLock { $0 }
+                               progress: { progress in reports.withValue { $0.append(progress) } }, cancellation: nil)
+        let seen = reports.withValue { $0 }
         #expect(seen.count >= 2)
         #expect(seen.last == ExportProgress(bytesWritten: 12 << 20, totalBytes: 12 << 20))
         #expect(seen.allSatisfy { $0.totalBytes == 12 << 20 })
@@ -189,11 +188,11 @@ struct MoverAcrossTests {
     @Test func aSourceWrittenToWhileItIsCopiedFailsTheMove() throws {
         let folders = try Folders()
         let source = folders.scratch.write("disk/growing.log", patternBytes(12 << 20))
-        let appended = Mutex(false)
+        let appended = Locked(false)
         #expect(throws: MoveError.sourceChanged(source)) {
             try FileMover.move([MoveItem(source: source)], into: folders.memory, resolution: .fail,
                                progress: { _ in
-                                   guard appended.withLock({ done in defer { done = true }; return !done }) else { return }
+                                   guard appended.withValue({ done in defer { done = true }; return !done }) else { return }
                                    let file = try! FileDescriptor.open(source, O_WRONLY | O_APPEND)
                                    try! file.write(all: Array("one more line\n".utf8))
                                }, cancellation: nil)

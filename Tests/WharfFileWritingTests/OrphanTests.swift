@@ -3,7 +3,6 @@ import Testing
 import WharfSystem
 import WharfTestSupport
 @testable import WharfFileWriting
-import Synchronization
 
 /// A writer killed mid-write leaves no partial destination, only a temporary file that the next
 /// sweep removes; the sweep never touches what a live writer is using, nor files that merely
@@ -84,18 +83,18 @@ struct OrphanTests {
         let scratch = ScratchDirectory("wharf-fw")
         let destination = scratch.path("doc.bin")
         writeFile(destination, "old")
-        let sweptMidway = Mutex<[FilePath]?>(nil)
+        let sweptMidway = Locked<[FilePath]?>(nil)
         let directory = scratch.path
         try AtomicWriter.write(
             [ExportItem(destination: destination, source: .bytes(patternBytes(6 << 20)), overwrite: true)],
             progress: { _ in
-                if sweptMidway.withLock({ $0 == nil }) {
+                if sweptMidway.withValue({ $0 == nil }) {
                     let removed = AtomicWriter.removeOrphans(in: directory)
-                    sweptMidway.withLock { $0 = removed }
+                    sweptMidway.withValue { $0 = removed }
                 }
             }
         )
-        #expect(sweptMidway.withLock { $0 } == [])
+        #expect(sweptMidway.withValue { $0 } == [])
         #expect(readFile(destination) == patternBytes(6 << 20))
         #expect(scratch.names() == ["doc.bin"])
     }

@@ -2,7 +2,6 @@ import Testing
 import WharfSystem
 import WharfTestSupport
 @testable import WharfFileWriting
-import Synchronization
 
 /// Progress is reported for exports over 1 MiB, no more often than every 100 ms (measured on
 /// an injected clock, so the test counts calls instead of timing them), with exactly one final
@@ -10,17 +9,17 @@ import Synchronization
 struct ProgressTests {
     /// A clock that moves `step` nanoseconds each time the writer reads it.
     final class SteppingClock: Sendable {
-        private let now = Mutex<UInt64>(0)
+        private let now = Locked<UInt64>(0)
         private let step: UInt64
         init(step: UInt64) { self.step = step }
-        func tick() -> UInt64 { now.withLock { $0 += step; return $0 } }
-        var current: UInt64 { now.withLock { $0 } }
+        func tick() -> UInt64 { now.withValue { $0 += step; return $0 } }
+        var current: UInt64 { now.withValue { $0 } }
     }
 
     final class Recorder: Sendable {
-        let calls = Mutex<[(progress: ExportProgress, at: UInt64)]>([])
-        func record(_ progress: ExportProgress, at time: UInt64) { calls.withLock { $0.append((progress, time)) } }
-        var all: [(progress: ExportProgress, at: UInt64)] { calls.withLock { $0 } }
+        let calls = Locked<[(progress: ExportProgress, at: UInt64)]>([])
+        func record(_ progress: ExportProgress, at time: UInt64) { calls.withValue { $0.append((progress, time)) } }
+        var all: [(progress: ExportProgress, at: UInt64)] { calls.withValue { $0 } }
     }
 
     @Test func reportsAreAtLeastAnIntervalApartAndTheEndIsReportedOnce() throws {

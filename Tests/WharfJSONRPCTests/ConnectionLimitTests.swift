@@ -5,7 +5,6 @@ import WharfJSONRPC
 import WharfSystem
 import WharfServerTestSupport
 import WharfTestSupport
-import Synchronization
 
 /// A connection's limits and the daemon's way of reading and writing: requests waiting for
 /// answers stop the reading, a non-blocking connection stops when told, and descriptors
@@ -13,16 +12,16 @@ import Synchronization
 @Suite struct ConnectionLimits {
     /// A handler that answers nothing until told to: what it holds is what was read.
     final class HoldingHandler: Sendable {
-        let held = Mutex<[Reply]>([])
+        let held = Locked<[Reply]>([])
 
         var handler: Connection.Handler {
-            Connection.Handler(request: { [held] _, reply in held.withLock { $0.append(reply) } }, notification: { _ in })
+            Connection.Handler(request: { [held] _, reply in held.withValue { $0.append(reply) } }, notification: { _ in })
         }
 
-        var count: Int { held.withLock { $0.count } }
+        var count: Int { held.withValue { $0.count } }
 
         func answerFirst() {
-            let reply = held.withLock { $0.removeFirst() }
+            let reply = held.withValue { $0.removeFirst() }
             reply.succeed(["answered": true])
         }
     }
@@ -116,7 +115,7 @@ import Synchronization
         let (connection, client) = try pipeConnection(options, Connection.Handler(request: { request, reply in
             if request.method == "estimate" {
                 do { try reply.reserve(bytes: 5000) } catch { Issue.record("reserve threw \(error)") }
-                holding.held.withLock { $0.append(reply) }
+                holding.held.withValue { $0.append(reply) }
             } else {
                 reply.succeed(.string("small"))
             }
@@ -146,17 +145,17 @@ import Synchronization
         options.nonBlocking = true
         options.backlogLimit = 1 << 20
         let connection = Connection(input: ours, output: try ours.duplicate(), options: options)
-        let answered = Mutex(0)
+        let answered = Locked(0)
         connection.start(Connection.Handler(request: { _, reply in
-            answered.withLock { $0 += 1 }
+            answered.withValue { $0 += 1 }
             reply.succeed(.string(String(repeating: "x", count: 1 << 20)))
         }, notification: { _ in }), onEnd: { [connection] _ in connection.closeOutput() })
         let requests = (1...6).map { #"{"jsonrpc":"2.0","id":\#($0),"method":"large"}"# + "\n" }.joined()
         try theirs.write(all: Array(requests.utf8))
 
-        #expect(eventually { answered.withLock { $0 } >= 2 })
+        #expect(eventually { answered.withValue { $0 } >= 2 })
         ProcessControl.sleep(milliseconds: 200)
-        #expect(answered.withLock { $0 } == 2, "requests were answered while the peer had 2 MiB unread")
+        #expect(answered.withValue { $0 } == 2, "requests were answered while the peer had 2 MiB unread")
         // Once the peer reads, every answer comes.
         var newlines = 0
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
@@ -171,11 +170,11 @@ import Synchronization
 
     @Test func stopReadingInterruptsANonBlockingReadLoopWaitingForInput() throws {
         let (connection, theirs) = try socketConnection()
-        let ended = Mutex<Connection.EndReason?>(nil)
-        connection.start(HoldingHandler().handler, onEnd: { reason in ended.withLock { $0 = reason } })
+        let ended = Locked<Connection.EndReason?>(nil)
+        connection.start(HoldingHandler().handler, onEnd: { reason in ended.withValue { $0 = reason } })
         ProcessControl.sleep(milliseconds: 20)
         connection.stopReading()
-        #expect(eventually { ended.withLock { $0 } == .stopped })
+        #expect(eventually { ended.withValue { $0 } == .stopped })
         _ = theirs
     }
 

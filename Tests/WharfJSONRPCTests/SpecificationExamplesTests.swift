@@ -5,7 +5,6 @@ import WharfJSONRPC
 import WharfSystem
 import WharfServerTestSupport
 import WharfTestSupport
-import Synchronization
 
 /// A bare `Connection` over real pipes serving the methods the JSON-RPC 2.0 specification's
 /// examples use (`subtract`, `sum`, `get_data`, `update`, `notify_*`), driven by a test client.
@@ -13,9 +12,9 @@ import Synchronization
 final class ExampleServer: Sendable {
     let client: WireClient
     let connection: Connection
-    let notifications = Mutex<[String]>([])
+    let notifications = Locked<[String]>([])
     /// Requests the handler holds without answering, to test cancellation.
-    let held = Mutex<[Reply]>([])
+    let held = Locked<[Reply]>([])
 
     init(framing: FramingMode = .lsp) {
         let toServer = try! makePipe(), fromServer = try! makePipe()
@@ -41,12 +40,12 @@ final class ExampleServer: Sendable {
                 case "get_data":
                     reply.succeed(["hello", 5])
                 case "hold":
-                    held.withLock { $0.append(reply) }
+                    held.withValue { $0.append(reply) }
                 default:
                     reply.fail(.methodNotFound(request.method))
                 }
             },
-            notification: { notification in notifications.withLock { $0.append(notification.method) } }
+            notification: { notification in notifications.withValue { $0.append(notification.method) } }
         ), onEnd: { [connection] _ in connection.closeOutput() })
     }
 
@@ -95,7 +94,7 @@ private func sameBatch(_ actual: JSON?, _ expected: String) -> Bool {
     @Test func notificationsGetNoResponse() {
         server.expectSilence(#"{"jsonrpc": "2.0", "method": "update", "params": [1,2,3,4,5]}"#)
         server.expectSilence(#"{"jsonrpc": "2.0", "method": "foobar"}"#)
-        #expect(server.notifications.withLock { $0 } == ["update", "foobar"])
+        #expect(server.notifications.withValue { $0 } == ["update", "foobar"])
     }
 
     @Test func callOfANonExistentMethod() {
@@ -215,7 +214,7 @@ private func sameBatch(_ actual: JSON?, _ expected: String) -> Bool {
         #expect(response?["id"] == 77)
         #expect(response?["error"]?["code"] == -32800)
         // The handler's late answer is dropped: exactly one response per request.
-        server.held.withLock { $0.first?.succeed("late") }
+        server.held.withValue { $0.first?.succeed("late") }
         server.expectSilence(#"{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":12345}}"#)
     }
 
@@ -227,7 +226,7 @@ private func sameBatch(_ actual: JSON?, _ expected: String) -> Bool {
         let refused = server.exchange(#"{"jsonrpc":"2.0","id":9,"method":"get_data"}"#)
         #expect(refused?["id"] == 9)
         #expect(refused?["error"]?["code"] == -32600, "\(String(describing: refused))")
-        #expect(server.held.withLock { $0.count } == 1, "the second request never reached the handler")
+        #expect(server.held.withValue { $0.count } == 1, "the second request never reached the handler")
         // The cancellation reaches the first request, the one still waiting.
         let cancelled = server.exchange(#"{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":9}}"#)
         #expect(cancelled?["id"] == 9)
@@ -239,18 +238,18 @@ private func sameBatch(_ actual: JSON?, _ expected: String) -> Bool {
         server.client.sendBody(Array(#"{"jsonrpc":"2.0","id":"slow","method":"hold"}"#.utf8))
         for id in 1...50 { server.client.sendBody(Array(#"{"jsonrpc":"2.0","id":\#(id),"method":"get_data"}"#.utf8)) }
         for id in 1...50 { #expect(server.client.response(to: .int(Int64(id))) != nil) }
-        server.held.withLock { $0.first?.succeed("done") }
+        server.held.withValue { $0.first?.succeed("done") }
         #expect(server.client.response(to: "slow")?["result"] == "done")
     }
 
     @Test func requestsToThePeerGetTheirResponses() {
-        let result = Mutex<Result<JSON, ResponseError>?>(nil)
-        server.connection.send(request: "client/ask", params: ["q": 1]) { answer in result.withLock { $0 = answer } }
+        let result = Locked<Result<JSON, ResponseError>?>(nil)
+        server.connection.send(request: "client/ask", params: ["q": 1]) { answer in result.withValue { $0 = answer } }
         let request = server.client.nextMessage()
         #expect(request?["method"] == "client/ask")
         guard let id = request?["id"] else { return }
         server.client.send(["jsonrpc": "2.0", "id": id, "result": "answer"])
         server.expectSilence(#"{"jsonrpc":"2.0","method":"noop"}"#)
-        #expect(result.withLock { $0 } == .success("answer"))
+        #expect(result.withValue { $0 } == .success("answer"))
     }
 }

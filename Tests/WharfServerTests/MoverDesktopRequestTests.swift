@@ -4,15 +4,14 @@ import WharfDialogs
 import WharfSystem
 import WharfTestSupport
 @testable import WharfServer
-import Synchronization
 
 /// What a mover asks of the desktop: an open dialog in folder mode, with the confirmation label
 /// as the portal's accept label, titled with what is moved.
 @Suite struct MoverDesktopRequest {
     final class Capture: DialogPresenter, @unchecked Sendable {
         var name: String { "capture" }
-        let shown = Mutex<[PresentedDialog]>([])
-        func show(_ dialog: PresentedDialog) { shown.withLock { $0.append(dialog) } }
+        let shown = Locked<[PresentedDialog]>([])
+        func show(_ dialog: PresentedDialog) { shown.withValue { $0.append(dialog) } }
         func hide(_ id: DialogID) {}
     }
 
@@ -43,7 +42,7 @@ import Synchronization
         let engine = DialogEngine(homeDirectory: scratch.path, sink: NoEvents())
         _ = try engine.present(client: 1, app: "test", request: DialogEngine.check(MoverRequest(files: files, options: options), types: NoTypes()),
                                presenter: capture, types: NoTypes())
-        return try #require(capture.shown.withLock { $0.first })
+        return try #require(capture.shown.withValue { $0.first })
     }
 
     @Test func thePortalGetsAnOpenFileForAFolderWithTheAcceptLabel() throws {

@@ -1,7 +1,6 @@
 import Glibc
 import Testing
 import WharfSystem
-import Synchronization
 
 /// Waiting on a condition by a deadline, and for a value another thread sets (WharfSystem's Lock).
 @Suite struct Waiting {
@@ -19,13 +18,13 @@ import Synchronization
         // Nobody signals: the wait ends when the time runs out, and says so.
         #expect(lock.withLock { lock.wait(until: Deadline(secondsFromNow: 0.05)) } == false)
         // A signal ends it early.
-        let waiting = Mutex(false)
+        let waiting = Locked(false)
         startThread {
-            while !waiting.withLock({ $0 }) { usleep(1_000) }
+            while !waiting.withValue({ $0 }) { usleep(1_000) }
             lock.withLock { lock.broadcast() }
         }
         let signalled = lock.withLock { () -> Bool in
-            waiting.withLock { $0 = true }
+            waiting.withValue { $0 = true }
             return lock.wait(until: Deadline(secondsFromNow: 30))
         }
         #expect(signalled)

@@ -87,7 +87,7 @@ final class LocalClient: Sendable {
     /// line, which is the same consent. Read-write, each as it is now (a link as the link). Only
     /// for a server in this process (the daemon's clients are other processes).
     func grant(_ files: [FilePath]) throws(SystemError) {
-        guard let server, let session = heard.withLock({ $0.session }) else { return }
+        guard let server, let session = heard.withValue({ $0.session }) else { return }
         for path in files {
             let status = try FileStatus.ofLink(path)
             let identity = try FileIdentity.of(path, followSymlinks: false)

@@ -1,6 +1,5 @@
 import WharfJSONRPC
 import WharfSystem
-import Synchronization
 
 /// `--initialize-timeout` for one daemon connection: once it passes, a connection still
 /// waiting for its first byte is woken to close, and a session not yet answered `initialize`
@@ -16,8 +15,8 @@ final class InitializeDeadline: Sendable {
     private let seconds: Int
     private let logger: Logger
     private let app: String
-    private let watched = Mutex(Watched())
-    private let cancelTimer = Mutex<(@Sendable () -> Void)?>(nil)
+    private let watched = Locked(Watched())
+    private let cancelTimer = Locked<(@Sendable () -> Void)?>(nil)
 
     /// Starts counting now; `seconds` 0 never expires.
     init(seconds: Int, logger: Logger, app: String) {
@@ -26,18 +25,18 @@ final class InitializeDeadline: Sendable {
         self.app = app
         guard seconds > 0 else { return }
         let cancel = TimerQueue.shared.after(milliseconds: seconds * 1000) { [self] in expire() }
-        cancelTimer.withLock { $0 = cancel }
+        cancelTimer.withValue { $0 = cancel }
     }
 
     /// The connection is over: the timer is dropped.
     func cancel() {
-        let cancel = cancelTimer.withLock { cancel in defer { cancel = nil }; return cancel }
+        let cancel = cancelTimer.withValue { cancel in defer { cancel = nil }; return cancel }
         cancel?()
     }
 
     /// The wait for the connection's first byte: signalled once the deadline has passed.
     func watch(_ interrupter: Interrupter) {
-        let expired = watched.withLock { state -> Bool in
+        let expired = watched.withValue { state -> Bool in
             state.interrupter = interrupter
             return state.expired
         }
@@ -46,7 +45,7 @@ final class InitializeDeadline: Sendable {
 
     /// The connection's session: ended if the deadline passes before it is initialized.
     func watch(_ session: ClientSession) {
-        let expired = watched.withLock { state -> Bool in
+        let expired = watched.withValue { state -> Bool in
             state.session = session
             state.interrupter = nil
             return state.expired
@@ -55,7 +54,7 @@ final class InitializeDeadline: Sendable {
     }
 
     private func expire() {
-        let (interrupter, session) = watched.withLock { state in
+        let (interrupter, session) = watched.withValue { state in
             state.expired = true
             return (state.interrupter, state.session)
         }
@@ -70,7 +69,7 @@ final class InitializeDeadline: Sendable {
     /// owed to be written, up to seconds, for a peer that may not read), never on the timer's
     /// thread nor on the shared pool's, which every client's timers need.
     private func endIfUninitialized(_ session: ClientSession) {
-        guard session.state.withLock({ $0.lifecycle == .uninitialized }) else { return }
+        guard session.state.withValue({ $0.lifecycle == .uninitialized }) else { return }
         logger.warning("closed a connection of \(app): no initialize within \(seconds) s (--initialize-timeout)")
         WorkerPool.blocking.run {
             session.end(exitCode: session.exitCodeForEndOfInput, reason: "no initialize within \(self.seconds) s")

@@ -1,7 +1,6 @@
 import Glibc
 import WharfJSONRPC
 import WharfSystem
-import Synchronization
 
 /// Hosts one session over this process's standard input and output, the way an editor spawns
 /// a language server, and owns what belongs to the process: its exit status, `SIGTERM` and
@@ -65,10 +64,10 @@ public enum StdioHost {
 
     /// The read loop returns when the session ends, however it ends, so the main thread and the
     /// thread that ended the session (a signal, the parent gone) both come here: one exits.
-    private static let exiting = Mutex(false)
+    private static let exiting = Locked(false)
 
     private static func exitOnce(_ server: Server, _ code: Int32) -> Never {
-        let first = exiting.withLock { exiting -> Bool in
+        let first = exiting.withValue { exiting -> Bool in
             defer { exiting = true }
             return !exiting
         }

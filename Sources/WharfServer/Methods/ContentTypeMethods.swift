@@ -72,7 +72,7 @@ extension MethodTable {
                                 mimeTypes: $0.mimeTypes, description: $0.description)
             }
             // All or none: `declare` validates everything before it changes anything.
-            try session.types.withLock { scope throws(ContentTypeError) in try scope.declare(declarations) }
+            try session.types.withValue { scope throws(ContentTypeError) in try scope.declare(declarations) }
             return DeclareTypesResult(declared: declarations.map(\.identifier))
         }
         onReadLoop(FiltersRequest.self) { session, request in

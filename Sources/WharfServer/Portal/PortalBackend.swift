@@ -1,6 +1,5 @@
 import WharfDBus
 import WharfSystem
-import Synchronization
 
 /// `wharf portal`: Wharf as xdg-desktop-portal's FileChooser backend.
 ///
@@ -26,7 +25,7 @@ final class PortalBackend: Sendable {
     let drawing: PortalDrawing
     let daemonSocket: FilePath?
     private let logger: Logger
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     private struct State {
         /// Open calls by handle, each with its Request object.
@@ -54,12 +53,12 @@ final class PortalBackend: Sendable {
         }
     }
 
-    var openCalls: Int { state.withLock { $0.running } }
+    var openCalls: Int { state.withValue { $0.running } }
 
     /// Ends every open dialog (each call answered with response 2) and waits, up to
     /// `timeoutMs`, until each has been answered.
     func stop(timeoutMs: Int) {
-        let dialogs = state.withLock { state -> [PortalDialog] in
+        let dialogs = state.withValue { state -> [PortalDialog] in
             state.stopping = true
             return state.open.values.map(\.dialog)
         }
@@ -109,7 +108,7 @@ final class PortalBackend: Sendable {
                                   reply: pending) { [weak self] dialog in
             self?.finished(dialog)
         }
-        let refusal = state.withLock { state -> BusError? in
+        let refusal = state.withValue { state -> BusError? in
             if state.stopping { return BusError(name: BusError.Names.failed, message: "wharf portal is stopping") }
             if state.open[call.handle] != nil {
                 return PortalCall.invalid("handle \(call.handle) is the Request object of another call still open")
@@ -126,13 +125,13 @@ final class PortalBackend: Sendable {
         do {
             try tryStartThread { [self] in
                 dialog.run()
-                state.withLock { $0.running -= 1 }
+                state.withValue { $0.running -= 1 }
             }
         } catch {
             logger.error("portal \(call.handle): no thread for the dialog: \(error)")
             finished(dialog)
             pending.reply([.uint32(2), .vardict([])])
-            state.withLock { $0.running -= 1 }
+            state.withValue { $0.running -= 1 }
         }
         return .noReply
     }
@@ -153,7 +152,7 @@ final class PortalBackend: Sendable {
 
     /// The call was answered: its Request object goes.
     private func finished(_ dialog: PortalDialog) {
-        let object = state.withLock { state -> BusSubscription? in
+        let object = state.withValue { state -> BusSubscription? in
             guard let entry = state.open[dialog.call.handle], entry.dialog === dialog else { return nil }
             state.open[dialog.call.handle] = nil
             return entry.object
@@ -164,11 +163,11 @@ final class PortalBackend: Sendable {
     /// When the caller (the frontend) leaves the bus, its dialogs are taken down: nobody is
     /// left to hear their answers.
     private func watch(_ sender: String) {
-        let first = state.withLock { $0.watched.insert(sender).inserted }
+        let first = state.withValue { $0.watched.insert(sender).inserted }
         guard first else { return }
         connection.subscribe(.nameOwnerChanged(sender)) { [weak self] signal in
             guard let self, signal.body.count == 3, signal.body[2].stringValue == "" else { return }
-            let orphans = state.withLock { state -> [PortalDialog] in
+            let orphans = state.withValue { state -> [PortalDialog] in
                 state.watched.remove(sender)
                 return state.open.values.map(\.dialog).filter { $0.sender == sender }
             }

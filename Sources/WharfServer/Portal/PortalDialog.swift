@@ -4,7 +4,6 @@ import WharfDBus
 import WharfJSONRPC
 import WharfProtocol
 import WharfSystem
-import Synchronization
 
 /// One portal call made a Wharf dialog: a client session of the backend's in-process server
 /// (as `wharf pick` and `wharf save` are), so that what the person picks is checked by the
@@ -24,7 +23,7 @@ final class PortalDialog: Sendable {
     /// Runs just before the call is answered: its Request object goes first, so that a
     /// `Close` sent once the answer is in finds no object rather than a finished dialog.
     private let answering: @Sendable (PortalDialog) -> Void
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     private struct State {
         var client: LocalClient?
@@ -73,7 +72,7 @@ final class PortalDialog: Sendable {
             logger.info("portal \(call.method.rawValue) \(call.handle) for \(clientName): response \(response)")
             reply.reply([.uint32(response), .vardict(results)])
         }
-        let client = state.withLock { state -> LocalClient? in
+        let client = state.withValue { state -> LocalClient? in
             defer { state.client = nil }
             return state.client
         }
@@ -82,7 +81,7 @@ final class PortalDialog: Sendable {
 
     /// Ends the dialog from the app's side; its call is answered with response 2.
     func close() {
-        let (client, dialogId, window) = state.withLock { state -> (LocalClient?, String?, Subprocess?) in
+        let (client, dialogId, window) = state.withValue { state -> (LocalClient?, String?, Subprocess?) in
             state.closing = true
             return (state.client, state.dialogId, state.window)
         }
@@ -113,10 +112,10 @@ final class PortalDialog: Sendable {
         let outcome: PortalOutcome
         if let socket = daemonSocket,
            let client = PortalDaemonRoute.client(socket: socket, clientName: clientName, logger: server.logger) {
-            state.withLock { $0.client = client }
+            state.withValue { $0.client = client }
             server.logger.info("portal \(call.handle): shown by the daemon's presenter connection")
             outcome = PortalSession.run(client: client, request: request) { dialogId in
-                state.withLock { state -> Bool in
+                state.withValue { state -> Bool in
                     state.dialogId = dialogId
                     return state.closing
                 }
@@ -140,9 +139,9 @@ final class PortalDialog: Sendable {
         case .inProcess:
             outcome = PortalSession.run(
                 server: server, clientName: clientName, request: request,
-                started: { client in state.withLock { $0.client = client } },
+                started: { client in state.withValue { $0.client = client } },
                 presented: { dialogId in
-                    state.withLock { state -> Bool in
+                    state.withValue { state -> Bool in
                         state.dialogId = dialogId
                         return state.closing
                     }
@@ -152,7 +151,7 @@ final class PortalDialog: Sendable {
                 request: request, clientName: clientName, title: call.title.isEmpty ? "Wharf" : call.title,
                 stateDirectory: server.options.stateDirectory
             ) { window in
-                state.withLock { state -> Bool in
+                state.withValue { state -> Bool in
                     state.window = window
                     return state.closing
                 }

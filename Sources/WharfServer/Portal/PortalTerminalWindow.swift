@@ -1,7 +1,6 @@
 import Glibc
 import WharfJSON
 import WharfSystem
-import Synchronization
 
 /// A portal call's dialog drawn by the terminal picker in a terminal window of its own: the
 /// window runs `wharf portal --run-dialog REQUEST --answer FILE --presenter terminal`, which is
@@ -14,7 +13,7 @@ struct PortalTerminalWindow {
     let wharf: [UInt8]
     let logger: Logger
 
-    private static let counter = Mutex<UInt64>(0)
+    private static let counter = Locked<UInt64>(0)
 
     /// `opened` gets the window's process (to close it) and answers whether the call was
     /// closed meanwhile.
@@ -28,7 +27,7 @@ struct PortalTerminalWindow {
         } catch {
             return .failed("cannot make \(folder) for the terminal window's answer: \(error)")
         }
-        let number = Self.counter.withLock { $0 += 1; return $0 }
+        let number = Self.counter.withValue { $0 += 1; return $0 }
         let answer = folder.appending("portal-\(ProcessControl.processID)-\(number).json")
         try? UnixSocket.remove(answer)
         let description: JSON = ["method": .string(request.method), "params": request.params, "client": .string(clientName)]

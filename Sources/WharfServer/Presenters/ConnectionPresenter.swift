@@ -2,7 +2,6 @@ import WharfDialogs
 import WharfJSONRPC
 import WharfProtocol
 import WharfSystem
-import Synchronization
 
 /// The presenter of a daemon client that does not draw its own dialogs: the presenter
 /// connection when one is registered, else the daemon's own choice (`--presenter`: the
@@ -35,7 +34,7 @@ final class ConnectionPresenter: DialogPresenter {
     let budget: ByteBudget?
     /// Dialogs admitted and not yet shown (the engine shows each just after the app is told of
     /// it): the message made for it, and what it is charged.
-    private let admitted = Mutex<[DialogID: Admission]>([:])
+    private let admitted = Locked<[DialogID: Admission]>([:])
 
     private struct Admission: Sendable {
         let message: PreparedNotification
@@ -76,17 +75,17 @@ final class ConnectionPresenter: DialogPresenter {
                     """)
             }
         }
-        admitted.withLock { $0[dialog.id] = Admission(message: message, charge: charge) }
+        admitted.withValue { $0[dialog.id] = Admission(message: message, charge: charge) }
     }
 
     /// The app was not told of an admitted dialog after all (its request was cancelled): what
     /// was made for it goes, and its count with it.
     func withdraw(_ id: DialogID) {
-        admitted.withLock { _ = $0.removeValue(forKey: id) }
+        admitted.withValue { _ = $0.removeValue(forKey: id) }
     }
 
     func show(_ dialog: PresentedDialog) {
-        let admission = admitted.withLock { $0.removeValue(forKey: dialog.id) }
+        let admission = admitted.withValue { $0.removeValue(forKey: dialog.id) }
         if admission != nil || hub.hasPresenter {
             // Not admitted: the presenter connection registered between the dialog's admission
             // and its showing. It goes uncounted, as every dialog did before there was a budget.

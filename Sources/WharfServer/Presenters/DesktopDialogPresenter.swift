@@ -2,7 +2,6 @@ import WharfContentTypes
 import WharfDesktopDialogs
 import WharfDialogs
 import WharfSystem
-import Synchronization
 
 /// The desktop's own file dialog (the portal's, zenity's or kdialog's) as a presenter: the
 /// dialog is shown, and what the human picks there is answered through the dialog's responder,
@@ -22,11 +21,11 @@ final class DesktopDialogPresenter: DialogPresenter {
     /// The client's content types, for naming filters (nil once the client is gone).
     private let types: @Sendable () -> ContentTypeScope?
     /// The desktop dialog (or question) on screen for each dialog still shown.
-    private let shown = Mutex<[DialogID: DesktopDialogSession]>([:])
+    private let shown = Locked<[DialogID: DesktopDialogSession]>([:])
     /// Dialogs the app ended while their desktop dialog was being opened.
-    private let hidden = Mutex<Set<DialogID>>([])
+    private let hidden = Locked<Set<DialogID>>([])
     /// Each dialog's last refused pick and how many times in a row it came.
-    private let refused = Mutex<[DialogID: (paths: [[UInt8]], times: Int)]>([:])
+    private let refused = Locked<[DialogID: (paths: [[UInt8]], times: Int)]>([:])
     /// How many times in a row the same pick may be refused: the last refusal fails the dialog.
     static let refusalLimit = 5
 
@@ -42,12 +41,12 @@ final class DesktopDialogPresenter: DialogPresenter {
     }
 
     func hide(_ id: DialogID) {
-        refused.withLock { _ = $0.removeValue(forKey: id) }
-        let session = shown.withLock { $0.removeValue(forKey: id) }
+        refused.withValue { _ = $0.removeValue(forKey: id) }
+        let session = shown.withValue { $0.removeValue(forKey: id) }
         if let session {
             session.cancel(.caller)
         } else {
-            hidden.withLock { _ = $0.insert(id) }
+            hidden.withValue { _ = $0.insert(id) }
         }
     }
 
@@ -55,7 +54,7 @@ final class DesktopDialogPresenter: DialogPresenter {
     private func open(_ dialog: PresentedDialog, note: String?) {
         let request = DesktopDialogRequest(dialog, note: note, types: types())
         let session = desktop.present(request) { [self] result in
-            shown.withLock { _ = $0.removeValue(forKey: dialog.id) }
+            shown.withValue { _ = $0.removeValue(forKey: dialog.id) }
             answer(dialog, result)
         }
         track(session, of: dialog.id)
@@ -64,8 +63,8 @@ final class DesktopDialogPresenter: DialogPresenter {
     /// Keeps `session` as what is on screen for `id`, or takes it down at once when the app
     /// ended the dialog while it was being opened.
     private func track(_ session: DesktopDialogSession, of id: DialogID) {
-        let alreadyHidden = shown.withLock { shown -> Bool in
-            if hidden.withLock({ $0.remove(id) != nil }) { return true }
+        let alreadyHidden = shown.withValue { shown -> Bool in
+            if hidden.withValue({ $0.remove(id) != nil }) { return true }
             if session.result == nil { shown[id] = session }
             return false
         }
@@ -79,7 +78,7 @@ final class DesktopDialogPresenter: DialogPresenter {
         case .chosen(let choice):
             do throws(DialogError) {
                 try accept(choice, for: dialog)
-                refused.withLock { _ = $0.removeValue(forKey: dialog.id) }
+                refused.withValue { _ = $0.removeValue(forKey: dialog.id) }
             } catch {
                 refuse(choice.paths, of: dialog, error) {
                     // Several documents into a folder: nobody was asked about the names in it.
@@ -93,10 +92,10 @@ final class DesktopDialogPresenter: DialogPresenter {
         case .cancelled:
             // The person cancelled; or the app ended the dialog (then it has ended already, and
             // this is refused as such).
-            refused.withLock { _ = $0.removeValue(forKey: dialog.id) }
+            refused.withValue { _ = $0.removeValue(forKey: dialog.id) }
             try? responder.dismiss()
         case .failed(let reason):
-            refused.withLock { _ = $0.removeValue(forKey: dialog.id) }
+            refused.withValue { _ = $0.removeValue(forKey: dialog.id) }
             try? responder.fail("\(desktop.kind.displayName) failed: \(reason)")
         }
     }
@@ -110,10 +109,10 @@ final class DesktopDialogPresenter: DialogPresenter {
             break
         default:
             // The dialog ended meanwhile (the app cancelled it): nothing to tell.
-            refused.withLock { _ = $0.removeValue(forKey: dialog.id) }
+            refused.withValue { _ = $0.removeValue(forKey: dialog.id) }
             return
         }
-        let times = refused.withLock { refused -> Int in
+        let times = refused.withValue { refused -> Int in
             let times = refused[dialog.id].map { $0.paths == paths ? $0.times + 1 : 1 } ?? 1
             refused[dialog.id] = times < Self.refusalLimit ? (paths, times) : nil
             return times
@@ -161,12 +160,12 @@ final class DesktopDialogPresenter: DialogPresenter {
         let question = DesktopReplaceQuestion(title: dialog.title ?? "Save", folder: folder, names: existing,
                                               parentWindow: dialog.parentWindow ?? "")
         let session = existing.isEmpty ? nil : desktop.askToReplace(question) { [self] result in
-            shown.withLock { _ = $0.removeValue(forKey: dialog.id) }
+            shown.withValue { _ = $0.removeValue(forKey: dialog.id) }
             switch result {
             case .chosen:
                 do throws(DialogError) {
                     try dialog.responder.save(url: folderURL, contentType: nil, overwrite: true)
-                    refused.withLock { _ = $0.removeValue(forKey: dialog.id) }
+                    refused.withValue { _ = $0.removeValue(forKey: dialog.id) }
                 } catch {
                     refuse([folder], of: dialog, error) { open(dialog, note: "\(error)") }
                 }

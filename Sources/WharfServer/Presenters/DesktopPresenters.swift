@@ -44,7 +44,7 @@ final class DesktopPresenters: Sendable {
     func availability() -> [(DesktopPresenterKind, Result<any DesktopPresenter, PresenterUnavailable>)] {
         let deadline = Deadline(secondsFromNow: Double(Self.probeTimeoutMilliseconds + 500) / 1000)
         let count = kinds.count
-        let results = probes.wait(until: deadline) { $0.count >= count ? $0 : nil } ?? probes.withLock { $0 }
+        let results = probes.wait(until: deadline) { $0.count >= count ? $0 : nil } ?? probes.withValue { $0 }
         return kinds.map { kind in
             guard let probe = results[kind] else {
                 return (kind, .failure(PresenterUnavailable(message: "it did not answer its probe in time")))

@@ -2,7 +2,6 @@ import WharfContentTypes
 import WharfDialogs
 import WharfFileManagers
 import WharfSystem
-import Synchronization
 
 /// A terminal file manager people already use (fzf, lf, nnn, ranger, vifm, yazi) as a
 /// presenter: Wharf runs it on the controlling terminal, in the dialog's folder, in its chooser
@@ -21,9 +20,9 @@ final class FileManagerPresenter: DialogPresenter {
     private let types: @Sendable () -> ContentTypeScope?
     private let environment: [String: String]
     /// The terminal's user for each dialog being shown.
-    private let choosers = Mutex<[DialogID: TerminalChooser]>([:])
+    private let choosers = Locked<[DialogID: TerminalChooser]>([:])
     /// Dialogs the app ended before they reached the terminal.
-    private let hidden = Mutex<Set<DialogID>>([])
+    private let hidden = Locked<Set<DialogID>>([])
     static let refusalLimit = 5
 
     init(kind: FileManagerKind, types: @escaping @Sendable () -> ContentTypeScope?,
@@ -39,16 +38,16 @@ final class FileManagerPresenter: DialogPresenter {
         startThread { [self] in
             // One dialog at a time on the terminal, whichever client and presenter it is for.
             TerminalTurn.run {
-                guard !hidden.withLock({ $0.remove(dialog.id) != nil }) else { return }
+                guard !hidden.withValue({ $0.remove(dialog.id) != nil }) else { return }
                 present(dialog)
             }
         }
     }
 
     func hide(_ id: DialogID) {
-        let chooser = choosers.withLock { choosers -> TerminalChooser? in
+        let chooser = choosers.withValue { choosers -> TerminalChooser? in
             if let chooser = choosers[id] { return chooser }
-            hidden.withLock { _ = $0.insert(id) }
+            hidden.withValue { _ = $0.insert(id) }
             return nil
         }
         chooser?.cancel()
@@ -77,13 +76,13 @@ final class FileManagerPresenter: DialogPresenter {
             try? responder.fail("--presenter \(kind.rawValue) runs on the controlling terminal, and there is none to use (\(error))")
             return
         }
-        let wasHidden = choosers.withLock { choosers -> Bool in
-            if hidden.withLock({ $0.remove(dialog.id) != nil }) { return true }
+        let wasHidden = choosers.withValue { choosers -> Bool in
+            if hidden.withValue({ $0.remove(dialog.id) != nil }) { return true }
             choosers[dialog.id] = chooser
             return false
         }
         defer {
-            choosers.withLock { _ = $0.removeValue(forKey: dialog.id) }
+            choosers.withValue { _ = $0.removeValue(forKey: dialog.id) }
             chooser.close()
             scratch.remove()
         }

@@ -2,7 +2,6 @@ import WharfDialogs
 import WharfJSONRPC
 import WharfProtocol
 import WharfSystem
-import Synchronization
 
 /// The daemon's presenter connection: the one connection that said `"role": "presenter"` in
 /// `initialize` and shows the dialogs of every client that does not show its own (the
@@ -40,18 +39,18 @@ final class PresenterHub: Sendable {
         var ended = RecentlyEnded()
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     let logger: Logger
 
     init(logger: Logger) { self.logger = logger }
 
     /// The presenter connection now, if any.
-    var presenter: ClientSession? { state.withLock { $0.presenter } }
-    var hasPresenter: Bool { state.withLock { $0.presenter != nil } }
+    var presenter: ClientSession? { state.withValue { $0.presenter } }
+    var hasPresenter: Bool { state.withValue { $0.presenter != nil } }
 
     /// Makes `session` the presenter connection, or says why not.
     func register(_ session: ClientSession) throws(ResponseError) {
-        let current = state.withLock { state -> ClientSession? in
+        let current = state.withValue { state -> ClientSession? in
             if let current = state.presenter { return current }
             state.presenter = session
             return nil
@@ -66,7 +65,7 @@ final class PresenterHub: Sendable {
 
     /// The presenter connection ended: every dialog it was showing ends with `presenterFailed`.
     func unregister(_ session: ClientSession) {
-        let orphaned = state.withLock { state -> [DialogResponder] in
+        let orphaned = state.withValue { state -> [DialogResponder] in
             guard state.presenter === session else { return [] }
             state.presenter = nil
             let mine = state.routes.filter { $0.value.presenter == session.id }
@@ -84,7 +83,7 @@ final class PresenterHub: Sendable {
     /// Forwards `dialog` to the presenter connection, if there is one (false otherwise), as
     /// `message` (``showMessage(_:client:)``), holding `charge` until it has been written.
     func show(_ dialog: PresentedDialog, message: PreparedNotification, charge: BudgetCharge?, queue: SerialQueue) -> Bool {
-        let presenter = state.withLock { state -> ClientSession? in
+        let presenter = state.withValue { state -> ClientSession? in
             guard let presenter = state.presenter else { return nil }
             state.routes[dialog.id] = Route(responder: dialog.responder, presenter: presenter.id, queue: queue)
             return presenter
@@ -104,7 +103,7 @@ final class PresenterHub: Sendable {
 
     /// Takes down a dialog the presenter connection shows (false when it does not show it).
     func hide(_ id: DialogID) -> Bool {
-        let presenter = state.withLock { state -> ClientSession? in
+        let presenter = state.withValue { state -> ClientSession? in
             guard let route = state.routes.removeValue(forKey: id) else { return nil }
             state.ended.insert(id)
             return state.presenter?.id == route.presenter ? state.presenter : nil
@@ -116,7 +115,7 @@ final class PresenterHub: Sendable {
 
     /// The dialog ended (whoever ended it): forget its route.
     func ended(_ id: DialogID) {
-        state.withLock { state in
+        state.withValue { state in
             guard state.routes.removeValue(forKey: id) != nil else { return }
             state.ended.insert(id)
         }
@@ -126,7 +125,7 @@ final class PresenterHub: Sendable {
     /// forwarded to; nil when the dialog was never forwarded to it (the caller then looks among
     /// the session's own dialogs).
     func responder(for id: DialogID, presenter session: ClientSession) throws(DialogError) -> (DialogResponder, SerialQueue)? {
-        try state.withLock { state throws(DialogError) -> (DialogResponder, SerialQueue)? in
+        try state.withValue { state throws(DialogError) -> (DialogResponder, SerialQueue)? in
             if let route = state.routes[id] {
                 return route.presenter == session.id ? (route.responder, route.queue) : nil
             }

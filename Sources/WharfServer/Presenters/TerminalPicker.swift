@@ -2,7 +2,6 @@ import WharfContentTypes
 import WharfDialogs
 import WharfSystem
 import WharfTerminal
-import Synchronization
 
 /// One dialog drawn on the terminal, from the first frame to its end: the folder's entries
 /// (paged from the engine as `dialog/list` pages them, so a huge folder shows its first screen
@@ -23,7 +22,7 @@ final class TerminalPicker: @unchecked Sendable {
     let types: ContentTypeScope?
     let environment: [String: String]
     /// Set when the app ended the dialog: the picker stops without answering.
-    private let stopped = Mutex(false)
+    private let stopped = Locked(false)
 
     // MARK: The folder shown
     var directory: FilePath
@@ -97,12 +96,12 @@ final class TerminalPicker: @unchecked Sendable {
 
     /// The app ended the dialog: stop drawing and return without answering.
     func stop() {
-        stopped.withLock { $0 = true }
+        stopped.withValue { $0 = true }
         session.leave()
         session.wake()
     }
 
-    var isStopped: Bool { stopped.withLock { $0 } }
+    var isStopped: Bool { stopped.withValue { $0 } }
 
     // MARK: Running
 

@@ -2,7 +2,6 @@ import WharfContentTypes
 import WharfDialogs
 import WharfSystem
 import WharfTerminal
-import Synchronization
 
 /// Dialogs drawn on the controlling terminal (`--presenter terminal`, and `wharf pick` or
 /// `wharf save` where no desktop dialog is usable): a ``TerminalPicker`` on the alternate
@@ -29,7 +28,8 @@ final class TerminalPresenter: DialogPresenter {
         var currentHidden = false
     }
     /// The process has one controlling terminal: one queue for every client's dialogs.
-    private static let state = Mutex(State())
+    private static let state = Locked(State())
+    private var state: Locked<State> { Self.state }
 
     init(environment: [String: String], types: @escaping @Sendable () -> ContentTypeScope?) {
         self.environment = environment
@@ -39,7 +39,7 @@ final class TerminalPresenter: DialogPresenter {
     var name: String { "terminal" }
 
     func show(_ dialog: PresentedDialog) {
-        let start = Self.state.withLock { state -> Bool in
+        let start = state.withValue { state -> Bool in
             state.waiting.append((dialog, self))
             if state.running { return false }
             state.running = true
@@ -49,7 +49,7 @@ final class TerminalPresenter: DialogPresenter {
     }
 
     func hide(_ id: DialogID) {
-        let picker = Self.state.withLock { state -> TerminalPicker? in
+        let picker = state.withValue { state -> TerminalPicker? in
             state.waiting.removeAll { $0.dialog.id == id && $0.presenter === self }
             guard let current = state.current, current.id == id, current.presenter === self else { return nil }
             state.currentHidden = true
@@ -62,7 +62,7 @@ final class TerminalPresenter: DialogPresenter {
 
     /// Shows the waiting dialogs one after the other, then lets the thread end.
     private static func showWaiting() {
-        while let (dialog, presenter) = Self.state.withLock({ state -> (PresentedDialog, TerminalPresenter)? in
+        while let (dialog, presenter) = state.withValue({ state -> (PresentedDialog, TerminalPresenter)? in
             guard !state.waiting.isEmpty else {
                 state.running = false
                 return nil
@@ -73,7 +73,7 @@ final class TerminalPresenter: DialogPresenter {
             return next
         }) {
             TerminalTurn.run { presenter.present(dialog) }
-            Self.state.withLock { state in
+            state.withValue { state in
                 state.current = nil
                 state.currentPicker = nil
             }
@@ -82,7 +82,7 @@ final class TerminalPresenter: DialogPresenter {
 
     private func present(_ dialog: PresentedDialog) {
         // Ended by the app while it waited for the terminal: never drawn.
-        if Self.state.withLock({ $0.currentHidden }) { return }
+        if state.withValue({ $0.currentHidden }) { return }
         let session: TerminalSession
         do {
             session = try TerminalSession(environment: environment)
@@ -93,7 +93,7 @@ final class TerminalPresenter: DialogPresenter {
         }
         defer { session.leave() }
         let picker = TerminalPicker(dialog: dialog, session: session, types: types(), environment: environment)
-        let hidden = Self.state.withLock { state -> Bool in
+        let hidden = state.withValue { state -> Bool in
             state.currentPicker = picker
             return state.currentHidden
         }

@@ -156,7 +156,7 @@ extension ClientSession {
 
     /// Who shows this client's dialogs, or `noPresenter` saying why nobody can.
     func presenter() throws(ResponseError) -> any DialogPresenter {
-        let choice = state.withLock { $0.presenter }
+        let choice = state.withValue { $0.presenter }
         guard let presenter = choice.presenter else {
             throw ResponseError(WharfErrorCode.noPresenter, choice.whyNone)
         }

@@ -6,11 +6,11 @@ extension ClientSession {
     /// Turns `$/logTrace` reports of our traffic on (`messages`, `verbose`) or off.
     func setTrace(_ level: TraceLevel) {
         guard level != .off else {
-            connection.tracer.withLock { $0 = nil }
+            connection.tracer.withValue { $0 = nil }
             return
         }
         let verbose = level == .verbose
-        connection.tracer.withLock { tracer in
+        connection.tracer.withValue { tracer in
             tracer = { [weak connection] event in
                 guard let connection, let report = Self.describe(event, verbose: verbose) else { return }
                 connection.send(notification: LogTraceNotification.method, params: report.json)

@@ -5,7 +5,6 @@ import WharfJSON
 import WharfJSONRPC
 import WharfProtocol
 import WharfSystem
-import Synchronization
 
 /// One connected client: its lifecycle, its identity, its presenter, and everything it owns.
 ///
@@ -35,15 +34,15 @@ public final class ClientSession: Sendable {
     public let connection: Connection
     /// Where the client comes from, and the app it was verified to be.
     public let origin: ClientOrigin
-    let state = Mutex(State())
+    let state = Locked(State())
     /// Set as the session starts to end, before its dialogs are ended; asked by the engine,
     /// under its lock, before it registers a dialog (``isRunning``). A lock of its own, taken
     /// inside the engine's and never around another, so the two cannot wait on each other.
-    private let ending = Mutex(false)
+    private let ending = Locked(false)
     /// The exit status, once the session has ended: its host waits for it.
     private let exitCode = WaitableValue<Int32?>(nil)
     /// The client's content types: the system registry plus what it declared.
-    let types: Mutex<ContentTypeScope>
+    let types: Locked<ContentTypeScope>
     /// The client's own UI as presenter, used when it says `presentsDialogs`.
     let frontend: FrontendPresenter
     let events: SessionEvents
@@ -57,7 +56,7 @@ public final class ClientSession: Sendable {
     /// What lives as long as one of the client's dialogs (the charge for an exporter's
     /// documents' bytes, ``chargeDocumentBytes(_:)``): let go as the dialog's ending is
     /// delivered, or with the session.
-    private let heldByDialogs = Mutex<[DialogID: any Sendable]>([:])
+    private let heldByDialogs = Locked<[DialogID: any Sendable]>([:])
 
     init(server: Server, connection: Connection, origin: ClientOrigin, events: SessionEvents) {
         self.server = server
@@ -65,18 +64,18 @@ public final class ClientSession: Sendable {
         self.connection = connection
         self.origin = origin
         self.events = events
-        self.types = Mutex(ContentTypeScope(registry: server.registry))
+        self.types = Locked(ContentTypeScope(registry: server.registry))
         self.frontend = FrontendPresenter(connection: connection)
     }
 
     var logger: Logger { server.logger }
     /// Who grants, bookmarks and remembered folders belong to: the verified app and the
     /// client's name over the daemon, the declared name over standard I/O.
-    public var appIdentity: String { origin.ownerKey(name: state.withLock { $0.name }) }
+    public var appIdentity: String { origin.ownerKey(name: state.withValue { $0.name }) }
     /// True for the daemon's presenter connection.
-    public var isPresenterConnection: Bool { state.withLock { $0.role == .presenter } }
+    public var isPresenterConnection: Bool { state.withValue { $0.role == .presenter } }
     /// Who the client is, as the protocol says it.
-    var identityInfo: ClientIdentityInfo { origin.info(name: state.withLock { $0.name }) }
+    var identityInfo: ClientIdentityInfo { origin.info(name: state.withValue { $0.name }) }
     /// For logs and messages: `exe:/usr/bin/nvim#nvim, pid 4242`.
     var identityDescription: String {
         var text = appIdentity
@@ -88,7 +87,7 @@ public final class ClientSession: Sendable {
     /// This session as the access store knows it.
     var accessClient: WharfAccess.ClientID { WharfAccess.ClientID(String(id)) }
     /// The calling client's content types: the system's plus its own declarations.
-    var contentTypes: ContentTypeScope { types.withLock { $0 } }
+    var contentTypes: ContentTypeScope { types.withValue { $0 } }
 
     /// The connection handler that feeds this session.
     var handler: Connection.Handler {
@@ -101,7 +100,7 @@ public final class ClientSession: Sendable {
     // MARK: Dispatch
 
     private func handle(_ request: Request, _ reply: Reply) {
-        let lifecycle = state.withLock { $0.lifecycle }
+        let lifecycle = state.withValue { $0.lifecycle }
         if request.method == InitializeRequest.method {
             guard lifecycle == .uninitialized else {
                 reply.fail(.invalidRequest("initialize may be sent only once"))
@@ -125,7 +124,7 @@ public final class ClientSession: Sendable {
     }
 
     private func handle(_ notification: Notification) {
-        let lifecycle = state.withLock { $0.lifecycle }
+        let lifecycle = state.withValue { $0.lifecycle }
         if notification.method == ExitNotification.method {
             end(exitCode: lifecycle == .shuttingDown ? 0 : 1, reason: "exit")
             return
@@ -164,13 +163,13 @@ public final class ClientSession: Sendable {
     // MARK: Ending
 
     func beginShutdown() {
-        state.withLock { $0.lifecycle = .shuttingDown }
+        state.withValue { $0.lifecycle = .shuttingDown }
     }
 
     /// The exit status for an ending nobody asked for (end of input, a signal): 0 after
     /// `shutdown`, 1 before it.
     public var exitCodeForEndOfInput: Int32 {
-        state.withLock { $0.lifecycle == .shuttingDown ? 0 : 1 }
+        state.withValue { $0.lifecycle == .shuttingDown ? 0 : 1 }
     }
 
     /// The read loop has stopped: the session ends, if it has not already.
@@ -197,7 +196,7 @@ public final class ClientSession: Sendable {
     /// output. Safe from any thread, any number of times: the first call decides the exit
     /// status, and every call returns once the session has ended.
     public func end(exitCode: Int32, reason: String) {
-        let first = state.withLock { state -> Bool in
+        let first = state.withValue { state -> Bool in
             guard state.lifecycle != .ended else { return false }
             state.lifecycle = .ended
             return true
@@ -207,7 +206,7 @@ public final class ClientSession: Sendable {
             return
         }
         // Before the dialogs are ended: a `present…` still on its way is refused from now on.
-        ending.withLock { $0 = true }
+        ending.withValue { $0 = true }
         logger.info("session \(id) ends (\(reason)), exit code \(exitCode)")
         connection.stopReading()
         // What is in flight finishes before the client's grants and dialogs go: a bookmark or
@@ -221,7 +220,7 @@ public final class ClientSession: Sendable {
 
     /// False once the session has started to end: no dialog may be registered for it then, since
     /// its dialogs have been (or are being) ended and none registered later would ever end.
-    var isRunning: Bool { !ending.withLock { $0 } }
+    var isRunning: Bool { !ending.withValue { $0 } }
 
     /// Blocks until the session has ended; its exit status.
     func waitUntilEnded() -> Int32 {
@@ -230,17 +229,17 @@ public final class ClientSession: Sendable {
 
     /// Keeps `value` until dialog `id`'s ending is delivered (``deliver(_:)``).
     func keep(_ value: any Sendable, until id: DialogID) {
-        heldByDialogs.withLock { $0[id] = value }
+        heldByDialogs.withValue { $0[id] = value }
     }
 
     /// Lets go of what was kept for dialog `id`, outside the lock (it may take locks of its own).
     func letGo(of id: DialogID) {
-        let value = heldByDialogs.withLock { $0.removeValue(forKey: id) }
+        let value = heldByDialogs.withValue { $0.removeValue(forKey: id) }
         _ = value
     }
 
     private func letGoOfEverythingHeld() {
-        let values = heldByDialogs.withLock { held in
+        let values = heldByDialogs.withValue { held in
             defer { held = [:] }
             return held
         }
@@ -302,7 +301,7 @@ extension ClientSession {
         // Named before the role is taken, so the presenter hub's log names the client; a
         // refused `initialize` leaves the session uninitialized, its name included (the name
         // chooses whose grants and bookmarks these are).
-        let nameBefore = state.withLock { state in
+        let nameBefore = state.withValue { state in
             let before = state.name
             if let name = message.clientInfo?.name { state.name = name }
             return before
@@ -311,13 +310,13 @@ extension ClientSession {
             do throws(ResponseError) {
                 try becomePresenterConnection()
             } catch {
-                state.withLock { $0.name = nameBefore }
+                state.withValue { $0.name = nameBefore }
                 reply.fail(error)
                 return
             }
         }
         let presenter = server.presenters.choose(for: message.capabilities, session: self)
-        state.withLock { state in
+        state.withValue { state in
             state.lifecycle = .initialized
             state.presenter = presenter
         }
@@ -350,11 +349,11 @@ extension ClientSession {
                                 + "process that is not sandboxed may present the daemon's dialogs")
         }
         // The role first: a session that ends meanwhile unregisters what it may have registered.
-        state.withLock { $0.role = .presenter }
+        state.withValue { $0.role = .presenter }
         do throws(ResponseError) {
             try server.hub.register(self)
         } catch {
-            state.withLock { $0.role = .client }
+            state.withValue { $0.role = .client }
             throw error
         }
     }

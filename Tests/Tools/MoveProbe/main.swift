@@ -15,7 +15,6 @@ import Glibc
 import WharfFileWriting
 import WharfSystem
 import WharfTestSupport
-import Synchronization
 
 var arguments = Array(CommandLine.arguments.dropFirst())
 var resolution = MoveConflictResolution.fail
@@ -49,7 +48,7 @@ while !arguments.isEmpty {
 }
 guard let folder, !sources.isEmpty else { usage("--into FOLDER SOURCE...") }
 
-let counter = Mutex(0)
+let counter = Locked(0)
 let hold = holdAt
 let steps = showSteps
 let printing = showProgress
@@ -61,7 +60,7 @@ do {
         },
         cancellation: nil,
         observer: { step in
-            let number = counter.withLock { count -> Int in
+            let number = counter.withValue { count -> Int in
                 count += 1
                 return count
             }

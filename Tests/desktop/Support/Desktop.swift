@@ -2,7 +2,6 @@
 import Glibc
 #endif
 import WharfSystem
-import Synchronization
 
 /// Driving real windows under Xvfb like a person: xdotool finds them, focuses them, types and
 /// presses keys; `import` photographs them. Every wait is on a condition with a deadline.
@@ -221,10 +220,10 @@ public enum Desktop {
     /// With WHARF_RIG_SHOTS=DIR, a numbered screenshot of each step (for debugging the rig).
     static func debugShot(_ name: String) {
         guard let dir = getenv("WHARF_RIG_SHOTS").map({ String(cString: $0) }) else { return }
-        let n = shotCounter.withLock { $0 += 1; return $0 }
+        let n = shotCounter.withValue { $0 += 1; return $0 }
         _ = screenshot(dir + "/\(n)-\(name).png")
     }
-    static let shotCounter = Mutex(0)
+    static let shotCounter = Locked(0)
 
     /// The window that has the keyboard.
     public static func focusedWindow() -> String? {

@@ -1,6 +1,5 @@
 import WharfDBus
 import WharfSystem
-import Synchronization
 
 /// A stand-in for xdg-desktop-portal on a private bus: owns `org.freedesktop.portal.Desktop`,
 /// answers the FileChooser version, records every FileChooser call and Close, and answers a
@@ -21,10 +20,10 @@ public final class FakePortal: Sendable {
     }
 
     public let connection: BusConnection
-    private let recorded = Mutex<(calls: [BusMessage], closes: [String])>(([], []))
+    private let recorded = Locked<(calls: [BusMessage], closes: [String])>(([], []))
 
-    public var calls: [BusMessage] { recorded.withLock { $0.calls } }
-    public var closes: [String] { recorded.withLock { $0.closes } }
+    public var calls: [BusMessage] { recorded.withValue { $0.calls } }
+    public var closes: [String] { recorded.withValue { $0.closes } }
 
     /// - Parameters:
     ///   - fileChooser: false plays a portal with no FileChooser backend.
@@ -41,7 +40,7 @@ public final class FakePortal: Sendable {
                 return .reply([.variant(.uint32(version))])
             }
             guard fileChooser, call.interface == "org.freedesktop.portal.FileChooser" else { return .notHandled }
-            recorded.withLock { $0.calls.append(call) }
+            recorded.withValue { $0.calls.append(call) }
             let token = (call.body.count == 3 ? call.body[2].dictionary?["handle_token"]?.unwrapped.stringValue : nil) ?? "t"
             var sender = call.sender ?? ""
             sender.removeFirst()
@@ -54,7 +53,7 @@ public final class FakePortal: Sendable {
             case .hold, .holdAfter, .hang:
                 connection.export(path: handle) { close in
                     guard close.member == "Close" else { return .notHandled }
-                    recorded.withLock { $0.closes.append(handle) }
+                    recorded.withValue { $0.closes.append(handle) }
                     return .reply([])
                 }
                 if case .holdAfter(let delay) = dialogs { ProcessControl.sleep(milliseconds: delay) }
