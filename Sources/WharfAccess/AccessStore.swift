@@ -409,7 +409,7 @@ public final class AccessStore: Sendable {
     ///   commit). Otherwise the store's `NORMAL` holds: a crash of the process loses nothing
     ///   committed, a power cut may lose the last commits.
     @discardableResult
-    func write<T>(durable: Bool = false, _ body: (SQLiteConnection) throws -> T) throws(AccessError) -> T {
+    func write<T: Sendable>(durable: Bool = false, _ body: (SQLiteConnection) throws -> T) throws(AccessError) -> T {
         try awaitDatabase()
         return try Self.translatingErrors(doing: "write the state store") {
             try writer.withValue { connection in

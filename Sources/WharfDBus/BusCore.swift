@@ -13,7 +13,7 @@ import WharfSystem
 /// `@unchecked Sendable`: the fields under "bus thread only" are touched only by the loop
 /// thread; `inbox` is guarded by its lock.
 final class BusCore: @unchecked Sendable {
-    typealias Job = (BusCore) -> Void
+    typealias Job = @Sendable (BusCore) -> Void
 
     private struct Inbox {
         var jobs: [Job] = []

@@ -35,10 +35,13 @@ struct SQLiteRow {
 /// The thin wrapper around one `sqlite3*` connection: prepared statements cached by their SQL
 /// text, every return code turned into a `SQLiteError` in one place (`check`).
 ///
-/// Not `Sendable` and not thread-safe on its own: `AccessStore` keeps it behind a lock, which is
-/// also what makes a transaction the connection's only user while it runs. SQLite is opened with
-/// `SQLITE_OPEN_NOMUTEX` for that reason.
-final class SQLiteConnection {
+/// Not thread-safe on its own: `AccessStore` keeps it in a `Locked` and reaches it only inside
+/// `withValue`, which is also what makes a transaction the connection's only user while it runs.
+/// SQLite is opened with `SQLITE_OPEN_NOMUTEX` for that reason.
+///
+/// `@unchecked Sendable` so that it may be put into its lock and lent to a statement's body
+/// there (the lock's value is `sending`); no thread reaches it but through that lock.
+final class SQLiteConnection: @unchecked Sendable {
     /// Kept alive for SQLite, which holds it unretained (``setBusyHandler(milliseconds:giveUp:)``).
     private var busyHandler: BusyHandler?
     private var handle: OpaquePointer?
