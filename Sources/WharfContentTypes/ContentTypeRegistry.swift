@@ -1,4 +1,5 @@
 import Glibc
+import Synchronization
 import WharfSystem
 
 /// The system's content types: Apple's system-declared types built in, and the freedesktop
@@ -16,7 +17,12 @@ public final class ContentTypeRegistry: Sendable {
 
     /// The MIME directories to read, highest precedence first.
     public let mimeDirectories: [FilePath]
-    private let state = Locked<Tables?>(nil)
+    /// Taken only until the tables are loaded, so that they are loaded once.
+    private let loading = Locked<Tables?>(nil)
+    /// The tables once loaded, read without a lock: every content-type question of every client
+    /// asks for them, and a lock they all take is one they queue for. Set once, under `loading`,
+    /// which keeps the strong reference for the registry's life.
+    private let loaded = Atomic<Unmanaged<Tables>?>(nil)
     /// Dialog filters for clients that declared no types of their own.
     let filterCache = FilterCache()
 
@@ -52,11 +58,13 @@ public final class ContentTypeRegistry: Sendable {
 
     /// The loaded tables; the first call reads the database.
     var tables: Tables {
-        state.withValue { tables in
+        if let tables = loaded.load(ordering: .acquiring) { return tables.takeUnretainedValue() }
+        return loading.withValue { tables in
             if let tables { return tables }
-            let loaded = Tables(directories: mimeDirectories)
-            tables = loaded
-            return loaded
+            let made = Tables(directories: mimeDirectories)
+            tables = made
+            loaded.store(Unmanaged.passUnretained(made), ordering: .releasing)
+            return made
         }
     }
 }
