@@ -356,7 +356,7 @@ test-terminal: build $(VENV)/.installed
 	WHARF=$(CURDIR)/$(WHARF) $(VENV)/bin/python -m pytest -q Tests/terminal
 
 ## Retakes docs/screenshots/terminal-*: text captures of the picker and the save dialog, and the
-## picker in xterm under Xvfb (display :81, or DISPLAY_NUMBER); not part of `make test`.
+## picker in xterm under Xvfb (on a display it finds free, or SHOT_DISPLAY=:N); not part of `make test`.
 .PHONY: terminal-screenshots
 terminal-screenshots: build
 	WHARF=$(CURDIR)/$(WHARF) Tests/terminal/screenshots.sh
