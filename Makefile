@@ -430,7 +430,7 @@ PORTAL_APT_PACKAGES += xdotool x11-utils
 ## drawn by the terminal picker in the xterm `wharf portal` opened; not part of `make test`.
 portal-xterm-screenshot: build
 	$(call apt-ensure,$(PORTAL_APT_PACKAGES) imagemagick fonts-dejavu-core)
-	WHARF=$(CURDIR)/$(WHARF) XENVIRONMENT=$(CURDIR)/Tests/portal/xterm-screenshot.ad \
+	WHARF=$(CURDIR)/$(WHARF) XENVIRONMENT=$(CURDIR)/Tests/support/xterm-screenshot.ad \
 		PORTAL_SCREENSHOT=$(CURDIR)/docs/screenshots/portal-xterm-picker.png \
 		Tests/portal/run.sh XtermPickerTests.test_open_one_file
 

@@ -20,6 +20,8 @@
 #                                OUT.png; the display is $SHOT_DISPLAY (":N") when set, else one
 #                                Xvfb finds free
 
+SHOT_SUPPORT="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+
 shot_install() {
     local need="" sudo=""
     command -v Xvfb >/dev/null || need="$need xvfb"
@@ -106,8 +108,9 @@ shot_capture() {
         read -r -t 60 number < "$SHOT_WORK/display" || { echo "Xvfb did not start:" >&2; cat "$SHOT_WORK/xvfb.log" >&2; return 1; }
         SHOT_DISPLAY=":$number"
     fi
-    DISPLAY="$SHOT_DISPLAY" xterm -T wharf-shot -geometry "${SHOT_COLUMNS}x${SHOT_ROWS}+0+0" -fa 'DejaVu Sans Mono' -fs 11 \
-        -bg black -fg '#d0d0d0' -b 0 -xrm 'XTerm*directColor: true' "$@" \
+    # The font and colours of every screenshotted xterm (the portal's too); the size is the session's.
+    DISPLAY="$SHOT_DISPLAY" XENVIRONMENT="$SHOT_SUPPORT/xterm-screenshot.ad" \
+        xterm -T wharf-shot -geometry "${SHOT_COLUMNS}x${SHOT_ROWS}+0+0" -b 0 -xrm 'XTerm*directColor: true' "$@" \
         -e env TERM=xterm-256color tmux -S "$SHOT_SOCKET" attach -t shot &
     SHOT_PIDS+=($!)
     sleep 2
