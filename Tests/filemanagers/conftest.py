@@ -12,6 +12,7 @@ import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "Tests" / "support"))
+import built  # noqa: E402
 import tmuxrig  # noqa: E402
 
 SERVER = tmuxrig.Server(f"wharf-filemanagers-{os.getpid()}")
@@ -19,9 +20,7 @@ SERVER = tmuxrig.Server(f"wharf-filemanagers-{os.getpid()}")
 
 @pytest.fixture(scope="session")
 def wharf_path() -> str:
-    path = os.environ.get("WHARF") or str(ROOT / ".build" / "debug" / "wharf")
-    assert os.access(path, os.X_OK), f"build wharf first (make build): {path} is missing"
-    return path
+    return built.wharf()
 
 
 @pytest.fixture(scope="session", autouse=True)

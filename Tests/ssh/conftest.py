@@ -18,6 +18,7 @@ import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "Tests" / "support"))
+import built  # noqa: E402
 import tmuxrig  # noqa: E402
 
 SERVER = tmuxrig.Server(f"wharf-ssh-test-{os.getpid()}")
@@ -26,9 +27,7 @@ SSHD = "/usr/sbin/sshd"   # sshd re-executes itself, so it must be started by it
 
 @pytest.fixture(scope="session")
 def wharf_path() -> str:
-    path = os.environ.get("WHARF") or str(ROOT / ".build" / "debug" / "wharf")
-    assert os.access(path, os.X_OK), f"build wharf first (make build): {path} is missing"
-    return os.path.abspath(path)
+    return built.wharf()
 
 
 def free_port() -> int:

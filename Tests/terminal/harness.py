@@ -12,9 +12,10 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
+import built  # noqa: E402
 import tmuxrig  # noqa: E402
 
-WHARF = os.environ.get("WHARF") or str(Path(__file__).resolve().parents[2] / ".build/debug/wharf")
+WHARF = built.wharf()
 
 
 class Pane:
