@@ -23,7 +23,7 @@ RIG=$(mktemp -d /tmp/wharf-desktop-XXXXXX)
 cleanup() {
     status=$?
     session_stop
-    rm -rf "$RIG"
+    session_remove "$RIG"
     # SwiftPM run inside the session keeps its locks beside the config and cache it was given,
     # as /tmp files named after their paths: they would stay behind, two a run.
     rm -f "/tmp/$(echo "$RIG" | tr / _)"_*swiftpm*.lock

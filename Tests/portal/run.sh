@@ -15,13 +15,7 @@ RIG=$(mktemp -d /tmp/wharf-portal-XXXXXX)
 cleanup() {
     status=$?
     session_stop
-    # The document portal the frontend starts mounts $XDG_RUNTIME_DIR/doc until it notices the
-    # bus is gone.
-    for _ in $(seq 50); do
-        fusermount -u "$XDG_RUNTIME_DIR/doc" 2>/dev/null || true
-        rm -rf "$RIG" 2>/dev/null && break
-        sleep 0.1
-    done
+    session_remove "$RIG"
     exit $status
 }
 trap cleanup EXIT

@@ -10,7 +10,10 @@
 #                           Xvfb on a display it finds free itself (written through
 #                           -displayfd when it is ready for clients), DISPLAY set to it
 #   session_started PID     a process to end with the session
-#   session_stop            ends them: TERM, up to 2.5 s each to go, then KILL
+#   session_stop            ends them, the last started first: TERM, up to 2.5 s to go, then
+#                           KILL
+#   session_remove DIR      removes DIR, once a document portal the session started has let go
+#                           of its mount in the runtime folder
 
 SESSION_PIDS=()
 
@@ -38,11 +41,26 @@ session_started() {
 }
 
 session_stop() {
-    local pid
-    for pid in "${SESSION_PIDS[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
-    for pid in "${SESSION_PIDS[@]}"; do
+    local index pid
+    # A client before the server it uses: xterm before its display, openbox before Xvfb.
+    for ((index = ${#SESSION_PIDS[@]} - 1; index >= 0; index--)); do
+        pid=${SESSION_PIDS[index]}
+        kill -TERM "$pid" 2>/dev/null || true
         for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
         kill -KILL "$pid" 2>/dev/null || true
     done
+    SESSION_PIDS=()
     wait 2>/dev/null || true
+}
+
+session_remove() {
+    local dir=$1
+    # The document portal xdg-desktop-portal starts mounts $XDG_RUNTIME_DIR/doc until it
+    # notices the bus is gone.
+    for _ in $(seq 50); do
+        fusermount -u "$dir/run/doc" 2>/dev/null || true
+        rm -rf "$dir" 2>/dev/null && return 0
+        sleep 0.1
+    done
+    rm -rf "$dir"
 }

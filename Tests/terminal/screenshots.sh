@@ -18,18 +18,19 @@ wharf="$(cd "$(dirname "$wharf")" && pwd)/$(basename "$wharf")"
 # A CJK font: the sample folder has a CJK name, to show it aligned.
 shot_install fonts-noto-cjk
 shot_begin
+shot_harbor
 # Beside the sample folder's files: a CJK name, and a name that is not UTF-8 (shown escaped).
 printf 'memo\n' > "$SHOT_HARBOR/航海日誌.txt"
 printf 'x\n' > "$SHOT_HARBOR/$(printf 'caf\377.txt')"
 
 cols=100; rows=24
 # The save dialog: the name field, prefilled.
-shot_session "$cols" "$rows" "printf 'Tides\n' | '$wharf' save --presenter terminal --state-dir :memory: --name report.md --title 'Save the report'; sleep 1000"
+shot_session "$SHOT_HARBOR" "$cols" "$rows" "printf 'Tides\n' | '$wharf' save --presenter terminal --state-dir :memory: --name report.md --title 'Save the report'; sleep 1000"
 shot_keys Enter
 shot_screen > "$shots/terminal-save.txt"
 
 # The picker: plain text, several; two marked, the cursor on the PNG so its reason shows.
-shot_session "$cols" "$rows" "'$wharf' pick --presenter terminal --state-dir :memory: --type public.plain-text --multiple --title 'Open notes'; sleep 1000"
+shot_session "$SHOT_HARBOR" "$cols" "$rows" "'$wharf' pick --presenter terminal --state-dir :memory: --type public.plain-text --multiple --title 'Open notes'; sleep 1000"
 shot_keys Home
 shot_keys "/"; shot_text "notes"; shot_keys Enter Tab
 shot_keys "/"; shot_text "plan"; shot_keys Enter Tab

@@ -22,6 +22,7 @@ nvim="$(command -v "$nvim")"
 
 shot_install
 shot_begin
+shot_harbor
 # Beside the sample folder's files: one large enough to show a size in K, and the source
 # Neovim has open.
 head -c 48000 /dev/zero > "$SHOT_HARBOR/tides.csv"
@@ -39,7 +40,7 @@ require('wharf').setup({ cmd = { '$wharf', '--state-dir', ':memory:' }, presente
   window = { width = 0.62, height = 0.55 } })
 LUA
 
-shot_session 104 30 "'$nvim' --clean -u '$SHOT_WORK/init.lua' src/wharf.lua"
+shot_session "$SHOT_HARBOR" 104 30 "'$nvim' --clean -u '$SHOT_WORK/init.lua' src/wharf.lua"
 shot_keys ":lua require('wharf').import({ types = { 'public.text' }, multiple = true, default_directory = '$SHOT_HARBOR' }, function() end)" Enter
 sleep 1.2
 # Mark notes.txt and plan.md (lines 8 and 9: the » line, 3 folders, build.log, logo.png and
