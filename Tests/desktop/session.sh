@@ -17,20 +17,9 @@
 set -euo pipefail
 MODE=${1:-test}
 ROOT=$(pwd)
-RIG=$(mktemp -d /tmp/wharf-desktop-XXXXXX)
 . "$ROOT/Tests/support/session.sh"
-
-cleanup() {
-    status=$?
-    session_stop
-    session_remove "$RIG"
-    # SwiftPM run inside the session keeps its locks beside the config and cache it was given,
-    # as /tmp files named after their paths: they would stay behind, two a run.
-    rm -f "/tmp/$(echo "$RIG" | tr / _)"_*swiftpm*.lock
-    exit $status
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+session_begin wharf-desktop
+RIG=$SESSION_DIR
 
 session_home "$RIG"
 mkdir -p "$XDG_CONFIG_HOME/xdg-desktop-portal"

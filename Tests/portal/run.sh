@@ -10,16 +10,9 @@
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 WHARF=${WHARF:-$ROOT/.build/debug/wharf}
-RIG=$(mktemp -d /tmp/wharf-portal-XXXXXX)
 . "$ROOT/Tests/support/session.sh"
-cleanup() {
-    status=$?
-    session_stop
-    session_remove "$RIG"
-    exit $status
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+session_begin wharf-portal
+RIG=$SESSION_DIR
 
 session_home "$RIG"
 unset XDG_CURRENT_DESKTOP

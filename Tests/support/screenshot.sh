@@ -43,7 +43,8 @@ shot_install() {
 }
 
 shot_begin() {
-    SHOT_WORK="$(mktemp -d)"
+    session_begin wharf-shot
+    SHOT_WORK=$SESSION_DIR
     SHOT_SOCKET="$SHOT_WORK/tmux.sock"
     SHOT_HOME="$SHOT_WORK/home"
     SHOT_XVFB=""
@@ -63,9 +64,9 @@ shot_harbor() {
 }
 
 shot_end() {
+    local status=$?
     tmux -S "$SHOT_SOCKET" kill-server 2>/dev/null || true
-    session_stop
-    session_remove "$SHOT_WORK"
+    session_end "$status"
 }
 
 shot_display() {

@@ -2,6 +2,10 @@
 # Tests/portal/run.sh, the screenshot scripts): a private session under one folder, so that
 # nothing of the person's own home, desktop session or display is read or changed.
 #
+#   session_begin NAME      a fresh folder /tmp/NAME-XXXXXX in $SESSION_DIR, ended with the
+#                           script (session_end [STATUS]: what was started stopped, the folder
+#                           removed; the script's exit status, or STATUS, kept; 130 when
+#                           interrupted)
 #   session_home DIR        HOME and XDG_{RUNTIME,CONFIG,DATA,CACHE}_DIR made under DIR (the
 #                           runtime folder mode 700, as the XDG spec asks); GTK and GSettings
 #                           quiet and in memory; no session bus, Wayland or session manager of
@@ -16,6 +20,22 @@
 #                           of its mount in the runtime folder
 
 SESSION_PIDS=()
+
+session_begin() {
+    SESSION_DIR=$(mktemp -d "/tmp/$1-XXXXXX")
+    trap session_end EXIT
+    trap 'exit 130' INT TERM
+}
+
+session_end() {
+    local status=${1:-$?}
+    session_stop
+    session_remove "$SESSION_DIR"
+    # SwiftPM run inside a session (the desktop rig's tests) keeps its locks beside the config
+    # and cache it was given, as /tmp files named after their paths: they would stay behind.
+    rm -f "/tmp/$(echo "$SESSION_DIR" | tr / _)"_*swiftpm*.lock
+    exit "$status"
+}
 
 session_home() {
     local dir=$1
