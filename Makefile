@@ -356,7 +356,7 @@ test-terminal: build $(VENV)/.installed
 	WHARF=$(CURDIR)/$(WHARF) $(VENV)/bin/python -m pytest -q Tests/terminal
 
 ## Retakes docs/screenshots/terminal-*: text captures of the picker and the save dialog, and the
-## picker in xterm under Xvfb (display :81, or DISPLAY_NUMBER); not part of `make test`.
+## picker in xterm under Xvfb (on a display it finds free, or SHOT_DISPLAY=:N); not part of `make test`.
 .PHONY: terminal-screenshots
 terminal-screenshots: build
 	WHARF=$(CURDIR)/$(WHARF) Tests/terminal/screenshots.sh
@@ -430,7 +430,7 @@ PORTAL_APT_PACKAGES += xdotool x11-utils
 ## drawn by the terminal picker in the xterm `wharf portal` opened; not part of `make test`.
 portal-xterm-screenshot: build
 	$(call apt-ensure,$(PORTAL_APT_PACKAGES) imagemagick fonts-dejavu-core)
-	WHARF=$(CURDIR)/$(WHARF) XENVIRONMENT=$(CURDIR)/Tests/portal/xterm-screenshot.ad \
+	WHARF=$(CURDIR)/$(WHARF) XENVIRONMENT=$(CURDIR)/Tests/support/xterm-screenshot.ad \
 		PORTAL_SCREENSHOT=$(CURDIR)/docs/screenshots/portal-xterm-picker.png \
 		Tests/portal/run.sh XtermPickerTests.test_open_one_file
 

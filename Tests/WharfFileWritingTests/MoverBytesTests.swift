@@ -10,16 +10,6 @@ import WharfTestSupport
 struct MoverBytesTests {
     static let acrossCases = [false, true]
 
-    /// A source folder on the disk or on a tmpfs, and a destination folder on the disk.
-    struct Folders {
-        let scratch = ScratchDirectory("wharf-mv")
-        let from: FilePath
-        var to: FilePath { scratch.path("to") }
-        init(across: Bool) throws {
-            from = across ? try scratch.tmpfs("from", size: 16 << 20) : scratch.makeDirectory("from")
-            scratch.makeDirectory("to")
-        }
-    }
 
     static let notUTF8: [UInt8] = [0x66, 0xFF, 0xFE, 0x80, 0x2E, 0x74, 0x78, 0x74]  // "f", bytes no UTF-8 allows, ".txt"
     static let withNewline = Array("two\nlines.txt".utf8)
@@ -27,7 +17,7 @@ struct MoverBytesTests {
 
     @Test(arguments: acrossCases, [notUTF8, withNewline, longest])
     func namesMoveByteForByte(across: Bool, name: [UInt8]) throws {
-        let folders = try Folders(across: across)
+        let folders = try MoveFolders(across: across, tmpfsSize: 16 << 20)
         let source = folders.from.appending(name)
         writeFile(source, "contents")
         let moved = try FileMover.move([MoveItem(source: source)], into: folders.to, resolution: .fail, progress: nil, cancellation: nil)
@@ -39,7 +29,7 @@ struct MoverBytesTests {
 
     @Test(arguments: acrossCases)
     func aNewNameThatIsNotUTF8IsTakenAsGiven(across: Bool) throws {
-        let folders = try Folders(across: across)
+        let folders = try MoveFolders(across: across, tmpfsSize: 16 << 20)
         let source = folders.from.appending("plain.txt")
         writeFile(source, "x")
         let moved = try FileMover.move([MoveItem(source: source, name: Self.notUTF8)], into: folders.to, resolution: .fail,
@@ -61,7 +51,7 @@ struct MoverBytesTests {
 
     @Test(arguments: acrossCases)
     func keepBothWithALongNonUTF8NameTakesAFreeName(across: Bool) throws {
-        let folders = try Folders(across: across)
+        let folders = try MoveFolders(across: across, tmpfsSize: 16 << 20)
         let name = [UInt8](repeating: 0xFF, count: 250) + Array(".bin".utf8)
         let source = folders.from.appending(name)
         writeFile(source, "new")
@@ -75,7 +65,7 @@ struct MoverBytesTests {
 
     @Test(arguments: acrossCases)
     func aSymbolicLinkMovesAsALinkNeverFollowed(across: Bool) throws {
-        let folders = try Folders(across: across)
+        let folders = try MoveFolders(across: across, tmpfsSize: 16 << 20)
         let target = folders.scratch.write("target.txt", "the target")
         let link = folders.from.appending("link")
         makeSymlink(target, at: link)
@@ -92,7 +82,7 @@ struct MoverBytesTests {
     }
 
     @Test func aLinkToAFolderIsMovedNotTheFolder() throws {
-        let folders = try Folders(across: true)
+        let folders = try MoveFolders(across: true, tmpfsSize: 16 << 20)
         folders.scratch.write("real/inside.txt", "inside")
         let link = folders.from.appending("to-folder")
         makeSymlink(folders.scratch.path("real"), at: link)
@@ -103,7 +93,7 @@ struct MoverBytesTests {
 
     @Test(arguments: acrossCases)
     func aHardLinkedFileMovesOneNameAndTheOtherKeepsItsContents(across: Bool) throws {
-        let folders = try Folders(across: across)
+        let folders = try MoveFolders(across: across, tmpfsSize: 16 << 20)
         let first = folders.from.appending("first")
         let second = folders.from.appending("second")
         writeFile(first, "shared")
@@ -120,7 +110,7 @@ struct MoverBytesTests {
 
     @Test(arguments: acrossCases)
     func fifosAndSocketsAreRefusedAndNothingMoves(across: Bool) throws {
-        let folders = try Folders(across: across)
+        let folders = try MoveFolders(across: across, tmpfsSize: 16 << 20)
         let plain = folders.from.appending("plain.txt")
         writeFile(plain, "plain")
         let fifo = folders.from.appending("pipe")

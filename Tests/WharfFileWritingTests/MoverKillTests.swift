@@ -27,13 +27,12 @@ struct MoverKillTests {
     static let items = ["a.txt", "big.bin", "docs", "link"]
 
     struct Round {
-        let scratch = ScratchDirectory("wharf-mv")
-        let from: FilePath
-        var to: FilePath { scratch.path("to") }
+        let folders: MoveFolders
+        var from: FilePath { folders.from }
+        var to: FilePath { folders.to }
 
         init(across: Bool) throws {
-            from = across ? try scratch.tmpfs("from", size: 64 << 20) : scratch.makeDirectory("from")
-            scratch.makeDirectory("to")
+            folders = try MoveFolders(across: across, tmpfsSize: 64 << 20)
             for (name, bytes) in MoverKillTests.files {
                 try Syscalls.makeDirectories(from.appending(name).directory, mode: 0o755)
                 writeFile(from.appending(name), bytes)
@@ -61,10 +60,6 @@ struct MoverKillTests {
                     "the link is gone \(context)")
             #expect(readText(to.appending("a.txt")) != nil, "the destination's a.txt is gone \(context)")
         }
-
-        func temporaries() -> Set<String> {
-            scratch.temporaries(in: from).union(scratch.temporaries(in: to))
-        }
     }
 
     @Test(arguments: [false, true])
@@ -81,8 +76,8 @@ struct MoverKillTests {
                 // The move got to its end before step `step`: everything is in its new place.
                 #expect(child.wait() == 0)
                 for (name, bytes) in Self.files { #expect(readFile(round.to.appending(name)) == bytes, "\(name) after the whole move") }
-                #expect(round.scratch.names(in: round.from).isEmpty)
-                #expect(round.temporaries().isEmpty)
+                #expect(round.folders.scratch.names(in: round.from).isEmpty)
+                #expect(round.folders.temporaries().isEmpty)
                 break
             }
             holds.append(line)
@@ -92,7 +87,7 @@ struct MoverKillTests {
             AtomicWriter.removeOrphans(in: round.from)
             AtomicWriter.removeOrphans(in: round.to)
             round.nothingLost("after the sweep that followed a kill at \(line)")
-            #expect(round.temporaries().isEmpty, "left after the sweep that followed a kill at \(line)")
+            #expect(round.folders.temporaries().isEmpty, "left after the sweep that followed a kill at \(line)")
             step += 1
         }
         // Every kind of step was reached (and killed at).

@@ -17,45 +17,22 @@
 set -euo pipefail
 MODE=${1:-test}
 ROOT=$(pwd)
-RIG=$(mktemp -d /tmp/wharf-desktop-XXXXXX)
-PIDS=()
+. "$ROOT/Tests/support/session.sh"
+session_begin wharf-desktop
+RIG=$SESSION_DIR
 
-cleanup() {
-    status=$?
-    for pid in "${PIDS[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
-    for pid in "${PIDS[@]}"; do
-        for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
-        kill -KILL "$pid" 2>/dev/null || true
-    done
-    wait 2>/dev/null || true
-    rm -rf "$RIG"
-    # SwiftPM run inside the session keeps its locks beside the config and cache it was given,
-    # as /tmp files named after their paths: they would stay behind, two a run.
-    rm -f "/tmp/$(echo "$RIG" | tr / _)"_*swiftpm*.lock
-    exit $status
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-export HOME=$RIG/home XDG_RUNTIME_DIR=$RIG/run XDG_CONFIG_HOME=$RIG/config XDG_DATA_HOME=$RIG/data XDG_CACHE_HOME=$RIG/cache
-mkdir -p "$HOME" "$XDG_RUNTIME_DIR" "$XDG_CONFIG_HOME/xdg-desktop-portal" "$XDG_DATA_HOME" "$XDG_CACHE_HOME"
-chmod 700 "$XDG_RUNTIME_DIR"
+session_home "$RIG"
+mkdir -p "$XDG_CONFIG_HOME/xdg-desktop-portal"
 printf '[preferred]\ndefault=gtk\n' > "$XDG_CONFIG_HOME/xdg-desktop-portal/portals.conf"
 # A window at rest must look still (the rig waits for stillness): no blinking cursor, no animations.
 mkdir -p "$XDG_CONFIG_HOME/gtk-3.0"
 printf '[Settings]\ngtk-cursor-blink=false\ngtk-enable-animations=false\n' > "$XDG_CONFIG_HOME/gtk-3.0/settings.ini"
-export XDG_CURRENT_DESKTOP=GNOME GSETTINGS_BACKEND=memory NO_AT_BRIDGE=1 GTK_A11Y=none LANG=C.UTF-8
-unset DBUS_SESSION_BUS_ADDRESS WAYLAND_DISPLAY SESSION_MANAGER GTK_USE_PORTAL
+export XDG_CURRENT_DESKTOP=GNOME
 
-# Xvfb chooses a free display and writes its number when it is ready to accept clients.
-mkfifo "$RIG/display"
-Xvfb -displayfd 3 -screen 0 1400x900x24 -nolisten tcp -noreset 3>"$RIG/display" >"$RIG/xvfb.log" 2>&1 &
-PIDS+=($!)
-read -r -t 60 number < "$RIG/display" || { echo "rig: Xvfb did not start"; cat "$RIG/xvfb.log"; exit 1; }
-export DISPLAY=:$number
+session_xvfb "$RIG" 1400x900x24
 
 openbox --sm-disable >"$RIG/openbox.log" 2>&1 &
-PIDS+=($!)
+session_started $!
 for _ in $(seq 600); do
     xprop -root _NET_SUPPORTING_WM_CHECK 2>/dev/null | grep -q "window id" && break
     sleep 0.05

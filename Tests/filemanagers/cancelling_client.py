@@ -15,30 +15,8 @@ import time
 
 from wire import answer, ending, send, shut_down
 
-
-def lf_children(pid):
-    found = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat") as stat:
-                    fields = stat.read().rsplit(")", 1)[1].split()
-                with open(f"/proc/{entry}/comm") as comm:
-                    name = comm.read().strip()
-            except OSError:
-                continue
-            if int(fields[1]) == pid and name == "lf" and fields[0] != "Z":
-                found.append(int(entry))
-    return found
-
-
-def alive(pid):
-    """Whether `pid` still runs (a zombie has ended)."""
-    try:
-        with open(f"/proc/{pid}/stat") as stat:
-            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from processes import alive, children  # noqa: E402
 
 
 def main():
@@ -53,7 +31,7 @@ def main():
     dialog = answer(process, 2)["result"]["dialogId"]
     while not os.path.exists(go):
         time.sleep(0.05)
-    lf_pids = lf_children(process.pid)
+    lf_pids = children(process.pid, "lf")
     with open(go) as file:
         how = file.read().strip()
     if how == "term":

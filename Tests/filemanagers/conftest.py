@@ -5,74 +5,59 @@ before and after."""
 import os
 import pathlib
 import shlex
-import subprocess
+import sys
 import time
 
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-SOCKET = f"wharf-filemanagers-{os.getpid()}"
+sys.path.insert(0, str(ROOT / "Tests" / "support"))
+import built  # noqa: E402
+import tmuxrig  # noqa: E402
 
-
-def tmux(*arguments: str) -> str:
-    return subprocess.run(["tmux", "-L", SOCKET, *arguments], check=True, capture_output=True, text=True).stdout
+SERVER = tmuxrig.Server(f"wharf-filemanagers-{os.getpid()}")
 
 
 @pytest.fixture(scope="session")
 def wharf_path() -> str:
-    path = os.environ.get("WHARF") or str(ROOT / ".build" / "debug" / "wharf")
-    assert os.access(path, os.X_OK), f"build wharf first (make build): {path} is missing"
-    return path
+    return built.wharf()
 
 
 @pytest.fixture(scope="session", autouse=True)
 def tmux_server():
     yield
-    subprocess.run(["tmux", "-L", SOCKET, "kill-server"], capture_output=True)
-    # The server leaves its socket behind when its last session is killed first.
-    socket = pathlib.Path(os.environ.get("TMUX_TMPDIR", "/tmp")) / f"tmux-{os.getuid()}" / SOCKET
-    socket.unlink(missing_ok=True)
+    SERVER.kill()
 
 
-class Pane:
+class Pane(tmuxrig.Pane):
     """One command run in a tmux pane; the pane stays after the command ends."""
 
     def __init__(self, name: str, command: list[str], cwd: pathlib.Path, environment: dict[str, str], scratch: pathlib.Path):
-        self.name = name
         self.scratch = scratch
         out, err, rc = scratch / "out", scratch / "err", scratch / "rc"
         before, after = scratch / "stty-before", scratch / "stty-after"
         assignments = [f"{key}={value}" for key, value in environment.items()]
         for file in (out, err, rc, before, after):
             file.unlink(missing_ok=True)
+        # With env on the command line: tmux gives a new session's shell the client's PATH
+        # whatever `new-session -e` says.
         script = (
             f"cd {shlex.quote(str(cwd))} && stty -g > {before} && "
             f"{shlex.join(['env', *assignments, *command])} > {out} 2> {err}; echo $? > {rc}; stty -g > {after}; exec sleep 600"
         )
-        # With env on the command line: tmux gives a new session's shell the client's PATH
-        # whatever `new-session -e` says.
-        tmux("new-session", "-d", "-s", name, "-x", "110", "-y", "32", "/bin/sh", "-c", script)
+        super().__init__(SERVER, name, script, columns=110, rows=32)
 
-    def screen(self) -> str:
-        return tmux("capture-pane", "-p", "-J", "-t", self.name)
+    def screen(self, *options: str) -> str:
+        return super().screen("-J", *options)
 
     def wait_for(self, text: str, timeout: float = 20) -> str:
-        deadline = time.monotonic() + timeout
-        while True:
-            screen = self.screen()
-            if text in screen:
-                # The tool has drawn; give it a moment to start reading keys.
-                time.sleep(0.3)
-                return screen
-            if time.monotonic() > deadline or (self.scratch / "rc").exists() and (self.scratch / "stty-after").exists():
-                raise AssertionError(f"{text!r} never appeared; the screen:\n{screen}\nstderr: {self.read('err')!r}")
-            time.sleep(0.1)
-
-    def keys(self, *keys: str) -> None:
-        tmux("send-keys", "-t", self.name, *keys)
-
-    def text(self, text: str) -> None:
-        tmux("send-keys", "-t", self.name, "-l", text)
+        screen = super().wait_for(
+            lambda screen: text in screen, repr(text), timeout,
+            ended=lambda: (self.scratch / "rc").exists() and (self.scratch / "stty-after").exists(),
+            details=lambda: f"stderr: {self.read('err')!r}")
+        # The tool has drawn; give it a moment to start reading keys.
+        time.sleep(0.3)
+        return screen
 
     def read(self, name: str) -> bytes:
         path = self.scratch / name
@@ -89,7 +74,7 @@ class Pane:
         time.sleep(0.05)
         before, after = self.read("stty-before").strip(), self.read("stty-after").strip()
         assert before and before == after, f"the terminal was not given back as found: {before!r} then {after!r}"
-        tmux("kill-session", "-t", self.name)
+        self.close()
         return int(self.read("rc")), self.read("out"), self.read("err")
 
 
@@ -125,4 +110,4 @@ def run_in_pane(tmp_path, wharf_path, request):
 
     yield start
     for pane in panes:
-        subprocess.run(["tmux", "-L", SOCKET, "kill-session", "-t", pane.name], capture_output=True)
+        pane.close()

@@ -13,10 +13,11 @@ from typing import Any, Dict, Iterator, List
 import pytest
 
 HERE = pathlib.Path(__file__).resolve().parent
-ROOT = HERE.parents[1]
 DRIVERS = HERE / "drivers"
 sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent / "support"))
 
+import built  # noqa: E402
 import scenario  # noqa: E402
 
 #: Debian's Python, which has PyGObject (python3-gi) for jsonrpc-glib; the python3 on PATH may
@@ -27,9 +28,7 @@ DRIVER_TIMEOUT = 90
 
 @pytest.fixture(scope="session")
 def wharf() -> str:
-    path = os.environ.get("WHARF") or str(ROOT / ".build" / "debug" / "wharf")
-    assert os.access(path, os.X_OK), f"build wharf first (make build) or set $WHARF: {path} is missing"
-    return path
+    return built.wharf()
 
 
 @pytest.fixture(scope="session")

@@ -10,29 +10,12 @@
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 WHARF=${WHARF:-$ROOT/.build/debug/wharf}
-RIG=$(mktemp -d /tmp/wharf-portal-XXXXXX)
-PIDS=()
-cleanup() {
-    status=$?
-    for pid in "${PIDS[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
-    wait 2>/dev/null || true
-    # The document portal the frontend starts mounts $XDG_RUNTIME_DIR/doc until it notices the
-    # bus is gone.
-    for _ in $(seq 50); do
-        fusermount -u "$XDG_RUNTIME_DIR/doc" 2>/dev/null || true
-        rm -rf "$RIG" 2>/dev/null && break
-        sleep 0.1
-    done
-    exit $status
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+. "$ROOT/Tests/support/session.sh"
+session_begin wharf-portal
+RIG=$SESSION_DIR
 
-export HOME=$RIG/home XDG_RUNTIME_DIR=$RIG/run XDG_CONFIG_HOME=$RIG/config XDG_DATA_HOME=$RIG/data XDG_CACHE_HOME=$RIG/cache
-mkdir -p "$HOME" "$XDG_RUNTIME_DIR" "$XDG_CONFIG_HOME" "$XDG_DATA_HOME" "$XDG_CACHE_HOME"
-chmod 700 "$XDG_RUNTIME_DIR"
-export GSETTINGS_BACKEND=memory NO_AT_BRIDGE=1 GTK_A11Y=none LANG=C.UTF-8
-unset DBUS_SESSION_BUS_ADDRESS WAYLAND_DISPLAY SESSION_MANAGER GTK_USE_PORTAL XDG_CURRENT_DESKTOP
+session_home "$RIG"
+unset XDG_CURRENT_DESKTOP
 
 # The display asks for a cookie, as a desktop session's does: every client reads it from
 # $XAUTHORITY (one entry for any display: family 65535), `wharf portal --run-dialog` too.
@@ -40,11 +23,7 @@ export XAUTHORITY=$RIG/Xauthority
 /usr/bin/python3 -c 'import os, struct, sys
 field = lambda data: struct.pack(">H", len(data)) + data
 sys.stdout.buffer.write(struct.pack(">H", 65535) + field(b"") + field(b"") + field(b"MIT-MAGIC-COOKIE-1") + field(os.urandom(16)))' > "$XAUTHORITY"
-mkfifo "$RIG/display"
-Xvfb -displayfd 3 -auth "$XAUTHORITY" -screen 0 1024x768x24 -nolisten tcp -noreset 3>"$RIG/display" >"$RIG/xvfb.log" 2>&1 &
-PIDS+=($!)
-read -r -t 60 number < "$RIG/display" || { echo "portal tests: Xvfb did not start"; cat "$RIG/xvfb.log"; exit 1; }
-export DISPLAY=:$number
+session_xvfb "$RIG" 1024x768x24 -auth "$XAUTHORITY"
 
 # D-Bus activation through the installed service file (packaging/portal/*.service.in), its
 # @BINDIR@ a folder whose `wharf` is the built one answering from $PORTAL_ACTIVATION_SCRIPT.

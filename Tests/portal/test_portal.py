@@ -22,6 +22,9 @@ import gi
 gi.require_version("Gio", "2.0")
 from gi.repository import Gio, GLib  # noqa: E402
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from processes import children  # noqa: E402
+
 WHARF = os.environ["WHARF"]
 PORTAL_FILE = os.environ["PORTAL_FILE"]
 RIG = os.environ["PORTAL_RIG"]
@@ -955,27 +958,6 @@ class CheckTests(unittest.TestCase):
         self.assertEqual(result.returncode, 1, result.stdout)
         self.assertIn("xdg-desktop-portal is not running", result.stdout)
         self.assertIn(f"no: {empty} has no .portal file for {BACKEND}", result.stdout)
-
-
-def children(pid, name):
-    """The processes under `pid` (any depth) called `name`."""
-    found, parents = [], {pid}
-    for _ in range(4):
-        for entry in os.listdir("/proc"):
-            if not entry.isdigit():
-                continue
-            try:
-                with open(f"/proc/{entry}/stat") as stat:
-                    fields = stat.read().rsplit(")", 1)[1].split()
-                with open(f"/proc/{entry}/comm") as comm:
-                    command = comm.read().strip()
-            except OSError:
-                continue
-            if int(fields[1]) in parents:
-                parents.add(int(entry))
-                if command == name and int(entry) not in found:
-                    found.append(int(entry))
-    return found
 
 
 if __name__ == "__main__":

@@ -11,20 +11,23 @@ import pwd
 import shlex
 import socket
 import subprocess
+import sys
 import time
 
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-SOCKET = f"wharf-ssh-test-{os.getpid()}"
+sys.path.insert(0, str(ROOT / "Tests" / "support"))
+import built  # noqa: E402
+import tmuxrig  # noqa: E402
+
+SERVER = tmuxrig.Server(f"wharf-ssh-test-{os.getpid()}")
 SSHD = "/usr/sbin/sshd"   # sshd re-executes itself, so it must be started by its absolute path
 
 
 @pytest.fixture(scope="session")
 def wharf_path() -> str:
-    path = os.environ.get("WHARF") or str(ROOT / ".build" / "debug" / "wharf")
-    assert os.access(path, os.X_OK), f"build wharf first (make build): {path} is missing"
-    return os.path.abspath(path)
+    return built.wharf()
 
 
 def free_port() -> int:
@@ -110,44 +113,20 @@ def sshd(tmp_path_factory):
 @pytest.fixture(scope="session", autouse=True)
 def tmux_server():
     yield
-    subprocess.run(["tmux", "-L", SOCKET, "kill-server"], capture_output=True)
-    socket_file = pathlib.Path(os.environ.get("TMUX_TMPDIR", "/tmp")) / f"tmux-{os.getuid()}" / SOCKET
-    socket_file.unlink(missing_ok=True)
+    SERVER.kill()
 
 
-def tmux(*arguments: str) -> str:
-    return subprocess.run(["tmux", "-L", SOCKET, "-f", "/dev/null", *arguments], check=True, capture_output=True,
-                          text=True).stdout
-
-
-class Pane:
+class Pane(tmuxrig.Pane):
     """A local terminal (a tmux pane) running an `ssh` client; its exit status is written to
     `rc` when it ends, and the pane stays so its last screen can be read."""
 
     def __init__(self, name: str, command: list[str], scratch: pathlib.Path):
-        self.name, self.scratch = name, scratch
         self.rc = scratch / "local.rc"
         script = f"{shlex.join(command)}; echo $? > {shlex.quote(str(self.rc))}; exec sleep 600"
-        tmux("new-session", "-d", "-s", name, "-x", "100", "-y", "30", "env", "TERM=screen", "/bin/sh", "-c", script)
-
-    def screen(self) -> str:
-        return tmux("capture-pane", "-p", "-t", self.name)
-
-    def keys(self, *keys: str) -> None:
-        tmux("send-keys", "-t", self.name, *keys)
-
-    def text(self, text: str) -> None:
-        tmux("send-keys", "-t", self.name, "-l", text)
+        super().__init__(SERVER, name, script, columns=100, rows=30, environment={"TERM": "screen"})
 
     def wait_for(self, text: str, timeout: float = 20) -> str:
-        deadline = time.monotonic() + timeout
-        while True:
-            screen = self.screen()
-            if text in screen:
-                return screen
-            if time.monotonic() > deadline or self.rc.exists():
-                raise AssertionError(f"{text!r} never appeared; the screen:\n{screen}")
-            time.sleep(0.05)
+        return super().wait_for(lambda screen: text in screen, repr(text), timeout, ended=self.rc.exists)
 
     def wait_exit(self, timeout: float = 20) -> int:
         deadline = time.monotonic() + timeout
@@ -170,4 +149,4 @@ def pane(tmp_path, request):
 
     yield start
     for started in panes:
-        subprocess.run(["tmux", "-L", SOCKET, "kill-session", "-t", started.name], capture_output=True)
+        started.close()

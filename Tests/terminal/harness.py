@@ -7,11 +7,15 @@ given back exactly as it was found, however the command ended.
 """
 import os
 import shlex
-import subprocess
+import sys
 import time
 from pathlib import Path
 
-WHARF = os.environ.get("WHARF") or str(Path(__file__).resolve().parents[2] / ".build/debug/wharf")
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
+import built  # noqa: E402
+import tmuxrig  # noqa: E402
+
+WHARF = built.wharf()
 
 
 class Pane:
@@ -19,7 +23,8 @@ class Pane:
 
     def __init__(self, work: Path, columns: int = 100, rows: int = 30):
         self.work = work
-        self.socket = ""
+        self.server: tmuxrig.Server | None = None
+        self.session: tmuxrig.Pane | None = None
         self.started = 0
         self.columns, self.rows = columns, rows
         self.status = work / "status"
@@ -30,15 +35,14 @@ class Pane:
         self.pid = work / "pid"
 
     def tmux(self, *arguments: str, check: bool = True) -> str:
-        result = subprocess.run(["tmux", "-L", self.socket, "-f", "/dev/null", *arguments],
-                                capture_output=True, check=check)
-        return result.stdout.decode("utf-8", "replace")
+        assert self.server, "start a command first"
+        return self.server(*arguments, check=check)
 
     def start(self, command: list[str], cwd: Path, stdin: str | None = None, environment: dict[str, str] | None = None):
         """Runs `command` in the pane, in `cwd`, its output to files; `stdin` a file to read."""
         # A tmux server of its own each time: one being killed may still hold the last socket.
         self.started += 1
-        self.socket = f"wharf-terminal-test-{os.getpid()}-{id(self)}-{self.started}"
+        self.server = tmuxrig.Server(f"wharf-terminal-test-{os.getpid()}-{id(self)}-{self.started}")
         for path in (self.status, self.before, self.after, self.output, self.errors, self.pid):
             path.unlink(missing_ok=True)
         exports = "".join(f"export {name}={shlex.quote(value)}; " for name, value in (environment or {}).items())
@@ -52,35 +56,34 @@ class Pane:
             f"stty -g > {shlex.quote(str(self.after))}; mv {shlex.quote(str(self.status))}.tmp {shlex.quote(str(self.status))}; "
             "exec sleep 100000"
         )
-        self.tmux("new-session", "-d", "-x", str(self.columns), "-y", str(self.rows), "-s", "main",
-                  "env", "TERM=screen", "LANG=C.UTF-8", "sh", "-c", script)
+        self.session = tmuxrig.Pane(self.server, "main", script, self.columns, self.rows,
+                                    environment={"TERM": "screen", "LANG": "C.UTF-8"})
 
     def kill(self):
-        if self.socket:
-            self.tmux("kill-server", check=False)
+        if self.server:
+            self.server.kill()
 
-    def keys(self, *keys: str, literal: bool = False):
-        self.tmux("send-keys", "-t", "main", *(["-l"] if literal else []), *keys)
+    def keys(self, *keys: str):
+        assert self.session, "start a command first"
+        self.session.keys(*keys)
 
     def type(self, text: str):
-        self.keys(text, literal=True)
+        assert self.session, "start a command first"
+        self.session.text(text)
 
     def screen(self, attributes: bool = False) -> str:
-        return self.tmux("capture-pane", "-p", "-t", "main", *(["-e"] if attributes else []))
+        assert self.session, "start a command first"
+        return self.session.screen(*(["-e"] if attributes else []))
 
     def lines(self) -> list[str]:
         return self.screen().split("\n")
 
     def wait_for(self, predicate, what: str, timeout: float = 15.0) -> str:
-        deadline = time.monotonic() + timeout
-        while True:
-            screen = self.screen()
-            if predicate(screen):
-                return screen
-            if time.monotonic() > deadline:
-                errors = self.errors.read_text(errors="replace") if self.errors.exists() else ""
-                raise AssertionError(f"waited {timeout}s for {what}; the screen:\n{screen}\nstderr: {errors}")
-            time.sleep(0.05)
+        assert self.session, "start a command first"
+        return self.session.wait_for(predicate, what, timeout, details=lambda: f"stderr: {self.read_errors()}")
+
+    def read_errors(self) -> str:
+        return self.errors.read_text(errors="replace") if self.errors.exists() else ""
 
     def wait_text(self, text: str, timeout: float = 15.0) -> str:
         return self.wait_for(lambda screen: text in screen, repr(text), timeout)

@@ -74,12 +74,7 @@ struct PortalRigTests {
         let request = DesktopDialogRequest(kind: .save(currentName: Array("x.txt".utf8), currentFile: nil),
                                            title: "Rig overwrite", currentFolder: dir.path.bytes)
         let (result, _) = dialog(request, retries: 1) { window, _ in
-            Desktop.gtkChoose(window, path: dir.path("exists.txt").description)
-            // GTK asks "A file named “exists.txt” already exists. Do you want to replace it?"
-            // in a window of its own, which becomes the active one; Replace has the mnemonic R.
-            guard let question = Desktop.waitForActiveWindow(otherThan: window) else { return }
-            Desktop.waitUntilReady(question)
-            Desktop.key(question, "alt+r")
+            Desktop.gtkChooseReplacing(window, path: dir.path("exists.txt").description)
         }
         #expect(result == .chosen(DesktopDialogChoice(paths: [dir.path("exists.txt").bytes], overwriteConfirmed: true)))
     }

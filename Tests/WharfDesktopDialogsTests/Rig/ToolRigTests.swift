@@ -69,10 +69,7 @@ struct ZenityRigTests {
         let overwrite = DesktopDialogRequest(kind: .save(currentName: Array("x".utf8), currentFile: nil), title: "Zenity overwrite",
                                              currentFolder: dir.path.bytes)
         let (replaced, _) = dialog(overwrite, retries: 1) { window, _ in
-            Desktop.gtkChoose(window, path: dir.path("exists.txt").description)
-            guard let question = Desktop.waitForActiveWindow(otherThan: window) else { return }
-            Desktop.waitUntilReady(question)
-            Desktop.key(question, "alt+r")
+            Desktop.gtkChooseReplacing(window, path: dir.path("exists.txt").description)
         }
         #expect(replaced == .chosen(DesktopDialogChoice(paths: [dir.path("exists.txt").bytes], overwriteConfirmed: true)))
     }

@@ -126,6 +126,17 @@ public enum Desktop {
         }
     }
 
+    /// A GTK file chooser saving over a file that exists: chooses `path`, then answers GTK's
+    /// own question ("A file named … already exists. Do you want to replace it?"), a window of
+    /// its own that becomes the active one, with Replace (mnemonic R). No question, no answer:
+    /// the test then sees the dialog's result without the overwrite.
+    public static func gtkChooseReplacing(_ window: String, path: String) {
+        gtkChoose(window, path: path)
+        guard let question = waitForActiveWindow(otherThan: window) else { return }
+        waitUntilReady(question)
+        key(question, "alt+r")
+    }
+
     /// A visible window whose name matches `title`, if one appears within `seconds` (quietly:
     /// none appearing is an answer, not a failure).
     static func windowAppearing(_ title: String, seconds: Double) -> String? {

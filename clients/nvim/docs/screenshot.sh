@@ -1,60 +1,35 @@
 #!/usr/bin/env bash
 # Regenerates docs/picker.png: Neovim in tmux, the picker drawn over a sample folder with two
-# files marked, shown by xterm under Xvfb and captured with ImageMagick's `import`.
+# files marked, shown by xterm under Xvfb and captured with ImageMagick's `import` (the rig is
+# Tests/support/screenshot.sh).
 #
-#   WHARF=path/to/wharf NVIM=path/to/nvim clients/nvim/docs/screenshot.sh [OUT.png]
+#   WHARF=path/to/wharf NVIM=path/to/nvim [SHOT_DISPLAY=:N] clients/nvim/docs/screenshot.sh [OUT.png]
 #
-# `make nvim-screenshot` runs it with the built binary and the test suite's Neovim. It installs
-# what it needs from Debian (Xvfb, xterm, ImageMagick, tmux, a monospace font) when missing.
+# `make nvim-screenshot` runs it with the built binary and the test suite's Neovim. Xvfb runs on
+# SHOT_DISPLAY when it is set, else on a display it finds free. It installs what it needs from
+# Debian (Xvfb, xterm, ImageMagick, tmux, a monospace font) when missing.
 set -euo pipefail
 
 here="$(cd "$(dirname "$0")" && pwd)"
 plugin="$(dirname "$here")"
+root="$(cd "$plugin/../.." && pwd)"
 out="${1:-$here/picker.png}"
 wharf="${WHARF:?set WHARF to the wharf binary}"
 nvim="${NVIM:-nvim}"
 wharf="$(cd "$(dirname "$wharf")" && pwd)/$(basename "$wharf")"
 nvim="$(command -v "$nvim")"
+. "$root/Tests/support/screenshot.sh"
 
-need=""
-command -v Xvfb >/dev/null || need="$need xvfb"
-command -v xterm >/dev/null || need="$need xterm"
-command -v import >/dev/null || need="$need imagemagick"
-command -v tmux >/dev/null || need="$need tmux"
-[ -e /usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf ] || need="$need fonts-dejavu-core"
-if [ -n "$need" ]; then
-  sudo=""; [ "$(id -u)" = 0 ] || sudo=sudo
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq $need >/dev/null
-fi
+shot_install
+shot_begin
+shot_harbor
+# Beside the sample folder's files: one large enough to show a size in K, and the source
+# Neovim has open.
+head -c 48000 /dev/zero > "$SHOT_HARBOR/tides.csv"
+cp "$plugin/lua/wharf/init.lua" "$SHOT_HARBOR/src/wharf.lua"
+touch -d '2026-05-04 09:30' "$SHOT_HARBOR"/* 2>/dev/null || true
 
-work="$(mktemp -d)"
-socket="$work/tmux.sock"
-display=":$(( 90 + RANDOM % 400 ))"
-xvfb_pid=""; xterm_pid=""
-cleanup() {
-  tmux -S "$socket" kill-server 2>/dev/null || true
-  [ -n "$xterm_pid" ] && kill "$xterm_pid" 2>/dev/null || true
-  [ -n "$xvfb_pid" ] && kill "$xvfb_pid" 2>/dev/null || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
-
-# A sample project to browse.
-home="$work/home"
-demo="$home/harbor"
-mkdir -p "$demo/docs" "$demo/src" "$demo/assets" "$home/.config"
-printf '# Harbor\n' > "$demo/README.md"
-printf 'Buy rope.\nPaint the hull.\n' > "$demo/notes.txt"
-printf '# Plan\n' > "$demo/plan.md"
-printf 'ok\n' > "$demo/build.log"
-printf '\x89PNG\r\n\x1a\n\0\0\0\rIHDR' > "$demo/logo.png"
-printf '%%PDF-1.4\n' > "$demo/manual.pdf"
-head -c 48000 /dev/zero > "$demo/tides.csv"
-cp "$plugin/lua/wharf/init.lua" "$demo/src/wharf.lua"
-touch -d '2026-05-04 09:30' "$demo"/* 2>/dev/null || true
-
-cat > "$work/init.lua" <<EOF
+cat > "$SHOT_WORK/init.lua" <<LUA
 vim.opt.rtp:prepend('$plugin')
 vim.o.termguicolors = true
 vim.o.number = true
@@ -63,34 +38,18 @@ vim.o.laststatus = 2
 vim.o.showmode = false
 require('wharf').setup({ cmd = { '$wharf', '--state-dir', ':memory:' }, presenter = 'nvim',
   window = { width = 0.62, height = 0.55 } })
-EOF
+LUA
 
-Xvfb "$display" -screen 0 1400x900x24 -nolisten tcp >/dev/null 2>&1 &
-xvfb_pid=$!
-for _ in $(seq 50); do [ -e "/tmp/.X11-unix/X${display#:}" ] && break; sleep 0.1; done
-
-cols=104; rows=30
-env -i PATH="$PATH" HOME="$home" TERM=xterm-256color LANG=C.UTF-8 \
-  tmux -S "$socket" -f /dev/null new-session -d -s shot -x "$cols" -y "$rows" \
-  "cd '$demo' && '$nvim' --clean -u '$work/init.lua' src/wharf.lua"
-tmux -S "$socket" set -g status off
-tmux -S "$socket" set -ga terminal-overrides ',xterm*:Tc'
-sleep 1
-tmux -S "$socket" send-keys -t shot ":lua require('wharf').import({ types = { 'public.text' }, multiple = true, default_directory = '$demo' }, function() end)" Enter
-sleep 1.5
+shot_session "$SHOT_HARBOR" 104 30 "'$nvim' --clean -u '$SHOT_WORK/init.lua' src/wharf.lua"
+shot_keys ":lua require('wharf').import({ types = { 'public.text' }, multiple = true, default_directory = '$SHOT_HARBOR' }, function() end)" Enter
+sleep 1.2
 # Mark notes.txt and plan.md (lines 8 and 9: the » line, 3 folders, build.log, logo.png and
 # manual.pdf come first); <Tab> moves down, so the cursor ends on README.md.
-tmux -S "$socket" send-keys -t shot 8G Tab
-sleep 0.3
-tmux -S "$socket" send-keys -t shot Tab
-sleep 0.5
-tmux -S "$socket" capture-pane -p -t shot > "$work/screen.txt"
+shot_keys 8G Tab
+shot_keys Tab
+sleep 0.2
+shot_screen > "$SHOT_WORK/screen.txt"
 
-DISPLAY="$display" xterm -T wharf-shot -geometry "${cols}x${rows}+0+0" -fa 'DejaVu Sans Mono' -fs 11 \
-  -bg black -fg '#d0d0d0' -b 0 -xrm 'XTerm*directColor: true' \
-  -e env TERM=xterm-256color tmux -S "$socket" attach -t shot &
-xterm_pid=$!
-sleep 2
-DISPLAY="$display" import -window wharf-shot "$out"
+shot_capture "$out"
 echo "wrote $out"
-cat "$work/screen.txt"
+cat "$SHOT_WORK/screen.txt"

@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Regenerates docs/serve-desktop.png: an app's OpenFile through the real xdg-desktop-portal,
 # answered by `wharf portal`, drawn by a Neovim that ran :WharfServeDesktop (in tmux, shown by
-# xterm under Xvfb and captured with ImageMagick's `import`). Everything runs on a private
-# session bus, with a private home and XDG_RUNTIME_DIR.
+# xterm under Xvfb and captured with ImageMagick's `import`: the rig is
+# Tests/support/screenshot.sh). Everything runs on a private session bus, with a private home
+# and XDG_RUNTIME_DIR (Tests/support/session.sh).
 #
 #   WHARF=path/to/wharf NVIM=path/to/nvim [SHOT_DISPLAY=:N] clients/nvim/docs/serve-screenshot.sh [OUT.png]
 #
 # `make nvim-serve-screenshot` runs it with the built binary and the test suite's Neovim. It
-# needs what `make test-portal` installs, and tmux, ImageMagick and a monospace font.
+# needs what `make test-portal` installs, and tmux, ImageMagick and a monospace font. Xvfb runs
+# on SHOT_DISPLAY when it is set, else on a display it finds free.
 set -euo pipefail
 
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -18,59 +20,40 @@ wharf="${WHARF:?set WHARF to the wharf binary}"
 nvim="${NVIM:-nvim}"
 wharf="$(cd "$(dirname "$wharf")" && pwd)/$(basename "$wharf")"
 nvim="$(command -v "$nvim")"
-display="${SHOT_DISPLAY:-:$(( 90 + RANDOM % 400 ))}"
+. "$root/Tests/support/screenshot.sh"
 
-work="$(mktemp -d)"
-pids=()
-cleanup() {
-  tmux -S "$work/tmux.sock" kill-server 2>/dev/null || true
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  # The document portal the frontend starts mounts $XDG_RUNTIME_DIR/doc.
-  for _ in $(seq 50); do
-    fusermount -u "$work/run/doc" 2>/dev/null || true
-    rm -rf "$work" 2>/dev/null && break
-    sleep 0.1
-  done
-}
-trap cleanup EXIT
-
+shot_begin
+work="$SHOT_WORK"
 # A sample project as the home folder: Debian 12's frontend does not pass OpenFile's
 # current_folder on, so the dialog opens at home.
-home="$work/home"
-mkdir -p "$home/charts" "$home/drafts" "$home/.config"
+home="$SHOT_HOME"
+mkdir -p "$home/charts" "$home/drafts"
 printf '\x89PNG\r\n\x1a\n\0\0\0\rIHDR' > "$home/tides.png"
 printf '\x89PNG\r\n\x1a\n\0\0\0\rIHDR' > "$home/harbor-map.png"
 printf '\xff\xd8\xff\xe0\0\x10JFIF' > "$home/hull.jpg"
 printf 'Buy rope.\n' > "$home/notes.txt"
 printf '%%PDF-1.4\n' > "$home/manual.pdf"
 touch -d '2026-05-04 09:30' "$home"/* 2>/dev/null || true
-mkdir -p "$work/run" "$work/portals"
-chmod 700 "$work/run"
+mkdir -p "$work/portals"
 cp "$root/packaging/portal/wharf.portal" "$work/portals/"
 
-export HOME="$home" XDG_RUNTIME_DIR="$work/run" XDG_CONFIG_HOME="$work/config" XDG_DATA_HOME="$work/data"
-export XDG_CACHE_HOME="$work/cache" LANG=C.UTF-8 GSETTINGS_BACKEND=memory NO_AT_BRIDGE=1
-unset WAYLAND_DISPLAY SESSION_MANAGER GTK_USE_PORTAL
-
-Xvfb "$display" -screen 0 1400x900x24 -nolisten tcp >/dev/null 2>&1 &
-pids+=($!)
-for _ in $(seq 50); do [ -e "/tmp/.X11-unix/X${display#:}" ] && break; sleep 0.1; done
-export DISPLAY="$display"
+session_home "$work"
+shot_display
+export DISPLAY="$SHOT_DISPLAY"
 
 bus="$(dbus-daemon --session --print-address --fork --print-pid)"
 export DBUS_SESSION_BUS_ADDRESS="${bus%%$'\n'*}"
-pids+=("${bus##*$'\n'}")
+session_started "${bus##*$'\n'}"
 
 "$wharf" --listen --state-dir :memory: 2>"$work/daemon.log" &
-pids+=($!)
-for _ in $(seq 100); do [ -S "$work/run/wharf/wharf.sock" ] && break; sleep 0.1; done
+session_started $!
+for _ in $(seq 100); do [ -S "$XDG_RUNTIME_DIR/wharf/wharf.sock" ] && break; sleep 0.1; done
 "$wharf" portal --presenter auto --state-dir :memory: --log-level info 2>"$work/portal.log" &
-pids+=($!)
+session_started $!
 gdbus wait --session --timeout 10 org.freedesktop.impl.portal.desktop.wharf
 XDG_DESKTOP_PORTAL_DIR="$work/portals" XDG_CURRENT_DESKTOP=wharf /usr/libexec/xdg-desktop-portal --replace --verbose \
   >"$work/frontend.log" 2>&1 &
-pids+=($!)
+session_started $!
 
 cat > "$work/init.lua" <<EOF
 vim.opt.rtp:prepend('$plugin')
@@ -83,13 +66,8 @@ require('wharf.serve').start()
 EOF
 printf 'Tide tables for the harbor.\n\nMorning high water: 06:12\nEvening high water: 18:40\n' > "$work/tides.md"
 
-cols=104; rows=30
-env -i PATH="$PATH" HOME="$home" XDG_RUNTIME_DIR="$work/run" TERM=xterm-256color LANG=C.UTF-8 \
-  tmux -S "$work/tmux.sock" -f /dev/null new-session -d -s shot -x "$cols" -y "$rows" \
-  "cd '$work' && '$nvim' --clean -u '$work/init.lua' tides.md"
-tmux -S "$work/tmux.sock" set -g status off
-tmux -S "$work/tmux.sock" set -ga terminal-overrides ',xterm*:Tc'
-sleep 2
+shot_session "$work" 104 30 "XDG_RUNTIME_DIR='$XDG_RUNTIME_DIR' '$nvim' --clean -u '$work/init.lua' tides.md"
+sleep 1
 
 gdbus wait --session --timeout 10 org.freedesktop.portal.Desktop
 # The app: a program asking the portal for an image, staying on the bus while the dialog is
@@ -105,22 +83,17 @@ bus.call_sync("org.freedesktop.portal.Desktop", "/org/freedesktop/portal/desktop
 GLib.timeout_add_seconds(60, GLib.MainLoop.quit, loop := GLib.MainLoop())
 loop.run()
 PY
-pids+=($!)
+session_started $!
 for _ in $(seq 400); do
-  tmux -S "$work/tmux.sock" capture-pane -p -t shot | grep -q '(portal)' && break
+  shot_screen | grep -q '(portal)' && break
   sleep 0.1
 done
 sleep 0.5
-tmux -S "$work/tmux.sock" send-keys -t shot j j
-sleep 0.5
-tmux -S "$work/tmux.sock" capture-pane -p -t shot > "$work/screen.txt"
+shot_keys j j
+sleep 0.2
+shot_screen > "$work/screen.txt"
 
-xterm -T wharf-serve-shot -geometry "${cols}x${rows}+0+0" -fa 'DejaVu Sans Mono' -fs 11 \
-  -bg black -fg '#d0d0d0' -b 0 -xrm 'XTerm*directColor: true' \
-  -e env TERM=xterm-256color tmux -S "$work/tmux.sock" attach -t shot &
-pids+=($!)
-sleep 2
-import -window wharf-serve-shot "$out"
+shot_capture "$out"
 echo "wrote $out"
 cat "$work/screen.txt"
 if [ -n "${SHOT_DEBUG:-}" ]; then for f in "$work"/*.log "$home"/.local/state/nvim/wharf.log; do echo "== $f"; tail -n 5 "$f"; done; fi
