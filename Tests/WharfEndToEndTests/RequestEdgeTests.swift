@@ -87,6 +87,22 @@ import WharfTestSupport
         #expect(exporter?["result"]?["dialogId"] != nil, "\(String(describing: exporter))")
     }
 
+    /// A mover asks for a folder: named filters (which judge files) and choices (which it does
+    /// not show) are refused, not dropped, as the other options that mean nothing to it are.
+    @Test func aMoverRefusesNamedFiltersAndChoices() throws {
+        let (client, _) = try client(home: scratch)
+        scratch.write("a.txt", "a")
+        for (options, message): (JSON, String) in [
+            (["filters": [["name": "Text", "predicate": ["conformsTo": "public.plain-text"]]]],
+             "options.filters: a mover's human chooses a folder"),
+            (["choices": [["id": "keep", "label": "Keep a copy"]]], "options.choices: a mover shows no choices"),
+        ] {
+            let refused = client.request("presentMover", ["urls": [.string(scratch.url("a.txt"))], "options": options])
+            #expect(refused?["error"]?["code"] == -32602, "\(String(describing: refused))")
+            #expect(refused?["error"]?["message"]?.stringValue?.contains(message) == true, "\(String(describing: refused))")
+        }
+    }
+
     @Test func aMIMETypeGivenAsAContentTypeIsAnsweredWithTheIdentifierItStandsFor() throws {
         let (client, _) = try client(home: scratch)
         let refused = try #require(client.request("presentImporter", ["allowedContentTypes": ["image/png"]]))

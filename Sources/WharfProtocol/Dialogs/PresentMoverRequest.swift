@@ -40,6 +40,12 @@ public struct PresentMoverRequest: RequestMessage {
         if options.importsUnresolvedAliases {
             throw ProtocolError("options.importsUnresolvedAliases: only importers return picked links")
         }
+        if !options.filters.isEmpty {
+            throw ProtocolError("options.filters: a mover's human chooses a folder, which named filters do not judge")
+        }
+        if !options.choices.isEmpty {
+            throw ProtocolError("options.choices: a mover shows no choices; it asks only for a folder")
+        }
         parentWindow = try reader.optionalString("parentWindow")
     }
 
