@@ -30,16 +30,12 @@ extension DialogEngine {
             allowsMultipleSelection: false, isLive: isLive, announcer: announcer
         ) { id, responder in
             PresentedDialog(
-                id: id, client: client, title: options.title, message: options.message,
-                confirmationLabel: options.confirmationLabel, filters: filters, directory: directory,
-                browserOptions: options.browserOptions, parentWindow: options.parentWindow,
+                id: id, client: client, options: options, filters: filters, directory: directory, types: types,
                 details: .exporter(.init(
                     filename: filenames.count == 1 ? filenames[0] : nil, filenames: filenames,
                     contentTypes: plan.offered, filenameLabel: options.filenameLabel, choices: choices,
                     savesIntoFolder: plan.savesIntoFolder)),
-                responder: responder,
-                namedFilters: options.filters.map { PresentedFilter(name: $0.name, shown: $0.shown(types: types)) },
-                currentFilter: options.currentFilter, choices: options.choices)
+                responder: responder)
         }
     }
 

@@ -33,14 +33,10 @@ extension DialogEngine {
             allowsMultipleSelection: request.allowsMultipleSelection, isLive: isLive, announcer: announcer
         ) { id, responder in
             PresentedDialog(
-                id: id, client: client, title: options.title, message: options.message,
-                confirmationLabel: options.confirmationLabel, filters: filters, directory: directory,
-                browserOptions: options.browserOptions, parentWindow: options.parentWindow,
+                id: id, client: client, options: options, filters: filters, directory: directory, types: types,
                 details: .importer(.init(allowedContentTypes: request.allowedContentTypes,
                                          allowsMultipleSelection: request.allowsMultipleSelection)),
-                responder: responder,
-                namedFilters: options.filters.map { PresentedFilter(name: $0.name, shown: $0.shown(types: types)) },
-                currentFilter: options.currentFilter, choices: options.choices)
+                responder: responder)
         }
     }
 

@@ -27,10 +27,9 @@ extension DialogEngine {
             allowsMultipleSelection: false, isLive: isLive, announcer: announcer
         ) { id, responder in
             PresentedDialog(
-                id: id, client: client, title: options.title, message: options.message,
-                confirmationLabel: options.confirmationLabel, filters: filters, directory: directory,
-                browserOptions: options.browserOptions, parentWindow: options.parentWindow,
-                details: .mover(.init(files: request.files.map(\.path))), responder: responder)
+                id: id, client: client, options: options, filters: filters, directory: directory, types: types,
+                details: .mover(.init(files: request.files.map(\.path))),
+                responder: responder)
         }
     }
 

@@ -75,6 +75,20 @@ public final class PresentedDialog: Sendable {
         self.responder = responder
     }
 
+    /// A dialog as its request's options describe it; `details` is what only its kind has.
+    convenience init(
+        id: DialogID, client: ClientID, options: DialogOptions, filters: DialogFilters, directory: FilePath,
+        types: any ContentTypeOracle, details: Details, responder: DialogResponder
+    ) {
+        self.init(
+            id: id, client: client, title: options.title, message: options.message,
+            confirmationLabel: options.confirmationLabel, filters: filters, directory: directory,
+            browserOptions: options.browserOptions, parentWindow: options.parentWindow, details: details,
+            responder: responder,
+            namedFilters: options.filters.map { PresentedFilter(name: $0.name, shown: $0.shown(types: types)) },
+            currentFilter: options.currentFilter, choices: options.choices)
+    }
+
     public enum Details: Sendable {
         case importer(Importer)
         case exporter(Exporter)

@@ -83,7 +83,7 @@ enum RequestValidation {
 
     /// A mover's files were each found granted by the server; what is left is what a move into
     /// one folder needs: each file once, no two of one name (one folder cannot hold both), and
-    /// never the root folder. Options as for the others.
+    /// never the root folder. Options as for the others, but for named filters and choices.
     static func validate(_ request: MoverRequest, types: any ContentTypeOracle) throws(DialogError) {
         if request.files.isEmpty { throw .invalidArgument(field: "urls", reason: "must not be empty: name the files to move") }
         var byPath: [FilePath: Int] = [:]
@@ -99,6 +99,13 @@ enum RequestValidation {
             }
             byPath[file.path] = index
             byName[file.path.lastComponent] = index
+        }
+        // The human chooses a folder: named filters judge files, and a mover shows no choices.
+        if !request.options.filters.isEmpty {
+            throw .invalidArgument(field: "options.filters", reason: "a mover's human chooses a folder, which named filters do not judge")
+        }
+        if !request.options.choices.isEmpty {
+            throw .invalidArgument(field: "options.choices", reason: "a mover shows no choices; it asks only for a folder")
         }
         try validate(presentationId: request.presentationId)
         try validate(request.options, types: types)

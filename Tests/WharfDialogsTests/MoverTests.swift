@@ -37,6 +37,26 @@ import WharfTestSupport
         #expect(h.events.events(id).isEmpty, "nothing has ended")
     }
 
+    /// The human chooses a folder: named filters (which judge files) and choices (which no
+    /// presenter shows a mover) are refused, and nothing is presented.
+    @Test func namedFiltersAndChoicesAreRefused() throws {
+        let h = Harness()
+        let a = try granted(h.dir.makeFile("src/a.txt", "a"))
+        for (options, field) in [
+            (DialogOptions(filters: [DialogFilter(name: "Text", predicate: .nameMatches("*.txt"))]), "options.filters"),
+            (DialogOptions(choices: [DialogChoice(id: "keep", label: "Keep a copy")]), "options.choices"),
+        ] {
+            do {
+                let id = try mover(h, [a], options: options)
+                Issue.record("\(field): presented as \(id)")
+            } catch {
+                guard case .invalidArgument(let refused, _) = error else { Issue.record("\(field): \(error)"); continue }
+                #expect(refused == field)
+            }
+        }
+        #expect(h.presenter.shown.isEmpty, "nothing is presented")
+    }
+
     @Test func movingCompletesWithTheNewPlacesInTheOrderGiven() throws {
         let h = Harness()
         let b = h.dir.makeFile("src/b.txt", "bee")
