@@ -48,7 +48,7 @@ public final class Logger: Sendable {
     public func log(_ level: Level, _ message: @autoclosure () -> String) {
         guard enabled(level) else { return }
         let line = "wharf[\(getpid())] \(level.name): \(message())\n"
-        if HeldLines.keep(line, for: descriptor) { return }
+        if HeldLines.shared.withValue({ $0.keep(line, for: descriptor) }) { return }
         Self.write(line, to: descriptor)
     }
 
@@ -76,7 +76,7 @@ public final class Logger: Sendable {
     /// Holds the lines loggers write to `descriptor` (standard error, or a test's pipe), as
     /// ``holdStandardError()`` does; one descriptor at a time.
     public static func holdLines(writtenTo descriptor: Int32) {
-        HeldLines.lock.withLock { HeldLines.holding = descriptor }
+        HeldLines.shared.withValue { $0.holding = descriptor }
     }
 
     /// Writes the held lines where they were going, in order, and stops holding.
@@ -84,12 +84,12 @@ public final class Logger: Sendable {
         while true {
             // Taken a batch at a time: a line logged while the batch is written is held, then
             // written after it, so the order stays.
-            let (lines, dropped, descriptor) = HeldLines.lock.withLock { () -> ([String], Int, Int32) in
-                let batch = (HeldLines.lines, HeldLines.dropped, HeldLines.holding)
-                if batch.0.isEmpty && batch.1 == 0 { HeldLines.holding = -1 }
-                HeldLines.lines = []
-                HeldLines.bytes = 0
-                HeldLines.dropped = 0
+            let (lines, dropped, descriptor) = HeldLines.shared.withValue { held -> ([String], Int, Int32) in
+                let batch = (held.lines, held.dropped, held.holding)
+                if batch.0.isEmpty && batch.1 == 0 { held.holding = -1 }
+                held.lines = []
+                held.bytes = 0
+                held.dropped = 0
                 return batch
             }
             if lines.isEmpty && dropped == 0 { return }
@@ -105,27 +105,26 @@ public final class Logger: Sendable {
     public static let heldLineLimit = 1_000
 
     /// The lines held for standard error.
-    private enum HeldLines {
-        static let lock = ConditionLock()
+    private struct HeldLines {
+        static let shared = Locked(HeldLines())
+
         /// The descriptor whose lines are held; -1: none.
-        nonisolated(unsafe) static var holding: Int32 = -1
-        nonisolated(unsafe) static var lines: [String] = []
-        nonisolated(unsafe) static var bytes = 0
-        nonisolated(unsafe) static var dropped = 0
+        var holding: Int32 = -1
+        var lines: [String] = []
+        var bytes = 0
+        var dropped = 0
 
         /// Keeps `line` when lines to `descriptor` are held (or counts it, past the bound);
         /// false when they are not and the line is to be written now.
-        static func keep(_ line: String, for descriptor: Int32) -> Bool {
-            lock.withLock {
-                guard holding == descriptor, descriptor >= 0 else { return false }
-                if lines.count < heldLineLimit && bytes + line.utf8.count <= 256 * 1024 {
-                    lines.append(line)
-                    bytes += line.utf8.count
-                } else {
-                    dropped += 1
-                }
-                return true
+        mutating func keep(_ line: String, for descriptor: Int32) -> Bool {
+            guard holding == descriptor, descriptor >= 0 else { return false }
+            if lines.count < heldLineLimit && bytes + line.utf8.count <= 256 * 1024 {
+                lines.append(line)
+                bytes += line.utf8.count
+            } else {
+                dropped += 1
             }
+            return true
         }
     }
 

@@ -183,8 +183,7 @@ public enum Readiness {
 /// every other client would wait), its writer registers here and returns. Hundreds of
 /// waiting descriptors cost one thread.
 ///
-/// `@unchecked Sendable`: the entries, the token counter and the wake-up pipe are only touched with `lock` held.
-public final class ReadinessWatcher: @unchecked Sendable {
+public final class ReadinessWatcher: Sendable {
     public static let shared = ReadinessWatcher()
 
     public enum Event: Sendable {
@@ -203,12 +202,14 @@ public final class ReadinessWatcher: @unchecked Sendable {
         let callback: @Sendable () -> Void
     }
 
-    private let lock = ConditionLock()
-    // Guarded by `lock`.
-    private var entries: [UInt64: Entry] = [:]
-    private var nextToken: UInt64 = 1
-    private var started = false
-    private var wake: (read: Int32, write: Int32)?
+    private struct State {
+        var entries: [UInt64: Entry] = [:]
+        var nextToken: UInt64 = 1
+        var started = false
+        var wake: (read: Int32, write: Int32)?
+    }
+
+    private let state = Locked(State())
 
     private init() {}
 
@@ -217,17 +218,17 @@ public final class ReadinessWatcher: @unchecked Sendable {
     /// ``cancel(_:)``.
     @discardableResult
     public func when(_ event: Event, _ descriptor: FileDescriptor, _ callback: @escaping @Sendable () -> Void) -> Token {
-        let (token, startNow): (Token, Bool) = lock.withLock {
-            let token = Token(value: nextToken)
-            nextToken += 1
+        let (token, startNow): (Token, Bool) = state.withValue { state in
+            let token = Token(value: state.nextToken)
+            state.nextToken += 1
             let events = Int16(event == .writable ? POLLOUT : POLLIN)
-            entries[token.value] = Entry(descriptor: descriptor, events: events, callback: callback)
-            defer { started = true }
-            return (token, !started)
+            state.entries[token.value] = Entry(descriptor: descriptor, events: events, callback: callback)
+            defer { state.started = true }
+            return (token, !state.started)
         }
         if startNow {
             let ends = try! makePipe()
-            lock.withLock { wake = (ends.read, ends.write) }
+            state.withValue { $0.wake = (ends.read, ends.write) }
             startThread { [self] in run(wakeRead: ends.read) }
         }
         poke()
@@ -236,12 +237,12 @@ public final class ReadinessWatcher: @unchecked Sendable {
 
     /// Forgets a registration whose callback has not run yet (the descriptor is about to close).
     public func cancel(_ token: Token) {
-        let removed = lock.withLock { entries.removeValue(forKey: token.value) != nil }
+        let removed = state.withValue { $0.entries.removeValue(forKey: token.value) != nil }
         if removed { poke() }
     }
 
     private func poke() {
-        guard let wakeWrite = lock.withLock({ wake?.write }) else { return }
+        guard let wakeWrite = state.withValue({ $0.wake?.write }) else { return }
         var byte: UInt8 = 1
         _ = write(wakeWrite, &byte, 1)
     }
@@ -249,13 +250,13 @@ public final class ReadinessWatcher: @unchecked Sendable {
     private func run(wakeRead: Int32) {
         let flags = fcntl(wakeRead, F_GETFL)
         _ = fcntl(wakeRead, F_SETFL, flags | O_NONBLOCK)
-        if let wakeWrite = lock.withLock({ wake?.write }) {
+        if let wakeWrite = state.withValue({ $0.wake?.write }) {
             let writeFlags = fcntl(wakeWrite, F_GETFL)
             _ = fcntl(wakeWrite, F_SETFL, writeFlags | O_NONBLOCK)
         }
         var drain = [UInt8](repeating: 0, count: 256)
         while true {
-            let watched = lock.withLock { entries.map { ($0.key, $0.value) } }
+            let watched = state.withValue { $0.entries.map { ($0.key, $0.value) } }
             var fds = [pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
             for (_, entry) in watched { fds.append(pollfd(fd: entry.descriptor.raw, events: entry.events, revents: 0)) }
             let ready = poll(&fds, nfds_t(fds.count), -1)
@@ -265,11 +266,12 @@ public final class ReadinessWatcher: @unchecked Sendable {
                 continue
             }
             if fds[0].revents != 0 { while read(wakeRead, &drain, drain.count) > 0 {} }
-            var due: [@Sendable () -> Void] = []
-            lock.withLock {
+            let due = state.withValue { state -> [@Sendable () -> Void] in
+                var due: [@Sendable () -> Void] = []
                 for (index, (token, _)) in watched.enumerated() where fds[index + 1].revents != 0 {
-                    if let entry = entries.removeValue(forKey: token) { due.append(entry.callback) }
+                    if let entry = state.entries.removeValue(forKey: token) { due.append(entry.callback) }
                 }
+                return due
             }
             for callback in due { WorkerPool.shared.run(callback) }
         }

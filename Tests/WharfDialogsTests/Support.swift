@@ -148,18 +148,15 @@ func ending(_ id: DialogID, _ last: DialogEvent) -> [DialogEvent] {
 // MARK: Presenters
 
 /// Remembers what it was asked to show and hide.
-/// `@unchecked Sendable`: what it records is only touched with `lock` held.
-final class RecordingPresenter: DialogPresenter, @unchecked Sendable {
+final class RecordingPresenter: DialogPresenter, Sendable {
     var name: String { "recording" }
-    private let lock = ConditionLock()
-    private var _shown: [PresentedDialog] = []
-    private var _hidden: [DialogID] = []
+    private let recorded = Locked((shown: [PresentedDialog](), hidden: [DialogID]()))
 
-    func show(_ dialog: PresentedDialog) { lock.withLock { _shown.append(dialog) } }
-    func hide(_ id: DialogID) { lock.withLock { _hidden.append(id) } }
+    func show(_ dialog: PresentedDialog) { recorded.withValue { $0.shown.append(dialog) } }
+    func hide(_ id: DialogID) { recorded.withValue { $0.hidden.append(id) } }
 
-    var shown: [PresentedDialog] { lock.withLock { _shown } }
-    var hidden: [DialogID] { lock.withLock { _hidden } }
+    var shown: [PresentedDialog] { recorded.withValue { $0.shown } }
+    var hidden: [DialogID] { recorded.withValue { $0.hidden } }
     func dialog(_ id: DialogID) -> PresentedDialog? { shown.first { $0.id == id } }
 }
 
