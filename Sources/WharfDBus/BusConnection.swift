@@ -64,6 +64,15 @@ public final class BusConnection: Sendable {
     /// Closes the connection. Calls still waiting for a reply fail; subscriptions end.
     public func close() { core.requestClose() }
 
+    /// Closes the connection and waits, up to `timeoutMs`, until what was handed to it before
+    /// (replies among it) has been sent and the connection is closed: for a process about to
+    /// exit. False when the time ran out. Never call it from a callback of this connection.
+    @discardableResult
+    public func close(waitingUpTo timeoutMs: Int) -> Bool {
+        core.requestClose()
+        return core.waitUntilClosed(until: Deadline(secondsFromNow: Double(timeoutMs) / 1000))
+    }
+
     /// False once the connection was closed or lost.
     public var isOpen: Bool { !core.isClosed }
 

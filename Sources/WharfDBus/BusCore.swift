@@ -22,7 +22,8 @@ final class BusCore: @unchecked Sendable {
     }
 
     let delivery = CallbackQueue()
-    private let inbox = Locked(Inbox())
+    /// A `WaitableValue`: ``waitUntilClosed(until:)`` waits for `closed`.
+    private let inbox = WaitableValue(Inbox())
     private let wakeup: WakeupPipe
 
     // MARK: Bus thread only
@@ -75,6 +76,13 @@ final class BusCore: @unchecked Sendable {
     }
 
     var isClosed: Bool { inbox.withValue { $0.closing } }
+
+    /// Waits until the loop has ended: what was enqueued before the close was run, what it
+    /// sent was flushed and the bus closed. False when `deadline` passed first. Never call it
+    /// on the bus thread or the delivery queue, which it waits for.
+    func waitUntilClosed(until deadline: Deadline) -> Bool {
+        inbox.wait(until: deadline) { $0.closed ? true : nil } ?? false
+    }
 
     // MARK: Starting
 
@@ -217,7 +225,7 @@ final class BusCore: @unchecked Sendable {
         bus = nil
         if let onDisconnect { delivery.async { onDisconnect(reason) } }
         delivery.stop()
-        inbox.withValue { $0.closed = true }
+        inbox.change { $0.closed = true }
     }
 
     private func releaseFinished() {

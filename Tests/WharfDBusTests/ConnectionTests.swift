@@ -87,6 +87,30 @@ import WharfSystem
         #expect(late.failure?.name == BusError.Names.disconnected)
     }
 
+    /// A process about to exit closes its connection and waits: the wait ends once the
+    /// connection is closed, and a reply handed over just before has been sent.
+    @Test func closingAndWaitingEndsOnceClosedWithTheRepliesHandedOverSent() throws {
+        let bus = try PrivateBus()
+        let service = try bus.connect()
+        let held = OneShot<BusPendingReply>()
+        service.serve(path: "/org/wharf/Later") { _, pending in
+            held.set(pending)
+            return .noReply
+        }
+        let client = try bus.connect()
+        let answer = OneShot<Result<BusMessage, BusError>>()
+        client.call(destination: service.uniqueName, path: "/org/wharf/Later", interface: "org.wharf.Test", member: "Ask",
+                    timeoutMs: 10_000) { answer.set($0) }
+        let pending = try #require(held.wait(until: Deadline(secondsFromNow: 10)))
+        _ = pending.reply([.string("answered")])
+        let started = Deadline(secondsFromNow: 5)
+        #expect(service.close(waitingUpTo: 10_000), "the wait ended before the connection had closed")
+        #expect(!started.hasPassed, "closing took seconds")
+        #expect(!service.isOpen)
+        let reply = try #require(answer.wait(until: Deadline(secondsFromNow: 10)))
+        #expect((try? reply.get().body) == [.string("answered")], "\(reply)")
+    }
+
     @Test func theBusGoingAwayFailsWaitingCallsAndTellsTheOwner() throws {
         let bus = try PrivateBus()
         let service = try bus.connect()

@@ -25,7 +25,8 @@ final class PortalBackend: Sendable {
     let drawing: PortalDrawing
     let daemonSocket: FilePath?
     private let logger: Logger
-    private let state = Locked(State())
+    /// A `WaitableValue`: stopping waits for `running` to reach 0.
+    private let state = WaitableValue(State())
 
     private struct State {
         /// Open calls by handle, each with its Request object.
@@ -53,8 +54,6 @@ final class PortalBackend: Sendable {
         }
     }
 
-    var openCalls: Int { state.withValue { $0.running } }
-
     /// Ends every open dialog (each call answered with response 2) and waits, up to
     /// `timeoutMs`, until each has been answered.
     func stop(timeoutMs: Int) {
@@ -64,7 +63,7 @@ final class PortalBackend: Sendable {
         }
         for dialog in dialogs { dialog.close() }
         let deadline = Deadline(secondsFromNow: Double(timeoutMs) / 1000)
-        while openCalls > 0 && !deadline.hasPassed { ProcessControl.sleep(milliseconds: 10) }
+        _ = state.wait(until: deadline) { $0.running == 0 ? true : nil }
     }
 
     // MARK: Bus thread
@@ -125,13 +124,13 @@ final class PortalBackend: Sendable {
         do {
             try tryStartThread { [self] in
                 dialog.run()
-                state.withValue { $0.running -= 1 }
+                state.change { $0.running -= 1 }
             }
         } catch {
             logger.error("portal \(call.handle): no thread for the dialog: \(error)")
             finished(dialog)
             pending.reply([.uint32(2), .vardict([])])
-            state.withValue { $0.running -= 1 }
+            state.change { $0.running -= 1 }
         }
         return .noReply
     }

@@ -59,8 +59,7 @@ public enum PortalHost {
         logger.info("portal: stopping: \(reason.message)")
         backend.stop(timeoutMs: 3000)
         // The answers are on their way; the connection's thread sends them before closing.
-        connection.close()
-        ProcessControl.sleep(milliseconds: 50)
+        connection.close(waitingUpTo: 1000)
         server.close()
         ProcessControl.exit(0)
     }
