@@ -9,8 +9,8 @@ public final class InProcessServer: Sendable {
     public let clientWrites: Int32
     public let clientReads: Int32
     public let server: Server
-    private let started = Locked<ClientSession?>(nil)
-    private let exitCode = Locked<Int32?>(nil)
+    private let started = WaitableValue<ClientSession?>(nil)
+    private let exitCode = WaitableValue<Int32?>(nil)
 
     public convenience init(options: ServerOptions) {
         self.init(server: try! Server(options: options, logger: .silent))
@@ -35,26 +35,18 @@ public final class InProcessServer: Sendable {
             // The session keeps its events, so this one holds `started` weakly: `started` holds
             // the session, and a strong reference would make the two a cycle that outlives the
             // test (LeakSanitizer found it).
-            let events = SessionEvents(started: { [weak started] session in started?.withValue { $0 = session } })
+            let events = SessionEvents(started: { [weak started] session in started?.change { $0 = session } })
             let code = server.serve(connection, events: events)
-            exitCode.withValue { $0 = code }
+            exitCode.change { $0 = code }
         }
     }
 
     /// The session, once the server has started it.
     public var session: ClientSession {
-        while true {
-            if let session = started.withValue({ $0 }) { return session }
-            ProcessControl.sleep(milliseconds: 1)
-        }
+        started.wait { $0 }
     }
 
     public func waitForExit(seconds: Double) -> Int32? {
-        let deadline = Deadline(secondsFromNow: seconds)
-        while true {
-            if let code = exitCode.withValue({ $0 }) { return code }
-            if deadline.hasPassed { return nil }
-            ProcessControl.sleep(milliseconds: 2)
-        }
+        exitCode.wait(until: Deadline(secondsFromNow: seconds)) { $0 }
     }
 }
