@@ -4,16 +4,12 @@ import WharfSystem
 /// not tasks: the bodies may block, and a task pool the size of the machine would run them a
 /// few at a time).
 public func concurrently(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
-    let remaining = Locked(count)
-    let done = ConditionLock()
+    let remaining = WaitableValue(count)
     for index in 0..<count {
         startThread {
             body(index)
-            done.withLock {
-                remaining.withValue { $0 -= 1 }
-                done.broadcast()
-            }
+            remaining.change { $0 -= 1 }
         }
     }
-    done.withLock { while remaining.withValue({ $0 }) > 0 { done.wait() } }
+    _ = remaining.wait { $0 == 0 ? true : nil }
 }

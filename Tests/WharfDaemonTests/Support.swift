@@ -20,12 +20,10 @@ func bareDaemon(arguments: [String] = []) throws -> DaemonProcess {
 
 /// A presenter connection answering `presenter/show` on a thread of its own with `answer`
 /// (given the notification's params, it sends the request it wants), until `stop()`.
-/// `@unchecked Sendable`: `ended` is only touched with `finished` held.
-final class PresenterLoop: @unchecked Sendable {
+final class PresenterLoop: Sendable {
     let client: WireClient
     private let running = Locked(true)
-    private let finished = ConditionLock()
-    private var ended = false
+    private let ended = WaitableValue(false)
     /// Every `presenter/show` seen, in order.
     let shown = Locked<[JSON]>([])
 
@@ -38,16 +36,13 @@ final class PresenterLoop: @unchecked Sendable {
                 shown.withValue { $0.append(params) }
                 answer(client, params)
             }
-            finished.withLock {
-                ended = true
-                finished.broadcast()
-            }
+            ended.change { $0 = true }
         }
     }
 
     func stop() {
         running.withValue { $0 = false }
-        finished.withLock { while !ended { finished.wait() } }
+        _ = ended.wait { $0 ? true : nil }
     }
 }
 
