@@ -30,7 +30,10 @@ public enum Syscalls {
     private typealias Fallocate = @convention(c) (Int32, Int32, Int64, Int64) -> Int32
     private typealias SyncFileRange = @convention(c) (Int32, Int64, Int64, UInt32) -> Int32
 
-    /// C function pointers resolved once; they never change, so sharing them is safe.
+    /// C function pointers resolved once.
+    ///
+    /// `@unchecked Sendable`: C function pointers are not marked `Sendable`; these are resolved
+    /// once and never change, so sharing them is safe.
     private struct Extensions: @unchecked Sendable {
         let renameat2: RenameAt2?
         let copyFileRange: CopyFileRange?

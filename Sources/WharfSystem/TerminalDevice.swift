@@ -135,6 +135,9 @@ public final class TerminalDevice: Sendable {
 }
 
 /// A terminal's line discipline settings (`struct termios`), as saved and set.
+///
+/// `@unchecked Sendable`: `termios` is plain values (flags, speeds, control characters) that
+/// Glibc's import does not mark `Sendable`; a copy shares nothing.
 public struct TerminalMode: @unchecked Sendable {
     var settings: termios
 

@@ -16,7 +16,9 @@ public final class TimerQueue: @unchecked Sendable {
         var slot: Slot
     }
 
-    /// A timer's work until it runs or is cancelled; then nil. Only touched with `lock` held.
+    /// A timer's work until it runs or is cancelled; then nil.
+    ///
+    /// `@unchecked Sendable`: `work` is only touched with the queue's `lock` held.
     private final class Slot: @unchecked Sendable {
         var work: (@Sendable () -> Void)?
         init(_ work: @escaping @Sendable () -> Void) { self.work = work }

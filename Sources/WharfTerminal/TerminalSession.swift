@@ -31,6 +31,9 @@ public enum TerminalEvent: Sendable, Equatable {
 ///
 /// While the dialog is up and standard error is this same terminal, log lines are held
 /// (``Logger/holdStandardError()``) and written once the terminal is given back.
+///
+/// `@unchecked Sendable`: what changes is only touched with `state` held, but for the key
+/// decoder, which only the thread reading keys touches; the rest is set once, at opening.
 public final class TerminalSession: @unchecked Sendable {
     public let terminfo: Terminfo
     public let device: TerminalDevice

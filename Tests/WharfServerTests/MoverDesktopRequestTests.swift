@@ -8,7 +8,7 @@ import WharfTestSupport
 /// What a mover asks of the desktop: an open dialog in folder mode, with the confirmation label
 /// as the portal's accept label, titled with what is moved.
 @Suite struct MoverDesktopRequest {
-    final class Capture: DialogPresenter, @unchecked Sendable {
+    final class Capture: DialogPresenter, Sendable {
         var name: String { "capture" }
         let shown = Locked<[PresentedDialog]>([])
         func show(_ dialog: PresentedDialog) { shown.withValue { $0.append(dialog) } }

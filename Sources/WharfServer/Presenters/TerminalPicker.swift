@@ -14,8 +14,11 @@ import WharfTerminal
 /// opens or chooses, `?` the keys, `q`/Escape cancels; `t` switches the type (or the app's
 /// named filter), `c` shows the app's choices.
 ///
-/// Runs on its own thread (never the read loop, never under the engine's lock); the only
-/// other thread that touches it is the app ending the dialog (``stop()``).
+/// Runs on its own thread (never the read loop, never under the engine's lock).
+///
+/// `@unchecked Sendable`: its folder and screen state belong to that thread; the only other
+/// thread that touches the picker is the app ending the dialog, through ``stop()``, which
+/// reaches only `stopped` (a `Locked`) and the session (which has its own lock).
 final class TerminalPicker: @unchecked Sendable {
     let dialog: PresentedDialog
     let session: TerminalSession
