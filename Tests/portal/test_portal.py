@@ -644,6 +644,10 @@ class BadInputTests(PortalCase):
         self.assertInvalid("filters", options={"filters": GLib.Variant("a(sa(us))", many)})
         self.assertInvalid("filters[1]", options={"filters": GLib.Variant("a(sa(us))", [("T", [(0, "*.txt")]), ("E", [(0, "")])])})
         self.assertInvalid("current_filter", options={"current_filter": GLib.Variant("(sa(us))", ("E", [(1, "")]))})
+        # As many filters as a dialog offers, and a current_filter outside them to add.
+        most = [(f"F{i}", [(0, f"*.{i}")]) for i in range(1024)]
+        self.assertInvalid("option current_filter: not one of the 1024 filters", options={
+            "filters": GLib.Variant("a(sa(us))", most), "current_filter": GLib.Variant("(sa(us))", ("Text", [(0, "*.txt")]))})
         self.assertStillAnswers()
 
     def test_current_folder_not_terminated_or_not_a_folder(self):

@@ -67,6 +67,11 @@ struct PortalCall: Sendable, Equatable {
         if method == .saveFiles, files.isEmpty {
             throw Self.invalid("option files: SaveFiles needs the names of the files to save")
         }
+        // An OpenFile's current_filter outside its filters is offered beside them.
+        if method == .openFile, !directory, let currentFilter, !filters.contains(currentFilter),
+           filters.count >= Self.maximumFilters {
+            throw Self.invalid("option current_filter: not one of the \(filters.count) filters, and a dialog offers at most \(Self.maximumFilters)")
+        }
     }
 
     private mutating func read(option name: String, _ value: BusValue) throws(BusError) {
