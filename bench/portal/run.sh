@@ -14,9 +14,15 @@ scratch=$(mktemp -d /tmp/wharf-portal-bench-XXXXXX)
 xvfb=""
 # The document portal the frontend starts mounts $XDG_RUNTIME_DIR/doc until it notices the bus
 # is gone.
+# Under `set -e` a failing command ends the trap, and the script, with its status: the mount
+# is often gone already, so each step may fail.
 cleanup() {
-    [ -n "$xvfb" ] && kill "$xvfb" 2>/dev/null
-    for _ in $(seq 50); do fusermount -u "$scratch/run/doc" 2>/dev/null; rm -rf "$scratch" 2>/dev/null && break; sleep 0.1; done
+    if [ -n "$xvfb" ]; then kill "$xvfb" 2>/dev/null || true; fi
+    for _ in $(seq 50); do
+        fusermount -u "$scratch/run/doc" 2>/dev/null || true
+        rm -rf "$scratch" 2>/dev/null && break
+        sleep 0.1
+    done
 }
 trap cleanup EXIT
 mkdir -p "$scratch/bin" "$scratch/run"
