@@ -11,6 +11,10 @@ import Synchronization
 /// accesses the lock guards as races. `handOver` gives it that ordering: each holder stores to it
 /// with release ordering before unlocking, and the next holder loads it with acquire ordering
 /// after locking. Nothing else reads it, and on x86-64 both are plain moves.
+///
+/// Contended, this toolchain's `Mutex` hands the lock to the first waiter in the kernel, which
+/// must be scheduled before anyone else may take it: under heavy load a hot lock queues
+/// (bench/notes/40 has what that costs the daemon with 200 busy clients).
 public final class Locked<Value>: Sendable {
     private let mutex: Mutex<Value>
     private let handOver = Atomic<Int>(0)
